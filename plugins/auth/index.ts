@@ -1,0 +1,61 @@
+// Login and sessions: POST /api/login, refresh, download token, logout of one or all sessions.
+import { Elysia } from 'elysia'
+import type { Server } from 'bun'
+import type { AuthService } from './service'
+import { authGuard } from './guard'
+import { Empty, LoginBody, LoginFailure, LoginSuccess, TempToken } from './schema'
+
+export function originOf(server: Server<unknown> | null, request: Request): string {
+  return server?.requestIP(request)?.address ?? ''
+}
+
+export function authPlugin(auth: AuthService) {
+  return new Elysia({ name: 'quarry-auth' })
+    .use(authGuard(auth))
+    .post(
+      '/api/login',
+      async ({ body, request, server, status }) => {
+        const result = await auth.login(body.User, body.Pass, originOf(server, request))
+        if (!result.ok) return status(result.status, { LoginStatus: false as const, Reason: result.reason })
+        return { LoginStatus: true as const, JWT: result.jwt, Admin: result.user.admin, MFARequired: false, MFASetupRequired: false }
+      },
+      {
+        body: LoginBody,
+        response: { 200: LoginSuccess, 422: LoginFailure, 423: LoginFailure, 429: LoginFailure },
+        detail: { summary: 'Exchange User and Pass (JSON or form) for a JWT' },
+      },
+    )
+    .get(
+      '/api/login/refreshtoken',
+      async ({ caller, request, server }) => {
+        const jwt = await auth.openSession(caller.uid, originOf(server, request), false)
+        await auth.closeSession(caller.sessionId)
+        return { LoginStatus: true as const, JWT: jwt, Admin: caller.user.admin, MFARequired: false, MFASetupRequired: false }
+      },
+      { access: 'self', response: LoginSuccess, detail: { summary: 'New JWT for the current session; the old one ends' } },
+    )
+    .get(
+      '/api/login/tmptoken',
+      async ({ caller, request, server }) => ({
+        LoginStatus: true as const,
+        JWT: await auth.openSession(caller.uid, originOf(server, request), true),
+      }),
+      { access: 'self', response: TempToken, detail: { summary: 'A 3-second JWT usable only for downloads' } },
+    )
+    .put(
+      '/api/logout',
+      async ({ caller }) => {
+        await auth.closeSession(caller.sessionId)
+        return {}
+      },
+      { access: 'self', response: Empty, detail: { summary: 'End the current session' } },
+    )
+    .delete(
+      '/api/logout',
+      async ({ caller }) => {
+        await auth.closeAllSessions(caller.uid)
+        return {}
+      },
+      { access: 'self', response: Empty, detail: { summary: 'End every session of the caller' } },
+    )
+}

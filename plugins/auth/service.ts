@@ -1,0 +1,177 @@
+// Login, sessions and the per-request authentication every route goes through.
+// A JWT is only a pointer to a session row: a request is authenticated while that row exists, has not
+// passed its lifetime and has not been idle too long, so logout, logout-all and locking act at once.
+import { jwt } from '@elysiajs/jwt'
+import type { Config } from '../../server/config'
+import { Errors } from '../../server/errors'
+import type { Logger } from '../../server/log'
+import { type AccessSpec, userHolds } from '../../server/permissions'
+import type { Store } from '../../server/store'
+import type { UserRow } from '../users/repo'
+import type { SessionRow } from './repo'
+
+/** Who is making a request, as the guard established it. */
+export interface Caller {
+  uid: number
+  user: UserRow
+  /** Admin rights in effect for this request (an admin's token has none, decisions §3). */
+  admin: boolean
+  sessionId: string
+  temp: boolean
+}
+
+export type LoginResult =
+  | { ok: true; jwt: string; user: UserRow }
+  | { ok: false; status: 422 | 423 | 429; reason: string }
+
+/** Sessions are written back at most this often, so a busy client does not turn every read into a write. */
+const TOUCH_INTERVAL_MS = 1000
+/** GET /api/login/tmptoken: a session usable only for downloads, for this long. */
+export const DOWNLOAD_SESSION_MS = 3000
+/** Failed logins to UID 1 past the threshold are slowed down by this much instead of refused. */
+const PRIMARY_ADMIN_DELAY_MS = 1000
+const INVALID_CREDENTIALS = 'Invalid username or password'
+
+export interface AuthDeps {
+  config: Config
+  store: Store
+  log: Logger
+  clock: () => number
+  signingKey: string
+}
+
+export class AuthService {
+  private readonly signer: { sign(v: Record<string, unknown>): Promise<string>; verify(t?: string, o?: object): Promise<false | Record<string, unknown>> }
+  private dummyHash: Promise<string> | undefined
+
+  constructor(private readonly deps: AuthDeps) {
+    this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
+  }
+
+  hashPassword(password: string): Promise<string> {
+    return Bun.password.hash(password, { algorithm: 'argon2id', ...this.deps.config.passwordHash })
+  }
+
+  verifyPassword(password: string, hash: string): Promise<boolean> {
+    return Bun.password.verify(password, hash)
+  }
+
+  async login(username: string, password: string, origin: string): Promise<LoginResult> {
+    const { store, config, clock } = this.deps
+    const now = clock()
+    const user = await store.users.getByName(username)
+    const failures = await store.sessions.getFailures(username)
+    const throttled =
+      failures !== undefined && failures.failures >= config.loginMaxFailures && now - failures.windowStart < config.loginFailureWindowMs
+    if (throttled && user?.uid !== 1) {
+      return { ok: false, status: 429, reason: 'Too many failed logins; try again later' }
+    }
+    // An unknown name costs as much as a wrong password, so timing does not tell which it was.
+    const matches = user
+      ? await this.verifyPassword(password, user.passwordHash)
+      : (await this.verifyPassword(password, await this.getDummyHash()), false)
+    if (!user || !matches) {
+      const count = await store.sessions.recordFailure(username, now, config.loginFailureWindowMs)
+      if (user?.uid === 1 && count > config.loginMaxFailures) await Bun.sleep(PRIMARY_ADMIN_DELAY_MS)
+      this.deps.log.info('login failed', { user: username, origin })
+      return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
+    }
+    if (user.locked) return { ok: false, status: 423, reason: 'Account is locked' }
+    await store.sessions.clearFailures(username)
+    await store.users.touch(user.uid, now)
+    return { ok: true, jwt: await this.openSession(user.uid, origin, false), user }
+  }
+
+  /** Creates a session row and answers the JWT that points to it. */
+  async openSession(uid: number, origin: string, temp: boolean): Promise<string> {
+    const now = this.deps.clock()
+    const session: SessionRow = {
+      id: crypto.randomUUID(),
+      uid,
+      created: now,
+      lastHit: now,
+      expires: now + (temp ? DOWNLOAD_SESSION_MS : this.deps.config.sessionLifetimeMs),
+      origin,
+      temp,
+    }
+    await this.deps.store.sessions.create(session)
+    return this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) })
+  }
+
+  async closeSession(id: string): Promise<void> {
+    await this.deps.store.sessions.delete(id)
+  }
+
+  async closeAllSessions(uid: number): Promise<void> {
+    await this.deps.store.sessions.deleteForUser(uid)
+  }
+
+  /**
+   * Establishes the caller of a request and checks that the route's access rule admits them.
+   * Throws 401 when no valid credential is present, 403 when the caller lacks the right.
+   */
+  async authorize(request: Request, spec: AccessSpec): Promise<Caller> {
+    const caller = await this.authenticate(request, spec)
+    if (caller.temp && !spec.download) throw Errors.unauthenticated('a download token is valid only for downloads')
+    if (spec.key === 'admin') {
+      if (!caller.admin) throw Errors.adminOnly()
+    } else if (spec.key !== 'self' && !userHolds(caller, spec.key)) {
+      throw Errors.missingPermission(spec.key)
+    }
+    return caller
+  }
+
+  private async authenticate(request: Request, spec: AccessSpec): Promise<Caller> {
+    const token = credentialOf(request, spec.cookie === true)
+    if (!token) throw Errors.unauthenticated()
+    const claims = await this.signer.verify(token, { algorithms: ['HS256'] })
+    if (!claims || typeof claims.jti !== 'string' || typeof claims.sub !== 'string') throw Errors.unauthenticated('invalid or expired token')
+    const { store, clock } = this.deps
+    const now = clock()
+    const session = await store.sessions.get(claims.jti)
+    if (!session || String(session.uid) !== claims.sub) throw Errors.unauthenticated('session has ended')
+    if (!this.isLive(session, now)) {
+      await store.sessions.delete(session.id)
+      throw Errors.unauthenticated('session has expired')
+    }
+    const user = await store.users.get(session.uid)
+    if (!user || user.locked) throw Errors.unauthenticated('session has ended')
+    if (now - session.lastHit >= TOUCH_INTERVAL_MS) {
+      await store.sessions.touch(session.id, now)
+      await store.users.touch(user.uid, now)
+    }
+    return { uid: user.uid, user, admin: user.admin, sessionId: session.id, temp: session.temp }
+  }
+
+  /** Whether a session is still within its lifetime and, unless a download session, its idle timeout. */
+  isLive(session: SessionRow, now: number): boolean {
+    return session.expires > now && (session.temp || now - session.lastHit < this.deps.config.sessionIdleMs)
+  }
+
+  private getDummyHash(): Promise<string> {
+    this.dummyHash ??= this.hashPassword(crypto.randomUUID())
+    return this.dummyHash
+  }
+}
+
+/**
+ * The JWT of a request: `Authorization: Bearer`, else on a WebSocket upgrade `Sec-WebSocket-Protocol`,
+ * else (where the route allows it) cookie `token`.
+ */
+function credentialOf(request: Request, allowCookie: boolean): string | undefined {
+  const authz = request.headers.get('authorization')
+  if (authz) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authz)
+    return m?.[1]
+  }
+  if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
+    const proto = request.headers.get('sec-websocket-protocol')
+    if (proto) return proto.split(',')[0]!.trim()
+  }
+  if (allowCookie) {
+    const cookie = request.headers.get('cookie')
+    const m = cookie ? /(?:^|;\s*)token=([^;]+)/.exec(cookie) : null
+    if (m) return decodeURIComponent(m[1]!)
+  }
+  return undefined
+}

@@ -1,0 +1,85 @@
+// Groups (decisions §4): admins create, change and delete; every user may list them; members and admins
+// read one group and its members.
+import { Elysia, t } from 'elysia'
+import { Errors } from '../../server/errors'
+import { UniqueViolation, type Store } from '../../server/store'
+import { authGuard } from '../auth/guard'
+import { Empty } from '../auth/schema'
+import type { AuthService, Caller } from '../auth/service'
+import { UserDetails, toUserDetails } from '../users/schema'
+import type { GroupRow } from './repo'
+import { CreateGroupBody, GidParams, GroupDetails, UpdateGroupBody, toGroupDetails } from './schema'
+
+export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService }) {
+  const { groups, users } = store
+
+  async function existing(gid: number): Promise<GroupRow> {
+    const group = await groups.get(gid)
+    if (!group) throw Errors.notFound('group')
+    return group
+  }
+
+  /** The group when the caller is a member or an admin; 404 when there is none, 403 otherwise. */
+  async function visible(caller: Caller, gid: number): Promise<GroupRow> {
+    const group = await existing(gid)
+    if (!caller.admin && !(await groups.isMember(caller.uid, gid))) throw Errors.forbidden('you are not a member of that group')
+    return group
+  }
+
+  async function nameWrite<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write()
+    } catch (e) {
+      if (e instanceof UniqueViolation) throw Errors.conflict('group name is taken')
+      throw e
+    }
+  }
+
+  return new Elysia({ name: 'quarry-groups' })
+    .use(authGuard(auth))
+    .post('/api/groups', ({ body }) => nameWrite(() => groups.create(body.Name, body.Desc ?? '')), {
+      access: 'admin',
+      body: CreateGroupBody,
+      response: t.Integer(),
+      detail: { summary: 'Create a group; answers the new GID' },
+    })
+    .get('/api/groups', async () => (await groups.list()).map(toGroupDetails), {
+      access: 'ListGroups',
+      response: t.Array(GroupDetails),
+      detail: { summary: 'Every group' },
+    })
+    .get('/api/groups/:gid', async ({ caller, params }) => toGroupDetails(await visible(caller, params.gid)), {
+      access: 'ListGroups',
+      params: GidParams,
+      response: GroupDetails,
+      detail: { summary: 'One group (members and admins)' },
+    })
+    .put(
+      '/api/groups/:gid',
+      async ({ params, body }) => {
+        const group = await existing(params.gid)
+        // Absent or empty-string fields keep their value (decisions §4).
+        await nameWrite(() => groups.update(group.gid, { name: body.Name || undefined, description: body.Desc || undefined }))
+        return {}
+      },
+      { access: 'admin', params: GidParams, body: UpdateGroupBody, response: Empty, detail: { summary: 'Change Name and Desc' } },
+    )
+    .delete(
+      '/api/groups/:gid',
+      async ({ params }) => {
+        await groups.delete((await existing(params.gid)).gid)
+        return {}
+      },
+      { access: 'admin', params: GidParams, response: Empty, detail: { summary: 'Delete a group, its memberships and its place in sharing lists' } },
+    )
+    .get(
+      '/api/groups/:gid/members',
+      async ({ caller, params }) => {
+        const group = await visible(caller, params.gid)
+        const memberships = await groups.allMemberships()
+        const members = await Promise.all((await groups.memberUids(group.gid)).map((uid) => users.get(uid)))
+        return members.filter((u) => u !== undefined).map((u) => toUserDetails(u, memberships.get(u.uid) ?? []))
+      },
+      { access: 'ListGroupMembers', params: GidParams, response: t.Array(UserDetails), detail: { summary: 'Members of a group as user records' } },
+    )
+}

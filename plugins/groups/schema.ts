@@ -1,0 +1,21 @@
+import { t } from 'elysia'
+import type { GroupRow } from './repo'
+
+/** GIDs and UIDs are int32 from 1 upward (decisions §1). */
+export const Id = t.Integer({ minimum: 1, maximum: 2147483647 })
+
+export const GroupDetails = t.Object({ GID: t.Integer(), Name: t.String(), Desc: t.String(), Synced: t.Boolean() })
+export type GroupDetails = typeof GroupDetails.static
+
+export const GroupName = t.String({ minLength: 1, maxLength: 256 })
+export const GroupDesc = t.String({ maxLength: 4096 })
+
+export const CreateGroupBody = t.Object({ Name: GroupName, Desc: t.Optional(GroupDesc) })
+/** Absent or empty-string fields keep their value (decisions §4). */
+export const UpdateGroupBody = t.Object({ Name: t.Optional(t.String({ maxLength: 256 })), Desc: t.Optional(GroupDesc) })
+
+export const GidParams = t.Object({ gid: Id })
+
+export function toGroupDetails(g: GroupRow): GroupDetails {
+  return { GID: g.gid, Name: g.name, Desc: g.description, Synced: false }
+}

@@ -1,0 +1,71 @@
+// Service endpoints: liveness, version, settings, the authenticated echo and the OpenAPI document.
+import { Elysia, t } from 'elysia'
+import { openapi } from '@elysiajs/openapi'
+import type { Config } from '../../server/config'
+import { formatTime } from '../../server/time'
+import { authGuard } from '../auth/guard'
+import { Empty } from '../auth/schema'
+import type { AuthService } from '../auth/service'
+import pkg from '../../package.json'
+
+const Version = t.Object({
+  API: t.Object({ Major: t.Integer(), Minor: t.Integer() }),
+  Build: t.Object({
+    Major: t.Integer(), Minor: t.Integer(), Point: t.Integer(), BuildDate: t.String(), BuildID: t.String(), GUIBuildID: t.String(),
+  }),
+})
+
+const Settings = t.Object({
+  MaxFileSize: t.Integer(),
+  MaxResourceSize: t.Integer(),
+  ServerTime: t.String(),
+  ServerTimezone: t.String(),
+  ServerTimezoneOffset: t.Integer(),
+  DistributedWebservers: t.Boolean(),
+  IngestAllowed: t.Boolean(),
+})
+
+export function systemPlugin({ config, auth, clock, startedAt }: { config: Config; auth: AuthService; clock: () => number; startedAt: number }) {
+  const version = {
+    API: { Major: 0, Minor: 2 },
+    Build: { Major: 5, Minor: 0, Point: 0, BuildDate: formatTime(startedAt), BuildID: `${pkg.version}-${config.buildId}`, GUIBuildID: '' },
+  }
+  return new Elysia({ name: 'quarry-system' })
+    .use(authGuard(auth))
+    .get('/api/test', () => new Response(null, { status: 200 }), { detail: { summary: 'Liveness: 200 with an empty body, no auth' } })
+    .get('/api/version', () => version, { response: Version, detail: { summary: 'API and build version, no auth' } })
+    .get('/api/testauth', () => ({}), { access: 'self', response: Empty, detail: { summary: '200 when the caller is authenticated' } })
+    .get(
+      '/api/settings',
+      () => {
+        const now = new Date(clock())
+        return {
+          MaxFileSize: config.maxFileBytes,
+          MaxResourceSize: config.maxResourceBytes,
+          ServerTime: now.toISOString(),
+          ServerTimezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+          // seconds east of UTC, as Go's time.Zone() reports it
+          ServerTimezoneOffset: -now.getTimezoneOffset() * 60,
+          DistributedWebservers: false,
+          IngestAllowed: true,
+        }
+      },
+      { access: 'self', response: Settings, detail: { summary: 'Server limits and clock' } },
+    )
+}
+
+/** GET /api/docs: the OpenAPI document generated from every route's schemas, with its x-permission key. */
+export function docsPlugin() {
+  return openapi({
+    path: '/api/docs',
+    specPath: '/api/docs',
+    provider: null,
+    documentation: {
+      info: {
+        title: 'Quarry web API',
+        version: pkg.version,
+        description: 'Every route names the permission it needs in x-permission ("self": any authenticated caller; "admin": admins with a session).',
+      },
+    },
+  })
+}

@@ -1,0 +1,306 @@
+// Users: accounts, locking, passwords, admin status, default search group, preferences, memberships and
+// session lists (spec "Users and groups", decisions §4).
+import { Elysia, t } from 'elysia'
+import { rawBody } from '../../server/body'
+import { Errors } from '../../server/errors'
+import { UniqueViolation, type Store } from '../../server/store'
+import { formatTime } from '../../server/time'
+import type { Config } from '../../server/config'
+import { authGuard, selfOrAdmin } from '../auth/guard'
+import { Empty, SessionList } from '../auth/schema'
+import type { AuthService, Caller } from '../auth/service'
+import { GroupDetails, toGroupDetails } from '../groups/schema'
+import type { UserChanges, UserRow } from './repo'
+import {
+  AdminStatus, CreateUserBody, GroupsBody, PasswordBody, PreferenceRecord, SearchGroupBody, UidGidParams, UidParams,
+  UpdateUserBody, UserDetails, toPreferenceRecord, toUserDetails,
+} from './schema'
+
+/** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
+export const PRIMARY_ADMIN = 'admin'
+const PREFS = 'prefs'
+
+export interface UsersDeps {
+  config: Config
+  store: Store
+  auth: AuthService
+  clock: () => number
+}
+
+export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
+  const { users, groups, sessions } = store
+
+  async function details(user: UserRow) {
+    return toUserDetails(user, await groups.groupsOf(user.uid))
+  }
+
+  /** The account `uid` when the caller may act on it: 403 for someone else's, 404 for none. */
+  async function ownOrAdmin(caller: Caller, uid: number): Promise<UserRow> {
+    if (!selfOrAdmin(caller, uid)) throw Errors.forbidden('you may only act on your own account')
+    const user = uid === caller.uid ? caller.user : await users.get(uid)
+    if (!user) throw Errors.notFound('user')
+    return user
+  }
+
+  async function existing(uid: number): Promise<UserRow> {
+    const user = await users.get(uid)
+    if (!user) throw Errors.notFound('user')
+    return user
+  }
+
+  function checkPassword(password: string) {
+    if (password.length < config.minPasswordLength)
+      throw Errors.badRequest(`password must be at least ${config.minPasswordLength} characters`)
+  }
+
+  async function renameOrCreate<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write()
+    } catch (e) {
+      if (e instanceof UniqueViolation) throw Errors.conflict('user name is taken')
+      throw e
+    }
+  }
+
+  return new Elysia({ name: 'quarry-users' })
+    .use(authGuard(auth))
+    .get('/api/info/whoami', ({ caller }) => details(caller.user), {
+      access: 'self',
+      response: UserDetails,
+      detail: { summary: 'The caller\'s own user details' },
+    })
+    .get(
+      '/api/users',
+      async () => {
+        const memberships = await groups.allMemberships()
+        return (await users.list()).map((u) => toUserDetails(u, memberships.get(u.uid) ?? []))
+      },
+      { access: 'ListUsers', response: t.Array(UserDetails), detail: { summary: 'Every account' } },
+    )
+    .post(
+      '/api/users',
+      async ({ body }) => {
+        checkPassword(body.Pass)
+        const passwordHash = await auth.hashPassword(body.Pass)
+        return renameOrCreate(() =>
+          users.create({ username: body.User, name: body.Name, email: body.Email, passwordHash, admin: body.Admin }, clock()),
+        )
+      },
+      { access: 'admin', body: CreateUserBody, response: t.Integer(), detail: { summary: 'Create a user; answers the new UID' } },
+    )
+    .get('/api/users/preferences', async () => (await users.listPreferences()).map(toPreferenceRecord), {
+      access: 'admin',
+      response: t.Array(PreferenceRecord),
+      detail: { summary: 'Every stored preference record' },
+    })
+    .get('/api/users/:id', async ({ caller, params }) => details(await ownOrAdmin(caller, params.id)), {
+      access: 'self',
+      params: UidParams,
+      response: UserDetails,
+      detail: { summary: 'One user: admins any, others their own' },
+    })
+    .put(
+      '/api/users/:id',
+      async ({ caller, params, body }) => {
+        const target = await ownOrAdmin(caller, params.id)
+        const changes: UserChanges = {}
+        if (body.User && body.User !== target.username) {
+          if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be renamed')
+          changes.username = body.User
+        }
+        if (body.Name) changes.name = body.Name
+        if (body.Email) changes.email = body.Email
+        if (body.Admin !== undefined && body.Admin !== target.admin) {
+          if (!caller.admin) throw Errors.adminOnly()
+          if (!body.Admin && target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be demoted')
+          changes.admin = body.Admin
+        }
+        if (body.Locked !== undefined && body.Locked !== target.locked) {
+          if (!caller.admin) throw Errors.adminOnly()
+          if (body.Locked) refuseLock(caller, target)
+          changes.locked = body.Locked
+        }
+        await renameOrCreate(() => users.update(target.uid, changes))
+        return {}
+      },
+      { access: 'self', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },
+    )
+    .delete(
+      '/api/users/:id',
+      async ({ caller, params }) => {
+        const target = await existing(params.id)
+        if (target.uid === caller.uid) throw Errors.forbidden('you cannot delete your own account')
+        if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be deleted')
+        await users.delete(target.uid)
+        return {}
+      },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Delete a user with their sessions, memberships and preferences' } },
+    )
+    .put(
+      '/api/users/:id/lock',
+      async ({ caller, params }) => {
+        const target = await existing(params.id)
+        refuseLock(caller, target)
+        await users.update(target.uid, { locked: true })
+        return {}
+      },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Lock an account and end its sessions (idempotent)' } },
+    )
+    .delete(
+      '/api/users/:id/lock',
+      async ({ params }) => {
+        await users.update((await existing(params.id)).uid, { locked: false })
+        return {}
+      },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Unlock an account (idempotent)' } },
+    )
+    .put(
+      '/api/users/:id/pwd',
+      async ({ caller, params, body }) => {
+        const target = await ownOrAdmin(caller, params.id)
+        // Changing one's own password always needs the current one, admins included (decisions §4).
+        if (target.uid === caller.uid) {
+          if (!body.OrigPass || !(await auth.verifyPassword(body.OrigPass, target.passwordHash)))
+            throw Errors.forbidden('OrigPass does not match the current password')
+        }
+        checkPassword(body.NewPass)
+        await users.setPasswordHash(target.uid, await auth.hashPassword(body.NewPass))
+        return {}
+      },
+      { access: 'self', params: UidParams, body: PasswordBody, response: Empty, detail: { summary: 'Change a password (OrigPass required for one\'s own)' } },
+    )
+    .get(
+      '/api/users/:id/admin',
+      async ({ caller, params }) => {
+        const target = await ownOrAdmin(caller, params.id)
+        return { UID: target.uid, Admin: target.admin }
+      },
+      { access: 'self', params: UidParams, response: AdminStatus, detail: { summary: 'Admin status of a user' } },
+    )
+    .put(
+      '/api/users/:id/admin',
+      async ({ params }) => {
+        const target = await existing(params.id)
+        await users.update(target.uid, { admin: true })
+        return { UID: target.uid, Admin: true }
+      },
+      { access: 'admin', params: UidParams, response: AdminStatus, detail: { summary: 'Make a user admin' } },
+    )
+    .delete(
+      '/api/users/:id/admin',
+      async ({ params }) => {
+        const target = await existing(params.id)
+        if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be demoted')
+        await users.update(target.uid, { admin: false })
+        return {}
+      },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Remove admin status' } },
+    )
+    .get('/api/users/:id/searchgroup', async ({ caller, params }) => (await ownOrAdmin(caller, params.id)).defaultGid ?? 0, {
+      access: 'self',
+      params: UidParams,
+      response: t.Integer(),
+      detail: { summary: 'Default search group (0 when unset)' },
+    })
+    .put(
+      '/api/users/:id/searchgroup',
+      async ({ caller, params, body }) => {
+        const target = await ownOrAdmin(caller, params.id)
+        if (!(await groups.get(body.GID))) throw Errors.notFound('group')
+        if (!(await groups.isMember(target.uid, body.GID))) throw Errors.badRequest('the user is not a member of that group')
+        await users.setDefaultGid(target.uid, body.GID)
+        return {}
+      },
+      { access: 'SetSearchGroup', params: UidParams, body: SearchGroupBody, response: Empty, detail: { summary: 'Set the default search group (a group the user is in)' } },
+    )
+    .delete(
+      '/api/users/:id/searchgroup',
+      async ({ caller, params }) => {
+        await users.setDefaultGid((await ownOrAdmin(caller, params.id)).uid, null)
+        return {}
+      },
+      { access: 'SetSearchGroup', params: UidParams, response: Empty, detail: { summary: 'Clear the default search group' } },
+    )
+    .get(
+      '/api/users/:id/preferences',
+      async ({ caller, params }) => {
+        const target = await ownOrAdmin(caller, params.id)
+        const prefs = await users.getPreference(target.uid, PREFS)
+        // Stored verbatim and answered as stored (decisions §4), so large numbers and key order survive.
+        return new Response(prefs?.data ?? 'null', { headers: { 'content-type': 'application/json; charset=utf-8' } })
+      },
+      { access: 'self', params: UidParams, detail: { summary: 'Preferences as stored (null when none)' } },
+    )
+    .put(
+      '/api/users/:id/preferences',
+      async ({ caller, params, request }) => {
+        const target = await ownOrAdmin(caller, params.id)
+        const text = rawBody(request)
+        if (text.trim() === '') {
+          await users.deletePreference(target.uid, PREFS)
+          return {}
+        }
+        try {
+          JSON.parse(text)
+        } catch {
+          throw Errors.badRequest('preferences must be valid JSON')
+        }
+        await users.setPreference(target.uid, PREFS, text, clock())
+        return {}
+      },
+      { access: 'self', params: UidParams, body: t.Unknown(), response: Empty, detail: { summary: 'Store any valid JSON as preferences' } },
+    )
+    .delete(
+      '/api/users/:id/preferences',
+      async ({ caller, params }) => {
+        await users.deletePreference((await ownOrAdmin(caller, params.id)).uid, PREFS)
+        return {}
+      },
+      { access: 'self', params: UidParams, response: Empty, detail: { summary: 'Clear preferences' } },
+    )
+    .get('/api/users/:id/group', async ({ caller, params }) => (await groups.groupsOf((await ownOrAdmin(caller, params.id)).uid)).map(toGroupDetails), {
+      access: 'self',
+      params: UidParams,
+      response: t.Array(GroupDetails),
+      detail: { summary: 'Groups of a user (the user or an admin)' },
+    })
+    .post(
+      '/api/users/:id/group',
+      async ({ params, body }) => {
+        const target = await existing(params.id)
+        for (const gid of body.GIDs) if (!(await groups.get(gid))) throw Errors.notFound(`group ${gid}`)
+        await groups.addMember(target.uid, [...new Set(body.GIDs)])
+        return {}
+      },
+      { access: 'admin', params: UidParams, body: GroupsBody, response: Empty, detail: { summary: 'Add the user to the listed groups' } },
+    )
+    .delete(
+      '/api/users/:id/group/:gid',
+      async ({ params }) => {
+        const target = await existing(params.id)
+        if (!(await groups.get(params.gid))) throw Errors.notFound('group')
+        await groups.removeMember(target.uid, params.gid)
+        return {}
+      },
+      { access: 'admin', params: UidGidParams, response: Empty, detail: { summary: 'Remove the user from a group (idempotent)' } },
+    )
+    .get(
+      '/api/users/:id/sessions',
+      async ({ caller, params }) => {
+        const target = await ownOrAdmin(caller, params.id)
+        const list = (await sessions.listForUser(target.uid)).filter((s) => auth.isLive(s, clock()))
+        return {
+          UID: target.uid,
+          User: target.username,
+          Sessions: list.map((s) => ({ Origin: s.origin, LastHit: formatTime(s.lastHit), TempSession: s.temp, Synced: false })),
+        }
+      },
+      { access: 'self', params: UidParams, response: SessionList, detail: { summary: 'Sessions of a user (admins: any user)' } },
+    )
+}
+
+/** Nobody locks themselves out, and the admin account stays reachable. */
+function refuseLock(caller: Caller, target: UserRow) {
+  if (target.uid === caller.uid) throw Errors.forbidden('you cannot lock your own account')
+  if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be locked')
+}

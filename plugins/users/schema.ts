@@ -1,0 +1,74 @@
+import { t } from 'elysia'
+import { formatTime } from '../../server/time'
+import { GroupDetails, Id, toGroupDetails } from '../groups/schema'
+import type { GroupRow } from '../groups/repo'
+import type { PreferenceRow, UserRow } from './repo'
+
+export const UserDetails = t.Object({
+  UID: t.Integer(),
+  User: t.String(),
+  Name: t.String(),
+  Email: t.String(),
+  Admin: t.Boolean(),
+  Locked: t.Boolean(),
+  /** Omitted when unset (decisions §4). */
+  DefaultGID: t.Optional(t.Integer()),
+  TS: t.String(),
+  Synced: t.Boolean(),
+  Groups: t.Array(GroupDetails),
+})
+export type UserDetails = typeof UserDetails.static
+
+export const Username = t.String({ minLength: 1, maxLength: 128, pattern: '^[^\\s]+$' })
+export const RealName = t.String({ maxLength: 256 })
+export const Email = t.String({ maxLength: 256, pattern: '^$|^[^\\s@]+@[^\\s@]+$' })
+export const Password = t.String({ maxLength: 1024 })
+
+export const CreateUserBody = t.Object({
+  User: Username,
+  Pass: t.String({ minLength: 1, maxLength: 1024 }),
+  Name: t.String({ minLength: 1, maxLength: 256 }),
+  Email: t.String({ minLength: 1, maxLength: 256, pattern: '^[^\\s@]+@[^\\s@]+$' }),
+  Admin: t.Boolean(),
+})
+
+/** Empty strings and absent fields are ignored (decisions §4), hence no minLength here. */
+export const UpdateUserBody = t.Object({
+  User: t.Optional(t.Union([t.Literal(''), Username])),
+  Name: t.Optional(RealName),
+  Email: t.Optional(Email),
+  Admin: t.Optional(t.Boolean()),
+  Locked: t.Optional(t.Boolean()),
+})
+
+export const PasswordBody = t.Object({ OrigPass: t.Optional(Password), NewPass: t.String({ minLength: 1, maxLength: 1024 }) })
+
+export const AdminStatus = t.Object({ UID: t.Integer(), Admin: t.Boolean() })
+
+export const SearchGroupBody = t.Object({ GID: Id })
+
+export const GroupsBody = t.Object({ GIDs: t.Array(Id, { maxItems: 10000 }) })
+
+export const PreferenceRecord = t.Object({ Data: t.String(), Name: t.String(), Synced: t.Boolean(), UID: t.Integer(), Updated: t.String() })
+
+export const UidParams = t.Object({ id: Id })
+export const UidGidParams = t.Object({ id: Id, gid: Id })
+
+export function toUserDetails(u: UserRow, groups: GroupRow[]): UserDetails {
+  return {
+    UID: u.uid,
+    User: u.username,
+    Name: u.name,
+    Email: u.email,
+    Admin: u.admin,
+    Locked: u.locked,
+    ...(u.defaultGid ? { DefaultGID: u.defaultGid } : {}),
+    TS: formatTime(u.lastActive),
+    Synced: false,
+    Groups: groups.map(toGroupDetails),
+  }
+}
+
+export function toPreferenceRecord(p: PreferenceRow) {
+  return { Data: Buffer.from(p.data).toString('base64'), Name: p.name, Synced: false, UID: p.uid, Updated: formatTime(p.updated) }
+}

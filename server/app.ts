@@ -1,0 +1,69 @@
+// The composition root: builds the whole API from its dependencies. No environment reads, no listen.
+import { Elysia } from 'elysia'
+import { bodyPlugin } from './body'
+import type { Config } from './config'
+import { errorPlugin } from './errors'
+import type { Logger } from './log'
+import { requestLogPlugin } from './request-log'
+import { UniqueViolation, type Store } from './store'
+import { authPlugin } from '../plugins/auth'
+import { AuthService } from '../plugins/auth/service'
+import { groupsPlugin } from '../plugins/groups'
+import { docsPlugin, systemPlugin } from '../plugins/system'
+import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
+
+export interface AppDeps {
+  config: Config
+  store: Store
+  log: Logger
+  /** Milliseconds since the epoch; tests pass a clock they can move. */
+  clock?: () => number
+  /** Where a generated admin password is shown, once. */
+  announce?: (line: string) => void
+}
+
+const JWT_KEY_SETTING = 'jwt_signing_key'
+
+export async function createApp(deps: AppDeps) {
+  const { config, store, log } = deps
+  const clock = deps.clock ?? Date.now
+  const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
+  const auth = new AuthService({ config, store, log, clock, signingKey })
+  await ensurePrimaryAdmin(deps, auth, clock())
+
+  const app = new Elysia()
+    .use(requestLogPlugin(log))
+    .use(errorPlugin(log))
+    .use(bodyPlugin(config.maxBodyBytes))
+    .use(docsPlugin())
+    .use(systemPlugin({ config, auth, clock, startedAt: clock() }))
+    .use(authPlugin(auth))
+    .use(usersPlugin({ config, store, auth, clock }))
+    .use(groupsPlugin({ store, auth }))
+  return { app, auth }
+}
+
+export type App = Awaited<ReturnType<typeof createApp>>['app']
+
+function randomSecret(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+}
+
+/** On an empty store, creates UID 1 `admin` with the configured password or a random one shown once. */
+async function ensurePrimaryAdmin(deps: AppDeps, auth: AuthService, now: number) {
+  const { store, config, log } = deps
+  if ((await store.users.count()) > 0) return
+  const password = config.adminPassword ?? randomSecret()
+  try {
+    await store.users.create(
+      { username: PRIMARY_ADMIN, name: 'Administrator', email: 'admin@localhost', passwordHash: await auth.hashPassword(password), admin: true },
+      now,
+    )
+  } catch (e) {
+    if (e instanceof UniqueViolation) return // another replica created it first
+    throw e
+  }
+  log.info('created the admin account', { uid: 1, passwordFrom: config.adminPassword ? 'QUARRY_ADMIN_PASSWORD' : 'generated' })
+  if (!config.adminPassword)
+    (deps.announce ?? console.error)(`quarry: created user "admin" with the generated password ${password} (shown only this once; change it)`)
+}

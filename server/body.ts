@@ -1,0 +1,46 @@
+// Request bodies: one parser for the whole API that enforces the body size limit while reading (also for
+// bodies without Content-Length) and applies the wire rules of decisions §1: an empty JSON body is a body
+// of nothing, and login forms arrive as application/x-www-form-urlencoded.
+// Multipart bodies are left to the routes that take uploads.
+import { Elysia } from 'elysia'
+import { Errors } from './errors'
+
+const rawBodies = new WeakMap<Request, string>()
+
+/** The body text of a request exactly as sent, for routes that must store it verbatim. */
+export function rawBody(request: Request): string {
+  return rawBodies.get(request) ?? ''
+}
+
+async function readLimited(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get('content-length') ?? 0)
+  if (declared > limit) throw Errors.tooLarge(limit)
+  if (!request.body) return ''
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request.body) {
+    size += chunk.byteLength
+    if (size > limit) throw Errors.tooLarge(limit)
+    chunks.push(chunk)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
+export function bodyPlugin(limit: number) {
+  return new Elysia({ name: 'quarry-body' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
+    const type = contentType.split(';')[0]!.trim().toLowerCase()
+    if (type === 'multipart/form-data') return undefined
+    const text = await readLimited(request, limit)
+    rawBodies.set(request, text)
+    if (type === 'application/json' || type.endsWith('+json')) {
+      if (text.trim() === '') return {}
+      try {
+        return JSON.parse(text)
+      } catch {
+        throw Errors.badRequest('malformed JSON body')
+      }
+    }
+    if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text))
+    return text
+  })
+}

@@ -1,0 +1,119 @@
+// Configuration: read once from the environment at start, typed and validated.
+// Nothing else in the server reads process.env; createApp() receives a Config.
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+export interface Config {
+  listenHost: string
+  listenPort: number
+  dataDir: string
+  /** Initial password of UID 1 `admin`, used only when the store is empty. */
+  adminPassword: string | undefined
+  /** HS256 signing key from configuration; when absent it is generated once and kept in the data directory. */
+  jwtKey: string | undefined
+  sessionIdleMs: number
+  sessionLifetimeMs: number
+  /** Largest JSON, form or text request body. */
+  maxBodyBytes: number
+  maxFileBytes: number
+  maxResourceBytes: number
+  loginMaxFailures: number
+  loginFailureWindowMs: number
+  minPasswordLength: number
+  logLevel: LogLevel
+  /** Cost of the password hash; only tests lower it (never taken from the environment). */
+  passwordHash: { memoryCost: number; timeCost: number }
+  buildId: string
+}
+
+export class ConfigError extends Error {}
+
+const KNOWN = new Set([
+  'QUARRY_LISTEN', 'QUARRY_DATA_DIR', 'QUARRY_ADMIN_PASSWORD', 'QUARRY_JWT_KEY', 'QUARRY_SESSION_IDLE_TIMEOUT',
+  'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE',
+  'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
+  'QUARRY_BUILD_ID',
+  // read by the CLI, not the server
+  'QUARRY_URL', 'QUARRY_TOKEN',
+])
+
+const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+const UNITS_BYTES: Record<string, number> = { '': 1, b: 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3 }
+
+/** "90s", "60m", "24h", "7d" or a bare number of seconds. */
+export function parseDuration(name: string, raw: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(raw.trim())
+  if (!m) throw new ConfigError(`${name}: "${raw}" is not a duration (examples: 90s, 60m, 24h)`)
+  const ms = Number(m[1]) * UNITS_MS[m[2] ?? 's']!
+  if (ms <= 0 || !Number.isSafeInteger(ms)) throw new ConfigError(`${name}: must be a positive duration`)
+  return ms
+}
+
+/** "1048576", "512KiB", "10MiB", "2GiB" (case-insensitive). */
+export function parseBytes(name: string, raw: string): number {
+  const m = /^(\d+)\s*([a-z]*)$/i.exec(raw.trim())
+  const unit = UNITS_BYTES[(m?.[2] ?? '').toLowerCase()]
+  if (!m || unit === undefined) throw new ConfigError(`${name}: "${raw}" is not a size (examples: 1048576, 512KiB, 10MiB)`)
+  const bytes = Number(m[1]) * unit
+  if (bytes <= 0 || !Number.isSafeInteger(bytes)) throw new ConfigError(`${name}: must be a positive size`)
+  return bytes
+}
+
+function parseCount(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max)
+    throw new ConfigError(`${name}: "${raw}" must be a whole number from ${min} to ${max}`)
+  return Number(raw)
+}
+
+export function parseListen(raw: string): { host: string; port: number } {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(raw.trim())
+  const port = Number(m?.[2])
+  if (!m || port < 0 || port > 65535) throw new ConfigError(`QUARRY_LISTEN: "${raw}" must be host:port (example: 127.0.0.1:8080)`)
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port }
+}
+
+/** Builds the configuration from an environment; throws ConfigError with one clear line. */
+export function loadConfig(env: Record<string, string | undefined>): { config: Config; warnings: string[] } {
+  const get = (name: string) => {
+    const v = env[name]
+    return v === undefined || v === '' ? undefined : v
+  }
+  const warnings = Object.keys(env)
+    .filter((k) => k.startsWith('QUARRY_') && !k.startsWith('QUARRY_S3_') && !KNOWN.has(k))
+    .map((k) => `unknown configuration variable ${k} is ignored`)
+
+  const listen = parseListen(get('QUARRY_LISTEN') ?? '127.0.0.1:8080')
+  const logLevel = (get('QUARRY_LOG_LEVEL') ?? 'info') as LogLevel
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel))
+    throw new ConfigError(`QUARRY_LOG_LEVEL: "${logLevel}" must be one of debug, info, warn, error`)
+  const minPasswordLength = parseCount('QUARRY_MIN_PASSWORD_LENGTH', get('QUARRY_MIN_PASSWORD_LENGTH') ?? '8', 1, 128)
+  const adminPassword = get('QUARRY_ADMIN_PASSWORD')
+  if (adminPassword !== undefined && adminPassword.length < minPasswordLength)
+    throw new ConfigError(`QUARRY_ADMIN_PASSWORD: must be at least ${minPasswordLength} characters`)
+  const jwtKey = get('QUARRY_JWT_KEY')
+  if (jwtKey !== undefined && jwtKey.length < 32) throw new ConfigError('QUARRY_JWT_KEY: must be at least 32 characters')
+  const sessionIdleMs = parseDuration('QUARRY_SESSION_IDLE_TIMEOUT', get('QUARRY_SESSION_IDLE_TIMEOUT') ?? '60m')
+  const sessionLifetimeMs = parseDuration('QUARRY_SESSION_LIFETIME', get('QUARRY_SESSION_LIFETIME') ?? '24h')
+  if (sessionLifetimeMs < sessionIdleMs)
+    throw new ConfigError('QUARRY_SESSION_LIFETIME: must not be shorter than QUARRY_SESSION_IDLE_TIMEOUT')
+
+  const config: Config = {
+    listenHost: listen.host,
+    listenPort: listen.port,
+    dataDir: get('QUARRY_DATA_DIR') ?? './data',
+    adminPassword,
+    jwtKey,
+    sessionIdleMs,
+    sessionLifetimeMs,
+    maxBodyBytes: parseBytes('QUARRY_MAX_BODY_SIZE', get('QUARRY_MAX_BODY_SIZE') ?? '4MiB'),
+    maxFileBytes: parseBytes('QUARRY_MAX_FILE_SIZE', get('QUARRY_MAX_FILE_SIZE') ?? '8MiB'),
+    maxResourceBytes: parseBytes('QUARRY_MAX_RESOURCE_SIZE', get('QUARRY_MAX_RESOURCE_SIZE') ?? '2GiB'),
+    loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),
+    loginFailureWindowMs: parseDuration('QUARRY_LOGIN_FAILURE_WINDOW', get('QUARRY_LOGIN_FAILURE_WINDOW') ?? '5m'),
+    minPasswordLength,
+    logLevel,
+    passwordHash: { memoryCost: 19456, timeCost: 2 },
+    buildId: get('QUARRY_BUILD_ID') ?? 'dev',
+  }
+  return { config, warnings }
+}

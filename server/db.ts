@@ -1,0 +1,28 @@
+// The embedded SQLite store: WAL, foreign keys, a busy timeout for concurrent writers, migrations at start.
+import { Database } from 'bun:sqlite'
+import { MIGRATIONS } from './migrations'
+
+export function openDatabase(path: string): Database {
+  const db = new Database(path, { create: true, strict: true })
+  db.run('PRAGMA journal_mode = WAL')
+  db.run('PRAGMA synchronous = NORMAL')
+  db.run('PRAGMA foreign_keys = ON')
+  db.run('PRAGMA busy_timeout = 5000')
+  migrate(db)
+  return db
+}
+
+export function migrate(db: Database): void {
+  db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)')
+  const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+  const newest = Math.max(0, ...applied)
+  const known = Math.max(0, ...MIGRATIONS.map((m) => m.version))
+  if (newest > known) throw new Error(`the store has schema version ${newest}, newer than this server knows (${known})`)
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) continue
+    db.transaction(() => {
+      db.run(m.sql)
+      db.run('INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)', [m.version, m.name, Date.now()])
+    })()
+  }
+}

@@ -1,0 +1,74 @@
+// The one error catalogue. Every refusal the API makes is an ApiError built here; the error plugin turns
+// it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
+import { Elysia } from 'elysia'
+import type { Logger } from './log'
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** Extra members of the error body, e.g. `Cap` for a missing token permission. */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+
+export const Errors = {
+  badRequest: (message: string) => new ApiError(400, message),
+  unauthenticated: (message = 'authentication required') => new ApiError(401, message),
+  forbidden: (message = 'permission denied') => new ApiError(403, message),
+  missingPermission: (cap: string) => new ApiError(403, `permission ${cap} required`, { Cap: cap }),
+  adminOnly: () => new ApiError(403, 'admin rights required'),
+  notFound: (what: string) => new ApiError(404, `${what} not found`),
+  conflict: (message: string) => new ApiError(409, message),
+  tooLarge: (limit: number) => new ApiError(413, `request body exceeds the limit of ${limit} bytes`),
+  tooManyRequests: (message: string) => new ApiError(429, message),
+} as const
+
+/** Short, value-free description of a validation failure: which part and property, never the input. */
+function describeValidation(error: unknown): string {
+  const e = error as { type?: string; valueError?: { path?: string; message?: string } }
+  const part = e.type ?? 'request'
+  const path = e.valueError?.path ?? ''
+  const message = e.valueError?.message
+  // TypeBox words a failed union (e.g. a path number) as "Expected union value"; say what it means instead.
+  const reason = !message || /union/i.test(message) ? 'wrong type or value' : message.toLowerCase()
+  const where = path ? `${part} property ${path.replace(/^\//, '').replaceAll('/', '.')}` : part
+  return `invalid ${where}: ${reason}`
+}
+
+export function errorPlugin(log: Logger) {
+  return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
+    set.headers['content-type'] = 'application/json; charset=utf-8'
+    if (error instanceof ApiError) {
+      set.status = error.status
+      return { Error: error.message, ...error.extra }
+    }
+    switch (code) {
+      case 'NOT_FOUND':
+        set.status = 404
+        return { Error: 'no such route' }
+      case 'PARSE':
+        set.status = 400
+        return { Error: 'malformed request body' }
+      case 'VALIDATION':
+        // A response that breaks its own schema is our fault, not the caller's.
+        if ((error as { type?: string }).type === 'response') break
+        set.status = 400
+        return { Error: describeValidation(error) }
+      case 'INVALID_COOKIE_SIGNATURE':
+        set.status = 400
+        return { Error: 'invalid cookie' }
+    }
+    const requestId = set.headers['x-request-id'] ?? 'unknown'
+    log.error('internal error', {
+      rid: requestId,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    })
+    set.status = 500
+    return { Error: `internal server error (request id ${requestId})` }
+  })
+}

@@ -1,0 +1,20 @@
+// One JSON object per line on stdout. Callers pass fields, never secrets: no passwords, JWTs or token values.
+import type { LogLevel } from './config'
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void
+  info(msg: string, fields?: Record<string, unknown>): void
+  warn(msg: string, fields?: Record<string, unknown>): void
+  error(msg: string, fields?: Record<string, unknown>): void
+}
+
+export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+  const min = RANK[level]
+  const emit = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
+    if (RANK[lvl] < min) return
+    write(JSON.stringify({ ts: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n')
+  }
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
+}

@@ -1,0 +1,69 @@
+// Starts Quarry: configuration → store → app → listen; SIGTERM/SIGINT drain in-flight requests and close the store.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { createApp } from './app'
+import { ConfigError, loadConfig } from './config'
+import { createLogger } from './log'
+import { createSqliteStore } from './store'
+
+const EXPIRED_SESSION_SWEEP_MS = 60_000
+
+export async function main(env: Record<string, string | undefined> = process.env): Promise<void> {
+  let loaded
+  try {
+    loaded = loadConfig(env)
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`quarry: invalid configuration: ${e.message}`)
+      process.exit(2)
+    }
+    throw e
+  }
+  const { config, warnings } = loaded
+  const log = createLogger(config.logLevel)
+  for (const w of warnings) log.warn(w)
+
+  let store
+  try {
+    mkdirSync(config.dataDir, { recursive: true })
+    store = createSqliteStore(join(config.dataDir, 'quarry.db'))
+  } catch (e) {
+    console.error(`quarry: cannot open the store in ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
+    process.exit(1)
+  }
+  const { app } = await createApp({ config, store, log })
+
+  try {
+    app.listen({
+      hostname: config.listenHost,
+      port: config.listenPort,
+      // The JSON limit is enforced per route by the body parser; this is the outer bound for uploads.
+      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes),
+    })
+  } catch (e) {
+    console.error(`quarry: cannot listen on ${config.listenHost}:${config.listenPort}: ${e instanceof Error ? e.message : e}`)
+    store.close()
+    process.exit(1)
+  }
+  log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir })
+
+  const sweep = setInterval(() => {
+    void store.sessions.deleteExpired(Date.now(), config.sessionIdleMs)
+  }, EXPIRED_SESSION_SWEEP_MS)
+  sweep.unref()
+
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('shutting down', { signal })
+    clearInterval(sweep)
+    await app.stop() // stops accepting and waits for in-flight requests
+    store.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}
+
+if (import.meta.main) await main()

@@ -1,0 +1,93 @@
+// The one permission list. Capability names are the wire names of decisions.md §3; every route declares
+// exactly one Access key built from this list, so a typo fails to compile and tokens (a later issue) can
+// be checked against the same key the route declares.
+
+interface CapabilityInfo {
+  Desc: string
+  Category: string
+}
+
+const pair = (noun: string, category: string): Record<string, CapabilityInfo> => ({
+  [`${noun}Read`]: { Desc: `Read ${category.toLowerCase()}`, Category: category },
+  [`${noun}Write`]: { Desc: `Create, change and delete ${category.toLowerCase()}`, Category: category },
+})
+
+export const CAPABILITIES = {
+  ...pair('Dashboard', 'Dashboards'),
+  ...pair('Resource', 'Resources'),
+  ...pair('Template', 'Templates'),
+  ...pair('Pivot', 'Pivots'),
+  ...pair('Macro', 'Macros'),
+  ...pair('Library', 'Query Library'),
+  ...pair('Extractor', 'Extractors'),
+  ...pair('UserFile', 'Files'),
+  ...pair('Kit', 'Kits'),
+  ...pair('Schedule', 'Scheduled Searches'),
+  ...pair('Playbook', 'Playbooks'),
+  ...pair('Notification', 'Notifications'),
+  ...pair('Token', 'Tokens'),
+  ...pair('Secret', 'Secrets'),
+  ...pair('Alert', 'Alerts'),
+  Search: { Desc: 'Launch searches', Category: 'Search' },
+  Download: { Desc: 'Download search results', Category: 'Search' },
+  SaveSearch: { Desc: 'Save searches', Category: 'Search' },
+  AttachSearch: { Desc: 'Attach to searches and list them', Category: 'Search' },
+  BackgroundSearch: { Desc: 'Background searches', Category: 'Search' },
+  SetSearchGroup: { Desc: 'Set the default search group', Category: 'Search' },
+  SearchHistory: { Desc: 'Read own search history', Category: 'Search' },
+  SearchGroupHistory: { Desc: 'Read the search history of own groups', Category: 'Search' },
+  SearchAllHistory: { Desc: 'Read the search history of all users', Category: 'Search' },
+  KitBuild: { Desc: 'Build kits', Category: 'Kits' },
+  KitDownload: { Desc: 'Download kits', Category: 'Kits' },
+  SOARLibs: { Desc: 'Use SOAR libraries', Category: 'Playbooks' },
+  SOAREmail: { Desc: 'Send email from playbooks', Category: 'Playbooks' },
+  LicenseRead: { Desc: 'Read license information', Category: 'System and Stats' },
+  Stats: { Desc: 'Read system statistics', Category: 'System and Stats' },
+  Ingest: { Desc: 'Ingest entries', Category: 'System and Stats' },
+  ListUsers: { Desc: 'List users', Category: 'Users and Groups' },
+  ListGroups: { Desc: 'List groups', Category: 'Users and Groups' },
+  ListGroupMembers: { Desc: 'List the members of groups', Category: 'Users and Groups' },
+  SystemInfoRead: { Desc: 'Read system information', Category: 'System and Stats' },
+} as const satisfies Record<string, CapabilityInfo>
+
+export type Capability = keyof typeof CAPABILITIES
+export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as Capability[]
+
+/**
+ * What a route needs:
+ * - a Capability: an authenticated caller whose rights include it;
+ * - 'self': any authenticated caller (self-service routes; the handler decides whose data it touches);
+ * - 'admin': an admin logged in with a session (never a token, decisions §3).
+ * Public routes declare no access at all and are listed in PUBLIC_ROUTES.
+ */
+export type AccessKey = Capability | 'self' | 'admin'
+
+export interface AccessSpec {
+  key: AccessKey
+  /** The 3-second download session of GET /api/login/tmptoken is accepted here. */
+  download?: boolean
+  /** The JWT is also accepted in cookie `token` (download routes and search import). */
+  cookie?: boolean
+}
+
+export type Access = AccessKey | AccessSpec
+
+export function accessSpec(access: Access): AccessSpec {
+  return typeof access === 'string' ? { key: access } : access
+}
+
+/** Routes that answer without authentication: "METHOD path" as registered. */
+export const PUBLIC_ROUTES = new Set([
+  'GET /api/test',
+  'GET /api/version',
+  'POST /api/login',
+  'GET /api/docs',
+])
+
+/**
+ * Whether a logged-in user's own rights include a capability. Every user holds every user-level
+ * capability; reading all users' search history is an admin's.
+ */
+export function userHolds(user: { admin: boolean }, cap: Capability): boolean {
+  return cap === 'SearchAllHistory' ? user.admin : true
+}

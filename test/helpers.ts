@@ -1,0 +1,132 @@
+// A real app on a temporary store, driven through app.handle() with real Requests.
+// Each call builds its own store and clock, so test files are independent and may run in any order.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp } from '../server/app'
+import { type Config, loadConfig } from '../server/config'
+import { createLogger } from '../server/log'
+import { createSqliteStore } from '../server/store'
+
+export const ADMIN_PASSWORD = 'admin-password-1'
+
+export interface CallOptions {
+  /** Sent as `Authorization: Bearer`. */
+  jwt?: string
+  /** Sent as JSON. */
+  json?: unknown
+  /** Sent as application/x-www-form-urlencoded. */
+  form?: Record<string, string>
+  /** Sent as is (with the given headers). */
+  body?: string
+  headers?: Record<string, string>
+}
+
+export interface CallResult {
+  status: number
+  headers: Headers
+  text: string
+  /** The body parsed as JSON (undefined when empty or not JSON). */
+  body: any
+}
+
+export async function createTestServer(overrides: Partial<Config> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-test-'))
+  const store = createSqliteStore(join(dir, 'quarry.db'))
+  const config: Config = {
+    ...loadConfig({}).config,
+    dataDir: dir,
+    adminPassword: ADMIN_PASSWORD,
+    // the slow hash is slow on purpose; tests only need it to be a real one
+    passwordHash: { memoryCost: 256, timeCost: 1 },
+    ...overrides,
+  }
+  let now = Date.now()
+  const logs: string[] = []
+  const announced: string[] = []
+  const log = createLogger('debug', (line) => void logs.push(line))
+  const { app, auth } = await createApp({ config, store, log, clock: () => now, announce: (l) => void announced.push(l) })
+
+  async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+    const headers: Record<string, string> = { ...opts.headers }
+    if (opts.jwt) headers.authorization = `Bearer ${opts.jwt}`
+    let body: string | undefined = opts.body
+    if (opts.json !== undefined) {
+      body = JSON.stringify(opts.json)
+      headers['content-type'] ??= 'application/json'
+    } else if (opts.form) {
+      body = new URLSearchParams(opts.form).toString()
+      headers['content-type'] ??= 'application/x-www-form-urlencoded'
+    }
+    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed }
+  }
+
+  async function login(user: string, pass: string): Promise<string> {
+    const res = await call('POST', '/api/login', { json: { User: user, Pass: pass } })
+    if (res.status !== 200) throw new Error(`login of ${user} failed: ${res.status} ${res.text}`)
+    return res.body.JWT as string
+  }
+
+  const adminJwt = await login('admin', ADMIN_PASSWORD)
+
+  let userCounter = 0
+  /** Creates a user through the API and logs them in. */
+  async function createUser(fields: { User?: string; Pass?: string; Name?: string; Email?: string; Admin?: boolean } = {}) {
+    userCounter++
+    const user = {
+      User: fields.User ?? `user${userCounter}`,
+      Pass: fields.Pass ?? `password-${userCounter}`,
+      Name: fields.Name ?? `User ${userCounter}`,
+      Email: fields.Email ?? `user${userCounter}@example.com`,
+      Admin: fields.Admin ?? false,
+    }
+    const res = await call('POST', '/api/users', { jwt: adminJwt, json: user })
+    if (res.status !== 200) throw new Error(`creating ${user.User} failed: ${res.status} ${res.text}`)
+    const uid = res.body as number
+    return { uid, ...user, jwt: await login(user.User, user.Pass) }
+  }
+
+  async function createGroup(name: string, members: number[] = []): Promise<number> {
+    const res = await call('POST', '/api/groups', { jwt: adminJwt, json: { Name: name, Desc: `${name} group` } })
+    if (res.status !== 200) throw new Error(`creating group ${name} failed: ${res.status} ${res.text}`)
+    const gid = res.body as number
+    for (const uid of members) {
+      const added = await call('POST', `/api/users/${uid}/group`, { jwt: adminJwt, json: { GIDs: [gid] } })
+      if (added.status !== 200) throw new Error(`adding ${uid} to ${name} failed: ${added.status} ${added.text}`)
+    }
+    return gid
+  }
+
+  return {
+    app,
+    auth,
+    store,
+    config,
+    dir,
+    logs,
+    announced,
+    adminJwt,
+    call,
+    login,
+    createUser,
+    createGroup,
+    clock: {
+      now: () => now,
+      advance: (ms: number) => void (now += ms),
+    },
+    close() {
+      store.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export type TestServer = Awaited<ReturnType<typeof createTestServer>>
