@@ -10,7 +10,16 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+/** Writes to stdout; a closed stdout (a reader that went away) must not fail the request being logged. */
+function writeStdout(line: string) {
+  try {
+    process.stdout.write(line)
+  } catch {
+    // nowhere left to report it
+  }
+}
+
+export function createLogger(level: LogLevel, write: (line: string) => void = writeStdout): Logger {
   const min = RANK[level]
   const emit = (lvl: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
     if (RANK[lvl] < min) return

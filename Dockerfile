@@ -1,0 +1,28 @@
+# Quarry in a container: Bun runtime, non-root user, data on a volume, healthcheck on /api/test.
+#   docker build -t quarry .
+#   docker run -p 8080:8080 -v quarry-data:/data -e QUARRY_ADMIN_PASSWORD=change-me-now quarry
+FROM oven/bun:1.4.5-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The image brings its own Bun; the npm copy of it is only for hosts without one.
+RUN bun install --production \
+ && rm -rf node_modules/bun node_modules/@oven
+
+FROM oven/bun:1.4.5-slim
+WORKDIR /app
+ENV NODE_ENV=production \
+    QUARRY_LISTEN=0.0.0.0:8080 \
+    QUARRY_DATA_DIR=/data
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json tsconfig.json bunfig.toml ./
+COPY server ./server
+COPY plugins ./plugins
+COPY cli ./cli
+RUN mkdir -p /data && chown -R bun:bun /data
+USER bun
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["bun", "-e", "const r = await fetch('http://127.0.0.1:8080/api/test'); process.exit(r.ok ? 0 : 1)"]
+STOPSIGNAL SIGTERM
+CMD ["bun", "run", "server/main.ts"]

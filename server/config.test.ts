@@ -1,0 +1,75 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig, parseBytes, parseDuration, parseListen } from './config'
+
+describe('configuration', () => {
+  test('defaults', () => {
+    const { config, warnings } = loadConfig({})
+    expect(config.listenHost).toBe('127.0.0.1')
+    expect(config.listenPort).toBe(8080)
+    expect(config.dataDir).toBe('./data')
+    expect(config.adminPassword).toBeUndefined()
+    expect(config.sessionIdleMs).toBe(60 * 60_000)
+    expect(config.sessionLifetimeMs).toBe(24 * 3_600_000)
+    expect(config.loginMaxFailures).toBe(5)
+    expect(config.loginFailureWindowMs).toBe(5 * 60_000)
+    expect(config.logLevel).toBe('info')
+    expect(warnings).toEqual([])
+  })
+
+  test('values are read and typed', () => {
+    const { config } = loadConfig({
+      QUARRY_LISTEN: '[::1]:9000',
+      QUARRY_DATA_DIR: '/var/lib/quarry',
+      QUARRY_ADMIN_PASSWORD: 'long-enough-password',
+      QUARRY_SESSION_IDLE_TIMEOUT: '15m',
+      QUARRY_SESSION_LIFETIME: '2h',
+      QUARRY_MAX_BODY_SIZE: '64KiB',
+      QUARRY_LOG_LEVEL: 'warn',
+    })
+    expect(config.listenHost).toBe('::1')
+    expect(config.listenPort).toBe(9000)
+    expect(config.dataDir).toBe('/var/lib/quarry')
+    expect(config.adminPassword).toBe('long-enough-password')
+    expect(config.sessionIdleMs).toBe(15 * 60_000)
+    expect(config.sessionLifetimeMs).toBe(2 * 3_600_000)
+    expect(config.maxBodyBytes).toBe(65536)
+    expect(config.logLevel).toBe('warn')
+  })
+
+  test.each([
+    [{ QUARRY_LISTEN: '8080' }, 'QUARRY_LISTEN'],
+    [{ QUARRY_LISTEN: 'localhost:99999' }, 'QUARRY_LISTEN'],
+    [{ QUARRY_LOG_LEVEL: 'loud' }, 'QUARRY_LOG_LEVEL'],
+    [{ QUARRY_SESSION_IDLE_TIMEOUT: 'soon' }, 'QUARRY_SESSION_IDLE_TIMEOUT'],
+    [{ QUARRY_SESSION_IDLE_TIMEOUT: '0' }, 'QUARRY_SESSION_IDLE_TIMEOUT'],
+    [{ QUARRY_SESSION_IDLE_TIMEOUT: '2h', QUARRY_SESSION_LIFETIME: '1h' }, 'QUARRY_SESSION_LIFETIME'],
+    [{ QUARRY_MAX_BODY_SIZE: 'lots' }, 'QUARRY_MAX_BODY_SIZE'],
+    [{ QUARRY_ADMIN_PASSWORD: 'short' }, 'QUARRY_ADMIN_PASSWORD'],
+    [{ QUARRY_JWT_KEY: 'too-short' }, 'QUARRY_JWT_KEY'],
+    [{ QUARRY_LOGIN_MAX_FAILURES: '-1' }, 'QUARRY_LOGIN_MAX_FAILURES'],
+  ])('%p is refused with one line naming %s', (env, name) => {
+    let error: unknown
+    try {
+      loadConfig(env)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as Error).message
+    expect(message.startsWith(`${name}:`)).toBe(true)
+    expect(message).not.toContain('\n')
+  })
+
+  test('unknown QUARRY_ variables are reported, not fatal', () => {
+    expect(loadConfig({ QUARRY_LISTN: '1.2.3.4:5' }).warnings).toEqual(['unknown configuration variable QUARRY_LISTN is ignored'])
+  })
+
+  test('units', () => {
+    expect(parseDuration('X', '90')).toBe(90_000)
+    expect(parseDuration('X', '250ms')).toBe(250)
+    expect(parseDuration('X', '7d')).toBe(7 * 86_400_000)
+    expect(parseBytes('X', '10MiB')).toBe(10 * 1024 * 1024)
+    expect(parseBytes('X', '2g')).toBe(2 * 1024 ** 3)
+    expect(parseListen('0.0.0.0:0')).toEqual({ host: '0.0.0.0', port: 0 })
+  })
+})

@@ -1,0 +1,125 @@
+// The real server process: start-up on an empty data directory, refusal of bad configuration, and the
+// SIGTERM drain that lets in-flight requests finish before the store closes.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const MAIN = join(import.meta.dir, '..', 'server', 'main.ts')
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-proc-'))
+  dirs.push(dir)
+  return dir
+}
+
+function start(env: Record<string, string>) {
+  return Bun.spawn([process.execPath, 'run', MAIN], {
+    env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+}
+
+/** Keeps reading stdout (a closed pipe would break the server's logging) and answers the base URL once listening. */
+function listening(proc: ReturnType<typeof start>): Promise<{ url: string; lines: string[] }> {
+  const lines: string[] = []
+  return new Promise((resolve, reject) => {
+    void (async () => {
+      const decoder = new TextDecoder()
+      let buffered = ''
+      for await (const chunk of proc.stdout) {
+        buffered += decoder.decode(chunk)
+        const parts = buffered.split('\n')
+        buffered = parts.pop()!
+        for (const line of parts) {
+          lines.push(line)
+          const entry = JSON.parse(line)
+          if (entry.msg === 'listening') resolve({ url: entry.address, lines })
+        }
+      }
+      reject(new Error('server exited before listening'))
+    })()
+  })
+}
+
+describe('server process', () => {
+  test('bad configuration stops the start with one clear line', async () => {
+    const proc = start({ QUARRY_DATA_DIR: tempDir(), QUARRY_LISTEN: 'nowhere' })
+    const code = await proc.exited
+    const stderr = (await new Response(proc.stderr).text()).trim()
+    expect(code).toBe(2)
+    expect(stderr.split('\n')).toHaveLength(1)
+    expect(stderr).toContain('QUARRY_LISTEN')
+  })
+
+  test('first start creates admin with a generated password shown once; a second start keeps it', async () => {
+    const dataDir = tempDir()
+    const first = start({ QUARRY_DATA_DIR: dataDir })
+    const { url } = await listening(first)
+    first.kill('SIGTERM')
+    expect(await first.exited).toBe(0)
+    const stderr = await new Response(first.stderr).text()
+    const password = /generated password (\S+)/.exec(stderr)?.[1]
+    expect(password).toBeDefined()
+
+    const second = start({ QUARRY_DATA_DIR: dataDir })
+    const again = await listening(second)
+    const login = await fetch(`${again.url}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ User: 'admin', Pass: password }),
+    })
+    expect(login.status).toBe(200)
+    const { JWT } = (await login.json()) as { JWT: string }
+    // the signing key is kept in the data directory, so a JWT stays valid for the same store
+    expect(url).toStartWith('http://127.0.0.1:')
+    const whoami = await fetch(`${again.url}/api/info/whoami`, { headers: { authorization: `Bearer ${JWT}` } })
+    expect(((await whoami.json()) as { UID: number }).UID).toBe(1)
+    second.kill('SIGTERM')
+    expect(await second.exited).toBe(0)
+    expect(await new Response(second.stderr).text()).not.toContain('generated password')
+  })
+
+  test('SIGTERM lets an in-flight request finish, then closes the store', async () => {
+    const dataDir = tempDir()
+    const proc = start({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: 'admin-password-1' })
+    const { url } = await listening(proc)
+    const login = await fetch(`${url}/api/login`, {
+      method: 'POST',
+      body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }),
+      headers: { 'content-type': 'application/json' },
+    })
+    const { JWT } = (await login.json()) as { JWT: string }
+
+    // A request whose body trickles in over 600 ms; SIGTERM arrives while it is being read.
+    const encoder = new TextEncoder()
+    const parts = ['{"theme":', '"dark",', '"size":', '12}']
+    const body = new ReadableStream({
+      async pull(controller) {
+        const next = parts.shift()
+        if (next === undefined) return controller.close()
+        await Bun.sleep(150)
+        controller.enqueue(encoder.encode(next))
+      },
+    })
+    const inFlight = fetch(`${url}/api/users/1/preferences`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${JWT}`, 'content-type': 'application/json' },
+      body,
+    })
+    await Bun.sleep(200)
+    proc.kill('SIGTERM')
+    const res = await inFlight
+    expect(res.status).toBe(200)
+    expect(await proc.exited).toBe(0)
+
+    const db = new Database(join(dataDir, 'quarry.db'), { readonly: true })
+    const row = db.query<{ data: string }, []>("SELECT data FROM preferences WHERE uid = 1 AND name = 'prefs'").get()
+    db.close()
+    expect(row?.data).toBe('{"theme":"dark","size":12}')
+  })
+})
