@@ -28,19 +28,25 @@ export const Errors = {
 
 /** Short, value-free description of a validation failure: which part and property, never the input. */
 function describeValidation(error: unknown): string {
-  const e = error as { type?: string; valueError?: { path?: string; message?: string } }
+  const e = error as { type?: string; valueError?: { path?: string; message?: string; value?: unknown } }
   const part = e.type ?? 'request'
   const path = e.valueError?.path ?? ''
   const message = e.valueError?.message
   // TypeBox words a failed union (e.g. a path number) as "Expected union value"; say what it means instead.
-  const reason = !message || /union/i.test(message) ? 'wrong type or value' : message.toLowerCase()
+  const reason =
+    e.valueError && e.valueError.value === undefined
+      ? 'is required'
+      : !message || /union/i.test(message) ? 'wrong type or value' : message.toLowerCase()
   const where = path ? `${part} property ${path.replace(/^\//, '').replaceAll('/', '.')}` : part
   return `invalid ${where}: ${reason}`
 }
 
 export function errorPlugin(log: Logger) {
-  return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error, set, request }) => {
+  return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error: raised, set, request }) => {
     set.headers['content-type'] = 'application/json; charset=utf-8'
+    // Elysia wraps what a parse hook throws (413 from the body parser) in its own ParseError.
+    const cause = (raised as { cause?: unknown }).cause
+    const error = code === 'PARSE' && cause instanceof ApiError ? cause : raised
     if (error instanceof ApiError) {
       set.status = error.status
       return { Error: error.message, ...error.extra }

@@ -33,6 +33,21 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const { app } = await createApp({ config, store, log })
 
+  // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
+  let sweep: ReturnType<typeof setInterval> | undefined
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('shutting down', { signal })
+    if (sweep) clearInterval(sweep)
+    await app.stop() // stops accepting and waits for in-flight requests
+    store.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+
   try {
     app.listen({
       hostname: config.listenHost,
@@ -47,23 +62,10 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir })
 
-  const sweep = setInterval(() => {
+  sweep = setInterval(() => {
     void store.sessions.deleteExpired(Date.now(), config.sessionIdleMs)
   }, EXPIRED_SESSION_SWEEP_MS)
   sweep.unref()
-
-  let stopping = false
-  const shutdown = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    log.info('shutting down', { signal })
-    clearInterval(sweep)
-    await app.stop() // stops accepting and waits for in-flight requests
-    store.close()
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-  process.on('SIGINT', () => void shutdown('SIGINT'))
 }
 
 if (import.meta.main) await main()

@@ -1,5 +1,6 @@
 // Per-request bookkeeping for the whole app: a request id (echoed in X-Request-Id and in 500 messages),
-// `Connection: close` echoed when the client sent it, and one JSON log line per request.
+// `Connection: close` echoed when the client sent it, a JSON content type on bare-number answers
+// (new UIDs, GIDs, IDs), and one JSON log line per request.
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
 
@@ -12,6 +13,9 @@ export function requestLogPlugin(log: Logger) {
       started.set(request, { rid, t0: performance.now() })
       set.headers['x-request-id'] = rid
       if (request.headers.get('connection')?.toLowerCase() === 'close') set.headers['connection'] = 'close'
+    })
+    .onAfterHandle({ as: 'global' }, ({ response, set }) => {
+      if (typeof response === 'number' || typeof response === 'boolean') set.headers['content-type'] = 'application/json; charset=utf-8'
     })
     .onAfterResponse({ as: 'global' }, (ctx) => {
       const info = started.get(ctx.request)

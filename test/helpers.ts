@@ -75,7 +75,9 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
     return res.body.JWT as string
   }
 
-  const adminJwt = await login('admin', ADMIN_PASSWORD)
+  // Without a configured password the server generates one and announces it once.
+  const adminPassword = config.adminPassword ?? /generated password (\S+)/.exec(announced.join('\n'))?.[1] ?? ''
+  const adminJwt = await login('admin', adminPassword)
 
   let userCounter = 0
   /** Creates a user through the API and logs them in. */
@@ -114,6 +116,7 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
     logs,
     announced,
     adminJwt,
+    adminPassword,
     call,
     login,
     createUser,

@@ -5,7 +5,7 @@ import { Elysia } from 'elysia'
 import { type Access, accessSpec } from '../../server/permissions'
 import type { AuthService, Caller } from './service'
 
-const CALLER = Symbol('caller')
+type WithCaller = { caller: Caller }
 
 export function authGuard(auth: AuthService) {
   return new Elysia({ name: 'quarry-auth-guard' }).macro({
@@ -14,10 +14,13 @@ export function authGuard(auth: AuthService) {
       return {
         detail: { 'x-permission': spec.key } as Record<string, unknown>,
         async transform(ctx) {
-          ;(ctx as unknown as Record<symbol, Caller>)[CALLER] = await auth.authorize(ctx.request, spec)
+          // Set before the route may refuse (403 here, or 400 from validation), so the request log names the uid.
+          const caller = await auth.authenticate(ctx.request, spec)
+          ;(ctx as unknown as WithCaller).caller = caller
+          auth.admit(caller, spec)
         },
         resolve(ctx) {
-          return { caller: (ctx as unknown as Record<symbol, Caller>)[CALLER]! }
+          return { caller: (ctx as unknown as WithCaller).caller }
         },
       }
     },

@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import type { Server } from 'bun'
 import type { AuthService } from './service'
 import { authGuard } from './guard'
-import { Empty, LoginBody, LoginFailure, LoginSuccess, TempToken } from './schema'
+import { Empty, LoginBody, LoginFailure, LoginSuccess, LoginThrottled, TempToken } from './schema'
 
 export function originOf(server: Server<unknown> | null, request: Request): string {
   return server?.requestIP(request)?.address ?? ''
@@ -16,23 +16,27 @@ export function authPlugin(auth: AuthService) {
       '/api/login',
       async ({ body, request, server, status }) => {
         const result = await auth.login(body.User, body.Pass, originOf(server, request))
-        if (!result.ok) return status(result.status, { LoginStatus: false as const, Reason: result.reason })
+        if (!result.ok) {
+          // 422 and 423 have the bodies of decisions §2; the 429 is a plain refusal and carries the `Error`
+          // of decisions §1 as well, so clients reading either shape see why.
+          if (result.status === 429) return status(429, { LoginStatus: false as const, Reason: result.reason, Error: result.reason })
+          return status(result.status, { LoginStatus: false as const, Reason: result.reason })
+        }
         return { LoginStatus: true as const, JWT: result.jwt, Admin: result.user.admin, MFARequired: false, MFASetupRequired: false }
       },
       {
         body: LoginBody,
-        response: { 200: LoginSuccess, 422: LoginFailure, 423: LoginFailure, 429: LoginFailure },
+        response: { 200: LoginSuccess, 422: LoginFailure, 423: LoginFailure, 429: LoginThrottled },
         detail: { summary: 'Exchange User and Pass (JSON or form) for a JWT' },
       },
     )
     .get(
       '/api/login/refreshtoken',
       async ({ caller, request, server }) => {
-        const jwt = await auth.openSession(caller.uid, originOf(server, request), false)
-        await auth.closeSession(caller.sessionId)
+        const jwt = await auth.refreshSession(caller, originOf(server, request))
         return { LoginStatus: true as const, JWT: jwt, Admin: caller.user.admin, MFARequired: false, MFASetupRequired: false }
       },
-      { access: 'self', response: LoginSuccess, detail: { summary: 'New JWT for the current session; the old one ends' } },
+      { access: 'self', response: LoginSuccess, detail: { summary: 'A new JWT replacing the current one (same session end time); the old one ends' } },
     )
     .get(
       '/api/login/tmptoken',

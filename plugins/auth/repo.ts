@@ -21,7 +21,8 @@ export interface SessionsRepo {
   get(id: string): Promise<SessionRow | undefined>
   touch(id: string, now: number): Promise<void>
   delete(id: string): Promise<boolean>
-  deleteForUser(uid: number): Promise<number>
+  /** Deletes every session of the user, or every one but `keep`. */
+  deleteForUser(uid: number, keep?: string): Promise<number>
   listForUser(uid: number): Promise<SessionRow[]>
   deleteExpired(now: number, idleMs: number): Promise<number>
   getFailures(username: string): Promise<LoginFailureRow | undefined>
@@ -50,7 +51,7 @@ export class SqliteSessionsRepo implements SessionsRepo {
     get: Statement<SessionDbRow, [string]>
     touch: Statement<unknown, [number, string]>
     del: Statement<unknown, [string]>
-    delUser: Statement<unknown, [number]>
+    delUser: Statement<unknown, [number, string]>
     listUser: Statement<SessionDbRow, [number]>
     delExpired: Statement<unknown, [number, number]>
     getFail: Statement<{ failures: number; window_start: number }, [string]>
@@ -66,7 +67,7 @@ export class SqliteSessionsRepo implements SessionsRepo {
       get: db.query(`SELECT ${cols} FROM sessions WHERE id = ?`),
       touch: db.query('UPDATE sessions SET last_hit = ? WHERE id = ?'),
       del: db.query('DELETE FROM sessions WHERE id = ?'),
-      delUser: db.query('DELETE FROM sessions WHERE uid = ?'),
+      delUser: db.query('DELETE FROM sessions WHERE uid = ? AND id != ?'),
       listUser: db.query(`SELECT ${cols} FROM sessions WHERE uid = ? ORDER BY created`),
       delExpired: db.query('DELETE FROM sessions WHERE expires <= ?1 OR last_hit <= ?1 - ?2'),
       getFail: db.query('SELECT failures, window_start FROM login_failures WHERE username = ?'),
@@ -94,8 +95,8 @@ export class SqliteSessionsRepo implements SessionsRepo {
   async delete(id: string) {
     return this.q.del.run(id).changes > 0
   }
-  async deleteForUser(uid: number) {
-    return this.q.delUser.run(uid).changes
+  async deleteForUser(uid: number, keep?: string) {
+    return this.q.delUser.run(uid, keep ?? '').changes
   }
   async listForUser(uid: number) {
     return this.q.listUser.all(uid).map(toSession)

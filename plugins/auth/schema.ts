@@ -12,6 +12,9 @@ export const LoginSuccess = t.Object({
 
 export const LoginFailure = t.Object({ LoginStatus: t.Literal(false), Reason: t.String() })
 
+/** 429 of the login throttle: a login failure that also carries the `Error` every refusal has (decisions §1). */
+export const LoginThrottled = t.Object({ LoginStatus: t.Literal(false), Reason: t.String(), Error: t.String() })
+
 export const TempToken = t.Object({ LoginStatus: t.Literal(true), JWT: t.String() })
 
 export const SessionItem = t.Object({ Origin: t.String(), LastHit: t.String(), TempSession: t.Boolean(), Synced: t.Boolean() })

@@ -17,6 +17,7 @@ export interface Caller {
   /** Admin rights in effect for this request (an admin's token has none, decisions §3). */
   admin: boolean
   sessionId: string
+  sessionExpires: number
   temp: boolean
 }
 
@@ -57,13 +58,10 @@ export class AuthService {
   }
 
   async login(username: string, password: string, origin: string): Promise<LoginResult> {
-    const { store, config, clock } = this.deps
+    const { store, clock } = this.deps
     const now = clock()
     const user = await store.users.getByName(username)
-    const failures = await store.sessions.getFailures(username)
-    const throttled =
-      failures !== undefined && failures.failures >= config.loginMaxFailures && now - failures.windowStart < config.loginFailureWindowMs
-    if (throttled && user?.uid !== 1) {
+    if (user?.uid !== 1 && (await this.throttled(username, now))) {
       return { ok: false, status: 429, reason: 'Too many failed logins; try again later' }
     }
     // An unknown name costs as much as a wrong password, so timing does not tell which it was.
@@ -71,8 +69,7 @@ export class AuthService {
       ? await this.verifyPassword(password, user.passwordHash)
       : (await this.verifyPassword(password, await this.getDummyHash()), false)
     if (!user || !matches) {
-      const count = await store.sessions.recordFailure(username, now, config.loginFailureWindowMs)
-      if (user?.uid === 1 && count > config.loginMaxFailures) await Bun.sleep(PRIMARY_ADMIN_DELAY_MS)
+      await this.countFailure(username, user?.uid, now)
       this.deps.log.info('login failed', { user: username, origin })
       return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
     }
@@ -82,15 +79,42 @@ export class AuthService {
     return { ok: true, jwt: await this.openSession(user.uid, origin, false), user }
   }
 
+  /**
+   * Checks a user's current password where an API asks for it again (OrigPass). Wrong guesses count
+   * against the same throttle as logins, so a stolen session cannot be used to guess the password.
+   */
+  async confirmPassword(user: UserRow, password: string | undefined): Promise<void> {
+    const now = this.deps.clock()
+    if (user.uid !== 1 && (await this.throttled(user.username, now))) throw Errors.tooManyRequests('too many wrong passwords; try again later')
+    if (!password || !(await this.verifyPassword(password, user.passwordHash))) {
+      await this.countFailure(user.username, user.uid, now)
+      throw Errors.forbidden('OrigPass does not match the current password')
+    }
+    await this.deps.store.sessions.clearFailures(user.username)
+  }
+
+  private async throttled(username: string, now: number): Promise<boolean> {
+    const { config, store } = this.deps
+    const failures = await store.sessions.getFailures(username)
+    return failures !== undefined && failures.failures >= config.loginMaxFailures && now - failures.windowStart < config.loginFailureWindowMs
+  }
+
+  /** Records a failed password; UID 1 is never refused, only slowed down once past the threshold. */
+  private async countFailure(username: string, uid: number | undefined, now: number): Promise<void> {
+    const { config, store } = this.deps
+    const count = await store.sessions.recordFailure(username, now, config.loginFailureWindowMs)
+    if (uid === 1 && count > config.loginMaxFailures) await Bun.sleep(PRIMARY_ADMIN_DELAY_MS)
+  }
+
   /** Creates a session row and answers the JWT that points to it. */
-  async openSession(uid: number, origin: string, temp: boolean): Promise<string> {
+  async openSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<string> {
     const now = this.deps.clock()
     const session: SessionRow = {
       id: crypto.randomUUID(),
       uid,
       created: now,
       lastHit: now,
-      expires: now + (temp ? DOWNLOAD_SESSION_MS : this.deps.config.sessionLifetimeMs),
+      expires: expires ?? now + (temp ? DOWNLOAD_SESSION_MS : this.deps.config.sessionLifetimeMs),
       origin,
       temp,
     }
@@ -102,8 +126,19 @@ export class AuthService {
     await this.deps.store.sessions.delete(id)
   }
 
-  async closeAllSessions(uid: number): Promise<void> {
-    await this.deps.store.sessions.deleteForUser(uid)
+  /**
+   * Replaces the caller's session with a new one and answers its JWT. The new session ends when the old
+   * one would have: refreshing renews the JWT, it does not stretch the absolute session lifetime.
+   */
+  async refreshSession(caller: Caller, origin: string): Promise<string> {
+    const jwt = await this.openSession(caller.uid, origin, false, caller.sessionExpires)
+    await this.closeSession(caller.sessionId)
+    return jwt
+  }
+
+  /** Ends every session of a user, or every one but `keep`. */
+  async closeAllSessions(uid: number, keep?: string): Promise<void> {
+    await this.deps.store.sessions.deleteForUser(uid, keep)
   }
 
   /**
@@ -112,16 +147,22 @@ export class AuthService {
    */
   async authorize(request: Request, spec: AccessSpec): Promise<Caller> {
     const caller = await this.authenticate(request, spec)
+    this.admit(caller, spec)
+    return caller
+  }
+
+  /** Throws 401 for a download session on another route, 403 when the caller lacks the route's right. */
+  admit(caller: Caller, spec: AccessSpec): void {
     if (caller.temp && !spec.download) throw Errors.unauthenticated('a download token is valid only for downloads')
     if (spec.key === 'admin') {
       if (!caller.admin) throw Errors.adminOnly()
     } else if (spec.key !== 'self' && !userHolds(caller, spec.key)) {
       throw Errors.missingPermission(spec.key)
     }
-    return caller
   }
 
-  private async authenticate(request: Request, spec: AccessSpec): Promise<Caller> {
+  /** Establishes who sent the request from its credential; throws 401 when there is no valid one. */
+  async authenticate(request: Request, spec: AccessSpec): Promise<Caller> {
     const token = credentialOf(request, spec.cookie === true)
     if (!token) throw Errors.unauthenticated()
     const claims = await this.signer.verify(token, { algorithms: ['HS256'] })
@@ -139,8 +180,9 @@ export class AuthService {
     if (now - session.lastHit >= TOUCH_INTERVAL_MS) {
       await store.sessions.touch(session.id, now)
       await store.users.touch(user.uid, now)
+      user.lastActive = now
     }
-    return { uid: user.uid, user, admin: user.admin, sessionId: session.id, temp: session.temp }
+    return { uid: user.uid, user, admin: user.admin, sessionId: session.id, sessionExpires: session.expires, temp: session.temp }
   }
 
   /** Whether a session is still within its lifetime and, unless a download session, its idle timeout. */

@@ -7,12 +7,13 @@ export const Id = t.Integer({ minimum: 1, maximum: 2147483647 })
 export const GroupDetails = t.Object({ GID: t.Integer(), Name: t.String(), Desc: t.String(), Synced: t.Boolean() })
 export type GroupDetails = typeof GroupDetails.static
 
-export const GroupName = t.String({ minLength: 1, maxLength: 256 })
+/** At least one character that is not white space. */
+export const GroupName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })
 export const GroupDesc = t.String({ maxLength: 4096 })
 
 export const CreateGroupBody = t.Object({ Name: GroupName, Desc: t.Optional(GroupDesc) })
 /** Absent or empty-string fields keep their value (decisions §4). */
-export const UpdateGroupBody = t.Object({ Name: t.Optional(t.String({ maxLength: 256 })), Desc: t.Optional(GroupDesc) })
+export const UpdateGroupBody = t.Object({ Name: t.Optional(t.Union([t.Literal(''), GroupName])), Desc: t.Optional(GroupDesc) })
 
 export const GidParams = t.Object({ gid: Id })
 

@@ -159,12 +159,11 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
       async ({ caller, params, body }) => {
         const target = await ownOrAdmin(caller, params.id)
         // Changing one's own password always needs the current one, admins included (decisions §4).
-        if (target.uid === caller.uid) {
-          if (!body.OrigPass || !(await auth.verifyPassword(body.OrigPass, target.passwordHash)))
-            throw Errors.forbidden('OrigPass does not match the current password')
-        }
+        if (target.uid === caller.uid) await auth.confirmPassword(target, body.OrigPass)
         checkPassword(body.NewPass)
         await users.setPasswordHash(target.uid, await auth.hashPassword(body.NewPass))
+        // A new password ends the account's other sessions; whoever changed their own keeps theirs.
+        await auth.closeAllSessions(target.uid, target.uid === caller.uid ? caller.sessionId : undefined)
         return {}
       },
       { access: 'self', params: UidParams, body: PasswordBody, response: Empty, detail: { summary: 'Change a password (OrigPass required for one\'s own)' } },
@@ -235,6 +234,10 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
       '/api/users/:id/preferences',
       async ({ caller, params, request }) => {
         const target = await ownOrAdmin(caller, params.id)
+        // The body parser keeps no raw text for multipart bodies, so rawBody() answers '' for them: refuse
+        // such a body here rather than mistake it for an empty one (which clears the preferences).
+        const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+        if (type === 'multipart/form-data') throw Errors.badRequest('preferences must be valid JSON')
         const text = rawBody(request)
         if (text.trim() === '') {
           await users.deletePreference(target.uid, PREFS)

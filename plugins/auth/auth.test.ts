@@ -1,0 +1,570 @@
+// Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; decisions §1, §2).
+import { afterEach, describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp } from '../../server/app'
+import { loadConfig } from '../../server/config'
+import { createLogger } from '../../server/log'
+import { createSqliteStore } from '../../server/store'
+import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer } from '../../test/helpers'
+
+const INVALID = 'Invalid username or password'
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
+
+const servers: TestServer[] = []
+async function setup(overrides: Parameters<typeof createTestServer>[0] = {}) {
+  const s = await createTestServer(overrides)
+  servers.push(s)
+  return s
+}
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close()
+})
+
+function expectError(res: CallResult, status: number) {
+  expect(res.status).toBe(status)
+  expect(res.body).toEqual({ Error: expect.any(String) })
+  expect(res.body.Error.length).toBeGreaterThan(0)
+}
+
+function expectLoginFailure(res: CallResult, status: number, reason?: string) {
+  expect(res.status).toBe(status)
+  expect(res.body.LoginStatus).toBe(false)
+  expect(typeof res.body.Reason).toBe('string')
+  expect(res.body.Reason.length).toBeGreaterThan(0)
+  if (reason !== undefined) expect(res.body.Reason).toBe(reason)
+  expect(res.body.JWT).toBeUndefined()
+}
+
+function expectLoginSuccess(res: CallResult, admin: boolean) {
+  expect(res.status).toBe(200)
+  expect(res.body).toEqual({ LoginStatus: true, JWT: expect.any(String), Admin: admin, MFARequired: false, MFASetupRequired: false })
+}
+
+const b64url = (v: string | Buffer) => Buffer.from(v).toString('base64url')
+const decodePart = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
+function parts(jwt: string) {
+  const [h, p, s] = jwt.split('.')
+  return { header: decodePart(h!), payload: decodePart(p!), h: h!, p: p!, s: s! }
+}
+function hmacJwt(header: object, payload: object, key: string, hash = 'sha256') {
+  const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(payload))}`
+  return `${input}.${createHmac(hash, key).update(input).digest('base64url')}`
+}
+async function signingKey(s: TestServer) {
+  const key = await s.store.settings.get('jwt_signing_key')
+  expect(key).toBeString()
+  return key!
+}
+
+const whoami = (s: TestServer, jwt?: string, headers?: Record<string, string>) => s.call('GET', '/api/info/whoami', { jwt, headers })
+
+describe('POST /api/login', () => {
+  test('JSON login answers LoginStatus, JWT, Admin and the MFA flags', async () => {
+    const s = await setup()
+    const res = await s.call('POST', '/api/login', { json: { User: 'admin', Pass: ADMIN_PASSWORD } })
+    expectLoginSuccess(res, true)
+    const me = await whoami(s, res.body.JWT)
+    expect(me.status).toBe(200)
+    expect(me.body.UID).toBe(1)
+    expect(me.body.User).toBe('admin')
+  })
+
+  test('form login works the same and a non-admin gets Admin false', async () => {
+    const s = await setup()
+    const u = await s.createUser({ User: 'formuser', Pass: 'form-password-1' })
+    const res = await s.call('POST', '/api/login', { form: { User: 'formuser', Pass: 'form-password-1' } })
+    expectLoginSuccess(res, false)
+    const me = await whoami(s, res.body.JWT)
+    expect(me.status).toBe(200)
+    expect(me.body.UID).toBe(u.uid)
+    expectLoginFailure(await s.call('POST', '/api/login', { form: { User: 'formuser', Pass: 'nope-nope-nope' } }), 422, INVALID)
+  })
+
+  test('wrong password and unknown user are both 422 with the same Reason', async () => {
+    const s = await setup()
+    await s.createUser({ User: 'alice', Pass: 'alice-password' })
+    const wrong = await s.call('POST', '/api/login', { json: { User: 'alice', Pass: 'not-her-password' } })
+    const unknown = await s.call('POST', '/api/login', { json: { User: 'nobody-here', Pass: 'whatever-pass' } })
+    expectLoginFailure(wrong, 422, INVALID)
+    expectLoginFailure(unknown, 422, INVALID)
+    expect(unknown.body).toEqual(wrong.body)
+  })
+
+  test('a locked account gets 423 with the right password, and no session', async () => {
+    const s = await setup()
+    const u = await s.createUser({ User: 'locky', Pass: 'locky-password' })
+    expect((await s.call('PUT', `/api/users/${u.uid}/lock`, { jwt: s.adminJwt })).status).toBe(200)
+    expectError(await whoami(s, u.jwt), 401) // locking ended the existing session
+    const res = await s.call('POST', '/api/login', { json: { User: 'locky', Pass: 'locky-password' } })
+    expectLoginFailure(res, 423)
+    expect(res.body.Reason).not.toBe(INVALID)
+    // a wrong password on a locked account tells nothing about the lock
+    expectLoginFailure(await s.call('POST', '/api/login', { json: { User: 'locky', Pass: 'wrong-password' } }), 422, INVALID)
+    const sessions = await s.call('GET', `/api/users/${u.uid}/sessions`, { jwt: s.adminJwt })
+    expect(sessions.body.Sessions).toEqual([])
+    expect((await s.call('DELETE', `/api/users/${u.uid}/lock`, { jwt: s.adminJwt })).status).toBe(200)
+    expectLoginSuccess(await s.call('POST', '/api/login', { json: { User: 'locky', Pass: 'locky-password' } }), false)
+  })
+
+  test('missing or mistyped fields are 400 with an Error body', async () => {
+    const s = await setup()
+    for (const json of [{ User: 'admin' }, { Pass: ADMIN_PASSWORD }, {}, [], { User: 1, Pass: ADMIN_PASSWORD }, { User: 'admin', Pass: null }])
+      expectError(await s.call('POST', '/api/login', { json }), 400)
+    expectError(await s.call('POST', '/api/login', { form: { User: 'admin' } }), 400)
+    expectError(await s.call('POST', '/api/login', { body: '', headers: { 'content-type': 'application/json' } }), 400)
+  })
+})
+
+describe('brute-force throttling', () => {
+  async function fail(s: TestServer, user: string, times: number) {
+    for (let i = 0; i < times; i++)
+      expectLoginFailure(await s.call('POST', '/api/login', { json: { User: user, Pass: `wrong-${i}-password` } }), 422, INVALID)
+  }
+  const attempt = (s: TestServer, user: string, pass: string) => s.call('POST', '/api/login', { json: { User: user, Pass: pass } })
+
+  test('after 5 failures within the window the right password gets 429 until the window passes', async () => {
+    const s = await setup()
+    expect(s.config.loginMaxFailures).toBe(5)
+    await s.createUser({ User: 'target', Pass: 'target-password' })
+    await fail(s, 'target', 5)
+    const refused = await attempt(s, 'target', 'target-password')
+    expect(refused.status).toBe(429)
+    expect(refused.body.Error).toBeString()
+    expect(refused.body.LoginStatus).toBe(false)
+    expect(refused.body.JWT).toBeUndefined()
+    // another user is not affected
+    await s.createUser({ User: 'bystander', Pass: 'bystander-password' })
+    expectLoginSuccess(await attempt(s, 'bystander', 'bystander-password'), false)
+    // just before the window ends: still refused; once it has passed: in
+    s.clock.advance(s.config.loginFailureWindowMs - 1)
+    expect((await attempt(s, 'target', 'target-password')).status).toBe(429)
+    s.clock.advance(1)
+    expectLoginSuccess(await attempt(s, 'target', 'target-password'), false)
+  })
+
+  test('four failures are not yet throttled; unknown names are throttled too', async () => {
+    const s = await setup()
+    await s.createUser({ User: 'four', Pass: 'four-password' })
+    await fail(s, 'four', 4)
+    expectLoginSuccess(await attempt(s, 'four', 'four-password'), false)
+    await fail(s, 'ghost', 5)
+    expect((await attempt(s, 'ghost', 'any-password')).status).toBe(429)
+  })
+
+  test('a successful login resets the counter', async () => {
+    const s = await setup()
+    await s.createUser({ User: 'resetme', Pass: 'resetme-password' })
+    await fail(s, 'resetme', 4)
+    expectLoginSuccess(await attempt(s, 'resetme', 'resetme-password'), false)
+    await fail(s, 'resetme', 4)
+    expectLoginSuccess(await attempt(s, 'resetme', 'resetme-password'), false)
+  })
+
+  test('failures spread over more than the window do not add up', async () => {
+    const s = await setup()
+    await s.createUser({ User: 'slow', Pass: 'slow-password' })
+    await fail(s, 'slow', 4)
+    s.clock.advance(s.config.loginFailureWindowMs)
+    await fail(s, 'slow', 4)
+    expectLoginSuccess(await attempt(s, 'slow', 'slow-password'), false)
+  })
+
+  test('UID 1 admin is never refused with 429', async () => {
+    const s = await setup()
+    await fail(s, 'admin', 5)
+    expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
+  })
+})
+
+describe('JWT', () => {
+  test('is HS256 with sub, jti, iat and exp, signed with the server key', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const { header, payload, h, p, s: sig } = parts(u.jwt)
+    expect(header.alg).toBe('HS256')
+    expect(payload.sub).toBe(String(u.uid))
+    expect(payload.jti).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(payload.iat).toBeNumber()
+    expect(payload.exp).toBeNumber()
+    expect(Math.abs(payload.exp - payload.iat - s.config.sessionLifetimeMs / 1000)).toBeLessThanOrEqual(2)
+    expect(createHmac('sha256', await signingKey(s)).update(`${h}.${p}`).digest('base64url')).toBe(sig)
+    // every login is its own session
+    expect(parts(await s.login(u.User, u.Pass)).payload.jti).not.toBe(payload.jti)
+  })
+
+  test('alg none, another key, another alg and a tampered payload are 401', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const { header, payload, h, s: sig } = parts(u.jwt)
+    const key = await signingKey(s)
+    const forged = [
+      `${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${b64url(JSON.stringify(payload))}.`,
+      `${b64url(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${b64url(JSON.stringify(payload))}.${sig}`,
+      hmacJwt(header, payload, 'a-completely-different-signing-key-0123456789'),
+      hmacJwt({ alg: 'HS512', typ: 'JWT' }, payload, key, 'sha512'),
+      `${h}.${b64url(JSON.stringify({ ...payload, sub: '1' }))}.${sig}`,
+      `${h}.${b64url(JSON.stringify({ ...payload, exp: payload.exp + 3600 }))}.${sig}`,
+    ]
+    for (const jwt of forged) expectError(await whoami(s, jwt), 401)
+    // the genuine one still works
+    expect((await whoami(s, u.jwt)).status).toBe(200)
+  })
+
+  test('a correctly signed JWT without a matching session row is 401', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const { header, payload } = parts(u.jwt)
+    const key = await signingKey(s)
+    // a session id that was never issued
+    expectError(await whoami(s, hmacJwt(header, { ...payload, jti: crypto.randomUUID() }, key)), 401)
+    // the user's live session id, claimed for someone else
+    const adminJti = parts(s.adminJwt).payload.jti
+    expectError(await whoami(s, hmacJwt(header, { ...payload, jti: adminJti }, key)), 401)
+    expectError(await whoami(s, hmacJwt(header, { ...payload, jti: payload.jti, sub: '1' }, key)), 401)
+    // the same claims re-signed with the right key are fine: the row is what counts
+    expect((await whoami(s, hmacJwt(header, payload, key))).status).toBe(200)
+  })
+})
+
+describe('logout', () => {
+  test('PUT /api/logout ends only this session', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const other = await s.login(u.User, u.Pass)
+    const res = await s.call('PUT', '/api/logout', { jwt: u.jwt })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({})
+    expectError(await whoami(s, u.jwt), 401)
+    expectError(await s.call('PUT', '/api/logout', { jwt: u.jwt }), 401)
+    expect((await whoami(s, other)).status).toBe(200)
+    const list = await s.call('GET', `/api/users/${u.uid}/sessions`, { jwt: other })
+    expect(list.body.Sessions).toHaveLength(1)
+  })
+
+  test('DELETE /api/logout ends every session of the user and no one else\'s', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const second = await s.login(u.User, u.Pass)
+    const third = await s.login(u.User, u.Pass)
+    const res = await s.call('DELETE', '/api/logout', { jwt: second })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({})
+    for (const jwt of [u.jwt, second, third]) expectError(await whoami(s, jwt), 401)
+    expect((await whoami(s, s.adminJwt)).status).toBe(200)
+    const list = await s.call('GET', `/api/users/${u.uid}/sessions`, { jwt: s.adminJwt })
+    expect(list.body.Sessions).toEqual([])
+  })
+
+  test('logout without a JWT is 401', async () => {
+    const s = await setup()
+    expectError(await s.call('PUT', '/api/logout'), 401)
+    expectError(await s.call('DELETE', '/api/logout'), 401)
+  })
+})
+
+describe('session timeouts', () => {
+  test('a session idle for sessionIdleMs is 401; any use in between keeps it alive', async () => {
+    const s = await setup()
+    const idle = s.config.sessionIdleMs
+    expect(idle).toBe(60 * 60_000)
+    const u = await s.createUser()
+    s.clock.advance(idle - 1)
+    expect((await whoami(s, u.jwt)).status).toBe(200)
+    s.clock.advance(idle - 1)
+    expect((await whoami(s, u.jwt)).status).toBe(200)
+    s.clock.advance(idle)
+    expectError(await whoami(s, u.jwt), 401)
+    // gone for good: going back in time does not revive it
+    s.clock.advance(-idle)
+    expectError(await whoami(s, u.jwt), 401)
+  })
+
+  test('a session in constant use ends after sessionLifetimeMs', async () => {
+    const s = await setup()
+    const { sessionIdleMs: idle, sessionLifetimeMs: lifetime } = s.config
+    expect(lifetime).toBe(24 * 3_600_000)
+    const u = await s.createUser()
+    const step = idle - 60_000
+    let elapsed = 0
+    while (elapsed + step < lifetime - 1) {
+      s.clock.advance(step)
+      elapsed += step
+      expect((await whoami(s, u.jwt)).status).toBe(200)
+    }
+    s.clock.advance(lifetime - 1 - elapsed)
+    expect((await whoami(s, u.jwt)).status).toBe(200)
+    s.clock.advance(1)
+    expectError(await whoami(s, u.jwt), 401)
+  })
+
+  test('configured timeouts are honoured', async () => {
+    const s = await setup({ sessionIdleMs: 10_000, sessionLifetimeMs: 25_000 })
+    const u = await s.createUser()
+    s.clock.advance(9_999)
+    expect((await whoami(s, u.jwt)).status).toBe(200)
+    s.clock.advance(10_000)
+    expectError(await whoami(s, u.jwt), 401)
+    const again = await s.login(u.User, u.Pass)
+    for (let i = 0; i < 3; i++) {
+      s.clock.advance(8_000)
+      expect((await whoami(s, again)).status).toBe(200)
+    }
+    s.clock.advance(1_000)
+    expectError(await whoami(s, again), 401)
+  })
+})
+
+describe('GET /api/login/refreshtoken', () => {
+  test('answers a new JWT and ends the old session', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const res = await s.call('GET', '/api/login/refreshtoken', { jwt: u.jwt })
+    expectLoginSuccess(res, false)
+    expect(res.body.JWT).not.toBe(u.jwt)
+    expect(parts(res.body.JWT).payload.sub).toBe(String(u.uid))
+    expect(parts(res.body.JWT).payload.jti).not.toBe(parts(u.jwt).payload.jti)
+    expect((await whoami(s, res.body.JWT)).body.UID).toBe(u.uid)
+    expectError(await whoami(s, u.jwt), 401)
+    expectError(await s.call('GET', '/api/login/refreshtoken', { jwt: u.jwt }), 401)
+    const list = await s.call('GET', `/api/users/${u.uid}/sessions`, { jwt: res.body.JWT })
+    expect(list.body.Sessions).toHaveLength(1)
+  })
+
+  test('a refreshed session ends when the original would have: refresh does not stretch the lifetime', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const step = s.config.sessionIdleMs / 2
+    let jwt = u.jwt
+    let elapsed = 0
+    while (elapsed + step < s.config.sessionLifetimeMs) {
+      s.clock.advance(step)
+      elapsed += step
+      const res = await s.call('GET', '/api/login/refreshtoken', { jwt })
+      expectLoginSuccess(res, false)
+      jwt = res.body.JWT
+    }
+    expect((await whoami(s, jwt)).status).toBe(200)
+    s.clock.advance(s.config.sessionLifetimeMs - elapsed)
+    expectError(await whoami(s, jwt), 401)
+  })
+
+  test('an admin refresh keeps Admin true; without a JWT it is 401', async () => {
+    const s = await setup()
+    expectLoginSuccess(await s.call('GET', '/api/login/refreshtoken', { jwt: s.adminJwt }), true)
+    expectError(await s.call('GET', '/api/login/refreshtoken'), 401)
+  })
+})
+
+describe('GET /api/login/tmptoken', () => {
+  test('answers a download-only JWT that normal routes refuse with 401', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const res = await s.call('GET', '/api/login/tmptoken', { jwt: u.jwt })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ LoginStatus: true, JWT: expect.any(String) })
+    const tmp = res.body.JWT as string
+    expect(parts(tmp).payload.sub).toBe(String(u.uid))
+    for (const [method, path] of [
+      ['GET', '/api/info/whoami'],
+      ['GET', '/api/testauth'],
+      ['GET', '/api/settings'],
+      ['GET', '/api/login/refreshtoken'],
+      ['GET', '/api/login/tmptoken'],
+      ['GET', `/api/users/${u.uid}`],
+      ['GET', '/api/groups'],
+      ['PUT', '/api/logout'],
+    ] as const)
+      expectError(await s.call(method, path, { jwt: tmp }), 401)
+    // the session that asked for it carries on
+    expect((await whoami(s, u.jwt)).status).toBe(200)
+  })
+
+  test('lives 3 seconds: listed as TempSession until then, accepted by download routes until then', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const tmp = (await s.call('GET', '/api/login/tmptoken', { jwt: u.jwt })).body.JWT as string
+    const temps = async () =>
+      (await s.call('GET', `/api/users/${u.uid}/sessions`, { jwt: u.jwt })).body.Sessions.filter((x: { TempSession: boolean }) => x.TempSession)
+    // No download route exists yet, so the download acceptance is checked on the service the guard calls.
+    const download = (headers: Record<string, string>) =>
+      s.auth.authorize(new Request('http://localhost/download', { headers }), { key: 'self', download: true, cookie: true })
+    expect((await download({ authorization: `Bearer ${tmp}` })).uid).toBe(u.uid)
+    expect((await download({ cookie: `token=${tmp}` })).temp).toBe(true)
+    expect(await temps()).toHaveLength(1)
+    s.clock.advance(2_999)
+    expect(await temps()).toHaveLength(1)
+    expect((await download({ authorization: `Bearer ${tmp}` })).uid).toBe(u.uid)
+    s.clock.advance(1)
+    expect(await temps()).toEqual([])
+    await expect(download({ authorization: `Bearer ${tmp}` })).rejects.toMatchObject({ status: 401 })
+    expectError(await whoami(s, tmp), 401)
+  })
+
+  test('without a JWT it is 401', async () => {
+    const s = await setup()
+    expectError(await s.call('GET', '/api/login/tmptoken'), 401)
+  })
+})
+
+describe('credentials on the request', () => {
+  test('Authorization header: missing, wrong scheme or garbage is 401 with an Error body', async () => {
+    const s = await setup()
+    const jwt = s.adminJwt
+    expectError(await whoami(s), 401)
+    for (const authorization of [
+      `Basic ${btoa('admin:' + ADMIN_PASSWORD)}`,
+      `Token ${jwt}`,
+      jwt,
+      'Bearer',
+      'Bearer ',
+      'Bearer garbage',
+      'Bearer a.b.c',
+      `Bearer ${jwt} extra`,
+      `Bearer ${jwt.slice(0, -2)}`,
+      `Bearer ${jwt}x`,
+    ])
+      expectError(await whoami(s, undefined, { authorization }), 401)
+    // the scheme name is case-insensitive (RFC 7235)
+    expect((await whoami(s, undefined, { authorization: `bearer ${jwt}` })).status).toBe(200)
+  })
+
+  test('a JWT in Sec-WebSocket-Protocol is accepted on a WebSocket upgrade only', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const ws = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-protocol': u.jwt }
+    const ok = await whoami(s, undefined, ws)
+    expect(ok.status).toBe(200)
+    expect(ok.body.UID).toBe(u.uid)
+    expect((await s.call('GET', '/api/testauth', { headers: ws })).status).toBe(200)
+    expectError(await whoami(s, undefined, { 'sec-websocket-protocol': u.jwt }), 401)
+    expectError(await whoami(s, undefined, { ...ws, 'sec-websocket-protocol': 'garbage' }), 401)
+    await s.call('PUT', '/api/logout', { jwt: u.jwt })
+    expectError(await whoami(s, undefined, ws), 401)
+  })
+
+  test('GET /api/testauth is 200 {} with a JWT and 401 without', async () => {
+    const s = await setup()
+    const ok = await s.call('GET', '/api/testauth', { jwt: s.adminJwt })
+    expect(ok.status).toBe(200)
+    expect(ok.body).toEqual({})
+    expectError(await s.call('GET', '/api/testauth'), 401)
+  })
+})
+
+describe('session list', () => {
+  test('shows Origin of the client and LastHit, which follows use', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    s.app.listen({ hostname: '127.0.0.1', port: 0 })
+    try {
+      const base = `http://127.0.0.1:${s.app.server!.port}`
+      const login = await fetch(`${base}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ User: u.User, Pass: u.Pass }),
+      })
+      expect(login.status).toBe(200)
+      const jwt = ((await login.json()) as { JWT: string }).JWT
+      const loginTime = s.clock.now()
+      const list = async () => {
+        const res = await fetch(`${base}/api/users/${u.uid}/sessions`, { headers: { authorization: `Bearer ${jwt}` } })
+        expect(res.status).toBe(200)
+        return (await res.json()) as { UID: number; User: string; Sessions: Record<string, unknown>[] }
+      }
+      const first = await list()
+      expect(first.UID).toBe(u.uid)
+      expect(first.User).toBe(u.User)
+      // the helper's own login (through app.handle) has no network origin; ours came over TCP
+      const ours = first.Sessions.find((x) => x.Origin === '127.0.0.1')
+      expect(ours).toEqual({ Origin: '127.0.0.1', LastHit: new Date(loginTime).toISOString(), TempSession: false, Synced: false })
+      expect(first.Sessions).toHaveLength(2)
+      s.clock.advance(90_000)
+      const later = (await list()).Sessions.find((x) => x.Origin === '127.0.0.1')!
+      expect(later.LastHit).toMatch(ISO)
+      expect(later.LastHit).toBe(new Date(loginTime + 90_000).toISOString())
+    } finally {
+      await s.app.stop(true)
+    }
+  })
+
+  test('admins see anyone\'s sessions, users only their own', async () => {
+    const s = await setup()
+    const a = await s.createUser()
+    const b = await s.createUser()
+    const own = await s.call('GET', `/api/users/${a.uid}/sessions`, { jwt: a.jwt })
+    expect(own.status).toBe(200)
+    expect(own.body.Sessions).toHaveLength(1)
+    expect(own.body.Sessions[0].LastHit).toMatch(ISO)
+    expectError(await s.call('GET', `/api/users/${b.uid}/sessions`, { jwt: a.jwt }), 403)
+    const byAdmin = await s.call('GET', `/api/users/${b.uid}/sessions`, { jwt: s.adminJwt })
+    expect(byAdmin.status).toBe(200)
+    expect(byAdmin.body.UID).toBe(b.uid)
+    expectError(await s.call('GET', `/api/users/${a.uid}/sessions`), 401)
+  })
+})
+
+describe('first start', () => {
+  async function start(dir: string, announced: string[], logs: string[]) {
+    const store = createSqliteStore(join(dir, 'quarry.db'))
+    const config = { ...loadConfig({}).config, dataDir: dir, adminPassword: undefined, passwordHash: { memoryCost: 256, timeCost: 1 } }
+    const log = createLogger('debug', (line) => void logs.push(line))
+    const { app } = await createApp({ config, store, log, announce: (l) => void announced.push(l) })
+    const login = (Pass: string) =>
+      app.handle(new Request('http://localhost/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ User: 'admin', Pass }) }))
+    return { app, store, login }
+  }
+
+  test('without a configured password, UID 1 admin gets a random password announced once', async () => {
+    // createTestServer({ adminPassword: undefined }) cannot be used: the helper logs in with ADMIN_PASSWORD.
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-first-start-'))
+    try {
+      const announced: string[] = []
+      const logs: string[] = []
+      const first = await start(dir, announced, logs)
+      expect(announced).toHaveLength(1)
+      const password = /generated password (\S+)/.exec(announced[0]!)?.[1]
+      expect(password).toBeString()
+      expect(password!.length).toBeGreaterThanOrEqual(16)
+      expect(logs.join('')).not.toContain(password!)
+      expect((await first.login(ADMIN_PASSWORD)).status).toBe(422)
+      const res = await first.login(password!)
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { JWT: string; Admin: boolean }
+      expect(body.Admin).toBe(true)
+      const me = await first.app.handle(new Request('http://localhost/api/info/whoami', { headers: { authorization: `Bearer ${body.JWT}` } }))
+      expect(await me.json()).toMatchObject({ UID: 1, User: 'admin', Admin: true })
+      first.store.close()
+
+      // a restart on the same store announces nothing and keeps the password (and the JWT signing key)
+      const second = await start(dir, announced, logs)
+      expect(announced).toHaveLength(1)
+      expect((await second.login(password!)).status).toBe(200)
+      const again = await second.app.handle(new Request('http://localhost/api/info/whoami', { headers: { authorization: `Bearer ${body.JWT}` } }))
+      expect(again.status).toBe(200)
+      second.store.close()
+
+      // a different fresh store gets a different password
+      const dir2 = mkdtempSync(join(tmpdir(), 'quarry-first-start-'))
+      try {
+        const other: string[] = []
+        const third = await start(dir2, other, [])
+        expect(other).toHaveLength(1)
+        expect(/generated password (\S+)/.exec(other[0]!)?.[1]).not.toBe(password)
+        third.store.close()
+      } finally {
+        rmSync(dir2, { recursive: true, force: true })
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('with a configured password nothing is announced and that password works', async () => {
+    const s = await setup()
+    expect(s.announced).toEqual([])
+    expectLoginSuccess(await s.call('POST', '/api/login', { json: { User: 'admin', Pass: ADMIN_PASSWORD } }), true)
+  })
+})
