@@ -1,5 +1,6 @@
 // A real app on a temporary store, driven through app.handle() with real Requests.
 // Each call builds its own store and clock, so test files are independent and may run in any order.
+import { afterEach, expect } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -133,3 +134,59 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
 }
 
 export type TestServer = Awaited<ReturnType<typeof createTestServer>>
+
+/** The error wire shape of decisions §1: a JSON `{"Error": "<message>"}` and nothing else (plus `extra` members). */
+export function expectError(res: CallResult, status: number, extra: Record<string, unknown> = {}) {
+  expect({ status: res.status, text: res.text }).toMatchObject({ status })
+  expect(res.headers.get('content-type') ?? '').toContain('application/json')
+  expect(Object.keys(res.body ?? {}).sort()).toEqual(['Error', ...Object.keys(extra)].sort())
+  expect(typeof res.body.Error).toBe('string')
+  expect(res.body.Error.length).toBeGreaterThan(0)
+  expect(res.body).toMatchObject(extra)
+}
+
+/** Columns that move on every authenticated request, and counters a refused password rightly bumps. */
+const VOLATILE_COLUMNS = new Set(['last_hit', 'last_active'])
+const VOLATILE_TABLES = new Set(['login_failures', 'schema_migrations'])
+
+/** Every row of every table of the store, for "nothing changed" checks; volatile columns left out. */
+export function storeSnapshot(s: TestServer): Record<string, unknown[]> {
+  const db = s.store.db
+  const tables = db
+    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .all()
+    .map((t) => t.name)
+    .filter((t) => !VOLATILE_TABLES.has(t))
+  const snapshot: Record<string, unknown[]> = {}
+  for (const table of tables) {
+    const columns = db
+      .query<{ name: string }, []>(`PRAGMA table_info(${table})`)
+      .all()
+      .map((c) => c.name)
+      .filter((c) => !VOLATILE_COLUMNS.has(c))
+    snapshot[table] = db.query(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${columns.join(', ')}`).all()
+  }
+  return snapshot
+}
+
+/** A refused request: its status, the error body, and no change anywhere in the store. */
+export async function refused(s: TestServer, status: number, method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+  const before = storeSnapshot(s)
+  const res = await s.call(method, path, opts)
+  expectError(res, status)
+  expect(storeSnapshot(s)).toEqual(before)
+  return res
+}
+
+/** A `setup()` for a test file: each call builds a server, and every server is closed after each test. */
+export function serverPerTest() {
+  const servers: TestServer[] = []
+  afterEach(() => {
+    for (const s of servers.splice(0)) s.close()
+  })
+  return async (overrides: Partial<Config> = {}) => {
+    const s = await createTestServer(overrides)
+    servers.push(s)
+    return s
+  }
+}

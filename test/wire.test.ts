@@ -1,27 +1,12 @@
 // The wire rules every route follows (decisions §1) and the service routes of decisions §2.
-import { afterEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { PUBLIC_ROUTES } from '../server/permissions'
-import { type CallResult, type TestServer, createTestServer } from './helpers'
+import { type TestServer, expectError, serverPerTest } from './helpers'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-const servers: TestServer[] = []
-async function setup(overrides: Parameters<typeof createTestServer>[0] = {}) {
-  const s = await createTestServer(overrides)
-  servers.push(s)
-  return s
-}
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close()
-})
-
-function expectError(res: CallResult, status: number) {
-  expect(res.status).toBe(status)
-  expect(res.headers.get('content-type')).toStartWith('application/json')
-  expect(res.body).toEqual({ Error: expect.any(String) })
-  expect(res.body.Error.length).toBeGreaterThan(0)
-}
+const setup = serverPerTest()
 
 /** The access-log line of one request; it is written after the response, so wait for it briefly. */
 async function requestLog(s: TestServer, rid: string): Promise<Record<string, unknown>[]> {

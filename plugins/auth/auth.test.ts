@@ -1,5 +1,5 @@
 // Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; decisions §1, §2).
-import { afterEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,26 +8,12 @@ import { createApp } from '../../server/app'
 import { loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
 import { createSqliteStore } from '../../server/store'
-import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer } from '../../test/helpers'
+import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, serverPerTest } from '../../test/helpers'
 
 const INVALID = 'Invalid username or password'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
 
-const servers: TestServer[] = []
-async function setup(overrides: Parameters<typeof createTestServer>[0] = {}) {
-  const s = await createTestServer(overrides)
-  servers.push(s)
-  return s
-}
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close()
-})
-
-function expectError(res: CallResult, status: number) {
-  expect(res.status).toBe(status)
-  expect(res.body).toEqual({ Error: expect.any(String) })
-  expect(res.body.Error.length).toBeGreaterThan(0)
-}
+const setup = serverPerTest()
 
 function expectLoginFailure(res: CallResult, status: number, reason?: string) {
   expect(res.status).toBe(status)

@@ -1,22 +1,8 @@
 // Groups over HTTP (spec "Users and groups"; decisions §1, §4).
-import { afterEach, describe, expect, test } from 'bun:test'
-import { type CallResult, type TestServer, createTestServer } from '../../test/helpers'
+import { describe, expect, test } from 'bun:test'
+import { type TestServer, expectError, serverPerTest } from '../../test/helpers'
 
-const servers: TestServer[] = []
-async function setup() {
-  const s = await createTestServer()
-  servers.push(s)
-  return s
-}
-afterEach(() => {
-  for (const s of servers.splice(0)) s.close()
-})
-
-function expectError(res: CallResult, status: number) {
-  expect(res.status).toBe(status)
-  expect(res.body).toEqual({ Error: expect.any(String) })
-  expect(res.body.Error.length).toBeGreaterThan(0)
-}
+const setup = serverPerTest()
 
 const listGroups = async (s: TestServer) => {
   const res = await s.call('GET', '/api/groups', { jwt: s.adminJwt })

@@ -1,7 +1,7 @@
 // HTTP-level tests of the users API (spec "Users and groups", "Account lock", "Errors", "Authentication";
 // decisions §1 and §4), through the real app on a temporary store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, type TestServer } from '../../test/helpers'
+import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, refused, storeSnapshot, type TestServer } from '../../test/helpers'
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -11,36 +11,6 @@ const GROUP_KEYS = ['Desc', 'GID', 'Name', 'Synced']
 let unique = 0
 /** A user name no other test uses. */
 const freshName = (prefix = 'u') => `${prefix}-${++unique}`
-
-/** Everything the users API can change, read straight from the store (times that move on every request left out). */
-function dump(s: TestServer) {
-  const db = s.store.db
-  return {
-    users: db.query('SELECT uid, username, name, email, password_hash, admin, locked, default_gid FROM users ORDER BY uid').all(),
-    groups: db.query('SELECT gid, name, description FROM groups ORDER BY gid').all(),
-    memberships: db.query('SELECT uid, gid FROM user_groups ORDER BY uid, gid').all(),
-    preferences: db.query('SELECT uid, name, data, updated FROM preferences ORDER BY uid, name').all(),
-    sessions: db.query('SELECT id, uid, expires, temp FROM sessions ORDER BY id').all(),
-  }
-}
-
-/** The error wire shape of decisions §1: `{"Error": "<message>"}` as JSON, nothing else. */
-function expectError(res: CallResult, status: number) {
-  expect({ status: res.status, text: res.text }).toMatchObject({ status })
-  expect(res.headers.get('content-type') ?? '').toContain('application/json')
-  expect(Object.keys(res.body ?? {})).toEqual(['Error'])
-  expect(typeof res.body.Error).toBe('string')
-  expect(res.body.Error.length).toBeGreaterThan(0)
-}
-
-/** A refused request: the status, the error body, and no change anywhere in the store. */
-async function refused(s: TestServer, status: number, method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
-  const before = dump(s)
-  const res = await s.call(method, path, opts)
-  expectError(res, status)
-  expect(dump(s)).toEqual(before)
-  return res
-}
 
 /** A successful request answering `{}`. */
 async function okEmpty(s: TestServer, method: string, path: string, opts: CallOptions = {}) {
@@ -835,13 +805,13 @@ describe('preferences', () => {
     await okEmpty(s, 'PUT', `/api/users/${user.uid}/preferences`, { jwt: user.jwt, json: { keep: 'me' } })
     const form = new FormData()
     form.append('prefs', '{"replaced":true}')
-    const before = dump(s)
+    const before = storeSnapshot(s)
     const res = await s.app.handle(
       new Request(`http://localhost/api/users/${user.uid}/preferences`, { method: 'PUT', headers: { authorization: `Bearer ${user.jwt}` }, body: form }),
     )
     const text = await res.text()
     expectError({ status: res.status, headers: res.headers, text, body: JSON.parse(text) }, 400)
-    expect(dump(s)).toEqual(before)
+    expect(storeSnapshot(s)).toEqual(before)
     expect((await ok(s, 'GET', `/api/users/${user.uid}/preferences`, { jwt: user.jwt })).body).toEqual({ keep: 'me' })
   })
 
