@@ -1,6 +1,7 @@
 // The embedded SQLite store: WAL, foreign keys, a busy timeout for concurrent writers, migrations at start.
 import { Database } from 'bun:sqlite'
 import { MIGRATIONS } from './migrations'
+import { UniqueViolation } from './unique'
 
 export function openDatabase(path: string): Database {
   const db = new Database(path, { create: true, strict: true })
@@ -24,5 +25,15 @@ export function migrate(db: Database): void {
       db.run(m.sql)
       db.run('INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)', [m.version, m.name, Date.now()])
     })()
+  }
+}
+
+/** Runs a write and turns SQLite's unique-constraint failure into the store-neutral UniqueViolation. */
+export function uniqueWrite<T>(write: () => T): T {
+  try {
+    return write()
+  } catch (e) {
+    if (e instanceof Error && (e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueViolation(e.message)
+    throw e
   }
 }

@@ -2,6 +2,7 @@
 // it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
+import { UniqueViolation } from './unique'
 
 export class ApiError extends Error {
   constructor(
@@ -25,6 +26,16 @@ export const Errors = {
   tooLarge: (limit: number) => new ApiError(413, `request body exceeds the limit of ${limit} bytes`),
   tooManyRequests: (message: string) => new ApiError(429, message),
 } as const
+
+/** Runs a store write; a taken name becomes 409 with the given message. */
+export async function conflictOnDuplicate<T>(message: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (e) {
+    if (e instanceof UniqueViolation) throw Errors.conflict(message)
+    throw e
+  }
+}
 
 /** Short, value-free description of a validation failure: which part and property, never the input. */
 function describeValidation(error: unknown): string {

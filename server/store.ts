@@ -16,19 +16,6 @@ export interface Store {
   close(): void
 }
 
-/** Raised by a repository when a write would break a uniqueness rule (a taken name). */
-export class UniqueViolation extends Error {}
-
-/** Runs a write and turns SQLite's unique-constraint failure into UniqueViolation. */
-export function uniqueWrite<T>(write: () => T): T {
-  try {
-    return write()
-  } catch (e) {
-    if (e instanceof Error && (e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueViolation(e.message)
-    throw e
-  }
-}
-
 export function createSqliteStore(path: string): Store & { db: Database } {
   const db = openDatabase(path)
   return {

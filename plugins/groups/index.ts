@@ -1,14 +1,16 @@
 // Groups (decisions §4): admins create, change and delete; every user may list them; members and admins
 // read one group and its members.
 import { Elysia, t } from 'elysia'
-import { Errors } from '../../server/errors'
-import { UniqueViolation, type Store } from '../../server/store'
+import { Errors, conflictOnDuplicate } from '../../server/errors'
+import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import { UserDetails, toUserDetails } from '../users/schema'
 import type { GroupRow } from './repo'
 import { CreateGroupBody, GidParams, GroupDetails, UpdateGroupBody, toGroupDetails } from './schema'
+
+const GROUP_TAKEN = 'group name is taken'
 
 export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService }) {
   const { groups, users } = store
@@ -26,18 +28,9 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
     return group
   }
 
-  async function nameWrite<T>(write: () => Promise<T>): Promise<T> {
-    try {
-      return await write()
-    } catch (e) {
-      if (e instanceof UniqueViolation) throw Errors.conflict('group name is taken')
-      throw e
-    }
-  }
-
   return new Elysia({ name: 'quarry-groups' })
     .use(authGuard(auth))
-    .post('/api/groups', ({ body }) => nameWrite(() => groups.create(body.Name, body.Desc ?? '')), {
+    .post('/api/groups', ({ body }) => conflictOnDuplicate(GROUP_TAKEN, () => groups.create(body.Name, body.Desc ?? '')), {
       access: 'admin',
       body: CreateGroupBody,
       response: t.Integer(),
@@ -59,7 +52,7 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
       async ({ params, body }) => {
         const group = await existing(params.gid)
         // Absent or empty-string fields keep their value (decisions §4).
-        await nameWrite(() => groups.update(group.gid, { name: body.Name || undefined, description: body.Desc || undefined }))
+        await conflictOnDuplicate(GROUP_TAKEN, () => groups.update(group.gid, { name: body.Name || undefined, description: body.Desc || undefined }))
         return {}
       },
       { access: 'admin', params: GidParams, body: UpdateGroupBody, response: Empty, detail: { summary: 'Change Name and Desc' } },

@@ -1,6 +1,6 @@
 // Groups and memberships over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
-import { uniqueWrite } from '../../server/store'
+import { uniqueWrite } from '../../server/db'
 
 export interface GroupRow {
   gid: number

@@ -2,8 +2,8 @@
 // session lists (spec "Users and groups", decisions §4).
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/body'
-import { Errors } from '../../server/errors'
-import { UniqueViolation, type Store } from '../../server/store'
+import { Errors, conflictOnDuplicate } from '../../server/errors'
+import type { Store } from '../../server/store'
 import { formatTime } from '../../server/time'
 import type { Config } from '../../server/config'
 import { authGuard, selfOrAdmin } from '../auth/guard'
@@ -19,6 +19,7 @@ import {
 /** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'
 const PREFS = 'prefs'
+const USER_TAKEN = 'user name is taken'
 
 export interface UsersDeps {
   config: Config
@@ -53,15 +54,6 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
       throw Errors.badRequest(`password must be at least ${config.minPasswordLength} characters`)
   }
 
-  async function renameOrCreate<T>(write: () => Promise<T>): Promise<T> {
-    try {
-      return await write()
-    } catch (e) {
-      if (e instanceof UniqueViolation) throw Errors.conflict('user name is taken')
-      throw e
-    }
-  }
-
   return new Elysia({ name: 'quarry-users' })
     .use(authGuard(auth))
     .get('/api/info/whoami', ({ caller }) => details(caller.user), {
@@ -82,7 +74,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
       async ({ body }) => {
         checkPassword(body.Pass)
         const passwordHash = await auth.hashPassword(body.Pass)
-        return renameOrCreate(() =>
+        return conflictOnDuplicate(USER_TAKEN, () =>
           users.create({ username: body.User, name: body.Name, email: body.Email, passwordHash, admin: body.Admin }, clock()),
         )
       },
@@ -120,7 +112,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
           if (body.Locked) refuseLock(caller, target)
           changes.locked = body.Locked
         }
-        await renameOrCreate(() => users.update(target.uid, changes))
+        await conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes))
         return {}
       },
       { access: 'self', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },

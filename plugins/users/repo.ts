@@ -1,6 +1,6 @@
 // Users and their preferences over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
-import { uniqueWrite } from '../../server/store'
+import { uniqueWrite } from '../../server/db'
 
 export interface UserRow {
   uid: number
