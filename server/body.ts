@@ -1,6 +1,6 @@
 // Request bodies: one parser for the whole API that enforces the body size limit while reading (also for
 // bodies without Content-Length) and applies the wire rules of decisions §1: an empty JSON body is a body
-// of nothing, and login forms arrive as application/x-www-form-urlencoded.
+// of nothing, login forms arrive as application/x-www-form-urlencoded, and JSON is JSON whatever its type.
 // Multipart bodies are left to the routes that take uploads.
 import { Elysia } from 'elysia'
 import { Errors } from './errors'
@@ -32,8 +32,11 @@ export function bodyPlugin(limit: number) {
     if (type === 'multipart/form-data') return undefined
     const text = await readLimited(request, limit)
     rawBodies.set(request, text)
-    if (type === 'application/json' || type.endsWith('+json')) {
-      if (text.trim() === '') return {}
+    const declaredJson = type === 'application/json' || type.endsWith('+json')
+    if (declaredJson && text.trim() === '') return {}
+    // Go servers of this API family decode JSON whatever the Content-Type says, so scripts that send JSON
+    // with curl's default form type (or none) keep working; a real form body never starts with { or [.
+    if (declaredJson || /^\s*[[{]/.test(text)) {
       try {
         return JSON.parse(text)
       } catch {

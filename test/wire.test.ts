@@ -67,6 +67,17 @@ describe('paths', () => {
 })
 
 describe('request bodies', () => {
+  test('JSON is taken as JSON with curl\'s default form type or as plain text, as Go servers of this API do', async () => {
+    const s = await setup()
+    const body = '{"Name":"from-curl","Desc":"d"}'
+    expect((await s.call('POST', '/api/groups', { jwt: s.adminJwt, body, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200)
+    expect((await s.call('POST', '/api/groups', { jwt: s.adminJwt, body: body.replace('from-curl', 'untyped') })).status).toBe(200)
+    expect(await groupNames(s)).toEqual(['from-curl', 'untyped'])
+    // a form that merely looks like JSON is refused, not misread
+    expectError(await s.call('POST', '/api/groups', { jwt: s.adminJwt, body: '{Name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400)
+    expect(await groupNames(s)).toEqual(['from-curl', 'untyped'])
+  })
+
   test('malformed JSON is 400 and changes nothing', async () => {
     const s = await setup()
     for (const body of ['{"Name": "half', '{Name: "x"}', 'not json', '{"Name":"a"} trailing'])
