@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
 import { UniqueViolation } from './unique'
+import { JSON_TYPE } from './wire'
 
 export class ApiError extends Error {
   constructor(
@@ -54,7 +55,7 @@ function describeValidation(error: unknown): string {
 
 export function errorPlugin(log: Logger) {
   return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error: raised, set, request }) => {
-    set.headers['content-type'] = 'application/json; charset=utf-8'
+    set.headers['content-type'] = JSON_TYPE
     // Elysia wraps what a parse hook throws (413 from the body parser) in its own ParseError.
     const cause = (raised as { cause?: unknown }).cause
     const error = code === 'PARSE' && cause instanceof ApiError ? cause : raised

@@ -8,6 +8,8 @@ export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void
   warn(msg: string, fields?: Record<string, unknown>): void
   error(msg: string, fields?: Record<string, unknown>): void
+  /** Whether lines of this level are written at all. */
+  enabled(level: LogLevel): boolean
 }
 
 /** Writes to stdout; a closed stdout (a reader that went away) must not fail the request being logged. */
@@ -25,5 +27,5 @@ export function createLogger(level: LogLevel, write: (line: string) => void = wr
     if (RANK[lvl] < min) return
     write(JSON.stringify({ ts: new Date().toISOString(), level: lvl, msg, ...fields }) + '\n')
   }
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
+  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error'), enabled: (lvl) => RANK[lvl] >= min }
 }

@@ -3,6 +3,7 @@
 import { Elysia, t } from 'elysia'
 import { Errors, conflictOnDuplicate } from '../../server/errors'
 import type { Store } from '../../server/store'
+import { bareNumber } from '../../server/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
@@ -30,7 +31,7 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
 
   return new Elysia({ name: 'quarry-groups' })
     .use(authGuard(auth))
-    .post('/api/groups', ({ body }) => conflictOnDuplicate(GROUP_TAKEN, () => groups.create(body.Name, body.Desc ?? '')), {
+    .post('/api/groups', async ({ body, set }) => bareNumber(set, await conflictOnDuplicate(GROUP_TAKEN, () => groups.create(body.Name, body.Desc ?? ''))), {
       access: 'admin',
       body: CreateGroupBody,
       response: t.Integer(),

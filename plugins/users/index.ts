@@ -5,6 +5,7 @@ import { rawBody } from '../../server/body'
 import { Errors, conflictOnDuplicate } from '../../server/errors'
 import type { Store } from '../../server/store'
 import { formatTime } from '../../server/time'
+import { JSON_TYPE, bareNumber } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
@@ -71,12 +72,13 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
     )
     .post(
       '/api/users',
-      async ({ body }) => {
+      async ({ body, set }) => {
         checkPassword(body.Pass)
         const passwordHash = await auth.hashPassword(body.Pass)
-        return conflictOnDuplicate(USER_TAKEN, () =>
+        const uid = await conflictOnDuplicate(USER_TAKEN, () =>
           users.create({ username: body.User, name: body.Name, email: body.Email, passwordHash, admin: body.Admin }, clock()),
         )
+        return bareNumber(set, uid)
       },
       { access: 'admin', body: CreateUserBody, response: t.Integer(), detail: { summary: 'Create a user; answers the new UID' } },
     )
@@ -187,7 +189,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
       },
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Remove admin status' } },
     )
-    .get('/api/users/:id/searchgroup', async ({ caller, params }) => (await ownOrAdmin(caller, params.id)).defaultGid ?? 0, {
+    .get('/api/users/:id/searchgroup', async ({ caller, params, set }) => bareNumber(set, (await ownOrAdmin(caller, params.id)).defaultGid ?? 0), {
       access: 'self',
       params: UidParams,
       response: t.Integer(),
@@ -218,7 +220,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
         const target = await ownOrAdmin(caller, params.id)
         const prefs = await users.getPreference(target.uid, PREFS)
         // Stored verbatim and answered as stored (decisions §4), so large numbers and key order survive.
-        return new Response(prefs?.data ?? 'null', { headers: { 'content-type': 'application/json; charset=utf-8' } })
+        return new Response(prefs?.data ?? 'null', { headers: { 'content-type': JSON_TYPE } })
       },
       { access: 'self', params: UidParams, detail: { summary: 'Preferences as stored (null when none)' } },
     )

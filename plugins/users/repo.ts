@@ -51,7 +51,7 @@ export interface UsersRepo {
   listPreferences(): Promise<PreferenceRow[]>
 }
 
-interface UserDbRow {
+export interface UserDbRow {
   uid: number
   username: string
   name: string
@@ -65,7 +65,10 @@ interface UserDbRow {
 
 const COLUMNS = 'uid, username, name, email, password_hash, admin, locked, default_gid, last_active'
 
-function toUser(r: UserDbRow): UserRow {
+/** The user columns under a table alias, for queries of other repositories that join users. */
+export const userColumns = (alias: string) => COLUMNS.split(', ').map((c) => `${alias}.${c} AS ${c}`).join(', ')
+
+export function toUser(r: UserDbRow): UserRow {
   return {
     uid: r.uid,
     username: r.username,
