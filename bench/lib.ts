@@ -1,0 +1,81 @@
+// Small HTTP helpers for the benchmark scripts, so they need neither curl nor jq.
+//
+//   bun run bench/lib.ts free-port                  print a free loopback TCP port
+//   bun run bench/lib.ts wait <url> [seconds]       wait until <url> answers (any status), at most <seconds> (default 30)
+//   bun run bench/lib.ts seed <base> <password>     log in as admin, give admin two groups, print the JWT
+//   bun run bench/lib.ts body <url> [jwt]           GET <url>; print the JSON body without TS (fails unless 200)
+
+export {}
+
+const [cmd, ...args] = process.argv.slice(2)
+
+function fail(msg: string): never {
+  console.error(`bench/lib.ts: ${msg}`)
+  process.exit(1)
+}
+
+async function json(res: Response, what: string): Promise<any> {
+  const text = await res.text()
+  if (!res.ok) fail(`${what}: HTTP ${res.status}: ${text}`)
+  try {
+    return JSON.parse(text)
+  } catch {
+    fail(`${what}: not JSON: ${text}`)
+  }
+}
+
+switch (cmd) {
+  case 'free-port': {
+    const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+    console.log(s.port)
+    s.stop(true)
+    break
+  }
+  case 'wait': {
+    const [url, seconds = '30'] = args
+    if (!url) fail('wait <url> [seconds]')
+    const deadline = Date.now() + Number(seconds) * 1000
+    for (;;) {
+      try {
+        await fetch(url, { signal: AbortSignal.timeout(1000) })
+        break
+      } catch {
+        if (Date.now() > deadline) fail(`${url} did not answer within ${seconds}s`)
+        await Bun.sleep(100)
+      }
+    }
+    break
+  }
+  case 'seed': {
+    const [base, password] = args
+    if (!base || !password) fail('seed <base> <password>')
+    const { JWT } = await json(
+      await fetch(`${base}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ User: 'admin', Pass: password }),
+      }),
+      'login',
+    )
+    if (typeof JWT !== 'string') fail('login answered no JWT')
+    const auth = { authorization: `Bearer ${JWT}`, 'content-type': 'application/json' }
+    // Two memberships, so the groups query of whoami returns rows rather than nothing.
+    const gids: number[] = []
+    for (const [Name, Desc] of [['bench-readers', 'benchmark group one'], ['bench-writers', 'benchmark group two']]) {
+      gids.push(await json(await fetch(`${base}/api/groups`, { method: 'POST', headers: auth, body: JSON.stringify({ Name, Desc }) }), 'create group'))
+    }
+    await json(await fetch(`${base}/api/users/1/group`, { method: 'POST', headers: auth, body: JSON.stringify({ GIDs: gids }) }), 'add groups')
+    console.log(JWT)
+    break
+  }
+  case 'body': {
+    const [url, jwt] = args
+    if (!url) fail('body <url> [jwt]')
+    const body = await json(await fetch(url, { headers: jwt ? { authorization: `Bearer ${jwt}` } : {} }), `GET ${url}`)
+    delete body.TS // last_active moves while Quarry serves; everything else must match
+    console.log(JSON.stringify(body))
+    break
+  }
+  default:
+    fail(`unknown command ${cmd ?? '(none)'}`)
+}

@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# Benchmark: GET /api/info/whoami on Quarry against a bare Bun.serve that answers the same JSON from the
+# same SQLite file without a framework or authentication (bench/bare-whoami.ts). See bench/README.md.
+#
+#   bash bench/whoami.sh               Quarry vs bare; appends a block to bench/results/whoami.md
+#   bash bench/whoami.sh --variants    also variants that locate the gap: bare servers doing part of Quarry's
+#                                      auth work
+#   bash bench/whoami.sh --strict      exit 1 when Quarry is below the target
+#
+# Tunables (environment): BENCH_THREADS (1), BENCH_CONNECTIONS (32), BENCH_DURATION (15s), BENCH_WARMUP (5s),
+# BENCH_ROUNDS (3), BENCH_TARGET_PCT (60), BENCH_NO_RECORD=1 (do not append to the results file).
+# All servers run at once on the same store; each round loads them in turn (Quarry, bare, variants) and
+# each is reported by its median round, so that drift of a shared machine hits all alike. Only one is
+# loaded at a time; the others sit idle. Only loopback addresses are used; every load run is bounded by
+# its duration and `timeout`.
+set -Eeuo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUN=$ROOT/node_modules/.bin/bun
+[ -x "$BUN" ] || { echo "bench/whoami.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
+
+THREADS=${BENCH_THREADS:-1}
+CONNS=${BENCH_CONNECTIONS:-32}
+DURATION=${BENCH_DURATION:-15s}
+WARMUP=${BENCH_WARMUP:-5s}
+ROUNDS=${BENCH_ROUNDS:-3}
+TARGET=${BENCH_TARGET_PCT:-60}
+RESULTS=$ROOT/bench/results/whoami.md
+VARIANTS=0
+STRICT=0
+for a in "$@"; do
+  case $a in
+    --variants) VARIANTS=1 ;;
+    --strict) STRICT=1 ;;
+    *) echo "bench/whoami.sh: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+
+# --- wrk ---------------------------------------------------------------------------------------------
+if ! command -v wrk >/dev/null; then
+  SUDO=
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "== installing wrk from Debian's packages"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk >/dev/null
+fi
+command -v wrk >/dev/null || { echo "bench/whoami.sh: wrk is not installed" >&2; exit 2; }
+
+# --- processes and cleanup ---------------------------------------------------------------------------
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/quarry-bench.XXXXXX")
+PIDS=() # every process started here that may still run
+cleanup() {
+  local rc=$? pid f
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 130 ]; then
+    for f in "$TMP"/*.log; do
+      [ -s "$f" ] || continue
+      echo "--- last lines of ${f##*/}:" >&2
+      tail -n 20 "$f" >&2
+    done
+  fi
+  for pid in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in ${PIDS[@]+"${PIDS[@]}"}; do
+    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'echo "bench/whoami.sh: failed (line $LINENO: $BASH_COMMAND)" >&2' ERR
+trap 'exit 130' INT TERM
+
+# forget PID: drops a process that has ended from the list the cleanup stops.
+forget() {
+  local keep=() p
+  for p in ${PIDS[@]+"${PIDS[@]}"}; do [ "$p" = "$1" ] || keep+=("$p"); done
+  PIDS=(${keep[@]+"${keep[@]}"})
+}
+
+# stop_server PID: SIGTERM, then SIGKILL after 10 s.
+stop_server() {
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  forget "$pid"
+}
+
+# bounded SECONDS CMD...: runs CMD under `timeout` in the background and waits, so that a signal to this
+# script is handled at once (bash defers traps while a foreground child runs).
+bounded() {
+  local secs=$1
+  shift
+  timeout "$secs" "$@" &
+  local pid=$! rc=0
+  PIDS+=("$pid")
+  wait "$pid" || rc=$?
+  forget "$pid"
+  return "$rc"
+}
+
+# start_server NAME LOG URL-TO-WAIT-FOR CMD...: starts a server in the background (env as given by the
+# caller) and waits until it answers; sets SERVER_PID.
+start_server() {
+  local name=$1 log=$2 url=$3
+  shift 3
+  "$@" >"$log" 2>&1 &
+  SERVER_PID=$!
+  PIDS+=("$SERVER_PID")
+  "$BUN" run bench/lib.ts wait "$url" 30 || { echo "bench/whoami.sh: $name did not start:" >&2; cat "$log" >&2; exit 1; }
+}
+
+free_port() { "$BUN" run bench/lib.ts free-port; }
+
+# check_body NAME URL [JWT]: the server's whoami answer must equal Quarry's (TS aside).
+check_body() {
+  local got
+  got=$("$BUN" run bench/lib.ts body "$2" "${3:-}")
+  [ "$got" = "$QBODY" ] || {
+    echo "bench/whoami.sh: $1 answers differently from Quarry:" >&2
+    echo "  quarry: $QBODY" >&2
+    echo "  $1: $got" >&2
+    exit 1
+  }
+}
+
+# Latency as wrk prints it (850.00us, 1.23ms, 1.02s) in milliseconds.
+to_ms() {
+  awk -v v="$1" 'BEGIN {
+    n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+    if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000
+    printf "%.2f", n }'
+}
+
+wrk_args() { # URL [JWT]
+  WRK_ARGS=(-t"$THREADS" -c"$CONNS")
+  [ -z "${2:-}" ] || WRK_ARGS+=(-H "Authorization: Bearer $2")
+}
+
+warm() { # NAME URL [JWT]
+  wrk_args "$2" "${3:-}"
+  echo "== $1: warm-up ($WARMUP)"
+  bounded 120 wrk "${WRK_ARGS[@]}" -d"$WARMUP" "$2" >/dev/null
+}
+
+# measure NAME URL [JWT]: one measured run; sets RPS, P50, P99 (ms).
+measure() {
+  local out=$TMP/wrk-$1.txt
+  wrk_args "$2" "${3:-}"
+  bounded 300 wrk "${WRK_ARGS[@]}" -d"$DURATION" --latency "$2" >"$out"
+  if grep -q 'Non-2xx or 3xx responses\|Socket errors' "$out"; then
+    sed 's/^/   /' "$out"
+    echo "bench/whoami.sh: $1 had errors during the run" >&2
+    exit 1
+  fi
+  RPS=$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' "$out")
+  P50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
+  P99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
+  [ -n "$RPS" ] || { echo "bench/whoami.sh: could not read wrk's output for $1" >&2; cat "$out" >&2; exit 1; }
+  printf '   %-34s %8s req/s   p50 %6s ms   p99 %6s ms\n' "$1" "$RPS" "$P50" "$P99"
+}
+
+# median_round "rps:p50:p99" ...: prints the triple with the median requests/s.
+median_round() { printf '%s\n' "$@" | sort -t: -k1,1n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
+
+pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", 100 * a / b}'; }
+
+# --- servers: Quarry, the bare baseline and, with --variants, the variants; all on one store -----------
+DATA=$TMP/data
+PASSWORD=bench-$(date +%s)-password
+QPORT=$(free_port)
+echo "== starting Quarry on 127.0.0.1:$QPORT (data in $DATA)"
+QUARRY_DATA_DIR=$DATA QUARRY_LISTEN=127.0.0.1:$QPORT QUARRY_ADMIN_PASSWORD=$PASSWORD QUARRY_LOG_LEVEL=warn \
+  start_server Quarry "$TMP/quarry.log" "http://127.0.0.1:$QPORT/api/test" "$BUN" run server/main.ts
+JWT=$("$BUN" run bench/lib.ts seed "http://127.0.0.1:$QPORT" "$PASSWORD")
+QBODY=$("$BUN" run bench/lib.ts body "http://127.0.0.1:$QPORT/api/info/whoami" "$JWT")
+echo "   whoami: $QBODY"
+
+# Targets, in the order each round measures them: key, table label, URL, whether the JWT is sent.
+KEYS=()
+declare -A LABEL URL AUTH
+add_target() { KEYS+=("$1"); LABEL[$1]=$2; URL[$1]=$3; AUTH[$1]=$4; }
+add_target quarry "Quarry" "http://127.0.0.1:$QPORT/api/info/whoami" yes
+
+# start_bare KEY LABEL AUTH-MODE: a bench/bare-whoami.ts on the store.
+start_bare() {
+  local port url auth=yes
+  port=$(free_port)
+  url=http://127.0.0.1:$port/api/info/whoami
+  echo "== starting $1 on 127.0.0.1:$port"
+  BARE_DB=$DATA/quarry.db BARE_PORT=$port BARE_AUTH=$3 \
+    start_server "$1" "$TMP/$1.log" "$url" "$BUN" run bench/bare-whoami.ts
+  [ "$3" != none ] || auth=no
+  add_target "$1" "$2" "$url" "$auth"
+}
+start_bare bare "bare Bun.serve" none
+
+if [ "$VARIANTS" -eq 1 ]; then
+  for mode in jose hmac full; do start_bare "bare-$mode" "bare + auth \`$mode\`" "$mode"; done
+fi
+
+jwt_of() { if [ "${AUTH[$1]}" = yes ]; then echo "$JWT"; fi; }
+
+# Every target must answer what Quarry answers (TS aside).
+for k in "${KEYS[@]}"; do check_body "$k" "${URL[$k]}" "$(jwt_of "$k")"; done
+
+# --- load: a warm-up each, then rounds taking the targets in turn ---------------------------------------
+declare -A RUNS # key -> "rps:p50:p99 ..." over the rounds
+for k in "${KEYS[@]}"; do warm "$k" "${URL[$k]}" "$(jwt_of "$k")"; done
+for r in $(seq "$ROUNDS"); do
+  echo "== round $r of $ROUNDS: wrk -t$THREADS -c$CONNS -d$DURATION --latency"
+  for k in "${KEYS[@]}"; do
+    measure "$k" "${URL[$k]}" "$(jwt_of "$k")"
+    RUNS[$k]+="$RPS:$P50:$P99 "
+  done
+done
+for pid in ${PIDS[@]+"${PIDS[@]}"}; do stop_server "$pid"; done
+if [ -s "$TMP/quarry.log" ]; then echo "   Quarry logged (warn and above):"; sed 's/^/   | /' "$TMP/quarry.log" | head -20; fi
+
+declare -A MED_RPS MED_P50 MED_P99
+for k in "${KEYS[@]}"; do
+  # shellcheck disable=SC2086 # one word per round
+  IFS=: read -r "MED_RPS[$k]" "MED_P50[$k]" "MED_P99[$k]" <<<"$(median_round ${RUNS[$k]})"
+done
+Q_RPS=${MED_RPS[quarry]}
+B_RPS=${MED_RPS[bare]}
+read -r -a QRUNS <<<"${RUNS[quarry]}"
+read -r -a BRUNS <<<"${RUNS[bare]}"
+ROUND_PCTS=()
+for i in "${!QRUNS[@]}"; do ROUND_PCTS+=("$(pct "${QRUNS[$i]%%:*}" "${BRUNS[$i]%%:*}") %"); done
+
+# --- report ------------------------------------------------------------------------------------------
+PCT=$(pct "$Q_RPS" "$B_RPS")
+if awk -v p="$PCT" -v t="$TARGET" 'BEGIN {exit !(p >= t)}'; then VERDICT="met"; else VERDICT="NOT met"; fi
+CPU=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+WRKV=$({ wrk -v 2>&1 || true; } | awk 'NR == 1 {print $2}')
+BUNV=$("$BUN" --version)
+CMD="wrk -t$THREADS -c$CONNS -d$DURATION --latency [-H 'Authorization: Bearer <JWT>'] http://127.0.0.1:<port>/api/info/whoami"
+
+TABLE='| server | requests/s | p50 (ms) | p99 (ms) | of bare |'$'\n''| --- | ---: | ---: | ---: | ---: |'
+for k in "${KEYS[@]}"; do
+  TABLE+=$'\n'"| ${LABEL[$k]} | ${MED_RPS[$k]} | ${MED_P50[$k]} | ${MED_P99[$k]} | $(pct "${MED_RPS[$k]}" "$B_RPS") % |"
+done
+SUMMARY="Quarry / bare: **$PCT %** (medians of $ROUNDS rounds; Quarry / bare per round: ${ROUND_PCTS[*]}). Target at least $TARGET %: **$VERDICT**."
+
+echo
+echo "$TABLE"
+echo
+echo "$SUMMARY"
+
+if [ "${BENCH_NO_RECORD:-0}" != 1 ]; then
+  mkdir -p "$(dirname "$RESULTS")"
+  [ -s "$RESULTS" ] || printf '# GET /api/info/whoami: Quarry vs bare Bun.serve\n\nAppended by `bash bench/whoami.sh`, newest last.\n' >"$RESULTS"
+  {
+    echo
+    echo "## $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo "- machine: $(nproc) CPUs (nproc), $CPU, $(uname -sr)"
+    echo "- Bun $BUNV, wrk $WRKV; Quarry with QUARRY_LOG_LEVEL=warn"
+    echo "- command: \`$CMD\`, $WARMUP warm-up per server, then $ROUNDS rounds taking the servers in turn; medians shown"
+    echo "- data: admin (UID 1) in 2 groups; all servers up at once on the same store, one loaded at a time"
+    echo
+    echo "$TABLE"
+    echo
+    echo "$SUMMARY"
+  } >>"$RESULTS"
+  echo "appended to ${RESULTS#"$ROOT"/}"
+fi
+
+if [ "$STRICT" -eq 1 ] && [ "$VERDICT" != met ]; then exit 1; fi
