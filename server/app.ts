@@ -12,6 +12,7 @@ import { AuthService } from '../plugins/auth/service'
 import { groupsPlugin } from '../plugins/groups'
 import { docsPlugin, systemPlugin } from '../plugins/system'
 import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
+import { tokensPlugin } from '../plugins/tokens'
 
 export interface AppDeps {
   config: Config
@@ -43,6 +44,7 @@ export async function createApp(deps: AppDeps) {
     .use(authPlugin(auth))
     .use(usersPlugin({ config, store, auth, clock }))
     .use(groupsPlugin({ store, auth }))
+    .use(tokensPlugin({ config, store, auth, clock }))
   return { app, auth }
 }
 

@@ -20,6 +20,8 @@ export interface Config {
   loginMaxFailures: number
   loginFailureWindowMs: number
   minPasswordLength: number
+  /** The access-control policy of decisions §3: when true, only admins may use the token API. */
+  tokenApiAdminOnly: boolean
   logLevel: LogLevel
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
   passwordHash: { memoryCost: number; timeCost: number }
@@ -32,7 +34,7 @@ const KNOWN = new Set([
   'QUARRY_LISTEN', 'QUARRY_DATA_DIR', 'QUARRY_ADMIN_PASSWORD', 'QUARRY_JWT_KEY', 'QUARRY_SESSION_IDLE_TIMEOUT',
   'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE',
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
-  'QUARRY_BUILD_ID',
+  'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY',
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN',
 ])
@@ -57,6 +59,13 @@ export function parseBytes(name: string, raw: string): number {
   const bytes = Number(m[1]) * unit
   if (bytes <= 0 || !Number.isSafeInteger(bytes)) throw new ConfigError(`${name}: must be a positive size`)
   return bytes
+}
+
+function parseBool(name: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true
+  if (['0', 'false', 'no', 'off'].includes(v)) return false
+  throw new ConfigError(`${name}: "${raw}" must be true or false`)
 }
 
 function parseCount(name: string, raw: string, min: number, max: number): number {
@@ -111,6 +120,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),
     loginFailureWindowMs: parseDuration('QUARRY_LOGIN_FAILURE_WINDOW', get('QUARRY_LOGIN_FAILURE_WINDOW') ?? '5m'),
     minPasswordLength,
+    tokenApiAdminOnly: parseBool('QUARRY_TOKEN_API_ADMIN_ONLY', get('QUARRY_TOKEN_API_ADMIN_ONLY') ?? 'false'),
     logLevel,
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',

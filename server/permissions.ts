@@ -7,10 +7,12 @@ interface CapabilityInfo {
   Category: string
 }
 
-const pair = (noun: string, category: string): Record<string, CapabilityInfo> => ({
-  [`${noun}Read`]: { Desc: `Read ${category.toLowerCase()}`, Category: category },
-  [`${noun}Write`]: { Desc: `Create, change and delete ${category.toLowerCase()}`, Category: category },
-})
+/** A read/write pair of capabilities, typed by name so that `DashboardRead` is a Capability. */
+const pair = <N extends string, C extends string>(noun: N, category: C) =>
+  ({
+    [`${noun}Read`]: { Desc: `Read ${category.toLowerCase()}`, Category: category },
+    [`${noun}Write`]: { Desc: `Create, change and delete ${category.toLowerCase()}`, Category: category },
+  }) as Record<`${N}Read` | `${N}Write`, { Desc: string; Category: C }>
 
 export const CAPABILITIES = {
   ...pair('Dashboard', 'Dashboards'),
@@ -56,11 +58,14 @@ export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as Capability[]
 /**
  * What a route needs:
  * - a Capability: an authenticated caller whose rights include it;
- * - 'self': any authenticated caller (self-service routes; the handler decides whose data it touches);
+ * - 'self': any authenticated caller, API tokens included (self-service reads; the handler decides whose
+ *   data it touches);
+ * - 'session': a caller logged in with a session, never an API token (the session itself and the account:
+ *   logout, refresh, password, account changes, session list);
  * - 'admin': an admin logged in with a session (never a token, decisions §3).
  * Public routes declare no access at all and are listed in PUBLIC_ROUTES.
  */
-export type AccessKey = Capability | 'self' | 'admin'
+export type AccessKey = Capability | 'self' | 'session' | 'admin'
 
 export interface AccessSpec {
   key: AccessKey
@@ -90,4 +95,13 @@ export const PUBLIC_ROUTES = new Set([
  */
 export function userHolds(user: { admin: boolean }, cap: Capability): boolean {
   return cap === 'SearchAllHistory' ? user.admin : true
+}
+
+export function isCapability(name: string): name is Capability {
+  return Object.hasOwn(CAPABILITIES, name)
+}
+
+/** Every capability of a category (`Dashboards`, `Search`, ...), for choosing permissions as a group. */
+export function capabilitiesOf(category: string): Capability[] {
+  return CAPABILITY_NAMES.filter((c) => CAPABILITIES[c].Category === (category as string))
 }

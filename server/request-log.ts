@@ -19,7 +19,7 @@ export function requestLogPlugin(log: Logger) {
   return plugin.onAfterResponse({ as: 'global' }, (ctx) => {
     const info = started.get(ctx.request)
     const url = new URL(ctx.request.url)
-    const caller = (ctx as { caller?: { uid: number } }).caller
+    const caller = (ctx as { caller?: { uid: number; token?: { id: string } } }).caller
     log.info('request', {
       rid: info?.rid,
       method: ctx.request.method,
@@ -27,6 +27,8 @@ export function requestLogPlugin(log: Logger) {
       status: typeof ctx.set.status === 'number' ? ctx.set.status : 200,
       ms: info ? Math.round((performance.now() - info.t0) * 100) / 100 : undefined,
       uid: caller?.uid,
+      // the token's id, never its secret
+      token: caller?.token?.id,
     })
   })
 }

@@ -7,12 +7,14 @@ import { SqliteUsersRepo, type UsersRepo } from '../plugins/users/repo'
 import { SqliteGroupsRepo, type GroupsRepo } from '../plugins/groups/repo'
 import { SqliteSessionsRepo, type SessionsRepo } from '../plugins/auth/repo'
 import { SqliteSettingsRepo, type SettingsRepo } from '../plugins/system/repo'
+import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
 
 export interface Store {
   users: UsersRepo
   groups: GroupsRepo
   sessions: SessionsRepo
   settings: SettingsRepo
+  tokens: TokensRepo
   close(): void
 }
 
@@ -24,6 +26,7 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     groups: new SqliteGroupsRepo(db),
     sessions: new SqliteSessionsRepo(db),
     settings: new SqliteSettingsRepo(db),
+    tokens: new SqliteTokensRepo(db),
     close: () => db.close(),
   }
 }

@@ -1,9 +1,12 @@
 // The route × caller matrix. Every route the app registers must be either public or declare a permission,
 // and must appear in MATRIX below; each row is then called as every kind of caller on a fresh store:
-// anonymous → 401, callers without the right → 403, callers with it → 200.
+// anonymous → 401, callers without the right → 403 (or the row's `deny`), callers with it → 200.
+// The token columns follow from the permission each route declares (x-permission), not from the rows:
+// a token of the owner without that permission → 403, with it → what the owner's login gets, expired → 401,
+// of a locked owner → 401; admin-level and session-only routes refuse every token with 403.
 import { describe, expect, test } from 'bun:test'
-import { PUBLIC_ROUTES } from '../server/permissions'
-import { createTestServer, type TestServer } from './helpers'
+import { CAPABILITY_NAMES, PUBLIC_ROUTES } from '../server/permissions'
+import { type CallOptions, createTestServer, type TestServer } from './helpers'
 
 /**
  * Who may call a route:
@@ -18,7 +21,15 @@ interface Row {
   who: Who
   /** A valid body, so that a permitted call succeeds with 200. */
   body?: (f: Fixture) => unknown
+  /** What callers without the right get, when not 403 (404 for items they may not even see). */
+  deny?: number
+  /** The path to call, for rows whose :id is not a UID; called once per caller, so it may make a fresh item. */
+  path?: (f: Fixture) => Promise<string>
 }
+
+/** A fresh token of the owner, for rows that change or delete the token they name. */
+const ownerToken = (f: Fixture) => async () => `/api/tokens/${await f.makeToken(f.ownerJwt, ['DashboardRead'])}`
+const tokenRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: (f) => ownerToken(f)() })
 
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
@@ -56,6 +67,14 @@ const MATRIX: Record<string, Row> = {
   'PUT /api/groups/:gid': { who: 'admin', body: () => ({ Desc: 'changed' }) },
   'DELETE /api/groups/:gid': { who: 'admin' },
   'GET /api/groups/:gid/members': { who: 'member' },
+  'GET /api/tokens': { who: 'any' },
+  'POST /api/tokens': { who: 'any', body: () => ({ name: 'script', capabilities: ['DashboardRead'] }) },
+  'GET /api/tokens/capabilities': { who: 'any' },
+  'GET /api/info/capabilities': { who: 'any' },
+  'GET /api/tokens/:id': tokenRow(),
+  'PUT /api/tokens/:id': tokenRow(() => ({ description: 'changed' })),
+  'PATCH /api/tokens/:id': tokenRow(() => ({ expiresAt: null })),
+  'DELETE /api/tokens/:id': tokenRow(),
 }
 
 type Role = 'stranger' | 'member' | 'owner' | 'admin'
@@ -80,8 +99,13 @@ interface Fixture {
   /** JWT per role. */
   jwt: Record<Role, string>
   ownerUid: number
+  ownerName: string
   ownerPass: string
+  ownerJwt: string
   gid: number
+  /** Creates a token through the API for the holder of `jwt`; answers its id (and keeps its secret). */
+  makeToken(jwt: string, capabilities: string[], expiresAt?: string): Promise<string>
+  secrets: Map<string, string>
 }
 
 /** owner and member share group gid; stranger is in no group; admin is UID 1. */
@@ -91,14 +115,27 @@ async function fixture(): Promise<Fixture> {
   const member = await server.createUser()
   const stranger = await server.createUser()
   const gid = await server.createGroup('shared', [owner.uid, member.uid])
+  const secrets = new Map<string, string>()
   return {
     server,
     jwt: { stranger: stranger.jwt, member: member.jwt, owner: owner.jwt, admin: server.adminJwt },
     ownerUid: owner.uid,
+    ownerName: owner.User,
     ownerPass: owner.Pass,
+    ownerJwt: owner.jwt,
     gid,
+    secrets,
+    async makeToken(jwt, capabilities, expiresAt) {
+      const res = await server.call('POST', '/api/tokens', { jwt, json: { name: 'matrix', capabilities, expiresAt } })
+      if (res.status !== 200) throw new Error(`token creation failed: ${res.status} ${res.text}`)
+      secrets.set(res.body.id, res.body.token)
+      return res.body.id as string
+    },
   }
 }
+
+/** A permission no matrix route declares, for tokens that must lack the route's. */
+const UNRELATED = 'KitBuild'
 
 const probe = await createTestServer()
 const routes = probe.app.routes.map((r) => ({
@@ -141,24 +178,56 @@ describe('public routes answer anonymous callers', () => {
 
 describe('route × caller matrix', () => {
   for (const [key, row] of Object.entries(MATRIX)) {
+    const permission = routes.find((r) => r.key === key)!.permission as string
     test(key, async () => {
       const f = await fixture()
       const [method, pattern] = key.split(' ') as [string, string]
-      const path = pattern.replace(':id', String(f.ownerUid)).replace(':gid', String(f.gid))
+      const pathFor = () => (row.path ? row.path(f) : Promise.resolve(pattern.replace(':id', String(f.ownerUid)).replace(':gid', String(f.gid))))
       const json = row.body?.(f)
+      const deny = row.deny ?? 403
       const outcome: Record<string, number> = {}
       const expected: Record<string, number> = {}
-
-      outcome.anonymous = (await f.server.call(method, path, { json })).status
-      expected.anonymous = 401
-      outcome.garbageJwt = (await f.server.call(method, path, { json, jwt: 'not.a.jwt' })).status
-      expected.garbageJwt = 401
-      for (const role of ROLES) {
-        const res = await f.server.call(method, path, { json, jwt: f.jwt[role] })
-        outcome[role] = res.status
-        expected[role] = allowed(row.who, role) ? 200 : 403
+      const record = async (name: string, want: number, opts: CallOptions, path?: string) => {
+        const res = await f.server.call(method, path ?? (await pathFor()), { json, ...opts })
+        outcome[name] = res.status
+        expected[name] = want
         if (res.status >= 400) expect(typeof res.body?.Error).toBe('string')
+        return res
       }
+      const withToken = (id: string) => ({ headers: { 'Service-Token': f.secrets.get(id)! } })
+
+      await record('anonymous', 401, {})
+      await record('garbageJwt', 401, { jwt: 'not.a.jwt' })
+      await record('garbageToken', 401, { headers: { 'Service-Token': 'not-a-token' } })
+
+      // Tokens of the owner. A token is refused where only a session or an admin may go; elsewhere it passes
+      // exactly when it lists the route's permission ('self' routes need none), and then acts as its owner.
+      const tokenRefused = permission === 'admin' || permission === 'session'
+      const asOwner = allowed(row.who, 'owner') ? 200 : deny
+      const granted = permission === 'self' || tokenRefused ? [UNRELATED] : [permission]
+      const withIt = await f.makeToken(f.ownerJwt, granted)
+      await record('tokenWithPermission', tokenRefused ? 403 : asOwner, withToken(withIt))
+      if (!tokenRefused && permission !== 'self') {
+        const without = await f.makeToken(f.ownerJwt, [UNRELATED])
+        const res = await record('tokenWithoutPermission', 403, withToken(without))
+        expect(res.body.Cap).toBe(permission)
+      }
+      const expiring = await f.makeToken(f.ownerJwt, granted, new Date(f.server.clock.now() + 1000).toISOString())
+      f.server.clock.advance(1000)
+      await record('expiredToken', 401, withToken(expiring))
+      const lockedOwners = await f.makeToken(f.ownerJwt, granted)
+      const path = await pathFor()
+      await f.server.store.users.update(f.ownerUid, { locked: true })
+      await record('tokenOfLockedOwner', 401, withToken(lockedOwners), path)
+      await f.server.store.users.update(f.ownerUid, { locked: false })
+      f.ownerJwt = f.jwt.owner = await f.server.login(f.ownerName, f.ownerPass)
+      if (permission === 'admin') {
+        const adminToken = await f.makeToken(f.server.adminJwt, CAPABILITY_NAMES)
+        await record('adminsToken', 403, withToken(adminToken))
+      }
+
+      // Logins: admin last, as its call may delete what the others need.
+      for (const role of ROLES) await record(role, allowed(row.who, role) ? 200 : deny, { jwt: f.jwt[role] })
       expect(outcome).toEqual(expected)
       f.server.close()
     })

@@ -411,7 +411,7 @@ describe('service routes', () => {
     expect(permissions.get('GET /api/groups/{gid}/members')).toBe('ListGroupMembers')
     expect(permissions.get('GET /api/users')).toBe('ListUsers')
     expect(permissions.get('GET /api/info/whoami')).toBe('self')
-    expect(permissions.get('PUT /api/logout')).toBe('self')
+    expect(permissions.get('PUT /api/logout')).toBe('session')
     expect(permissions.has('POST /api/login')).toBe(true)
   })
 })

@@ -378,7 +378,7 @@ describe('GET /api/login/tmptoken', () => {
     const download = (headers: Record<string, string>) =>
       s.auth.authorize(new Request('http://localhost/download', { headers }), { key: 'self', download: true, cookie: true })
     expect((await download({ authorization: `Bearer ${tmp}` })).uid).toBe(u.uid)
-    expect((await download({ cookie: `token=${tmp}` })).temp).toBe(true)
+    expect((await download({ cookie: `token=${tmp}` })).session?.temp).toBe(true)
     expect(await temps()).toHaveLength(1)
     s.clock.advance(2_999)
     expect(await temps()).toHaveLength(1)

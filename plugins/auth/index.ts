@@ -1,7 +1,7 @@
 // Login and sessions: POST /api/login, refresh, download token, logout of one or all sessions.
 import { Elysia } from 'elysia'
 import type { Server } from 'bun'
-import type { AuthService } from './service'
+import { type AuthService, sessionOf } from './service'
 import { authGuard } from './guard'
 import { Empty, LoginBody, LoginFailure, LoginSuccess, LoginThrottled, TempToken } from './schema'
 
@@ -36,7 +36,7 @@ export function authPlugin(auth: AuthService) {
         const jwt = await auth.refreshSession(caller, originOf(server, request))
         return { LoginStatus: true as const, JWT: jwt, Admin: caller.user.admin, MFARequired: false, MFASetupRequired: false }
       },
-      { access: 'self', response: LoginSuccess, detail: { summary: 'A new JWT replacing the current one (same session end time); the old one ends' } },
+      { access: 'session', response: LoginSuccess, detail: { summary: 'A new JWT replacing the current one (same session end time); the old one ends' } },
     )
     .get(
       '/api/login/tmptoken',
@@ -44,15 +44,15 @@ export function authPlugin(auth: AuthService) {
         LoginStatus: true as const,
         JWT: await auth.openSession(caller.uid, originOf(server, request), true),
       }),
-      { access: 'self', response: TempToken, detail: { summary: 'A 3-second JWT usable only for downloads' } },
+      { access: 'session', response: TempToken, detail: { summary: 'A 3-second JWT usable only for downloads' } },
     )
     .put(
       '/api/logout',
       async ({ caller }) => {
-        await auth.closeSession(caller.sessionId)
+        await auth.closeSession(sessionOf(caller).id)
         return {}
       },
-      { access: 'self', response: Empty, detail: { summary: 'End the current session' } },
+      { access: 'session', response: Empty, detail: { summary: 'End the current session' } },
     )
     .delete(
       '/api/logout',
@@ -60,6 +60,6 @@ export function authPlugin(auth: AuthService) {
         await auth.closeAllSessions(caller.uid)
         return {}
       },
-      { access: 'self', response: Empty, detail: { summary: 'End every session of the caller' } },
+      { access: 'session', response: Empty, detail: { summary: 'End every session of the caller' } },
     )
 }

@@ -9,16 +9,16 @@ import { type AccessSpec, userHolds } from '../../server/permissions'
 import type { Store } from '../../server/store'
 import type { UserRow } from '../users/repo'
 import type { SessionRow } from './repo'
+import { hashSecret, hashesEqual } from '../tokens/secret'
 
-/** Who is making a request, as the guard established it. */
+/** Who is making a request, as the guard established it: by a login session or by an API token. */
 export interface Caller {
   uid: number
   user: UserRow
   /** Admin rights in effect for this request (an admin's token has none, decisions §3). */
   admin: boolean
-  sessionId: string
-  sessionExpires: number
-  temp: boolean
+  session?: { id: string; expires: number; temp: boolean }
+  token?: { id: string; capabilities: ReadonlySet<string> }
 }
 
 export type LoginResult =
@@ -141,8 +141,9 @@ export class AuthService {
    * one would have: refreshing renews the JWT, it does not stretch the absolute session lifetime.
    */
   async refreshSession(caller: Caller, origin: string): Promise<string> {
-    const jwt = await this.openSession(caller.uid, origin, false, caller.sessionExpires)
-    await this.closeSession(caller.sessionId)
+    const session = sessionOf(caller)
+    const jwt = await this.openSession(caller.uid, origin, false, session.expires)
+    await this.closeSession(session.id)
     return jwt
   }
 
@@ -161,20 +162,35 @@ export class AuthService {
     return caller
   }
 
-  /** Throws 401 for a download session on another route, 403 when the caller lacks the route's right. */
+  /**
+   * Throws when the route's access rule does not admit the caller: 401 for a download session on another
+   * route; 403 when the right is missing. An API token is an overlay on its owner's rights (decisions §3):
+   * it passes only where it lists the route's permission and the owner may do the same now, and it never
+   * reaches admin-level or session-only routes.
+   */
   admit(caller: Caller, spec: AccessSpec): void {
-    if (caller.temp && !spec.download) throw Errors.unauthenticated('a download token is valid only for downloads')
-    if (spec.key === 'admin') {
+    if (caller.session?.temp && !spec.download) throw Errors.unauthenticated('a download token is valid only for downloads')
+    const key = spec.key
+    if (caller.token) {
+      if (key === 'admin') throw Errors.forbidden('API tokens cannot be used for admin-level APIs')
+      if (key === 'session') throw Errors.forbidden('this API needs a login session; API tokens cannot use it')
+      if (key !== 'self' && !caller.token.capabilities.has(key)) throw Errors.missingPermission(key)
+    }
+    if (key === 'admin') {
       if (!caller.admin) throw Errors.adminOnly()
-    } else if (spec.key !== 'self' && !userHolds(caller, spec.key)) {
-      throw Errors.missingPermission(spec.key)
+    } else if (key !== 'self' && key !== 'session' && !userHolds(caller.user, key)) {
+      throw Errors.missingPermission(key)
     }
   }
 
   /** Establishes who sent the request from its credential; throws 401 when there is no valid one. */
   async authenticate(request: Request, spec: AccessSpec): Promise<Caller> {
-    const token = credentialOf(request, spec.cookie === true)
-    if (!token) throw Errors.unauthenticated()
+    const credential = credentialOf(request, spec.cookie === true)
+    if (!credential) throw Errors.unauthenticated()
+    return credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value)
+  }
+
+  private async bySession(token: string): Promise<Caller> {
     const claims = await this.verifyJwt(token)
     if (!claims) throw Errors.unauthenticated('invalid or expired token')
     const { store, clock } = this.deps
@@ -192,7 +208,23 @@ export class AuthService {
       await store.users.touch(user.uid, now)
       user.lastActive = now
     }
-    return { uid: user.uid, user, admin: user.admin, sessionId: session.id, sessionExpires: session.expires, temp: session.temp }
+    return {
+      uid: user.uid,
+      user,
+      admin: user.admin,
+      session: { id: session.id, expires: session.expires, temp: session.temp },
+    }
+  }
+
+  /** An API token: usable until it expires, while its owner exists and is not locked. */
+  private async byToken(secret: string): Promise<Caller> {
+    const hash = hashSecret(secret)
+    const found = await this.deps.store.tokens.getBySecretHash(hash)
+    if (!found || !hashesEqual(found.secretHash, hash)) throw Errors.unauthenticated('invalid API token')
+    const { token, user } = found
+    if (token.expires !== 0 && token.expires <= this.deps.clock()) throw Errors.unauthenticated('API token has expired')
+    if (user.locked) throw Errors.unauthenticated('the owner of this API token is locked')
+    return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: new Set(token.capabilities) } }
   }
 
   /** Whether a session is still within its lifetime and, unless a download session, its idle timeout. */
@@ -228,23 +260,33 @@ export class AuthService {
 }
 
 /**
- * The JWT of a request: `Authorization: Bearer`, else on a WebSocket upgrade `Sec-WebSocket-Protocol`,
- * else (where the route allows it) cookie `token`.
+ * The credential of a request: a JWT in `Authorization: Bearer`, else on a WebSocket upgrade in
+ * `Sec-WebSocket-Protocol`, else (where the route allows it) in cookie `token`; or an API token in
+ * `Service-Token` (or its alias `Gravwell-Token`).
  */
-function credentialOf(request: Request, allowCookie: boolean): string | undefined {
-  const authz = request.headers.get('authorization')
+function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | 'token'; value: string } | undefined {
+  const headers = request.headers
+  const authz = headers.get('authorization')
   if (authz) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authz)
-    return m?.[1]
+    return m ? { kind: 'jwt', value: m[1]! } : undefined
   }
-  if (request.headers.get('upgrade')?.toLowerCase() === 'websocket') {
-    const proto = request.headers.get('sec-websocket-protocol')
-    if (proto) return proto.split(',')[0]!.trim()
+  const secret = headers.get('service-token') ?? headers.get('gravwell-token')
+  if (secret) return { kind: 'token', value: secret.trim() }
+  if (headers.get('upgrade')?.toLowerCase() === 'websocket') {
+    const proto = headers.get('sec-websocket-protocol')
+    if (proto) return { kind: 'jwt', value: proto.split(',')[0]!.trim() }
   }
   if (allowCookie) {
-    const cookie = request.headers.get('cookie')
+    const cookie = headers.get('cookie')
     const m = cookie ? /(?:^|;\s*)token=([^;]+)/.exec(cookie) : null
-    if (m) return decodeURIComponent(m[1]!)
+    if (m) return { kind: 'jwt', value: decodeURIComponent(m[1]!) }
   }
   return undefined
+}
+
+/** The login session of a caller on a route that declares access 'session' (the guard admits no token there). */
+export function sessionOf(caller: Caller): { id: string; expires: number; temp: boolean } {
+  if (!caller.session) throw Errors.forbidden('this API needs a login session')
+  return caller.session
 }

@@ -64,7 +64,9 @@ export function docsPlugin() {
       info: {
         title: 'Quarry web API',
         version: pkg.version,
-        description: 'Every route names the permission it needs in x-permission ("self": any authenticated caller; "admin": admins with a session).',
+        description:
+          'Every route names the permission it needs in x-permission: a capability name (also what an API token must list), ' +
+          '"self" (any authenticated caller, tokens included), "session" (a login session, never a token) or "admin" (an admin with a session).',
       },
     },
   })

@@ -9,7 +9,7 @@ import { JSON_TYPE, bareNumber } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
-import type { AuthService, Caller } from '../auth/service'
+import { type AuthService, type Caller, sessionOf } from '../auth/service'
 import { GroupDetails, toGroupDetails } from '../groups/schema'
 import type { UserChanges, UserRow } from './repo'
 import {
@@ -117,7 +117,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
         await conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes))
         return {}
       },
-      { access: 'self', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },
+      { access: 'session', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },
     )
     .delete(
       '/api/users/:id',
@@ -157,10 +157,10 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
         checkPassword(body.NewPass)
         await users.setPasswordHash(target.uid, await auth.hashPassword(body.NewPass))
         // A new password ends the account's other sessions; whoever changed their own keeps theirs.
-        await auth.closeAllSessions(target.uid, target.uid === caller.uid ? caller.sessionId : undefined)
+        await auth.closeAllSessions(target.uid, target.uid === caller.uid ? sessionOf(caller).id : undefined)
         return {}
       },
-      { access: 'self', params: UidParams, body: PasswordBody, response: Empty, detail: { summary: 'Change a password (OrigPass required for one\'s own)' } },
+      { access: 'session', params: UidParams, body: PasswordBody, response: Empty, detail: { summary: 'Change a password (OrigPass required for one\'s own)' } },
     )
     .get(
       '/api/users/:id/admin',
@@ -292,7 +292,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
           Sessions: list.map((s) => ({ Origin: s.origin, LastHit: formatTime(s.lastHit), TempSession: s.temp, Synced: false })),
         }
       },
-      { access: 'self', params: UidParams, response: SessionList, detail: { summary: 'Sessions of a user (admins: any user)' } },
+      { access: 'session', params: UidParams, response: SessionList, detail: { summary: 'Sessions of a user (admins: any user)' } },
     )
 }
 

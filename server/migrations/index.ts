@@ -1,5 +1,9 @@
 // Versioned migrations, applied in order at start inside one transaction each. Append only: a released
 // migration is never edited; a change to the schema is a new entry.
 import core from './001_core'
+import tokens from './002_tokens'
 
-export const MIGRATIONS: { version: number; name: string; sql: string }[] = [{ version: 1, name: 'core', sql: core }]
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  { version: 1, name: 'core', sql: core },
+  { version: 2, name: 'tokens', sql: tokens },
+]

@@ -1,0 +1,171 @@
+// API tokens (spec "API tokens", decisions §3): restricted, optionally expiring credentials for scripts.
+// A token is usable until it expires, and stays listed after that until it is refreshed or deleted.
+import { Elysia, t } from 'elysia'
+import type { Config } from '../../server/config'
+import { Errors } from '../../server/errors'
+import {
+  CAPABILITIES, CAPABILITY_NAMES, type Capability, capabilitiesOf, isCapability, userHolds,
+} from '../../server/permissions'
+import type { Store } from '../../server/store'
+import { parseTime } from '../../server/time'
+import { authGuard } from '../auth/guard'
+import { Empty } from '../auth/schema'
+import type { AuthService, Caller } from '../auth/service'
+import type { TokenRow } from './repo'
+import {
+  CapabilityInfo, CreateTokenBody, RefreshTokenBody, TokenParams, TokenRecord, TokenWithSecret, UpdateTokenBody, toTokenRecord,
+} from './schema'
+import { hashSecret, newSecret } from './secret'
+
+export interface TokensDeps {
+  config: Config
+  store: Store
+  auth: AuthService
+  clock: () => number
+}
+
+const CATEGORIES: ReadonlySet<string> = new Set(Object.values(CAPABILITIES).map((c) => c.Category))
+
+export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
+  const { tokens } = store
+
+  /** The policy switch: with it on, only admins may use the token API. */
+  function checkPolicy(caller: Caller) {
+    if (config.tokenApiAdminOnly && !caller.user.admin) throw Errors.forbidden('the token API is disabled for non-admin users')
+  }
+
+  /** A token the caller may see and manage: their own, or any for an admin with a session; 404 otherwise. */
+  async function visible(caller: Caller, id: string): Promise<TokenRow> {
+    checkPolicy(caller)
+    const token = await tokens.get(id)
+    if (!token || (token.uid !== caller.uid && !caller.admin)) throw Errors.notFound('token')
+    return token
+  }
+
+  /**
+   * The permissions a request asks for, singly and by category, checked against the owner's own rights:
+   * a token can only restrict, never grant (decisions §3).
+   */
+  function permissionsOf(owner: Caller['user'], body: { capabilities?: string[]; categories?: string[] }): Capability[] {
+    const chosen = new Set<Capability>()
+    for (const name of body.capabilities ?? []) {
+      if (!isCapability(name)) throw Errors.badRequest(`unknown permission ${JSON.stringify(name).slice(0, 70)}`)
+      chosen.add(name)
+    }
+    for (const category of body.categories ?? []) {
+      if (!CATEGORIES.has(category)) throw Errors.badRequest(`unknown permission group ${JSON.stringify(category).slice(0, 70)}`)
+      for (const cap of capabilitiesOf(category)) chosen.add(cap)
+    }
+    if (chosen.size === 0) throw Errors.badRequest('a token needs at least one permission (capabilities or categories)')
+    for (const cap of chosen) if (!userHolds(owner, cap)) throw Errors.missingPermission(cap)
+    return CAPABILITY_NAMES.filter((c) => chosen.has(c))
+  }
+
+  /** Expiry from the wire: 0 for never; a time already past is refused. */
+  function expiryOf(value: string | null | undefined): number {
+    const ms = parseTime(value)
+    if (ms === undefined) throw Errors.badRequest('expiresAt must be an RFC 3339 time')
+    if (ms !== 0 && ms <= clock()) throw Errors.badRequest('expiresAt must be in the future')
+    return ms
+  }
+
+  return new Elysia({ name: 'quarry-tokens' })
+    .use(authGuard(auth))
+    .get(
+      '/api/tokens',
+      async ({ caller, query }) => {
+        checkPolicy(caller)
+        const all = query.admin === 'true' && caller.admin
+        return (all ? await tokens.listAll() : await tokens.listForUser(caller.uid)).map(toTokenRecord)
+      },
+      {
+        access: 'TokenRead',
+        query: t.Object({ admin: t.Optional(t.String()) }),
+        response: t.Array(TokenRecord),
+        detail: { summary: 'The caller\'s tokens (?admin=true by an admin: every token); secrets are never listed' },
+      },
+    )
+    .post(
+      '/api/tokens',
+      async ({ caller, body }) => {
+        checkPolicy(caller)
+        const secret = newSecret()
+        const token: TokenRow = {
+          id: crypto.randomUUID(),
+          uid: caller.uid,
+          name: body.name,
+          description: body.description ?? '',
+          capabilities: permissionsOf(caller.user, body),
+          created: clock(),
+          expires: expiryOf(body.expiresAt),
+        }
+        await tokens.create(token, hashSecret(secret))
+        return { ...toTokenRecord(token), token: secret }
+      },
+      { access: 'TokenWrite', body: CreateTokenBody, response: TokenWithSecret, detail: { summary: 'Create a token; the secret is in this answer only' } },
+    )
+    .get('/api/tokens/capabilities', () => CAPABILITY_NAMES, {
+      access: 'self',
+      response: t.Array(t.String()),
+      detail: { summary: 'Every permission name a token may list' },
+    })
+    .get(
+      '/api/info/capabilities',
+      () => CAPABILITY_NAMES.map((name) => ({ Name: name, Desc: CAPABILITIES[name].Desc, Category: CAPABILITIES[name].Category })),
+      { access: 'self', response: t.Array(CapabilityInfo), detail: { summary: 'Every permission with its description and group' } },
+    )
+    .get('/api/tokens/:id', async ({ caller, params }) => toTokenRecord(await visible(caller, params.id)), {
+      access: 'TokenRead',
+      params: TokenParams,
+      response: TokenRecord,
+      detail: { summary: 'One token (own; admins any)' },
+    })
+    .put(
+      '/api/tokens/:id',
+      async ({ caller, params, body }) => {
+        const token = await visible(caller, params.id)
+        const owner = token.uid === caller.uid ? caller.user : await store.users.get(token.uid)
+        if (!owner) throw Errors.notFound('token')
+        const changes = {
+          name: body.name,
+          description: body.description,
+          capabilities: body.capabilities !== undefined || body.categories !== undefined ? permissionsOf(owner, body) : undefined,
+          expires: body.expiresAt !== undefined ? expiryOf(body.expiresAt) : undefined,
+        }
+        await tokens.update(token.id, changes)
+        return toTokenRecord((await tokens.get(token.id))!)
+      },
+      {
+        access: 'TokenWrite',
+        params: TokenParams,
+        body: UpdateTokenBody,
+        response: TokenRecord,
+        detail: { summary: 'Change name, description, expiry or permissions (never the secret)' },
+      },
+    )
+    .patch(
+      '/api/tokens/:id',
+      async ({ caller, params, body }) => {
+        const token = await visible(caller, params.id)
+        const secret = newSecret()
+        const expires = expiryOf(body.expiresAt)
+        await tokens.replaceSecret(token.id, hashSecret(secret), expires)
+        return { ...toTokenRecord({ ...token, expires }), token: secret }
+      },
+      {
+        access: 'TokenWrite',
+        params: TokenParams,
+        body: RefreshTokenBody,
+        response: TokenWithSecret,
+        detail: { summary: 'Refresh: a new expiry and a new secret (in this answer only); the old secret stops working' },
+      },
+    )
+    .delete(
+      '/api/tokens/:id',
+      async ({ caller, params }) => {
+        await tokens.delete((await visible(caller, params.id)).id)
+        return {}
+      },
+      { access: 'TokenWrite', params: TokenParams, response: Empty, detail: { summary: 'Delete a token' } },
+    )
+}

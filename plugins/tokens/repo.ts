@@ -1,0 +1,117 @@
+// API tokens over SQLite. Plain objects in and out; no HTTP here.
+import type { Database, Statement } from 'bun:sqlite'
+import { type UserDbRow, type UserRow, toUser, userColumns } from '../users/repo'
+
+export interface TokenRow {
+  id: string
+  uid: number
+  name: string
+  description: string
+  capabilities: string[]
+  created: number
+  /** 0: never expires. */
+  expires: number
+}
+
+export type TokenChanges = Partial<Pick<TokenRow, 'name' | 'description' | 'capabilities' | 'expires'>>
+
+export interface TokensRepo {
+  create(token: TokenRow, secretHash: string): Promise<void>
+  get(id: string): Promise<TokenRow | undefined>
+  /** The token with this secret hash and its owner, in one query: this runs on every token request. */
+  getBySecretHash(secretHash: string): Promise<{ token: TokenRow; secretHash: string; user: UserRow } | undefined>
+  listForUser(uid: number): Promise<TokenRow[]>
+  listAll(): Promise<TokenRow[]>
+  update(id: string, changes: TokenChanges): Promise<void>
+  /** Replaces the secret and the expiry together (a refresh). */
+  replaceSecret(id: string, secretHash: string, expires: number): Promise<void>
+  delete(id: string): Promise<boolean>
+}
+
+interface TokenDbRow {
+  id: string
+  uid: number
+  name: string
+  description: string
+  capabilities: string
+  created: number
+  expires: number
+}
+
+const COLUMNS = 'id, uid, name, description, capabilities, created, expires'
+
+const toToken = (r: TokenDbRow): TokenRow => ({
+  id: r.id,
+  uid: r.uid,
+  name: r.name,
+  description: r.description,
+  capabilities: JSON.parse(r.capabilities) as string[],
+  created: r.created,
+  expires: r.expires,
+})
+
+export class SqliteTokensRepo implements TokensRepo {
+  private readonly q: {
+    insert: Statement<unknown, [string, number, string, string, string, string, number, number]>
+    get: Statement<TokenDbRow, [string]>
+    bySecret: Statement<TokenDbRow & UserDbRow & { token_uid: number; secret_hash: string }, [string]>
+    listUser: Statement<TokenDbRow, [number]>
+    listAll: Statement<TokenDbRow, []>
+    replaceSecret: Statement<unknown, [string, number, string]>
+    del: Statement<unknown, [string]>
+  }
+
+  constructor(private readonly db: Database) {
+    this.q = {
+      insert: db.query(
+        'INSERT INTO tokens (id, uid, name, description, secret_hash, capabilities, created, expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      get: db.query(`SELECT ${COLUMNS} FROM tokens WHERE id = ?`),
+      // `= +?`: a join with a bare parameter is re-planned on every call (see plugins/groups/repo.ts)
+      bySecret: db.query(
+        `SELECT t.id AS id, t.name AS name, t.description AS description, t.capabilities AS capabilities,
+                t.created AS created, t.expires AS expires, t.uid AS token_uid, t.secret_hash AS secret_hash,
+                ${userColumns('u')}
+         FROM tokens t JOIN users u ON u.uid = t.uid WHERE t.secret_hash = +?`,
+      ),
+      listUser: db.query(`SELECT ${COLUMNS} FROM tokens WHERE uid = ? ORDER BY created, id`),
+      listAll: db.query(`SELECT ${COLUMNS} FROM tokens ORDER BY uid, created, id`),
+      replaceSecret: db.query('UPDATE tokens SET secret_hash = ?, expires = ? WHERE id = ?'),
+      del: db.query('DELETE FROM tokens WHERE id = ?'),
+    }
+  }
+
+  async create(t: TokenRow, secretHash: string) {
+    this.q.insert.run(t.id, t.uid, t.name, t.description, secretHash, JSON.stringify(t.capabilities), t.created, t.expires)
+  }
+  async get(id: string) {
+    const r = this.q.get.get(id)
+    return r ? toToken(r) : undefined
+  }
+  async getBySecretHash(secretHash: string) {
+    const r = this.q.bySecret.get(secretHash)
+    return r ? { token: toToken({ ...r, uid: r.token_uid }), secretHash: r.secret_hash, user: toUser(r) } : undefined
+  }
+  async listForUser(uid: number) {
+    return this.q.listUser.all(uid).map(toToken)
+  }
+  async listAll() {
+    return this.q.listAll.all().map(toToken)
+  }
+  async update(id: string, changes: TokenChanges) {
+    const sets: string[] = []
+    const values: (string | number)[] = []
+    if (changes.name !== undefined) (sets.push('name = ?'), values.push(changes.name))
+    if (changes.description !== undefined) (sets.push('description = ?'), values.push(changes.description))
+    if (changes.capabilities !== undefined) (sets.push('capabilities = ?'), values.push(JSON.stringify(changes.capabilities)))
+    if (changes.expires !== undefined) (sets.push('expires = ?'), values.push(changes.expires))
+    if (sets.length === 0) return
+    this.db.run(`UPDATE tokens SET ${sets.join(', ')} WHERE id = ?`, [...values, id])
+  }
+  async replaceSecret(id: string, secretHash: string, expires: number) {
+    this.q.replaceSecret.run(secretHash, expires, id)
+  }
+  async delete(id: string) {
+    return this.q.del.run(id).changes > 0
+  }
+}
