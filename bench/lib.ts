@@ -3,7 +3,9 @@
 //   bun run bench/lib.ts free-port                  print a free loopback TCP port
 //   bun run bench/lib.ts wait <url> [seconds]       wait until <url> answers (any status), at most <seconds> (default 30)
 //   bun run bench/lib.ts seed <base> <password>     log in as admin, give admin two groups, print the JWT
-//   bun run bench/lib.ts body <url> [jwt]           GET <url>; print the JSON body without TS (fails unless 200)
+//   bun run bench/lib.ts token <base> <jwt>         create an API token (permission ListUsers) and print its secret
+//   bun run bench/lib.ts body <url> [header]        GET <url> with an optional "Name: value" header; print the JSON
+//                                                   body without TS (fails unless 200)
 
 export {}
 
@@ -68,10 +70,26 @@ switch (cmd) {
     console.log(JWT)
     break
   }
+  case 'token': {
+    const [base, jwt] = args
+    if (!base || !jwt) fail('token <base> <jwt>')
+    const created = await json(
+      await fetch(`${base}/api/tokens`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bench', capabilities: ['ListUsers'] }),
+      }),
+      'create token',
+    )
+    console.log(created.token)
+    break
+  }
   case 'body': {
-    const [url, jwt] = args
-    if (!url) fail('body <url> [jwt]')
-    const body = await json(await fetch(url, { headers: jwt ? { authorization: `Bearer ${jwt}` } : {} }), `GET ${url}`)
+    const [url, header] = args
+    if (!url) fail('body <url> [header]')
+    const headers: Record<string, string> = {}
+    if (header) headers[header.slice(0, header.indexOf(':'))] = header.slice(header.indexOf(':') + 1).trim()
+    const body = await json(await fetch(url, { headers }), `GET ${url}`)
     delete body.TS // last_active moves while Quarry serves; everything else must match
     console.log(JSON.stringify(body))
     break

@@ -112,7 +112,7 @@ start_server() {
 
 free_port() { "$BUN" run bench/lib.ts free-port; }
 
-# check_body NAME URL [JWT]: the server's whoami answer must equal Quarry's (TS aside).
+# check_body NAME URL [HEADER]: the server's whoami answer must equal Quarry's (TS aside).
 check_body() {
   local got
   got=$("$BUN" run bench/lib.ts body "$2" "${3:-}")
@@ -132,18 +132,18 @@ to_ms() {
     printf "%.2f", n }'
 }
 
-wrk_args() { # URL [JWT]
+wrk_args() { # URL [HEADER]
   WRK_ARGS=(-t"$THREADS" -c"$CONNS")
-  [ -z "${2:-}" ] || WRK_ARGS+=(-H "Authorization: Bearer $2")
+  [ -z "${2:-}" ] || WRK_ARGS+=(-H "$2")
 }
 
-warm() { # NAME URL [JWT]
+warm() { # NAME URL [HEADER]
   wrk_args "$2" "${3:-}"
   echo "== $1: warm-up ($WARMUP)"
   bounded 120 wrk "${WRK_ARGS[@]}" -d"$WARMUP" "$2" >/dev/null
 }
 
-# measure NAME URL [JWT]: one measured run; sets RPS, P50, P99 (ms).
+# measure NAME URL [HEADER]: one measured run; sets RPS, P50, P99 (ms).
 measure() {
   local out=$TMP/wrk-$1.txt
   wrk_args "$2" "${3:-}"
@@ -173,24 +173,26 @@ echo "== starting Quarry on 127.0.0.1:$QPORT (data in $DATA)"
 QUARRY_DATA_DIR=$DATA QUARRY_LISTEN=127.0.0.1:$QPORT QUARRY_ADMIN_PASSWORD=$PASSWORD QUARRY_LOG_LEVEL=warn \
   start_server Quarry "$TMP/quarry.log" "http://127.0.0.1:$QPORT/api/test" "$BUN" run server/main.ts
 JWT=$("$BUN" run bench/lib.ts seed "http://127.0.0.1:$QPORT" "$PASSWORD")
-QBODY=$("$BUN" run bench/lib.ts body "http://127.0.0.1:$QPORT/api/info/whoami" "$JWT")
+SECRET=$("$BUN" run bench/lib.ts token "http://127.0.0.1:$QPORT" "$JWT")
+QBODY=$("$BUN" run bench/lib.ts body "http://127.0.0.1:$QPORT/api/info/whoami" "Authorization: Bearer $JWT")
 echo "   whoami: $QBODY"
 
-# Targets, in the order each round measures them: key, table label, URL, whether the JWT is sent.
+# Targets, in the order each round measures them: key, table label, URL, the auth header sent (or none).
 KEYS=()
 declare -A LABEL URL AUTH
 add_target() { KEYS+=("$1"); LABEL[$1]=$2; URL[$1]=$3; AUTH[$1]=$4; }
-add_target quarry "Quarry" "http://127.0.0.1:$QPORT/api/info/whoami" yes
+add_target quarry "Quarry" "http://127.0.0.1:$QPORT/api/info/whoami" "Authorization: Bearer $JWT"
+add_target quarry-token "Quarry, API token" "http://127.0.0.1:$QPORT/api/info/whoami" "Service-Token: $SECRET"
 
 # start_bare KEY LABEL AUTH-MODE: a bench/bare-whoami.ts on the store.
 start_bare() {
-  local port url auth=yes
+  local port url auth="Authorization: Bearer $JWT"
   port=$(free_port)
   url=http://127.0.0.1:$port/api/info/whoami
   echo "== starting $1 on 127.0.0.1:$port"
   BARE_DB=$DATA/quarry.db BARE_PORT=$port BARE_AUTH=$3 \
     start_server "$1" "$TMP/$1.log" "$url" "$BUN" run bench/bare-whoami.ts
-  [ "$3" != none ] || auth=no
+  [ "$3" != none ] || auth=''
   add_target "$1" "$2" "$url" "$auth"
 }
 start_bare bare "bare Bun.serve" none
@@ -199,18 +201,18 @@ if [ "$VARIANTS" -eq 1 ]; then
   for mode in jose hmac full; do start_bare "bare-$mode" "bare + auth \`$mode\`" "$mode"; done
 fi
 
-jwt_of() { if [ "${AUTH[$1]}" = yes ]; then echo "$JWT"; fi; }
+auth_of() { echo "${AUTH[$1]}"; }
 
 # Every target must answer what Quarry answers (TS aside).
-for k in "${KEYS[@]}"; do check_body "$k" "${URL[$k]}" "$(jwt_of "$k")"; done
+for k in "${KEYS[@]}"; do check_body "$k" "${URL[$k]}" "$(auth_of "$k")"; done
 
 # --- load: a warm-up each, then rounds taking the targets in turn ---------------------------------------
 declare -A RUNS # key -> "rps:p50:p99 ..." over the rounds
-for k in "${KEYS[@]}"; do warm "$k" "${URL[$k]}" "$(jwt_of "$k")"; done
+for k in "${KEYS[@]}"; do warm "$k" "${URL[$k]}" "$(auth_of "$k")"; done
 for r in $(seq "$ROUNDS"); do
   echo "== round $r of $ROUNDS: wrk -t$THREADS -c$CONNS -d$DURATION --latency"
   for k in "${KEYS[@]}"; do
-    measure "$k" "${URL[$k]}" "$(jwt_of "$k")"
+    measure "$k" "${URL[$k]}" "$(auth_of "$k")"
     RUNS[$k]+="$RPS:$P50:$P99 "
   done
 done
@@ -235,13 +237,16 @@ if awk -v p="$PCT" -v t="$TARGET" 'BEGIN {exit !(p >= t)}'; then VERDICT="met"; 
 CPU=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 WRKV=$({ wrk -v 2>&1 || true; } | awk 'NR == 1 {print $2}')
 BUNV=$("$BUN" --version)
-CMD="wrk -t$THREADS -c$CONNS -d$DURATION --latency [-H 'Authorization: Bearer <JWT>'] http://127.0.0.1:<port>/api/info/whoami"
+CMD="wrk -t$THREADS -c$CONNS -d$DURATION --latency [-H 'Authorization: Bearer <JWT>' | -H 'Service-Token: <secret>'] http://127.0.0.1:<port>/api/info/whoami"
 
 TABLE='| server | requests/s | p50 (ms) | p99 (ms) | of bare |'$'\n''| --- | ---: | ---: | ---: | ---: |'
 for k in "${KEYS[@]}"; do
   TABLE+=$'\n'"| ${LABEL[$k]} | ${MED_RPS[$k]} | ${MED_P50[$k]} | ${MED_P99[$k]} | $(pct "${MED_RPS[$k]}" "$B_RPS") % |"
 done
 SUMMARY="Quarry / bare: **$PCT %** (medians of $ROUNDS rounds; Quarry / bare per round: ${ROUND_PCTS[*]}). Target at least $TARGET %: **$VERDICT**."
+TOKEN_PCT=$(pct "${MED_RPS[quarry-token]}" "$Q_RPS")
+if awk -v p="$TOKEN_PCT" 'BEGIN {exit !(p >= 90 && p <= 110)}'; then TOKEN_VERDICT="met"; else TOKEN_VERDICT="NOT met"; VERDICT="NOT met"; fi
+SUMMARY+=$'\n\n'"API token / JWT: **$TOKEN_PCT %** of the JWT's requests/s. Target within 10 % of each other: **$TOKEN_VERDICT**."
 
 echo
 echo "$TABLE"

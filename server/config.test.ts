@@ -13,6 +13,7 @@ describe('configuration', () => {
     expect(config.loginMaxFailures).toBe(5)
     expect(config.loginFailureWindowMs).toBe(5 * 60_000)
     expect(config.logLevel).toBe('info')
+    expect(config.tokenApiAdminOnly).toBe(false)
     expect(warnings).toEqual([])
   })
 
@@ -25,6 +26,7 @@ describe('configuration', () => {
       QUARRY_SESSION_LIFETIME: '2h',
       QUARRY_MAX_BODY_SIZE: '64KiB',
       QUARRY_LOG_LEVEL: 'warn',
+      QUARRY_TOKEN_API_ADMIN_ONLY: 'true',
     })
     expect(config.listenHost).toBe('::1')
     expect(config.listenPort).toBe(9000)
@@ -34,6 +36,7 @@ describe('configuration', () => {
     expect(config.sessionLifetimeMs).toBe(2 * 3_600_000)
     expect(config.maxBodyBytes).toBe(65536)
     expect(config.logLevel).toBe('warn')
+    expect(config.tokenApiAdminOnly).toBe(true)
   })
 
   test.each([
@@ -47,6 +50,7 @@ describe('configuration', () => {
     [{ QUARRY_ADMIN_PASSWORD: 'short' }, 'QUARRY_ADMIN_PASSWORD'],
     [{ QUARRY_JWT_KEY: 'too-short' }, 'QUARRY_JWT_KEY'],
     [{ QUARRY_LOGIN_MAX_FAILURES: '-1' }, 'QUARRY_LOGIN_MAX_FAILURES'],
+    [{ QUARRY_TOKEN_API_ADMIN_ONLY: 'maybe' }, 'QUARRY_TOKEN_API_ADMIN_ONLY'],
   ])('%p is refused with one line naming %s', (env, name) => {
     let error: unknown
     try {
