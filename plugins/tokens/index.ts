@@ -37,7 +37,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
   /** A token the caller may see and manage: their own, or any for an admin with a session; 404 otherwise. */
   async function visible(caller: Caller, id: string): Promise<TokenRow> {
     checkPolicy(caller)
-    const token = await tokens.get(id)
+    const token = await tokens.get(id.toLowerCase())
     if (!token || (token.uid !== caller.uid && !caller.admin)) throw Errors.notFound('token')
     return token
   }
@@ -52,12 +52,13 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
       if (!isCapability(name)) throw Errors.badRequest(`unknown permission ${JSON.stringify(name).slice(0, 70)}`)
       chosen.add(name)
     }
+    // Permissions named singly must all be the owner's; a group gives those of its permissions the owner holds.
+    for (const cap of chosen) if (!userHolds(owner, cap)) throw Errors.missingPermission(cap)
     for (const category of body.categories ?? []) {
       if (!CATEGORIES.has(category)) throw Errors.badRequest(`unknown permission group ${JSON.stringify(category).slice(0, 70)}`)
-      for (const cap of capabilitiesOf(category)) chosen.add(cap)
+      for (const cap of capabilitiesOf(category)) if (userHolds(owner, cap)) chosen.add(cap)
     }
     if (chosen.size === 0) throw Errors.badRequest('a token needs at least one permission (capabilities or categories)')
-    for (const cap of chosen) if (!userHolds(owner, cap)) throw Errors.missingPermission(cap)
     return CAPABILITY_NAMES.filter((c) => chosen.has(c))
   }
 
@@ -104,7 +105,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
       },
       { access: 'TokenWrite', body: CreateTokenBody, response: TokenWithSecret, detail: { summary: 'Create a token; the secret is in this answer only' } },
     )
-    .get('/api/tokens/capabilities', () => CAPABILITY_NAMES, {
+    .get('/api/tokens/capabilities', ({ caller }) => (checkPolicy(caller), CAPABILITY_NAMES), {
       access: 'self',
       response: t.Array(t.String()),
       detail: { summary: 'Every permission name a token may list' },
