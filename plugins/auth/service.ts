@@ -18,7 +18,7 @@ export interface Caller {
   /** Admin rights in effect for this request (an admin's token has none, decisions §3). */
   admin: boolean
   session?: { id: string; expires: number; temp: boolean }
-  token?: { id: string; capabilities: ReadonlySet<string> }
+  token?: { id: string; capabilities: readonly string[] }
 }
 
 export type LoginResult =
@@ -174,7 +174,7 @@ export class AuthService {
     if (caller.token) {
       if (key === 'admin') throw Errors.forbidden('API tokens cannot be used for admin-level APIs')
       if (key === 'session') throw Errors.forbidden('this API needs a login session; API tokens cannot use it')
-      if (key !== 'self' && !caller.token.capabilities.has(key)) throw Errors.missingPermission(key)
+      if (key !== 'self' && !caller.token.capabilities.includes(key)) throw Errors.missingPermission(key)
     }
     if (key === 'admin') {
       if (!caller.admin) throw Errors.adminOnly()
@@ -224,7 +224,7 @@ export class AuthService {
     const { token, user } = found
     if (token.expires !== 0 && token.expires <= this.deps.clock()) throw Errors.unauthenticated('API token has expired')
     if (user.locked) throw Errors.unauthenticated('the owner of this API token is locked')
-    return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: new Set(token.capabilities) } }
+    return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: token.capabilities } }
   }
 
   /** Whether a session is still within its lifetime and, unless a download session, its idle timeout. */

@@ -7,7 +7,8 @@ export interface TokenRow {
   uid: number
   name: string
   description: string
-  capabilities: string[]
+  /** Shared and frozen when read from the store. */
+  capabilities: readonly string[]
   created: number
   /** 0: never expires. */
   expires: number
@@ -40,12 +41,26 @@ interface TokenDbRow {
 
 const COLUMNS = 'id, uid, name, description, capabilities, created, expires'
 
+/** Parsed capability lists by their stored text: tokens share few distinct lists, and this runs per request. */
+const parsedCapabilities = new Map<string, readonly string[]>()
+const MAX_PARSED = 1000
+
+function capabilitiesOf(stored: string): readonly string[] {
+  let list = parsedCapabilities.get(stored)
+  if (!list) {
+    list = Object.freeze(JSON.parse(stored) as string[])
+    if (parsedCapabilities.size >= MAX_PARSED) parsedCapabilities.clear()
+    parsedCapabilities.set(stored, list)
+  }
+  return list
+}
+
 const toToken = (r: TokenDbRow): TokenRow => ({
   id: r.id,
   uid: r.uid,
   name: r.name,
   description: r.description,
-  capabilities: JSON.parse(r.capabilities) as string[],
+  capabilities: capabilitiesOf(r.capabilities),
   created: r.created,
   expires: r.expires,
 })

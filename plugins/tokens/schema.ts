@@ -53,6 +53,6 @@ export function toTokenRecord(token: TokenRow) {
     uid: token.uid,
     createdAt: formatTime(token.created),
     expiresAt: formatTime(token.expires),
-    capabilities: token.capabilities,
+    capabilities: [...token.capabilities],
   }
 }
