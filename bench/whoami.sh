@@ -7,8 +7,8 @@
 #                                      auth work
 #   bash bench/whoami.sh --strict      exit 1 when Quarry is below the target
 #
-# Tunables (environment): BENCH_THREADS (1), BENCH_CONNECTIONS (32), BENCH_DURATION (15s), BENCH_WARMUP (5s),
-# BENCH_ROUNDS (3), BENCH_TARGET_PCT (60), BENCH_NO_RECORD=1 (do not append to the results file).
+# Tunables (environment): BENCH_THREADS (1), BENCH_CONNECTIONS (32), BENCH_DURATION (10s), BENCH_WARMUP (5s),
+# BENCH_ROUNDS (5), BENCH_TARGET_PCT (60), BENCH_NO_RECORD=1 (do not append to the results file).
 # All servers run at once on the same store; each round loads them in turn (Quarry, bare, variants) and
 # each is reported by its median round, so that drift of a shared machine hits all alike. Only one is
 # loaded at a time; the others sit idle. Only loopback addresses are used; every load run is bounded by
@@ -21,9 +21,9 @@ BUN=$ROOT/node_modules/.bin/bun
 
 THREADS=${BENCH_THREADS:-1}
 CONNS=${BENCH_CONNECTIONS:-32}
-DURATION=${BENCH_DURATION:-15s}
+DURATION=${BENCH_DURATION:-10s}
 WARMUP=${BENCH_WARMUP:-5s}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-5}
 TARGET=${BENCH_TARGET_PCT:-60}
 RESULTS=$ROOT/bench/results/whoami.md
 VARIANTS=0
