@@ -1,5 +1,6 @@
 // The composition root: builds the whole API from its dependencies. No environment reads, no listen.
 import { Elysia } from 'elysia'
+import type { BlobStore } from './blob'
 import { bodyPlugin } from './body'
 import type { Config } from './config'
 import { errorPlugin } from './errors'
@@ -17,6 +18,8 @@ import { tokensPlugin } from '../plugins/tokens'
 export interface AppDeps {
   config: Config
   store: Store
+  /** Contents of resources and user files (disk or S3); their metadata stays in `store`. */
+  blobs: BlobStore
   log: Logger
   /** Milliseconds since the epoch; tests pass a clock they can move. */
   clock?: () => number

@@ -77,3 +77,64 @@ describe('configuration', () => {
     expect(parseListen('0.0.0.0:0')).toEqual({ host: '0.0.0.0', port: 0 })
   })
 })
+
+describe('S3 blob store configuration', () => {
+  const full = {
+    QUARRY_S3_ENDPOINT: 'https://minio.example.com:9000',
+    QUARRY_S3_BUCKET: 'quarry-blobs',
+    QUARRY_S3_ACCESS_KEY: 'access',
+    QUARRY_S3_SECRET_KEY: 'secret',
+    QUARRY_S3_REGION: 'eu-west-1',
+  }
+
+  test('unset: blobs stay on disk', () => {
+    expect(loadConfig({}).config.s3).toBeUndefined()
+  })
+
+  test('all set: typed, and no warning', () => {
+    const { config, warnings } = loadConfig(full)
+    expect(config.s3).toEqual({
+      endpoint: 'https://minio.example.com:9000',
+      bucket: 'quarry-blobs',
+      accessKey: 'access',
+      secretKey: 'secret',
+      region: 'eu-west-1',
+    })
+    expect(warnings).toEqual([])
+  })
+
+  test('the region defaults to us-east-1', () => {
+    const { QUARRY_S3_REGION: _, ...rest } = full
+    expect(loadConfig(rest).config.s3?.region).toBe('us-east-1')
+  })
+
+  test('an unknown QUARRY_S3_ variable is reported like any other', () => {
+    expect(loadConfig({ ...full, QUARRY_S3_BUCKT: 'x' }).warnings).toEqual(['unknown configuration variable QUARRY_S3_BUCKT is ignored'])
+  })
+
+  test.each([
+    [{ ...full, QUARRY_S3_ENDPOINT: undefined }, 'QUARRY_S3_ENDPOINT'],
+    [{ ...full, QUARRY_S3_BUCKET: '' }, 'QUARRY_S3_BUCKET'],
+    [{ ...full, QUARRY_S3_ACCESS_KEY: undefined }, 'QUARRY_S3_ACCESS_KEY'],
+    [{ ...full, QUARRY_S3_SECRET_KEY: undefined }, 'QUARRY_S3_SECRET_KEY'],
+    [{ QUARRY_S3_REGION: 'us-east-1' }, 'QUARRY_S3_ENDPOINT'],
+    [{ QUARRY_S3_SECRET_KEY: 'secret' }, 'QUARRY_S3_ENDPOINT'],
+    [{ ...full, QUARRY_S3_ENDPOINT: 'minio:9000' }, 'QUARRY_S3_ENDPOINT'],
+    [{ ...full, QUARRY_S3_ENDPOINT: 'ftp://minio' }, 'QUARRY_S3_ENDPOINT'],
+    [{ ...full, QUARRY_S3_ENDPOINT: 'http://minio:9000/bucket' }, 'QUARRY_S3_ENDPOINT'],
+    [{ ...full, QUARRY_S3_BUCKET: 'Has_Upper' }, 'QUARRY_S3_BUCKET'],
+    [{ ...full, QUARRY_S3_REGION: 'eu west' }, 'QUARRY_S3_REGION'],
+  ])('%p is refused with one line naming %s', (env, name) => {
+    let error: unknown
+    try {
+      loadConfig(env)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as Error).message
+    expect(message.startsWith(`${name}:`)).toBe(true)
+    expect(message).not.toContain('\n')
+    expect(message).not.toContain('secret') // never echo the secret key
+  })
+})

@@ -1,5 +1,6 @@
 // Configuration: read once from the environment at start, typed and validated.
 // Nothing else in the server reads process.env; createApp() receives a Config.
+import type { S3Config } from './blob/s3'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -23,6 +24,8 @@ export interface Config {
   /** The access-control policy of decisions §3: when true, only admins may use the token API. */
   tokenApiAdminOnly: boolean
   logLevel: LogLevel
+  /** The S3 blob store; when undefined, blobs live on local disk under dataDir. */
+  s3: S3Config | undefined
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
   passwordHash: { memoryCost: number; timeCost: number }
   buildId: string
@@ -30,11 +33,14 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+const S3_VARIABLES = ['QUARRY_S3_ENDPOINT', 'QUARRY_S3_BUCKET', 'QUARRY_S3_ACCESS_KEY', 'QUARRY_S3_SECRET_KEY', 'QUARRY_S3_REGION']
+
 const KNOWN = new Set([
   'QUARRY_LISTEN', 'QUARRY_DATA_DIR', 'QUARRY_ADMIN_PASSWORD', 'QUARRY_JWT_KEY', 'QUARRY_SESSION_IDLE_TIMEOUT',
   'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE',
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY',
+  ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN',
 ])
@@ -81,6 +87,34 @@ export function parseListen(raw: string): { host: string; port: number } {
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port }
 }
 
+/**
+ * The S3 blob store is used when any QUARRY_S3_* variable is set; then endpoint, bucket and both keys are required
+ * (the region defaults to us-east-1, MinIO's default).
+ */
+function parseS3(get: (name: string) => string | undefined): S3Config | undefined {
+  if (!S3_VARIABLES.some((name) => get(name) !== undefined)) return undefined
+  const required = (name: string) => {
+    const v = get(name)
+    if (v === undefined) throw new ConfigError(`${name}: must be set when other QUARRY_S3_* variables are (the S3 blob store)`)
+    return v
+  }
+  const endpoint = required('QUARRY_S3_ENDPOINT')
+  let url: URL | undefined
+  try {
+    url = new URL(endpoint)
+  } catch {}
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.pathname !== '/' || url.search || url.username)
+    throw new ConfigError(`QUARRY_S3_ENDPOINT: "${endpoint}" must be an http(s)://host[:port] URL (example: https://minio.example.com:9000)`)
+  const bucket = required('QUARRY_S3_BUCKET')
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw new ConfigError(`QUARRY_S3_BUCKET: "${bucket}" is not a valid bucket name (3-63 lowercase letters, digits, dots, hyphens)`)
+  const accessKey = required('QUARRY_S3_ACCESS_KEY')
+  const secretKey = required('QUARRY_S3_SECRET_KEY')
+  const region = get('QUARRY_S3_REGION') ?? 'us-east-1'
+  if (!/^[a-z0-9-]+$/.test(region)) throw new ConfigError(`QUARRY_S3_REGION: "${region}" is not a region name (example: us-east-1)`)
+  return { endpoint: url.origin, bucket, accessKey, secretKey, region }
+}
+
 /** Builds the configuration from an environment; throws ConfigError with one clear line. */
 export function loadConfig(env: Record<string, string | undefined>): { config: Config; warnings: string[] } {
   const get = (name: string) => {
@@ -88,7 +122,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     return v === undefined || v === '' ? undefined : v
   }
   const warnings = Object.keys(env)
-    .filter((k) => k.startsWith('QUARRY_') && !k.startsWith('QUARRY_S3_') && !KNOWN.has(k))
+    .filter((k) => k.startsWith('QUARRY_') && !KNOWN.has(k))
     .map((k) => `unknown configuration variable ${k} is ignored`)
 
   const listen = parseListen(get('QUARRY_LISTEN') ?? '127.0.0.1:8080')
@@ -122,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     minPasswordLength,
     tokenApiAdminOnly: parseBool('QUARRY_TOKEN_API_ADMIN_ONLY', get('QUARRY_TOKEN_API_ADMIN_ONLY') ?? 'false'),
     logLevel,
+    s3: parseS3(get),
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
   }

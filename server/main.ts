@@ -1,7 +1,8 @@
-// Starts Quarry: configuration → store → app → listen; SIGTERM/SIGINT drain in-flight requests and close the store.
+// Starts Quarry: configuration → store → blob store → app → listen; SIGTERM/SIGINT drain in-flight requests and close the store.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from './app'
+import { type BlobStore, createDiskBlobStore, createS3BlobStore } from './blob'
 import { ConfigError, loadConfig } from './config'
 import { createLogger } from './log'
 import { createSqliteStore } from './store'
@@ -31,7 +32,17 @@ export async function main(env: Record<string, string | undefined> = process.env
     console.error(`quarry: cannot open the store in ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
     process.exit(1)
   }
-  const { app } = await createApp({ config, store, log })
+  // The S3 bucket is checked (and created when missing) here, so a wrong endpoint or key stops the start.
+  let blobs: BlobStore
+  try {
+    blobs = config.s3 ? await createS3BlobStore(config.s3) : await createDiskBlobStore({ dataDir: config.dataDir })
+  } catch (e) {
+    const where = config.s3 ? `S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${config.dataDir}/blobs`
+    console.error(`quarry: cannot open the blob store (${where}): ${e instanceof Error ? e.message : e}`)
+    store.close()
+    process.exit(1)
+  }
+  const { app } = await createApp({ config, store, blobs, log })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let sweep: ReturnType<typeof setInterval> | undefined
@@ -60,7 +71,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     store.close()
     process.exit(1)
   }
-  log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir })
+  log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sweep = setInterval(() => {
     void store.sessions.deleteExpired(Date.now(), config.sessionIdleMs)

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../server/app'
+import { createDiskBlobStore } from '../server/blob'
 import { type Config, loadConfig } from '../server/config'
 import { createLogger } from '../server/log'
 import { createSqliteStore } from '../server/store'
@@ -34,6 +35,7 @@ export interface CallResult {
 export async function createTestServer(overrides: Partial<Config> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'quarry-test-'))
   const store = createSqliteStore(join(dir, 'quarry.db'))
+  const blobs = await createDiskBlobStore({ dataDir: dir })
   const config: Config = {
     ...loadConfig({}).config,
     dataDir: dir,
@@ -46,7 +48,7 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
   const logs: string[] = []
   const announced: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
-  const { app, auth } = await createApp({ config, store, log, clock: () => now, announce: (l) => void announced.push(l) })
+  const { app, auth } = await createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l) })
 
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...opts.headers }
@@ -112,6 +114,7 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
     app,
     auth,
     store,
+    blobs,
     config,
     dir,
     logs,

@@ -6,7 +6,19 @@ cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "test/run.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+s3dir=$(mktemp -d)
+trap 'bash test/s3-server.sh stop "$s3dir" >/dev/null 2>&1; rm -rf "$log" "$s3dir"' EXIT
+trap 'exit 130' INT TERM # run the EXIT trap (and stop the S3 server) on Ctrl-C too
+
+# The S3 blob-store tests need a real S3 server; if it cannot start, the run fails here (the tests never skip).
+if ! bash test/s3-server.sh start "$s3dir" >/dev/null; then
+  echo "test/run.sh: the S3 test server did not start (see above)" >&2
+  echo "tests: 0 passed, 0 failed"
+  exit 1
+fi
+# shellcheck disable=SC1091
+source "$s3dir/env" # exports QUARRY_TEST_S3_ENDPOINT, _BUCKET, _ACCESS_KEY, _SECRET_KEY, _REGION
+
 "$BUN" test "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')

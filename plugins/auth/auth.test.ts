@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../server/app'
+import { createDiskBlobStore } from '../../server/blob'
 import { loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
 import { createSqliteStore } from '../../server/store'
@@ -497,7 +498,8 @@ describe('first start', () => {
     const store = createSqliteStore(join(dir, 'quarry.db'))
     const config = { ...loadConfig({}).config, dataDir: dir, adminPassword: undefined, passwordHash: { memoryCost: 256, timeCost: 1 } }
     const log = createLogger('debug', (line) => void logs.push(line))
-    const { app } = await createApp({ config, store, log, announce: (l) => void announced.push(l) })
+    const blobs = await createDiskBlobStore({ dataDir: dir })
+    const { app } = await createApp({ config, store, blobs, log, announce: (l) => void announced.push(l) })
     const login = (Pass: string) =>
       app.handle(new Request('http://localhost/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ User: 'admin', Pass }) }))
     return { app, store, login }

@@ -1,0 +1,231 @@
+// The local-disk blob store (the embedded default): `<dataDir>/blobs/<aa>/<bb>/<name>`, fanned out by the SHA-1 of
+// the key so no directory grows past a few thousand entries. A put streams into `blobs/tmp/`, fsyncs, and is
+// renamed into place only when complete (then the directory is fsynced), so a reader or a crash never sees half a
+// blob; a failed put removes its temporary file.
+import { constants } from 'node:fs'
+import { copyFile, type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises'
+import { join } from 'node:path'
+import {
+  assertBlobKey,
+  type BlobEntry,
+  type BlobStore,
+  BlobNotFoundError,
+  BlobRangeError,
+  type ByteRange,
+  checkRange,
+  Meter,
+  type PutOptions,
+  type PutResult,
+} from './index'
+
+const READ_CHUNK = 256 * 1024
+/** Temporary files older than this at start are left-overs of a crash and are removed. */
+const STALE_TEMP_MS = 60 * 60_000
+
+export interface DiskBlobStoreOptions {
+  /** The data directory; blobs live in its `blobs/` folder. */
+  dataDir: string
+}
+
+export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<BlobStore> {
+  const root = join(opts.dataDir, 'blobs')
+  const tmpDir = join(root, 'tmp')
+  // Directories are made on the first write, so an unused store leaves no trace in the data directory.
+  await removeStaleTemps(tmpDir, Date.now() - STALE_TEMP_MS)
+  let tmpReady = false
+  const ensureTmp = async () => {
+    if (tmpReady) return
+    await mkdir(tmpDir, { recursive: true })
+    tmpReady = true
+  }
+
+  // `/` is allowed in keys but not in file names; `~` is not allowed in keys, so the mapping is reversible.
+  const fileName = (key: string) => key.replaceAll('/', '~')
+  const keyOf = (name: string) => name.replaceAll('~', '/')
+  const dirOf = (key: string) => {
+    const h = new Bun.CryptoHasher('sha1').update(key).digest('hex')
+    return join(root, h.slice(0, 2), h.slice(2, 4))
+  }
+  const pathOf = (key: string) => {
+    assertBlobKey(key)
+    return join(dirOf(key), fileName(key))
+  }
+
+  async function put(key: string, stream: ReadableStream<Uint8Array>, putOpts: PutOptions = {}): Promise<PutResult> {
+    const target = pathOf(key)
+    const meter = new Meter(putOpts.maxBytes)
+    const temp = join(tmpDir, `${crypto.randomUUID()}.part`)
+    let fh: FileHandle | undefined
+    const reader = stream.getReader()
+    try {
+      await ensureTmp()
+      fh = await open(temp, 'wx', 0o600)
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        meter.add(value)
+        let off = 0
+        while (off < value.byteLength) off += (await fh.write(value, off, value.byteLength - off)).bytesWritten
+      }
+      await fh.sync()
+      await fh.close()
+      fh = undefined
+      const dir = dirOf(key)
+      await mkdir(dir, { recursive: true })
+      await rename(temp, target)
+      await syncDir(dir)
+      return meter.result()
+    } catch (e) {
+      reader.cancel(e).catch(() => {})
+      await fh?.close().catch(() => {})
+      await rm(temp, { force: true }).catch(() => {})
+      throw e
+    } finally {
+      reader.releaseLock()
+    }
+  }
+
+  async function get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
+    const path = pathOf(key)
+    if (range) checkRange(range)
+    // The stream reads from the open file, so a put that replaces the blob meanwhile does not change what it sees.
+    let fh: FileHandle
+    try {
+      fh = await open(path, 'r')
+    } catch (e) {
+      if (isNotFound(e)) throw new BlobNotFoundError(key)
+      throw e
+    }
+    let pos: number
+    let end: number // exclusive
+    try {
+      const size = (await fh.stat()).size
+      pos = range?.start ?? 0
+      end = range?.end === undefined ? size : Math.min(range.end + 1, size)
+      if (range && range.start > 0 && range.start >= size) throw new BlobRangeError(`range ${range.start}- is past the end (${size} bytes)`)
+    } catch (e) {
+      await fh.close()
+      throw e
+    }
+    let closed = false
+    const close = async () => {
+      if (closed) return
+      closed = true
+      await fh.close()
+    }
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          if (pos >= end) {
+            await close()
+            controller.close()
+            return
+          }
+          const buf = new Uint8Array(Math.min(READ_CHUNK, end - pos))
+          const { bytesRead } = await fh.read(buf, 0, buf.byteLength, pos)
+          if (bytesRead === 0) {
+            await close()
+            controller.close()
+            return
+          }
+          pos += bytesRead
+          controller.enqueue(bytesRead === buf.byteLength ? buf : buf.subarray(0, bytesRead))
+        } catch (e) {
+          await close().catch(() => {})
+          controller.error(e)
+        }
+      },
+      async cancel() {
+        await close()
+      },
+    })
+  }
+
+  async function statBlob(key: string): Promise<{ size: number } | undefined> {
+    try {
+      return { size: (await stat(pathOf(key))).size }
+    } catch (e) {
+      if (isNotFound(e)) return undefined
+      throw e
+    }
+  }
+
+  async function del(key: string): Promise<void> {
+    try {
+      await unlink(pathOf(key))
+    } catch (e) {
+      if (!isNotFound(e)) throw e
+    }
+  }
+
+  async function copy(from: string, to: string): Promise<void> {
+    const source = pathOf(from)
+    const target = pathOf(to)
+    const temp = join(tmpDir, `${crypto.randomUUID()}.part`)
+    try {
+      await ensureTmp()
+      try {
+        await copyFile(source, temp, constants.COPYFILE_FICLONE) // a reflink where the file system has them
+      } catch (e) {
+        if (isNotFound(e)) throw new BlobNotFoundError(from)
+        throw e
+      }
+      const fh = await open(temp, 'r+')
+      await fh.sync().finally(() => fh.close())
+      const dir = dirOf(to)
+      await mkdir(dir, { recursive: true })
+      await rename(temp, target)
+      await syncDir(dir)
+    } catch (e) {
+      await rm(temp, { force: true }).catch(() => {})
+      throw e
+    }
+  }
+
+  async function* list(): AsyncIterable<BlobEntry> {
+    for (const a of await readdirIfAny(root)) {
+      if (!/^[0-9a-f]{2}$/.test(a)) continue // skips tmp/
+      for (const b of await readdirIfAny(join(root, a))) {
+        const dir = join(root, a, b)
+        for (const name of await readdirIfAny(dir)) {
+          const s = await stat(join(dir, name)).catch(() => undefined)
+          if (s?.isFile()) yield { key: keyOf(name), lastModified: s.mtime }
+        }
+      }
+    }
+  }
+
+  return { kind: 'disk', put, get, stat: statBlob, delete: del, copy, list }
+}
+
+function isNotFound(e: unknown): boolean {
+  const code = (e as { code?: string } | null)?.code
+  return code === 'ENOENT' || code === 'ENOTDIR'
+}
+
+async function readdirIfAny(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir)
+  } catch (e) {
+    if (isNotFound(e)) return []
+    throw e
+  }
+}
+
+/** Makes a rename in `dir` durable. */
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r')
+  try {
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
+}
+
+async function removeStaleTemps(tmpDir: string, olderThan: number): Promise<void> {
+  for (const name of await readdirIfAny(tmpDir)) {
+    const path = join(tmpDir, name)
+    const s = await stat(path).catch(() => undefined)
+    if (s && s.mtimeMs < olderThan) await rm(path, { force: true })
+  }
+}

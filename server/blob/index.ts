@@ -1,0 +1,125 @@
+// The blob store: where resource and file contents live, apart from the SQL store that holds their metadata.
+// Two backends behind one narrow interface: local disk (the embedded default) and any S3-compatible server.
+// Nothing here knows about HTTP or Elysia; errors are typed so the route layer can map them to statuses.
+
+/**
+ * Guarantees, for both backends:
+ * - Contents are streamed: `put` never holds a whole upload in memory and `get` streams from the store.
+ * - `put` is all or nothing per key: until it resolves, readers see the previous contents (or none); if it fails
+ *   (the input stream errors, `maxBytes` is exceeded, the store fails) the previous contents stay intact and no
+ *   partial or stray object is left behind.
+ * - Replacing contents under one key is atomic on disk (rename) and on S3 (an object appears only when its upload
+ *   completes), but callers should still write each new version under a fresh key and delete the old key after the
+ *   metadata points at the new one: that keeps a reader that is half-way through the old version working, and a
+ *   crash in between leaves an orphan (found by `list()`), never a dangling reference.
+ * - Keys are opaque strings made by the server; anything that is not a valid key (see `assertBlobKey`) is refused
+ *   with `BlobKeyError` before the store is touched.
+ */
+export interface BlobStore {
+  /** `disk` or `s3`, for logs and the version endpoint. */
+  readonly kind: 'disk' | 's3'
+  /**
+   * Stores the stream's bytes under `key`, replacing what was there.
+   * Size and SHA-1 (base64) are computed while streaming. Over `maxBytes` → `BlobTooLargeError`, nothing written.
+   */
+  put(key: string, stream: ReadableStream<Uint8Array>, opts?: PutOptions): Promise<PutResult>
+  /**
+   * The contents (or a byte range of them) as a stream. `BlobNotFoundError` when there is no such blob;
+   * `BlobRangeError` when `start` is at or past the end (except that a range from 0 of an empty blob is simply
+   * empty) or the range is malformed. An `end` past the last byte is clamped to it.
+   */
+  get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>>
+  /** The blob's size, or undefined when there is none. */
+  stat(key: string): Promise<{ size: number } | undefined>
+  /** Removes the blob; removing a missing blob is not an error. */
+  delete(key: string): Promise<void>
+  /** Copies `from` to `to` inside the store (server-side on S3); `BlobNotFoundError` when `from` is missing. */
+  copy(from: string, to: string): Promise<void>
+  /** Every blob with its last-modification time, in no particular order (for the orphan sweep). */
+  list(): AsyncIterable<BlobEntry>
+}
+
+export interface PutOptions {
+  /** Largest accepted size in bytes; a longer stream is aborted with `BlobTooLargeError`. */
+  maxBytes?: number
+}
+
+export interface PutResult {
+  size: number
+  /** SHA-1 of the contents, base64. */
+  sha1: string
+}
+
+/** Inclusive byte offsets, as in an HTTP Range header: `{ start: 0, end: 0 }` is the first byte. */
+export interface ByteRange {
+  start: number
+  end?: number
+}
+
+export interface BlobEntry {
+  key: string
+  lastModified: Date
+}
+
+export class BlobError extends Error {
+  override name = 'BlobError'
+}
+export class BlobNotFoundError extends BlobError {
+  override name = 'BlobNotFoundError'
+  constructor(readonly key: string) {
+    super(`no blob ${key}`)
+  }
+}
+export class BlobTooLargeError extends BlobError {
+  override name = 'BlobTooLargeError'
+  constructor(readonly maxBytes: number) {
+    super(`the contents exceed ${maxBytes} bytes`)
+  }
+}
+export class BlobRangeError extends BlobError {
+  override name = 'BlobRangeError'
+}
+export class BlobKeyError extends BlobError {
+  override name = 'BlobKeyError'
+}
+
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+export const MAX_KEY_LENGTH = 512
+
+/**
+ * A key is one or more `/`-separated segments of letters, digits, `.`, `_` and `-`, each starting with a letter or a
+ * digit (so no `.`/`..` segment, no hidden file, no absolute path, no backslash), at most 512 characters in all.
+ */
+export function assertBlobKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH || !key.split('/').every((s) => SEGMENT.test(s)))
+    throw new BlobKeyError(`invalid blob key ${JSON.stringify(String(key).slice(0, 80))}`)
+}
+
+/** Refuses a malformed range (negative, fractional, end before start) with `BlobRangeError`. */
+export function checkRange(range: ByteRange): void {
+  const { start, end } = range
+  if (!Number.isSafeInteger(start) || start < 0 || (end !== undefined && (!Number.isSafeInteger(end) || end < start)))
+    throw new BlobRangeError(`invalid range ${start}-${end ?? ''}`)
+}
+
+/**
+ * Counts and hashes a stream as it passes, failing with `BlobTooLargeError` as soon as it grows past `maxBytes`.
+ * Shared by both backends so size, SHA-1 and the limit behave identically.
+ */
+export class Meter {
+  size = 0
+  private readonly hasher = new Bun.CryptoHasher('sha1')
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
+  /** Accounts for a chunk; throws before it is written anywhere when it crosses the limit. */
+  add(chunk: Uint8Array): void {
+    this.size += chunk.byteLength
+    if (this.size > this.maxBytes) throw new BlobTooLargeError(this.maxBytes)
+    this.hasher.update(chunk)
+  }
+  result(): PutResult {
+    return { size: this.size, sha1: this.hasher.digest('base64') }
+  }
+}
+
+export { createDiskBlobStore } from './disk'
+export { createS3BlobStore, type S3Config } from './s3'
