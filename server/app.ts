@@ -14,6 +14,7 @@ import { groupsPlugin } from '../plugins/groups'
 import { docsPlugin, systemPlugin } from '../plugins/system'
 import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
+import { resourcesPlugin } from '../plugins/resources'
 
 export interface AppDeps {
   config: Config
@@ -48,6 +49,7 @@ export async function createApp(deps: AppDeps) {
     .use(usersPlugin({ config, store, auth, clock }))
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
+    .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
   return { app, auth }
 }
 

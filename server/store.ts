@@ -8,6 +8,7 @@ import { SqliteGroupsRepo, type GroupsRepo } from '../plugins/groups/repo'
 import { SqliteSessionsRepo, type SessionsRepo } from '../plugins/auth/repo'
 import { SqliteSettingsRepo, type SettingsRepo } from '../plugins/system/repo'
 import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
+import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/repo'
 
 export interface Store {
   users: UsersRepo
@@ -15,6 +16,7 @@ export interface Store {
   sessions: SessionsRepo
   settings: SettingsRepo
   tokens: TokensRepo
+  resources: ResourcesRepo
   close(): void
 }
 
@@ -27,6 +29,7 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     sessions: new SqliteSessionsRepo(db),
     settings: new SqliteSettingsRepo(db),
     tokens: new SqliteTokensRepo(db),
+    resources: new SqliteResourcesRepo(db),
     close: () => db.close(),
   }
 }

@@ -25,11 +25,29 @@ interface Row {
   deny?: number
   /** The path to call, for rows whose :id is not a UID; called once per caller, so it may make a fresh item. */
   path?: (f: Fixture) => Promise<string>
+  /** A non-JSON body (with its Content-Type), for upload routes. */
+  raw?: () => CallOptions
 }
 
 /** A fresh token of the owner, for rows that change or delete the token they name. */
 const ownerToken = (f: Fixture) => async () => `/api/tokens/${await f.makeToken(f.ownerJwt, ['DashboardRead'])}`
 const tokenRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: (f) => ownerToken(f)() })
+
+/** A fresh resource of the owner, shared with the fixture group or not; answers its path plus `suffix`. */
+const ownerResource = (shared: boolean, suffix = '') => async (f: Fixture) => {
+  const res = await f.server.call('POST', '/api/resources', { jwt: f.ownerJwt, json: { ResourceName: 'matrix', GroupACL: shared ? [f.gid] : [] } })
+  if (res.status !== 200) throw new Error(`resource creation failed: ${res.status} ${res.text}`)
+  return `/api/resources/${res.body.GUID}${suffix}`
+}
+/** Read routes: owner, group members and admins; others do not even see the item. */
+const resourceReadRow = (suffix = '', body?: Row['body']): Row => ({ who: 'member', deny: 404, body, path: ownerResource(true, suffix) })
+/** Write routes on an unshared item: owner and admins; others do not see it (a reader gets 403, tested in resources.test.ts). */
+const resourceWriteRow = (suffix = '', body?: Row['body'], raw?: Row['raw']): Row => ({ who: 'self', deny: 404, body, raw, path: ownerResource(false, suffix) })
+const UPLOAD_BOUNDARY = 'matrix-boundary'
+const uploadBody = (): CallOptions => ({
+  body: `--${UPLOAD_BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="x"\r\n\r\ncontents\r\n--${UPLOAD_BOUNDARY}--\r\n`,
+  headers: { 'content-type': `multipart/form-data; boundary=${UPLOAD_BOUNDARY}` },
+})
 
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
@@ -75,6 +93,15 @@ const MATRIX: Record<string, Row> = {
   'PUT /api/tokens/:id': tokenRow(() => ({ description: 'changed' })),
   'PATCH /api/tokens/:id': tokenRow(() => ({ expiresAt: null })),
   'DELETE /api/tokens/:id': tokenRow(),
+  'GET /api/resources': { who: 'any' },
+  'POST /api/resources': { who: 'any', body: () => ({ ResourceName: 'new', GroupACL: [], Global: false, Description: '' }) },
+  'GET /api/resources/:guid': resourceReadRow(),
+  'PUT /api/resources/:guid': resourceWriteRow('', () => ({ ResourceName: 'renamed' })),
+  'DELETE /api/resources/:guid': resourceWriteRow(),
+  'PUT /api/resources/:guid/raw': resourceWriteRow('/raw', undefined, uploadBody),
+  'GET /api/resources/:guid/raw': resourceReadRow('/raw'),
+  'GET /api/resources/:guid/contenttype': resourceReadRow('/contenttype'),
+  'POST /api/resources/:guid/clone': resourceReadRow('/clone', () => ({ Name: 'copy' })),
 }
 
 type Role = 'stranger' | 'member' | 'owner' | 'admin'
@@ -188,7 +215,8 @@ describe('route × caller matrix', () => {
       const outcome: Record<string, number> = {}
       const expected: Record<string, number> = {}
       const record = async (name: string, want: number, opts: CallOptions, path?: string) => {
-        const res = await f.server.call(method, path ?? (await pathFor()), { json, ...opts })
+        const raw = row.raw?.()
+        const res = await f.server.call(method, path ?? (await pathFor()), { json, ...raw, ...opts, headers: { ...raw?.headers, ...opts.headers } })
         outcome[name] = res.status
         expected[name] = want
         if (res.status >= 400) expect(typeof res.body?.Error).toBe('string')

@@ -4,7 +4,6 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import * as Minio from 'minio'
 import {
   type BlobStore,
   BlobKeyError,
@@ -14,6 +13,7 @@ import {
   createDiskBlobStore,
   createS3BlobStore,
 } from './index'
+import { MISSING_S3, testS3 } from '../../test/s3'
 
 interface Harness {
   store: BlobStore
@@ -308,36 +308,16 @@ describe('disk blob store', () => {
 
 // --- S3 -----------------------------------------------------------------------------------------------------------
 
-const s3env = {
-  endpoint: process.env.QUARRY_TEST_S3_ENDPOINT,
-  bucket: process.env.QUARRY_TEST_S3_BUCKET,
-  accessKey: process.env.QUARRY_TEST_S3_ACCESS_KEY,
-  secretKey: process.env.QUARRY_TEST_S3_SECRET_KEY,
-  region: process.env.QUARRY_TEST_S3_REGION ?? 'us-east-1',
-}
+const s3 = testS3()
 
-if (!s3env.endpoint || !s3env.bucket || !s3env.accessKey || !s3env.secretKey) {
+if (!s3) {
   // Deliberately a failure, not a skip: the S3 backend must be tested wherever the suite runs.
   test('BlobStore contract: s3 needs the test S3 server', () => {
-    throw new Error('QUARRY_TEST_S3_* is not set: run the suite with `npm test` (test/run.sh starts the S3 server)')
+    throw new Error(MISSING_S3)
   })
 } else {
-  const cfg = { ...s3env, endpoint: s3env.endpoint, bucket: s3env.bucket, accessKey: s3env.accessKey, secretKey: s3env.secretKey }
-  const url = new URL(cfg.endpoint)
-  const minio = new Minio.Client({
-    endPoint: url.hostname,
-    port: Number(url.port),
-    useSSL: false,
-    accessKey: cfg.accessKey,
-    secretKey: cfg.secretKey,
-    region: cfg.region,
-    pathStyle: true,
-  })
-  async function incompleteUploads(prefix: string): Promise<string[]> {
-    const out: string[] = []
-    for await (const u of minio.listIncompleteUploads(cfg.bucket, prefix, true)) out.push(u.key)
-    return out
-  }
+  const cfg = s3.config
+  const { minio, incompleteUploads } = s3
 
   contract('s3', async () => {
     const prefix = `t-${crypto.randomUUID()}/` // each test sees only its own objects in the shared bucket

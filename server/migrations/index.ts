@@ -2,8 +2,10 @@
 // migration is never edited; a change to the schema is a new entry.
 import core from './001_core'
 import tokens from './002_tokens'
+import resources from './003_resources'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
   { version: 2, name: 'tokens', sql: tokens },
+  { version: 3, name: 'resources', sql: resources },
 ]

@@ -1,0 +1,298 @@
+// Resources (spec "Resources"): metadata in the store, contents in the blob store. Read: owner, members of a
+// group in GroupACL, everyone for a global resource, admins. Write and delete: owner and admins. A caller who
+// may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
+import { Elysia, t } from 'elysia'
+import { type BlobStore, BlobTooLargeError } from '../../server/blob'
+import type { Config } from '../../server/config'
+import { Errors } from '../../server/errors'
+import type { Logger } from '../../server/log'
+import type { Store } from '../../server/store'
+import { authGuard } from '../auth/guard'
+import { Empty } from '../auth/schema'
+import type { AuthService, Caller } from '../auth/service'
+import { MultipartError, streamFilePart } from './multipart'
+import type { ResourceRow } from './repo'
+import {
+  AdminQuery,
+  CloneBody,
+  ContentTypeQuery,
+  ContentTypeResult,
+  CreateResourceBody,
+  GuidParams,
+  ResourceMetadata,
+  UpdateResourceBody,
+  toMetadata,
+} from './schema'
+import { sniffContentType } from './sniff'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */
+const SNIFF_DEFAULT = 512
+const SNIFF_MIN = 128
+const SNIFF_MAX = 1024 * 1024
+/** Room for the multipart framing around the file when Content-Length is checked against the resource limit. */
+const MULTIPART_OVERHEAD = 64 * 1024
+
+/** A fresh blob key for each version of a resource's contents. */
+const newBlobKey = (guid: string) => `resources/${guid}/${crypto.randomUUID()}`
+
+/** Route-local parser: claims multipart bodies untouched, so Elysia never buffers them through formData(). */
+const leaveMultipart = ({ contentType }: { contentType: string }) =>
+  /^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined
+
+export interface ResourcesDeps {
+  config: Config
+  store: Store
+  blobs: BlobStore
+  auth: AuthService
+  log: Logger
+  clock: () => number
+}
+
+export function resourcesPlugin({ config, store, blobs, auth, log, clock }: ResourcesDeps) {
+  const { resources } = store
+
+  function parseGuid(raw: string): string {
+    if (!UUID.test(raw)) throw Errors.badRequest('invalid resource GUID')
+    return raw.toLowerCase()
+  }
+
+  async function canRead(caller: Caller, r: ResourceRow): Promise<boolean> {
+    return caller.admin || r.uid === caller.uid || r.global || (r.gids.length > 0 && (await resources.sharedWith(r.guid, caller.uid)))
+  }
+
+  /** The resource when the caller may read it; 404 otherwise (also for one it may not even see). */
+  async function readable(caller: Caller, rawGuid: string): Promise<ResourceRow> {
+    const r = await resources.get(parseGuid(rawGuid))
+    if (!r || !(await canRead(caller, r))) throw Errors.notFound('resource')
+    return r
+  }
+
+  /** The resource when the caller may change it: 404 when it may not read it, 403 when it only reads. */
+  async function writable(caller: Caller, rawGuid: string): Promise<ResourceRow> {
+    const r = await readable(caller, rawGuid)
+    if (!caller.admin && r.uid !== caller.uid) throw Errors.forbidden('only the owner or an admin may change this resource')
+    return r
+  }
+
+  /** Deletes a blob that nothing points at any more; a failure leaves an orphan for the sweep, not an error. */
+  async function dropBlob(key: string | null) {
+    if (!key) return
+    await blobs.delete(key).catch((e: unknown) => log.warn('could not delete a resource blob', { key, error: String(e) }))
+  }
+
+  return new Elysia({ name: 'quarry-resources' })
+    .use(authGuard(auth))
+    .get(
+      '/api/resources',
+      async ({ caller, query }) => {
+        const rows = query.admin === 'true' && caller.admin ? await resources.listAll() : await resources.listVisible(caller.uid)
+        return rows.map(toMetadata)
+      },
+      {
+        access: 'ResourceRead',
+        query: AdminQuery,
+        response: t.Array(ResourceMetadata),
+        detail: { summary: 'Own, group-shared and global resources (?admin=true by an admin: every resource)' },
+      },
+    )
+    .post(
+      '/api/resources',
+      async ({ caller, body }) => {
+        if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global resources')
+        const guid = crypto.randomUUID()
+        await resources.create({
+          guid,
+          uid: caller.uid,
+          name: body.ResourceName,
+          description: body.Description ?? '',
+          global: body.Global ?? false,
+          version: 0,
+          size: 0,
+          hash: '',
+          blobKey: null,
+          modified: clock(),
+          domain: 0,
+          labels: [],
+          gids: [...new Set(body.GroupACL ?? [])].sort((a, b) => a - b),
+        })
+        return toMetadata((await resources.get(guid))!)
+      },
+      {
+        access: 'ResourceWrite',
+        body: CreateResourceBody,
+        response: ResourceMetadata,
+        detail: { summary: 'Create an empty resource; Global only by admins' },
+      },
+    )
+    .get('/api/resources/:guid', async ({ caller, params }) => toMetadata(await readable(caller, params.guid)), {
+      access: 'ResourceRead',
+      params: GuidParams,
+      query: AdminQuery,
+      response: ResourceMetadata,
+      detail: { summary: 'Metadata of one resource' },
+    })
+    .put(
+      '/api/resources/:guid',
+      async ({ caller, params, body }) => {
+        const r = await writable(caller, params.guid)
+        // Regular users change GroupACL, ResourceName and Description; admins also Global; the rest is ignored.
+        const updated = await resources.update(r.guid, {
+          name: body.ResourceName,
+          description: body.Description === null ? '' : body.Description,
+          global: caller.admin ? body.Global : undefined,
+          gids: body.GroupACL === undefined ? undefined : [...new Set(body.GroupACL ?? [])].sort((a, b) => a - b),
+          modified: clock(),
+        })
+        if (!updated) throw Errors.notFound('resource')
+        return toMetadata(updated)
+      },
+      {
+        access: 'ResourceWrite',
+        params: GuidParams,
+        query: AdminQuery,
+        body: UpdateResourceBody,
+        response: ResourceMetadata,
+        detail: { summary: 'Change GroupACL, ResourceName, Description (admins: also Global)' },
+      },
+    )
+    .delete(
+      '/api/resources/:guid',
+      async ({ caller, params }) => {
+        const r = await writable(caller, params.guid)
+        const deleted = await resources.delete(r.guid)
+        if (!deleted) throw Errors.notFound('resource')
+        await dropBlob(deleted.blobKey)
+        return {}
+      },
+      { access: 'ResourceWrite', params: GuidParams, query: AdminQuery, response: Empty, detail: { summary: 'Delete a resource and its contents' } },
+    )
+    .put(
+      '/api/resources/:guid/raw',
+      async ({ caller, params, request }) => {
+        const r = await writable(caller, params.guid)
+        const limit = config.maxResourceBytes
+        const declared = Number(request.headers.get('content-length') ?? 0)
+        if (declared > limit + MULTIPART_OVERHEAD) throw Errors.tooLarge(limit)
+        const key = newBlobKey(r.guid)
+        let stored: { size: number; sha1: string }
+        try {
+          stored = await streamFilePart(
+            request,
+            (stream) => blobs.put(key, stream, { maxBytes: limit }),
+            () => blobs.delete(key),
+          )
+        } catch (e) {
+          if (e instanceof BlobTooLargeError) throw Errors.tooLarge(limit)
+          if (e instanceof MultipartError) throw Errors.badRequest(e.message)
+          throw e
+        }
+        const swapped = await resources.setContents(r.guid, { blobKey: key, size: stored.size, hash: stored.sha1, modified: clock() })
+        if (!swapped) {
+          // Deleted while the upload ran: nothing points at the new blob.
+          await dropBlob(key)
+          throw Errors.notFound('resource')
+        }
+        await dropBlob(swapped.oldKey)
+        return toMetadata(swapped.row)
+      },
+      {
+        access: 'ResourceWrite',
+        params: GuidParams,
+        query: AdminQuery,
+        parse: leaveMultipart,
+        response: ResourceMetadata,
+        detail: { summary: 'Replace the contents: multipart form with one part named file, streamed to the blob store' },
+      },
+    )
+    .get(
+      '/api/resources/:guid/raw',
+      async ({ caller, params }) => {
+        const r = await readable(caller, params.guid)
+        if (!r.blobKey) return new Response(new Uint8Array(0), { headers: { 'content-type': 'application/octet-stream' } })
+        const stream = await blobs.get(r.blobKey)
+        return new Response(stream, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(r.size) } })
+      },
+      {
+        access: { key: 'ResourceRead', download: true, cookie: true },
+        params: GuidParams,
+        query: AdminQuery,
+        detail: { summary: 'The contents (also with the download token)' },
+      },
+    )
+    .get(
+      '/api/resources/:guid/contenttype',
+      async ({ caller, params, query }) => {
+        const r = await readable(caller, params.guid)
+        const asked = query.bytes
+        const n = asked === undefined || !Number.isFinite(asked) || asked < SNIFF_MIN ? SNIFF_DEFAULT : Math.min(Math.floor(asked), SNIFF_MAX)
+        const bytes = r.blobKey && r.size > 0 ? await readPrefix(await blobs.get(r.blobKey, { start: 0, end: n - 1 }), n) : new Uint8Array(0)
+        return { ContentType: sniffContentType(bytes), Body: Buffer.from(bytes).toString('base64') }
+      },
+      {
+        access: 'ResourceRead',
+        params: GuidParams,
+        query: ContentTypeQuery,
+        response: ContentTypeResult,
+        detail: { summary: 'Sniffed content type and the leading bytes (?bytes=N, default 512)' },
+      },
+    )
+    .post(
+      '/api/resources/:guid/clone',
+      async ({ caller, params, body }) => {
+        const source = await readable(caller, params.guid)
+        const guid = crypto.randomUUID()
+        const key = source.blobKey ? newBlobKey(guid) : null
+        if (source.blobKey && key) await blobs.copy(source.blobKey, key)
+        try {
+          // The clone is the caller's own, unshared and not global; contents, size, hash and labels come along.
+          await resources.create({
+            guid,
+            uid: caller.uid,
+            name: body.Name,
+            description: source.description,
+            global: false,
+            version: 0,
+            size: source.size,
+            hash: source.hash,
+            blobKey: key,
+            modified: clock(),
+            domain: source.domain,
+            labels: source.labels,
+            gids: [],
+          })
+        } catch (e) {
+          await dropBlob(key)
+          throw e
+        }
+        return toMetadata((await resources.get(guid))!)
+      },
+      {
+        access: 'ResourceWrite',
+        params: GuidParams,
+        query: AdminQuery,
+        body: CloneBody,
+        response: ResourceMetadata,
+        detail: { summary: 'Copy a readable resource into a new one owned by the caller' },
+      },
+    )
+}
+
+/** Reads at most `n` bytes of a stream, then lets go of it. */
+async function readPrefix(stream: ReadableStream<Uint8Array>, n: number): Promise<Uint8Array> {
+  const out = new Uint8Array(n)
+  let size = 0
+  const reader = stream.getReader()
+  try {
+    while (size < n) {
+      const { done, value } = await reader.read()
+      if (done) break
+      const take = Math.min(value.byteLength, n - size)
+      out.set(value.subarray(0, take), size)
+      size += take
+    }
+  } finally {
+    reader.cancel().catch(() => {})
+  }
+  return out.subarray(0, size)
+}

@@ -1,0 +1,140 @@
+// Streaming multipart/form-data: hands the part named `file` to a sink as a web stream while the request body is
+// still arriving, so an upload is never held in memory (Request.formData would buffer all of it). Parsing is
+// @fastify/busboy's; this file only bridges web streams to it, with backpressure both ways.
+import { Busboy, type BusboyFileStream } from '@fastify/busboy'
+
+/** The body is not a well-formed multipart form with a `file` part, or it ended early: the caller's fault (400). */
+export class MultipartError extends Error {
+  override name = 'MultipartError'
+}
+
+/** How many chunks of the file the bridge lets pile up before it pauses the parser. */
+const QUEUE_CHUNKS = 4
+
+/**
+ * Streams the first part named `file` of the request's multipart body into `sink` and answers what the sink
+ * answered, once the whole body has been read and found well-formed. Throws MultipartError for a malformed
+ * body, a missing `file` part or a body that breaks off; whatever the sink throws (e.g. too large) is passed on.
+ * When the body turns out bad after the sink already succeeded, `discard` gets the sink's result to undo it.
+ * Other parts are read and dropped.
+ */
+export async function streamFilePart<T>(
+  request: Request,
+  sink: (stream: ReadableStream<Uint8Array>) => Promise<T>,
+  discard: (result: T) => Promise<void>,
+): Promise<T> {
+  const contentType = request.headers.get('content-type') ?? ''
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new MultipartError('expected a multipart/form-data body with a part named file')
+  if (!request.body) throw new MultipartError('the multipart body is empty')
+  let bb: InstanceType<typeof Busboy>
+  try {
+    bb = new Busboy({
+      headers: { 'content-type': contentType },
+      limits: { fields: 64, fieldSize: 64 * 1024, parts: 256, headerPairs: 64 },
+      // A part named file is the contents even without a filename (curl -F 'file=<path' sends none).
+      isPartAFile: (field, _type, filename) => field === 'file' || filename !== undefined,
+    })
+  } catch (e) {
+    throw new MultipartError(`malformed multipart form: ${(e as Error).message}`)
+  }
+
+  const reader = request.body.getReader()
+  let failure: unknown
+  let fileController: ReadableStreamDefaultController<Uint8Array> | undefined
+  let sinkResult: Promise<T> | undefined
+  let resolveSettled!: () => void
+  let rejectSettled!: (e: unknown) => void
+  const settled = new Promise<void>((resolve, reject) => {
+    resolveSettled = resolve
+    rejectSettled = reject
+  })
+  settled.catch(() => {})
+
+  /** Stops everything on the first failure: the body, the parser and the stream the sink reads. */
+  const abort = (e: unknown) => {
+    if (failure !== undefined) return
+    failure = e
+    try {
+      fileController?.error(e)
+    } catch {}
+    fileController = undefined
+    reader.cancel().catch(() => {})
+    bb.destroy()
+    rejectSettled(e)
+  }
+
+  bb.on('file', (name: string, file: BusboyFileStream) => {
+    if (name !== 'file' || sinkResult) {
+      file.resume()
+      return
+    }
+    const web = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          fileController = controller
+          file.on('data', (chunk: Buffer) => {
+            if (fileController !== controller) return
+            controller.enqueue(new Uint8Array(chunk))
+            if ((controller.desiredSize ?? 0) <= 0) file.pause()
+          })
+          file.on('end', () => {
+            if (fileController !== controller) return
+            fileController = undefined
+            controller.close()
+          })
+          file.on('error', (e: Error) => abort(new MultipartError(`malformed multipart form: ${e.message}`)))
+        },
+        pull() {
+          file.resume()
+        },
+        cancel() {
+          fileController = undefined
+          file.resume()
+        },
+      },
+      { highWaterMark: QUEUE_CHUNKS },
+    )
+    sinkResult = sink(web)
+    sinkResult.catch((e) => abort(e))
+  })
+  bb.on('error', (e: unknown) => abort(new MultipartError(`malformed multipart form: ${(e as Error).message ?? e}`)))
+  bb.on('finish', () => resolveSettled())
+
+  const feed = (async () => {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>
+      try {
+        chunk = await reader.read()
+      } catch {
+        abort(new MultipartError('the request body broke off'))
+        return
+      }
+      if (failure !== undefined) return
+      if (chunk.done) break
+      if (!bb.write(chunk.value)) {
+        // The parser waits until the sink has taken what it already has (backpressure to the client).
+        await Promise.race([new Promise((resolve) => bb.once('drain', resolve)), settled.catch(() => {})])
+        if (failure !== undefined) return
+      }
+    }
+    bb.end()
+  })()
+
+  try {
+    await feed
+    await settled
+  } catch {}
+  if (failure === undefined && !sinkResult) failure = new MultipartError('the multipart form has no part named file')
+  if (failure !== undefined) {
+    // Let the sink finish failing (it removes what it wrote), or undo what it completed before the body went bad.
+    if (sinkResult) {
+      const done = await sinkResult.then(
+        (r) => ({ ok: true as const, r }),
+        () => ({ ok: false as const }),
+      )
+      if (done.ok) await discard(done.r)
+    }
+    throw failure
+  }
+  return await sinkResult!
+}
