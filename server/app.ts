@@ -15,6 +15,7 @@ import { docsPlugin, systemPlugin } from '../plugins/system'
 import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
 import { resourcesPlugin } from '../plugins/resources'
+import { filesPlugin } from '../plugins/files'
 
 export interface AppDeps {
   config: Config
@@ -50,6 +51,7 @@ export async function createApp(deps: AppDeps) {
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
+    .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
   return { app, auth }
 }
 

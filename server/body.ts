@@ -7,6 +7,12 @@ import { Errors } from './errors'
 
 const rawBodies = new WeakMap<Request, string>()
 
+/**
+ * Routes whose body may be any JSON value (preferences are stored as sent). Every other JSON body must be an
+ * object: Elysia would quietly turn `[]`, `"s"` or `5` into `{}` for a schema whose fields are all optional.
+ */
+const ANY_JSON_ROUTES = new Set(['/api/users/:id/preferences'])
+
 /** The body text of a request exactly as sent, for routes that must store it verbatim. */
 export function rawBody(request: Request): string {
   return rawBodies.get(request) ?? ''
@@ -27,21 +33,27 @@ async function readLimited(request: Request, limit: number): Promise<string> {
 }
 
 export function bodyPlugin(limit: number) {
-  return new Elysia({ name: 'quarry-body' }).onParse({ as: 'global' }, async ({ request, contentType }) => {
+  return new Elysia({ name: 'quarry-body' }).onParse({ as: 'global' }, async ({ request, contentType, route }) => {
     const type = contentType.split(';')[0]!.trim().toLowerCase()
     if (type === 'multipart/form-data') return undefined
     const text = await readLimited(request, limit)
     rawBodies.set(request, text)
+    // An empty body, of any type or none, is a body of nothing: routes whose fields are all optional (refresh,
+    // updates) take it as "no change"; routes with required fields say which one is missing.
+    if (text.trim() === '') return {}
     const declaredJson = type === 'application/json' || type.endsWith('+json')
-    if (declaredJson && text.trim() === '') return {}
     // Go servers of this API family decode JSON whatever the Content-Type says, so scripts that send JSON
     // with curl's default form type (or none) keep working; a real form body never starts with { or [.
     if (declaredJson || /^\s*[[{]/.test(text)) {
+      let value: unknown
       try {
-        return JSON.parse(text)
+        value = JSON.parse(text)
       } catch {
         throw Errors.badRequest('malformed JSON body')
       }
+      const isObject = typeof value === 'object' && value !== null && !Array.isArray(value)
+      if (!isObject && !ANY_JSON_ROUTES.has(route)) throw Errors.badRequest('the request body must be a JSON object')
+      return value
     }
     if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text))
     return text

@@ -9,6 +9,7 @@ import { SqliteSessionsRepo, type SessionsRepo } from '../plugins/auth/repo'
 import { SqliteSettingsRepo, type SettingsRepo } from '../plugins/system/repo'
 import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
 import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/repo'
+import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
 
 export interface Store {
   users: UsersRepo
@@ -17,6 +18,7 @@ export interface Store {
   settings: SettingsRepo
   tokens: TokensRepo
   resources: ResourcesRepo
+  files: FilesRepo
   close(): void
 }
 
@@ -30,6 +32,7 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     settings: new SqliteSettingsRepo(db),
     tokens: new SqliteTokensRepo(db),
     resources: new SqliteResourcesRepo(db),
+    files: new SqliteFilesRepo(db),
     close: () => db.close(),
   }
 }

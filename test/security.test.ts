@@ -49,6 +49,19 @@ const uploadBody = (): CallOptions => ({
   headers: { 'content-type': `multipart/form-data; boundary=${UPLOAD_BOUNDARY}` },
 })
 
+/** A fresh user file of the owner, shared with the fixture group or not; answers its path plus `suffix`. */
+const ownerFile = (shared: boolean, suffix = '') => async (f: Fixture) => {
+  const meta = JSON.stringify({ Name: 'matrix', GIDs: shared ? [f.gid] : [] })
+  const body = `--${UPLOAD_BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${meta}\r\n` + uploadBody().body!
+  const res = await f.server.call('POST', '/api/files', { jwt: f.ownerJwt, body, headers: uploadBody().headers })
+  if (res.status !== 200) throw new Error(`file creation failed: ${res.status} ${res.text}`)
+  return `/api/files/${res.body.GUID}${suffix}`
+}
+/** Read routes: owner, group members and admins; others do not even see the file. */
+const fileReadRow = (suffix = ''): Row => ({ who: 'member', deny: 404, path: ownerFile(true, suffix) })
+/** Write routes on an unshared file: owner and admins; others do not see it (a reader gets 403, tested in files.test.ts). */
+const fileWriteRow = (body?: Row['body'], raw?: Row['raw']): Row => ({ who: 'self', deny: 404, body, raw, path: ownerFile(false) })
+
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
   'GET /api/settings': { who: 'any' },
@@ -102,6 +115,14 @@ const MATRIX: Record<string, Row> = {
   'GET /api/resources/:guid/raw': resourceReadRow('/raw'),
   'GET /api/resources/:guid/contenttype': resourceReadRow('/contenttype'),
   'POST /api/resources/:guid/clone': resourceReadRow('/clone', () => ({ Name: 'copy' })),
+  'GET /api/files': { who: 'any' },
+  'POST /api/files': { who: 'any', raw: uploadBody },
+  'GET /api/files/:id': fileReadRow(),
+  'GET /api/files/:id/details': fileReadRow('/details'),
+  'PATCH /api/files/:id': fileWriteRow(() => ({ Name: 'renamed', Desc: 'changed' })),
+  'POST /api/files/:id': fileWriteRow(undefined, uploadBody),
+  'PUT /api/files/:id': fileWriteRow(undefined, uploadBody),
+  'DELETE /api/files/:id': fileWriteRow(),
 }
 
 type Role = 'stranger' | 'member' | 'owner' | 'admin'

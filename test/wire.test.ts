@@ -1,7 +1,7 @@
 // The wire rules every route follows (decisions §1) and the service routes of decisions §2.
 import { describe, expect, test } from 'bun:test'
 import { PUBLIC_ROUTES } from '../server/permissions'
-import { type TestServer, expectError, serverPerTest } from './helpers'
+import { type TestServer, expectError, refused, serverPerTest } from './helpers'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -67,6 +67,15 @@ describe('paths', () => {
 })
 
 describe('request bodies', () => {
+  test('a JSON body that is not an object is 400 where an object is expected, even if all its fields are optional', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    for (const body of ['[]', '[{"Name":"x"}]', '"Name"', '5', 'true', 'null'])
+      await refused(s, 400, 'PUT', `/api/users/${u.uid}`, { jwt: u.jwt, body, headers: { 'content-type': 'application/json' } })
+    // while no body at all is a body of nothing
+    expect((await s.call('PUT', `/api/users/${u.uid}`, { jwt: u.jwt })).status).toBe(200)
+  })
+
   test('JSON is taken as JSON with curl\'s default form type or as plain text, as Go servers of this API do', async () => {
     const s = await setup()
     const body = '{"Name":"from-curl","Desc":"d"}'

@@ -10,7 +10,7 @@ import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import { MultipartError, streamFilePart } from './multipart'
+import { MultipartError, streamFilePart } from '../../server/upload/multipart'
 import type { ResourceRow } from './repo'
 import {
   AdminQuery,
@@ -23,7 +23,7 @@ import {
   UpdateResourceBody,
   toMetadata,
 } from './schema'
-import { sniffContentType } from './sniff'
+import { sniffContentType } from '../../server/upload/sniff'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */

@@ -3,9 +3,11 @@
 import core from './001_core'
 import tokens from './002_tokens'
 import resources from './003_resources'
+import files from './004_files'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
   { version: 2, name: 'tokens', sql: tokens },
   { version: 3, name: 'resources', sql: resources },
+  { version: 4, name: 'files', sql: files },
 ]

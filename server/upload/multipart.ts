@@ -1,5 +1,6 @@
 // Streaming multipart/form-data: hands the part named `file` to a sink as a web stream while the request body is
-// still arriving, so an upload is never held in memory (Request.formData would buffer all of it). Parsing is
+// still arriving, so an upload is never held in memory (Request.formData would buffer all of it); the other parts
+// are small text fields, read with a small limit. Shared by resources and user files. Parsing is
 // @fastify/busboy's; this file only bridges web streams to it, with backpressure both ways.
 import { Busboy, type BusboyFileStream } from '@fastify/busboy'
 
@@ -16,13 +17,41 @@ const QUEUE_CHUNKS = 4
  * answered, once the whole body has been read and found well-formed. Throws MultipartError for a malformed
  * body, a missing `file` part or a body that breaks off; whatever the sink throws (e.g. too large) is passed on.
  * When the body turns out bad after the sink already succeeded, `discard` gets the sink's result to undo it.
- * Other parts are read and dropped.
+ * Other parts are read and dropped (a text part over FIELD_LIMIT is a MultipartError).
  */
 export async function streamFilePart<T>(
   request: Request,
   sink: (stream: ReadableStream<Uint8Array>) => Promise<T>,
   discard: (result: T) => Promise<void>,
 ): Promise<T> {
+  return (await streamUpload(request, sink, discard)).result
+}
+
+/** What streamUpload read besides the file: the small text fields (first value of each name) and the file's name. */
+export interface UploadForm<T> {
+  result: T
+  /** Text parts by name; a repeated name keeps its first value. */
+  fields: Record<string, string>
+  /** The filename the `file` part declared, if any. */
+  filename?: string
+}
+
+/** Largest text part streamUpload accepts by default; text parts are small fields, never contents. */
+export const FIELD_LIMIT = 64 * 1024
+
+/**
+ * As streamFilePart, and also answers the other parts as text fields. A text part longer than `fieldLimit`
+ * bytes is a MultipartError (never silently cut short).
+ */
+export async function streamUpload<T>(
+  request: Request,
+  sink: (stream: ReadableStream<Uint8Array>) => Promise<T>,
+  discard: (result: T) => Promise<void>,
+  opts: { fieldLimit?: number } = {},
+): Promise<UploadForm<T>> {
+  const fieldLimit = opts.fieldLimit ?? FIELD_LIMIT
+  const fields: Record<string, string> = Object.create(null)
+  let filename: string | undefined
   const contentType = request.headers.get('content-type') ?? ''
   if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new MultipartError('expected a multipart/form-data body with a part named file')
   if (!request.body) throw new MultipartError('the multipart body is empty')
@@ -30,7 +59,7 @@ export async function streamFilePart<T>(
   try {
     bb = new Busboy({
       headers: { 'content-type': contentType },
-      limits: { fields: 64, fieldSize: 64 * 1024, parts: 256, headerPairs: 64 },
+      limits: { fields: 64, fieldSize: fieldLimit, parts: 256, headerPairs: 64 },
       // A part named file is the contents even without a filename (curl -F 'file=<path' sends none).
       isPartAFile: (field, _type, filename) => field === 'file' || filename !== undefined,
     })
@@ -63,11 +92,16 @@ export async function streamFilePart<T>(
     rejectSettled(e)
   }
 
-  bb.on('file', (name: string, file: BusboyFileStream) => {
+  bb.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
+    if (valueTruncated) abort(new MultipartError(`the form field ${JSON.stringify(name.slice(0, 64))} exceeds ${fieldLimit} bytes`))
+    else if (!Object.hasOwn(fields, name)) fields[name] = value
+  })
+  bb.on('file', (name: string, file: BusboyFileStream, fileName?: string) => {
     if (name !== 'file' || sinkResult) {
       file.resume()
       return
     }
+    filename = fileName
     const web = new ReadableStream<Uint8Array>(
       {
         start(controller) {
@@ -136,5 +170,5 @@ export async function streamFilePart<T>(
     }
     throw failure
   }
-  return await sinkResult!
+  return { result: await sinkResult!, fields, filename }
 }

@@ -1,0 +1,296 @@
+// User files (spec "User file", "User files"; decisions §5): metadata in the store, contents in the blob store.
+// Read: owner, members of a group in GIDs, everyone for a global file, admins. Write and delete: owner and
+// admins. A caller who may not read gets 404; a reader who may not write gets 403. An admin's token acts as a
+// normal user. Several files may share a GUID: the one used is the caller's own, else one shared with a group
+// of the caller, else a global one (else, for an admin, anyone's). Admins with ?admin=true may use the ThingUUID
+// everywhere; DELETE accepts it from everyone.
+import { Elysia, t } from 'elysia'
+import { type BlobStore, BlobTooLargeError } from '../../server/blob'
+import type { Config } from '../../server/config'
+import { Errors } from '../../server/errors'
+import type { Logger } from '../../server/log'
+import type { Store } from '../../server/store'
+import { MultipartError, type UploadForm, streamUpload } from '../../server/upload/multipart'
+import { sniffContentType } from '../../server/upload/sniff'
+import { authGuard } from '../auth/guard'
+import { Empty } from '../auth/schema'
+import type { AuthService, Caller } from '../auth/service'
+import type { FileRow } from './repo'
+import { AdminQuery, IdParams, PatchFileBody, UUID, UserFile, parseCreateFields, toUserFile, uniqueSorted } from './schema'
+
+/** Room for the multipart framing (and the small fields) around the file when Content-Length is checked. */
+const MULTIPART_OVERHEAD = 64 * 1024
+/** Text parts (name, desc, guid, meta) are small fields. */
+const FIELD_LIMIT = 32 * 1024
+/** How many leading bytes content sniffing looks at (WHATWG MIME sniffing). */
+const SNIFF_BYTES = 512
+/** Type of a file without contents (decisions §5). */
+export const EMPTY_TYPE = 'empty'
+
+/** A fresh blob key for each version of a file's contents. */
+const newBlobKey = (thingUuid: string) => `files/${thingUuid}/${crypto.randomUUID()}`
+
+/** Route-local parser: claims multipart bodies untouched, so Elysia never buffers them through formData(). */
+const leaveMultipart = ({ contentType }: { contentType: string }) =>
+  /^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined
+
+interface Stored {
+  size: number
+  type: string
+}
+
+export interface FilesDeps {
+  config: Config
+  store: Store
+  blobs: BlobStore
+  auth: AuthService
+  log: Logger
+  clock: () => number
+}
+
+export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDeps) {
+  const { files } = store
+
+  async function canRead(caller: Caller, f: FileRow): Promise<boolean> {
+    return caller.admin || f.uid === caller.uid || f.global || (f.gids.length > 0 && (await files.sharedWith(f.thingUuid, caller.uid)))
+  }
+
+  /**
+   * The file an id names for this caller, when the caller may read it; 400 for an id that is no UUID, 404 when
+   * nothing readable matches. `byThing`: the id may also be a ThingUUID (tried first).
+   */
+  async function readable(caller: Caller, rawId: string, byThing: boolean): Promise<FileRow> {
+    if (!UUID.test(rawId)) throw Errors.badRequest('invalid file id: expected a UUID')
+    const id = rawId.toLowerCase()
+    if (byThing) {
+      const f = await files.get(id)
+      if (f && (await canRead(caller, f))) return f
+    }
+    const rank = (f: FileRow & { shared: boolean }) =>
+      f.uid === caller.uid ? 0 : f.shared ? 1 : f.global ? 2 : caller.admin ? 3 : undefined
+    let best: FileRow | undefined
+    let bestRank = Number.POSITIVE_INFINITY
+    for (const f of await files.byGuid(id, caller.uid)) {
+      const r = rank(f)
+      if (r !== undefined && r < bestRank) (best = f), (bestRank = r)
+    }
+    if (!best) throw Errors.notFound('file')
+    return best
+  }
+
+  /** The file when the caller may change it: 404 when it may not read it, 403 when it only reads. */
+  async function writable(caller: Caller, rawId: string, byThing: boolean): Promise<FileRow> {
+    const f = await readable(caller, rawId, byThing)
+    if (!caller.admin && f.uid !== caller.uid) throw Errors.forbidden('only the owner or an admin may change this file')
+    return f
+  }
+
+  const adminView = (caller: Caller, query: { admin?: string }) => caller.admin && query.admin === 'true'
+
+  /** Deletes a blob that nothing points at any more; a failure leaves an orphan for the sweep, not an error. */
+  async function dropBlob(key: string | null | undefined) {
+    if (!key) return
+    await blobs.delete(key).catch((e: unknown) => log.warn('could not delete a user file blob', { key, error: String(e) }))
+  }
+
+  /**
+   * Streams the `file` part of a multipart request into the blob store under `key`, sniffing its type on the
+   * way, and answers it with the form's small text fields. 413 over maxFileBytes, 400 for a bad form; in both
+   * cases nothing is left under `key`.
+   */
+  async function receive(request: Request, key: string): Promise<UploadForm<Stored>> {
+    const limit = config.maxFileBytes
+    const declared = Number(request.headers.get('content-length') ?? 0)
+    if (declared > limit + MULTIPART_OVERHEAD) throw Errors.tooLarge(limit)
+    try {
+      return await streamUpload(
+        request,
+        async (stream) => {
+          const head = new Uint8Array(SNIFF_BYTES)
+          let headSize = 0
+          const watched = stream.pipeThrough(
+            new TransformStream<Uint8Array, Uint8Array>({
+              transform(chunk, ctl) {
+                if (headSize < SNIFF_BYTES) {
+                  const take = Math.min(chunk.byteLength, SNIFF_BYTES - headSize)
+                  head.set(chunk.subarray(0, take), headSize)
+                  headSize += take
+                }
+                ctl.enqueue(chunk)
+              },
+            }),
+          )
+          const put = await blobs.put(key, watched, { maxBytes: limit })
+          return { size: put.size, type: put.size === 0 ? EMPTY_TYPE : sniffContentType(head.subarray(0, headSize)) }
+        },
+        () => blobs.delete(key),
+        { fieldLimit: FIELD_LIMIT },
+      )
+    } catch (e) {
+      if (e instanceof BlobTooLargeError) throw Errors.tooLarge(limit)
+      if (e instanceof MultipartError) throw Errors.badRequest(e.message)
+      throw e
+    }
+  }
+
+  return new Elysia({ name: 'quarry-files' })
+    .use(authGuard(auth))
+    .get(
+      '/api/files',
+      async ({ caller, query }) => {
+        const rows = adminView(caller, query) ? await files.listAll() : await files.listVisible(caller.uid)
+        return rows.map(toUserFile)
+      },
+      {
+        access: 'UserFileRead',
+        query: AdminQuery,
+        response: t.Array(UserFile),
+        detail: { summary: 'Own, group-shared and global files (?admin=true by an admin: every file)' },
+      },
+    )
+    .post(
+      '/api/files',
+      async ({ caller, request }) => {
+        const thingUuid = crypto.randomUUID()
+        const key = newBlobKey(thingUuid)
+        const { result, fields, filename } = await receive(request, key)
+        try {
+          const wanted = parseCreateFields(fields)
+          const uid = wanted.uid ?? caller.uid
+          if (uid !== caller.uid && !caller.admin) throw Errors.forbidden('only admins may create files for another user')
+          if (wanted.global && !caller.admin) throw Errors.forbidden('only admins may create global files')
+          if (uid !== caller.uid && !(await store.users.get(uid))) throw Errors.badRequest(`no user ${uid}`)
+          await files.create({
+            thingUuid,
+            guid: wanted.guid ?? crypto.randomUUID(),
+            uid,
+            name: wanted.name ?? filename ?? '',
+            description: wanted.desc,
+            global: wanted.global,
+            size: result.size,
+            type: result.type,
+            labels: wanted.labels,
+            updated: clock(),
+            blobKey: key,
+            gids: wanted.gids,
+          })
+        } catch (e) {
+          await dropBlob(key)
+          throw e
+        }
+        return toUserFile((await files.get(thingUuid))!)
+      },
+      {
+        access: 'UserFileWrite',
+        query: AdminQuery,
+        parse: leaveMultipart,
+        response: UserFile,
+        detail: { summary: 'Upload a file: multipart file plus name, desc, guid, or plus meta (JSON); answers its record' },
+      },
+    )
+    .get(
+      '/api/files/:id',
+      async ({ caller, params, query }) => {
+        const f = await readable(caller, params.id, adminView(caller, query))
+        const stream = await blobs.get(f.blobKey)
+        const type = f.type === EMPTY_TYPE || f.type === '' ? 'application/octet-stream' : f.type
+        return new Response(stream, { headers: { 'content-type': type, 'content-length': String(f.size) } })
+      },
+      {
+        access: { key: 'UserFileRead', download: true, cookie: true },
+        params: IdParams,
+        query: AdminQuery,
+        detail: { summary: 'The contents, by GUID (admins with ?admin=true: also by ThingUUID); also with the download token' },
+      },
+    )
+    .get(
+      '/api/files/:id/details',
+      async ({ caller, params, query }) => toUserFile(await readable(caller, params.id, adminView(caller, query))),
+      {
+        access: 'UserFileRead',
+        params: IdParams,
+        query: AdminQuery,
+        response: UserFile,
+        detail: { summary: 'The record of one file' },
+      },
+    )
+    .patch(
+      '/api/files/:id',
+      async ({ caller, params, query, body }) => {
+        const f = await writable(caller, params.id, adminView(caller, query))
+        if (!caller.admin && body.Global !== undefined && body.Global !== f.global) throw Errors.forbidden('only admins may change Global')
+        let uid: number | undefined
+        if (adminView(caller, query) && body.UID !== undefined && body.UID !== f.uid) {
+          if (!(await store.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
+          uid = body.UID
+        }
+        const updated = await files.update(f.thingUuid, {
+          uid,
+          name: body.Name === null ? '' : body.Name,
+          description: body.Desc === null ? '' : body.Desc,
+          global: caller.admin ? body.Global : undefined,
+          gids: body.GIDs === undefined ? undefined : uniqueSorted(body.GIDs ?? []),
+          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          updated: clock(),
+        })
+        if (!updated) throw Errors.notFound('file')
+        return toUserFile(updated)
+      },
+      {
+        access: 'UserFileWrite',
+        params: IdParams,
+        query: AdminQuery,
+        body: PatchFileBody,
+        response: UserFile,
+        detail: { summary: 'Change Name, Desc, GIDs, Labels (admins: also Global; with ?admin=true also UID)' },
+      },
+    )
+    .delete(
+      '/api/files/:id',
+      async ({ caller, params }) => {
+        const f = await writable(caller, params.id, true)
+        const deleted = await files.delete(f.thingUuid)
+        if (!deleted) throw Errors.notFound('file')
+        await dropBlob(deleted.blobKey)
+        return {}
+      },
+      {
+        access: 'UserFileWrite',
+        params: IdParams,
+        query: AdminQuery,
+        response: Empty,
+        detail: { summary: 'Delete a file and its contents, by GUID or ThingUUID' },
+      },
+    )
+    .post('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), {
+      access: 'UserFileWrite',
+      params: IdParams,
+      query: AdminQuery,
+      parse: leaveMultipart,
+      response: UserFile,
+      detail: { summary: 'Replace the contents (multipart, only the file part is used); answers the record' },
+    })
+    .put('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), {
+      access: 'UserFileWrite',
+      params: IdParams,
+      query: AdminQuery,
+      parse: leaveMultipart,
+      response: UserFile,
+      detail: { summary: 'Replace the contents (multipart, only the file part is used); answers the record' },
+    })
+
+  /** New blob key first, then the metadata points at it, then the old blob goes. */
+  async function replace(caller: Caller, id: string, query: { admin?: string }, request: Request) {
+    const f = await writable(caller, id, adminView(caller, query))
+    const key = newBlobKey(f.thingUuid)
+    const { result } = await receive(request, key)
+    const swapped = await files.setContents(f.thingUuid, { blobKey: key, size: result.size, type: result.type, updated: clock() })
+    if (!swapped) {
+      // Deleted while the upload ran: nothing points at the new blob.
+      await dropBlob(key)
+      throw Errors.notFound('file')
+    }
+    await dropBlob(swapped.oldKey)
+    return toUserFile(swapped.row)
+  }
+}
