@@ -6,6 +6,9 @@
 //   bun run bench/lib.ts token <base> <jwt>         create an API token (permission ListUsers) and print its secret
 //   bun run bench/lib.ts body <url> [header]        GET <url> with an optional "Name: value" header; print the JSON
 //                                                   body without TS (fails unless 200)
+//   bun run bench/lib.ts login <base> <password>    log in as admin and print the JWT (nothing else is changed)
+//   bun run bench/lib.ts resource <base> <jwt> <name>  create an empty resource and print its GUID
+//   bun run bench/lib.ts field <file.json> <name>   print member <name> of the JSON object in <file.json>
 
 export {}
 
@@ -92,6 +95,50 @@ switch (cmd) {
     const body = await json(await fetch(url, { headers }), `GET ${url}`)
     delete body.TS // last_active moves while Quarry serves; everything else must match
     console.log(JSON.stringify(body))
+    break
+  }
+  case 'login': {
+    const [base, password] = args
+    if (!base || !password) fail('login <base> <password>')
+    const { JWT } = await json(
+      await fetch(`${base}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ User: 'admin', Pass: password }),
+      }),
+      'login',
+    )
+    if (typeof JWT !== 'string') fail('login answered no JWT')
+    console.log(JWT)
+    break
+  }
+  case 'resource': {
+    const [base, jwt, name] = args
+    if (!base || !jwt || !name) fail('resource <base> <jwt> <name>')
+    const { GUID } = await json(
+      await fetch(`${base}/api/resources`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ResourceName: name, Description: 'benchmark' }),
+      }),
+      'create resource',
+    )
+    if (typeof GUID !== 'string') fail('create resource answered no GUID')
+    console.log(GUID)
+    break
+  }
+  case 'field': {
+    const [file, name] = args
+    if (!file || !name) fail('field <file.json> <name>')
+    const text = await Bun.file(file).text()
+    let obj: any
+    try {
+      obj = JSON.parse(text)
+    } catch {
+      fail(`${file}: not JSON: ${text.slice(0, 500)}`)
+    }
+    if (!(name in obj)) fail(`${file}: no member ${name}: ${text.slice(0, 500)}`)
+    console.log(String(obj[name]))
     break
   }
   default:

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# Runs every benchmark (`npm run bench`); arguments go to each. See bench/README.md.
-set -euo pipefail
+# Runs every benchmark (`npm run bench`); arguments go to each (--strict: exit 1 when any misses a target).
+# See bench/README.md.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-bash bench/whoami.sh "$@"
+rc=0
+bash bench/whoami.sh "$@" || rc=1
+bash bench/resources.sh "$@" || rc=1
+exit "$rc"

@@ -1,0 +1,199 @@
+// Where the time of a resource upload/download goes: the pieces of Quarry's path, each timed alone on one file.
+// A diagnostic for bench/resources.sh (see bench/README.md); prints one line per piece, MB/s = 10^6 bytes/s.
+//
+//   bun run bench/resources-parts.ts <file> <scratch-dir> [piece ...]
+//
+// Pieces (default: all), each on the whole file; the file should be in the page cache (read it once first):
+//   read        Bun.file().stream() drained: the floor of reading the source in Bun
+//   sha1        the same, hashed with Bun.CryptoHasher('sha1') as the blob store's Meter does
+//   put         the disk blob store's put from Bun.file().stream() (write, SHA-1, fsync, rename): no HTTP
+//   get         the disk blob store's get, drained (no HTTP)
+//   http-drain  curl -F upload to a bare Bun.serve that only drains request.body: Bun's HTTP body + curl
+//   http-mp     the same, the body through plugins/resources/multipart.ts streamFilePart, file part drained
+//   http-put    the same, the file part into the disk blob store (Quarry's upload without Elysia, auth, SQL)
+//   http-get    curl -o /dev/null of a bare Bun.serve answering the blob store's get stream (Quarry's download
+//               without Elysia, auth, SQL)
+//   http-file   curl -o /dev/null of a bare Bun.serve answering Bun.file(): Bun's own file response, for comparison
+//   http-get+disk, http-file+disk   the same two, but curl -o a file in <scratch-dir> then `sync FILE`, as
+//               bench/resources.sh times its downloads
+// Servers listen on 127.0.0.1 port 0; curl runs as a child process; everything written goes under <scratch-dir>.
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { createDiskBlobStore } from '../server/blob'
+
+// The multipart bridge moved from plugins/resources/ to server/upload/; take whichever this tree has.
+type StreamFilePart = <T>(r: Request, sink: (s: ReadableStream<Uint8Array>) => Promise<T>, discard: (t: T) => Promise<void>) => Promise<T>
+const { streamFilePart } = (await import('../server/upload/multipart').catch(() => import('../plugins/resources/multipart' as string))) as {
+  streamFilePart: StreamFilePart
+}
+
+const [fileArg, scratchArg, ...asked] = process.argv.slice(2)
+if (!fileArg || !scratchArg) {
+  console.error('usage: bun run bench/resources-parts.ts <file> <scratch-dir> [piece ...]')
+  process.exit(2)
+}
+const file: string = fileArg
+const scratch: string = scratchArg
+const ALL = ['read', 'sha1', 'put', 'get', 'http-drain', 'http-mp', 'http-put', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
+const pieces = asked.length ? asked : ALL
+const bytes = Bun.file(file).size
+const blobs = await createDiskBlobStore({ dataDir: scratch })
+const KEY = 'bench/parts'
+let stored = false
+
+// Peak RSS of this process (server and pieces alike; curl is a child) over the RSS when the piece began, sampled
+// every 50 ms on the event loop (so a busy loop samples less often).
+let rssStart = 0
+let rssPeak = 0
+setInterval(() => {
+  rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
+}, 50).unref()
+function startPiece() {
+  rssStart = process.memoryUsage.rss()
+  rssPeak = rssStart
+}
+const mib = (b: number) => (b / 1048576).toFixed(1)
+function report(name: string, ms: number, extra = '') {
+  rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
+  console.log(
+    `${name.padEnd(14)} ${(ms / 1000).toFixed(2).padStart(6)} s ${((bytes / ms) * 1e3 / 1e6).toFixed(0).padStart(6)} MB/s   ` +
+      `rss ${mib(rssStart)} MiB at start, peak +${mib(rssPeak - rssStart)} MiB ${extra}`,
+  )
+}
+
+async function drain(stream: ReadableStream<Uint8Array>): Promise<number> {
+  let n = 0
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return n
+    n += value.byteLength
+  }
+}
+
+async function ensureStored() {
+  if (stored) return
+  await blobs.put(KEY, Bun.file(file).stream())
+  stored = true
+}
+
+async function run(cmd: string[]) {
+  const p = Bun.spawn(cmd, { stdout: 'inherit', stderr: 'inherit' })
+  const timer = setTimeout(() => p.kill(), 600_000)
+  const code = await p.exited
+  clearTimeout(timer)
+  if (code !== 0) throw new Error(`${cmd[0]} exited with ${code}`)
+}
+
+/** Times curl; with `toDisk` it writes into <scratch-dir> and the time includes `sync FILE`. */
+async function curl(args: string[], toDisk = false): Promise<number> {
+  const out = toDisk ? join(scratch, 'download.bin') : '/dev/null'
+  const t0 = performance.now()
+  await run(['curl', '-sS', '-o', out, '-H', 'Expect:', ...args])
+  if (toDisk) await run(['sync', out])
+  const ms = performance.now() - t0
+  if (toDisk) await rm(out, { force: true })
+  return ms
+}
+
+let chunks = 0
+const server = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  maxRequestBodySize: 4 * 1024 * 1024 * 1024,
+  async fetch(req) {
+    const path = new URL(req.url).pathname
+    if (path === '/drain') {
+      let n = 0
+      chunks = 0
+      for await (const c of req.body!) {
+        n += c.byteLength
+        chunks++
+      }
+      return Response.json({ n })
+    }
+    if (path === '/mp') {
+      const n = await streamFilePart(req, drain, async () => {})
+      return Response.json({ n })
+    }
+    if (path === '/put') {
+      const r = await streamFilePart(req, (s) => blobs.put('bench/http-put', s), () => blobs.delete('bench/http-put'))
+      await blobs.delete('bench/http-put')
+      return Response.json(r)
+    }
+    if (path === '/get') return new Response(await blobs.get(KEY), { headers: { 'content-length': String(bytes) } })
+    if (path === '/file') return new Response(Bun.file(file))
+    return new Response('no', { status: 404 })
+  },
+})
+const base = `http://127.0.0.1:${server.port}`
+const upload = (path: string) => curl(['-X', 'PUT', '-F', `file=@${file};type=application/octet-stream`, `${base}${path}`])
+
+try {
+  for (const piece of pieces) {
+    Bun.gc(true)
+    startPiece()
+    let t0 = performance.now()
+    switch (piece) {
+      case 'read':
+        await drain(Bun.file(file).stream())
+        report(piece, performance.now() - t0)
+        break
+      case 'sha1': {
+        const h = new Bun.CryptoHasher('sha1')
+        const reader = Bun.file(file).stream().getReader()
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) break
+          h.update(value)
+        }
+        h.digest('base64')
+        report(piece, performance.now() - t0)
+        break
+      }
+      case 'put':
+        await blobs.put(KEY, Bun.file(file).stream())
+        stored = true
+        report(piece, performance.now() - t0)
+        break
+      case 'get':
+        await ensureStored()
+        Bun.gc(true)
+        startPiece()
+        t0 = performance.now()
+        await drain(await blobs.get(KEY))
+        report(piece, performance.now() - t0)
+        break
+      case 'http-drain':
+        report(piece, await upload('/drain'), `(${chunks} body chunks, ${(bytes / Math.max(chunks, 1) / 1024).toFixed(0)} KiB each)`)
+        break
+      case 'http-mp':
+        report(piece, await upload('/mp'))
+        break
+      case 'http-put':
+        report(piece, await upload('/put'))
+        break
+      case 'http-get':
+        await ensureStored()
+        startPiece()
+        report(piece, await curl([`${base}/get`]))
+        break
+      case 'http-file':
+        report(piece, await curl([`${base}/file`]))
+        break
+      case 'http-get+disk':
+        await ensureStored()
+        startPiece()
+        report(piece, await curl([`${base}/get`], true))
+        break
+      case 'http-file+disk':
+        report(piece, await curl([`${base}/file`], true))
+        break
+      default:
+        throw new Error(`unknown piece ${piece} (one of ${ALL.join(' ')})`)
+    }
+  }
+} finally {
+  server.stop(true)
+  await rm(join(scratch, 'blobs'), { recursive: true, force: true })
+}
