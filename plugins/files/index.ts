@@ -192,7 +192,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
       '/api/files/:id',
       async ({ caller, params, query }) => {
         const f = await readable(caller, params.id, adminView(caller, query))
-        const stream = await blobs.get(f.blobKey)
+        const stream = await blobs.body(f.blobKey)
         const type = f.type === EMPTY_TYPE || f.type === '' ? 'application/octet-stream' : f.type
         return new Response(stream, { headers: { 'content-type': type, 'content-length': String(f.size) } })
       },

@@ -210,7 +210,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
       async ({ caller, params }) => {
         const r = await readable(caller, params.guid)
         if (!r.blobKey) return new Response(new Uint8Array(0), { headers: { 'content-type': 'application/octet-stream' } })
-        const stream = await blobs.get(r.blobKey)
+        const stream = await blobs.body(r.blobKey)
         return new Response(stream, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(r.size) } })
       },
       {

@@ -128,6 +128,17 @@ function contract(name: string, makeHarness: () => Promise<Harness>) {
       expect(await rejection(store.get('e', { start: 1 }))).toBeInstanceOf(BlobRangeError)
     })
 
+    test('body answers the whole blob as a response body; a missing one is not-found', async () => {
+      const { store } = await setup()
+      const data = new Uint8Array(256 * 5).map((_, i) => (i * 7) & 255)
+      await store.put('whole', streamOf(data, 100))
+      expect(new Uint8Array(await new Response(await store.body('whole')).arrayBuffer())).toEqual(data)
+      await store.put('nothing', streamOf(new Uint8Array(0)))
+      expect((await new Response(await store.body('nothing')).arrayBuffer()).byteLength).toBe(0)
+      expect(await rejection(store.body('nope'))).toBeInstanceOf(BlobNotFoundError)
+      expect(await rejection(store.body('../escape'))).toBeInstanceOf(BlobKeyError)
+    })
+
     test('a missing blob: get fails with not-found, stat is undefined', async () => {
       const { store } = await setup()
       const e = await rejection(store.get('nope'))

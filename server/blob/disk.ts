@@ -195,7 +195,13 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     }
   }
 
-  return { kind: 'disk', put, get, stat: statBlob, delete: del, copy, list }
+  async function body(key: string): Promise<Blob> {
+    const file = Bun.file(pathOf(key))
+    if (!(await file.exists())) throw new BlobNotFoundError(key)
+    return file
+  }
+
+  return { kind: 'disk', put, get, body, stat: statBlob, delete: del, copy, list }
 }
 
 function isNotFound(e: unknown): boolean {

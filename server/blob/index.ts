@@ -29,6 +29,12 @@ export interface BlobStore {
    * empty) or the range is malformed. An `end` past the last byte is clamped to it.
    */
   get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>>
+  /**
+   * The whole blob as a response body, for downloads: on disk a file that Bun sends with sendfile (no copy through
+   * JavaScript; measured about twice as fast as streaming it), on S3 the stream of `get`. `BlobNotFoundError` when
+   * missing. Unlike `get`, a disk download that starts after the blob was replaced and deleted fails mid-way.
+   */
+  body(key: string): Promise<Blob | ReadableStream<Uint8Array>>
   /** The blob's size, or undefined when there is none. */
   stat(key: string): Promise<{ size: number } | undefined>
   /** Removes the blob; removing a missing blob is not an error. */

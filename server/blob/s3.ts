@@ -188,5 +188,5 @@ export async function createS3BlobStore(opts: S3BlobStoreOptions): Promise<BlobS
     } while (continuationToken)
   }
 
-  return { kind: 's3', put, get, stat, delete: del, copy, list }
+  return { kind: 's3', put, get, body: (key: string) => get(key), stat, delete: del, copy, list }
 }
