@@ -10,3 +10,8 @@ export function bareNumber(set: { headers: Record<string, unknown> }, value: num
   set.headers['content-type'] = JSON_TYPE
   return value
 }
+
+/** A sharing list (GIDs, GroupACL) as stored and answered: each GID once, ascending. */
+export function sharingList(gids: readonly number[] | null | undefined): number[] {
+  return [...new Set(gids ?? [])].sort((a, b) => a - b)
+}

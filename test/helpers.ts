@@ -1,7 +1,7 @@
 // A real app on a temporary store, driven through app.handle() with real Requests.
 // Each call builds its own store and clock, so test files are independent and may run in any order.
 import { afterEach, expect } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../server/app'
@@ -50,6 +50,19 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
   const log = createLogger('debug', (line) => void logs.push(line))
   const { app, auth } = await createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l) })
 
+  /** Sends a request as built by the caller (multipart bodies, streams) and reads the answer. */
+  async function handle(request: Request): Promise<CallResult> {
+    const res = await app.handle(request)
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      parsed = undefined
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed }
+  }
+
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...opts.headers }
     if (opts.jwt) headers.authorization = `Bearer ${opts.jwt}`
@@ -61,15 +74,7 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
       body = new URLSearchParams(opts.form).toString()
       headers['content-type'] ??= 'application/x-www-form-urlencoded'
     }
-    const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
-    const text = await res.text()
-    let parsed: unknown
-    try {
-      parsed = text === '' ? undefined : JSON.parse(text)
-    } catch {
-      parsed = undefined
-    }
-    return { status: res.status, headers: res.headers, text, body: parsed }
+    return handle(new Request(`http://localhost${path}`, { method, headers, body }))
   }
 
   async function login(user: string, pass: string): Promise<string> {
@@ -122,6 +127,7 @@ export async function createTestServer(overrides: Partial<Config> = {}) {
     adminJwt,
     adminPassword,
     call,
+    handle,
     login,
     createUser,
     createGroup,
@@ -192,4 +198,20 @@ export function serverPerTest() {
     servers.push(s)
     return s
   }
+}
+
+/** Every file under a test server's blob directory (temporary files included), for "no stray blob" checks. */
+export function blobFiles(s: TestServer): string[] {
+  const root = join(s.dir, 'blobs')
+  if (!existsSync(root)) return []
+  return (readdirSync(root, { recursive: true }) as string[]).filter((p) => statSync(join(root, p)).isFile()).sort()
+}
+
+/** The callers of item tests: owner, member (shares group `gid` with the owner), stranger, and the admin's JWT. */
+export async function itemWorld(s: TestServer) {
+  const owner = await s.createUser()
+  const member = await s.createUser()
+  const stranger = await s.createUser()
+  const gid = await s.createGroup('team', [owner.uid, member.uid])
+  return { s, owner, member, stranger, gid, admin: s.adminJwt }
 }

@@ -2,7 +2,7 @@
 // test/security.test.ts covers anonymous callers and tokens on every route; this file covers the rules of the
 // user file API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../server/app'
@@ -10,7 +10,7 @@ import { createS3BlobStore } from '../../server/blob'
 import { type Config, loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
 import { createSqliteStore } from '../../server/store'
-import { type CallResult, type TestServer, expectError, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
+import { type CallResult, type TestServer, blobFiles, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 import { MISSING_S3, testS3 } from '../../test/s3'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -24,32 +24,7 @@ const TEXT = 'text/plain; charset=utf-8'
 const setup = serverPerTest()
 const ascii = (s: string) => new TextEncoder().encode(s)
 
-/** Every file under the blob store's directory (temporary files included). */
-function blobFiles(s: TestServer): string[] {
-  const root = join(s.dir, 'blobs')
-  if (!existsSync(root)) return []
-  return (readdirSync(root, { recursive: true }) as string[]).filter((p) => statSync(join(root, p)).isFile()).sort()
-}
-
-/** A world of owner, member (shares group `gid` with the owner), stranger and admin. */
-async function world() {
-  const s = await setup()
-  const owner = await s.createUser()
-  const member = await s.createUser()
-  const stranger = await s.createUser()
-  const gid = await s.createGroup('team', [owner.uid, member.uid])
-  return { s, owner, member, stranger, gid, admin: s.adminJwt }
-}
-
-async function handle(s: TestServer, req: Request): Promise<CallResult> {
-  const res = await s.app.handle(req)
-  const text = await res.text()
-  let body: unknown
-  try {
-    body = text === '' ? undefined : JSON.parse(text)
-  } catch {}
-  return { status: res.status, headers: res.headers, text, body }
-}
+const world = async () => itemWorld(await setup())
 
 type Fields = Record<string, string>
 
@@ -58,7 +33,7 @@ function send(s: TestServer, method: string, path: string, jwt: string, data: Ui
   const fd = new FormData()
   for (const [k, v] of Object.entries(fields)) fd.append(k, v)
   fd.append('file', new Blob([data]), 'upload.bin')
-  return handle(s, new Request(`http://localhost${path}`, { method, body: fd, headers: { authorization: `Bearer ${jwt}` } }))
+  return s.handle(new Request(`http://localhost${path}`, { method, body: fd, headers: { authorization: `Bearer ${jwt}` } }))
 }
 
 /** POST /api/files, expecting success. */
@@ -79,8 +54,7 @@ function multipartBody(data: Uint8Array, before = ''): Uint8Array {
 const TAIL = `\r\n--${BOUNDARY}--\r\n`.length
 
 function streamed(s: TestServer, method: string, path: string, jwt: string, body: ReadableStream<Uint8Array>) {
-  return handle(
-    s,
+  return s.handle(
     new Request(`http://localhost${path}`, {
       method,
       body,
@@ -157,7 +131,7 @@ describe('POST /api/files', () => {
     fd.append('meta', JSON.stringify({ Global: true }))
     fd.append('file', new Blob(['x']), 'x')
     const before = storeSnapshot(s)
-    expectError(await handle(s, new Request('http://localhost/api/files', { method: 'POST', body: fd, headers: { 'Service-Token': tok.body.token } })), 403)
+    expectError(await s.handle(new Request('http://localhost/api/files', { method: 'POST', body: fd, headers: { 'Service-Token': tok.body.token } })), 403)
     expect(storeSnapshot(s)).toEqual(before)
   })
 
@@ -200,11 +174,11 @@ describe('POST /api/files', () => {
       expect(storeSnapshot(s)).toEqual(before)
     }
     const raw = (body: string | Uint8Array, type: string) =>
-      handle(s, new Request('http://localhost/api/files', { method: 'POST', body, headers: { authorization: `Bearer ${owner.jwt}`, 'content-type': type } }))
+      s.handle(new Request('http://localhost/api/files', { method: 'POST', body, headers: { authorization: `Bearer ${owner.jwt}`, 'content-type': type } }))
     const noFile = new FormData()
     noFile.append('name', 'x')
     for (const send of [
-      () => handle(s, new Request('http://localhost/api/files', { method: 'POST', body: noFile, headers: { authorization: `Bearer ${owner.jwt}` } })),
+      () => s.handle(new Request('http://localhost/api/files', { method: 'POST', body: noFile, headers: { authorization: `Bearer ${owner.jwt}` } })),
       () => raw('{"file":"x"}', 'application/json'),
       () => raw('contents', 'application/octet-stream'),
       () => raw('', `multipart/form-data; boundary=${BOUNDARY}`),
@@ -232,7 +206,7 @@ describe('POST /api/files', () => {
         throw new Error('the body must not be read')
       },
     }, { highWaterMark: 0 })
-    const declared = await handle(s, new Request('http://localhost/api/files', {
+    const declared = await s.handle(new Request('http://localhost/api/files', {
       method: 'POST', body: never, duplex: 'half',
       headers: { authorization: `Bearer ${owner.jwt}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(10 * MiB) },
     } as RequestInit))

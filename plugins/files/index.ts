@@ -5,7 +5,8 @@
 // of the caller, else a global one (else, for an admin, anyone's). Admins with ?admin=true may use the ThingUUID
 // everywhere; DELETE accepts it from everyone.
 import { Elysia, t } from 'elysia'
-import { type BlobStore, BlobTooLargeError } from '../../server/blob'
+import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
+import { sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
@@ -16,7 +17,7 @@ import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import type { FileRow } from './repo'
-import { AdminQuery, IdParams, PatchFileBody, UUID, UserFile, parseCreateFields, toUserFile, uniqueSorted } from './schema'
+import { AdminQuery, IdParams, PatchFileBody, UUID, UserFile, parseCreateFields, toUserFile } from './schema'
 
 /** Room for the multipart framing (and the small fields) around the file when Content-Length is checked. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -86,12 +87,6 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
   }
 
   const adminView = (caller: Caller, query: { admin?: string }) => caller.admin && query.admin === 'true'
-
-  /** Deletes a blob that nothing points at any more; a failure leaves an orphan for the sweep, not an error. */
-  async function dropBlob(key: string | null | undefined) {
-    if (!key) return
-    await blobs.delete(key).catch((e: unknown) => log.warn('could not delete a user file blob', { key, error: String(e) }))
-  }
 
   /**
    * Streams the `file` part of a multipart request into the blob store under `key`, sniffing its type on the
@@ -175,7 +170,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
             gids: wanted.gids,
           })
         } catch (e) {
-          await dropBlob(key)
+          await discardBlob(blobs, key, log)
           throw e
         }
         return toUserFile((await files.get(thingUuid))!)
@@ -229,7 +224,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
           name: body.Name === null ? '' : body.Name,
           description: body.Desc === null ? '' : body.Desc,
           global: caller.admin ? body.Global : undefined,
-          gids: body.GIDs === undefined ? undefined : uniqueSorted(body.GIDs ?? []),
+          gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
           updated: clock(),
         })
@@ -251,7 +246,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         const f = await writable(caller, params.id, true)
         const deleted = await files.delete(f.thingUuid)
         if (!deleted) throw Errors.notFound('file')
-        await dropBlob(deleted.blobKey)
+        await discardBlob(blobs, deleted.blobKey, log)
         return {}
       },
       {
@@ -287,10 +282,10 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
     const swapped = await files.setContents(f.thingUuid, { blobKey: key, size: result.size, type: result.type, updated: clock() })
     if (!swapped) {
       // Deleted while the upload ran: nothing points at the new blob.
-      await dropBlob(key)
+      await discardBlob(blobs, key, log)
       throw Errors.notFound('file')
     }
-    await dropBlob(swapped.oldKey)
+    await discardBlob(blobs, swapped.oldKey, log)
     return toUserFile(swapped.row)
   }
 }

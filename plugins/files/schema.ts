@@ -1,3 +1,4 @@
+import { sharingList } from '../../server/wire'
 import { t } from 'elysia'
 import { Errors } from '../../server/errors'
 import { formatTime } from '../../server/time'
@@ -74,8 +75,6 @@ export interface CreateFields {
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A sorted list without repeats. */
-export const uniqueSorted = (ids: number[]) => [...new Set(ids)].sort((a, b) => a - b)
-
 const isId = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 2147483647
 
 /**
@@ -102,7 +101,7 @@ export function parseCreateFields(fields: Record<string, string>): CreateFields 
     }
     if (m.GIDs !== undefined && m.GIDs !== null) {
       if (!Array.isArray(m.GIDs) || m.GIDs.length > MAX_GIDS || !m.GIDs.every(isId)) throw Errors.badRequest('invalid meta property GIDs: expected positive group ids')
-      out.gids = uniqueSorted(m.GIDs)
+      out.gids = sharingList(m.GIDs)
     }
     if (m.Global !== undefined && m.Global !== null) {
       if (typeof m.Global !== 'boolean') throw Errors.badRequest('invalid meta property Global: expected a boolean')

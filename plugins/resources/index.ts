@@ -2,7 +2,8 @@
 // group in GroupACL, everyone for a global resource, admins. Write and delete: owner and admins. A caller who
 // may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
-import { type BlobStore, BlobTooLargeError } from '../../server/blob'
+import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
+import { sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
@@ -75,12 +76,6 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
     return r
   }
 
-  /** Deletes a blob that nothing points at any more; a failure leaves an orphan for the sweep, not an error. */
-  async function dropBlob(key: string | null) {
-    if (!key) return
-    await blobs.delete(key).catch((e: unknown) => log.warn('could not delete a resource blob', { key, error: String(e) }))
-  }
-
   return new Elysia({ name: 'quarry-resources' })
     .use(authGuard(auth))
     .get(
@@ -114,7 +109,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
           modified: clock(),
           domain: 0,
           labels: [],
-          gids: [...new Set(body.GroupACL ?? [])].sort((a, b) => a - b),
+          gids: sharingList(body.GroupACL),
         })
         return toMetadata((await resources.get(guid))!)
       },
@@ -141,7 +136,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
           name: body.ResourceName,
           description: body.Description === null ? '' : body.Description,
           global: caller.admin ? body.Global : undefined,
-          gids: body.GroupACL === undefined ? undefined : [...new Set(body.GroupACL ?? [])].sort((a, b) => a - b),
+          gids: body.GroupACL === undefined ? undefined : sharingList(body.GroupACL),
           modified: clock(),
         })
         if (!updated) throw Errors.notFound('resource')
@@ -162,7 +157,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
         const r = await writable(caller, params.guid)
         const deleted = await resources.delete(r.guid)
         if (!deleted) throw Errors.notFound('resource')
-        await dropBlob(deleted.blobKey)
+        await discardBlob(blobs, deleted.blobKey, log)
         return {}
       },
       { access: 'ResourceWrite', params: GuidParams, query: AdminQuery, response: Empty, detail: { summary: 'Delete a resource and its contents' } },
@@ -190,10 +185,10 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
         const swapped = await resources.setContents(r.guid, { blobKey: key, size: stored.size, hash: stored.sha1, modified: clock() })
         if (!swapped) {
           // Deleted while the upload ran: nothing points at the new blob.
-          await dropBlob(key)
+          await discardBlob(blobs, key, log)
           throw Errors.notFound('resource')
         }
-        await dropBlob(swapped.oldKey)
+        await discardBlob(blobs, swapped.oldKey, log)
         return toMetadata(swapped.row)
       },
       {
@@ -262,7 +257,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
             gids: [],
           })
         } catch (e) {
-          await dropBlob(key)
+          await discardBlob(blobs, key, log)
           throw e
         }
         return toMetadata((await resources.get(guid))!)

@@ -2,7 +2,7 @@
 // The route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this
 // file covers the rules of the resource API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../server/app'
@@ -10,7 +10,7 @@ import { createS3BlobStore } from '../../server/blob'
 import { type Config, loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
 import { createSqliteStore } from '../../server/store'
-import { type CallResult, type TestServer, expectError, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
+import { type CallResult, type TestServer, blobFiles, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 import { MISSING_S3, testS3 } from '../../test/s3'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -24,22 +24,7 @@ const setup = serverPerTest()
 const sha1 = (data: Uint8Array) => new Bun.CryptoHasher('sha1').update(data).digest('base64')
 const ascii = (s: string) => new TextEncoder().encode(s)
 
-/** Every file under the blob store's directory (temporary files included). */
-function blobFiles(s: TestServer): string[] {
-  const root = join(s.dir, 'blobs')
-  if (!existsSync(root)) return []
-  return (readdirSync(root, { recursive: true }) as string[]).filter((p) => statSync(join(root, p)).isFile()).sort()
-}
-
-/** A world of owner, member (shares group `gid` with the owner), stranger and admin. */
-async function world() {
-  const s = await setup()
-  const owner = await s.createUser()
-  const member = await s.createUser()
-  const stranger = await s.createUser()
-  const gid = await s.createGroup('team', [owner.uid, member.uid])
-  return { s, owner, member, stranger, gid, admin: s.adminJwt }
-}
+const world = async () => itemWorld(await setup())
 
 async function create(s: TestServer, jwt: string, body: Record<string, unknown> = {}) {
   const res = await s.call('POST', '/api/resources', { jwt, json: { ResourceName: 'res', Description: 'a resource', ...body } })
@@ -54,27 +39,16 @@ function multipartBody(data: Uint8Array, name = 'file'): Uint8Array {
   return Buffer.concat([head, data, tail])
 }
 
-async function handle(s: TestServer, req: Request): Promise<CallResult> {
-  const res = await s.app.handle(req)
-  const text = await res.text()
-  let body: unknown
-  try {
-    body = text === '' ? undefined : JSON.parse(text)
-  } catch {}
-  return { status: res.status, headers: res.headers, text, body }
-}
-
 /** PUT /raw with a FormData body built the way browsers and fetch do it. */
 async function upload(s: TestServer, jwt: string, guid: string, data: Uint8Array | string, query = '') {
   const fd = new FormData()
   fd.append('file', new Blob([data]), 'contents.bin')
-  return handle(s, new Request(`http://localhost/api/resources/${guid}/raw${query}`, { method: 'PUT', body: fd, headers: { authorization: `Bearer ${jwt}` } }))
+  return s.handle(new Request(`http://localhost/api/resources/${guid}/raw${query}`, { method: 'PUT', body: fd, headers: { authorization: `Bearer ${jwt}` } }))
 }
 
 /** PUT /raw with a body streamed from `chunks` (a generator), without Content-Length. */
 function streamingUpload(s: TestServer, jwt: string, guid: string, body: ReadableStream<Uint8Array>) {
-  return handle(
-    s,
+  return s.handle(
     new Request(`http://localhost/api/resources/${guid}/raw`, {
       method: 'PUT',
       body,
@@ -425,8 +399,7 @@ describe('contents', () => {
         throw new Error('the body must not be read')
       },
     }, { highWaterMark: 0 })
-    const declared = await handle(
-      s,
+    const declared = await s.handle(
       new Request(`http://localhost/api/resources/${r.GUID}/raw`, {
         method: 'PUT',
         body: never,
@@ -454,12 +427,12 @@ describe('contents', () => {
     await upload(s, owner.jwt, r.GUID, 'keep me')
     const files = blobFiles(s)
     const raw = (body: string | Uint8Array, type: string) =>
-      handle(s, new Request(`http://localhost/api/resources/${r.GUID}/raw`, { method: 'PUT', body, headers: { authorization: `Bearer ${owner.jwt}`, 'content-type': type } }))
+      s.handle(new Request(`http://localhost/api/resources/${r.GUID}/raw`, { method: 'PUT', body, headers: { authorization: `Bearer ${owner.jwt}`, 'content-type': type } }))
     const noFile = new FormData()
     noFile.append('other', 'text')
     noFile.append('files', new Blob(['x']), 'x.bin')
     const cases: [string, () => Promise<CallResult>][] = [
-      ['no file part', () => handle(s, new Request(`http://localhost/api/resources/${r.GUID}/raw`, { method: 'PUT', body: noFile, headers: { authorization: `Bearer ${owner.jwt}` } }))],
+      ['no file part', () => s.handle(new Request(`http://localhost/api/resources/${r.GUID}/raw`, { method: 'PUT', body: noFile, headers: { authorization: `Bearer ${owner.jwt}` } }))],
       ['JSON', () => raw('{"file":"x"}', 'application/json')],
       ['plain bytes', () => raw('contents', 'application/octet-stream')],
       ['no body', () => raw('', `multipart/form-data; boundary=${BOUNDARY}`)],
@@ -557,7 +530,7 @@ describe('contents', () => {
     fd.append('note', 'hello')
     fd.append('file', new Blob(['first']), 'a')
     fd.append('file', new Blob(['second']), 'b')
-    const res = await handle(s, new Request(`http://localhost/api/resources/${r.GUID}/raw`, { method: 'PUT', body: fd, headers: { authorization: `Bearer ${owner.jwt}` } }))
+    const res = await s.handle(new Request(`http://localhost/api/resources/${r.GUID}/raw`, { method: 'PUT', body: fd, headers: { authorization: `Bearer ${owner.jwt}` } }))
     expect(res.body).toMatchObject({ Size: 5, Hash: sha1(ascii('first')) })
     expect((await download(s, owner.jwt, r.GUID)).bytes).toEqual(ascii('first'))
   })

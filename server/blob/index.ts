@@ -127,5 +127,14 @@ export class Meter {
   }
 }
 
+/**
+ * Deletes a blob that no metadata points at any more. A failure is logged, not raised: the request that let go
+ * of the blob has succeeded, and what is left is an orphan for the sweep, never a dangling reference.
+ */
+export async function discardBlob(blobs: BlobStore, key: string | null | undefined, log: { warn(msg: string, fields?: Record<string, unknown>): void }) {
+  if (!key) return
+  await blobs.delete(key).catch((e: unknown) => log.warn('could not delete a blob', { key, error: String(e) }))
+}
+
 export { createDiskBlobStore } from './disk'
 export { createS3BlobStore, type S3Config } from './s3'
