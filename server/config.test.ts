@@ -14,6 +14,7 @@ describe('configuration', () => {
     expect(config.loginFailureWindowMs).toBe(5 * 60_000)
     expect(config.logLevel).toBe('info')
     expect(config.tokenApiAdminOnly).toBe(false)
+    expect(config.blobSweepGraceMs).toBe(3_600_000)
     expect(warnings).toEqual([])
   })
 
@@ -51,6 +52,7 @@ describe('configuration', () => {
     [{ QUARRY_JWT_KEY: 'too-short' }, 'QUARRY_JWT_KEY'],
     [{ QUARRY_LOGIN_MAX_FAILURES: '-1' }, 'QUARRY_LOGIN_MAX_FAILURES'],
     [{ QUARRY_TOKEN_API_ADMIN_ONLY: 'maybe' }, 'QUARRY_TOKEN_API_ADMIN_ONLY'],
+    [{ QUARRY_BLOB_SWEEP_GRACE: 'later' }, 'QUARRY_BLOB_SWEEP_GRACE'],
   ])('%p is refused with one line naming %s', (env, name) => {
     let error: unknown
     try {

@@ -18,6 +18,8 @@ export interface Config {
   maxBodyBytes: number
   maxFileBytes: number
   maxResourceBytes: number
+  /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
+  blobSweepGraceMs: number
   loginMaxFailures: number
   loginFailureWindowMs: number
   minPasswordLength: number
@@ -37,7 +39,7 @@ const S3_VARIABLES = ['QUARRY_S3_ENDPOINT', 'QUARRY_S3_BUCKET', 'QUARRY_S3_ACCES
 
 const KNOWN = new Set([
   'QUARRY_LISTEN', 'QUARRY_DATA_DIR', 'QUARRY_ADMIN_PASSWORD', 'QUARRY_JWT_KEY', 'QUARRY_SESSION_IDLE_TIMEOUT',
-  'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE',
+  'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE', 'QUARRY_BLOB_SWEEP_GRACE',
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY',
   ...S3_VARIABLES,
@@ -151,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     maxBodyBytes: parseBytes('QUARRY_MAX_BODY_SIZE', get('QUARRY_MAX_BODY_SIZE') ?? '4MiB'),
     maxFileBytes: parseBytes('QUARRY_MAX_FILE_SIZE', get('QUARRY_MAX_FILE_SIZE') ?? '8MiB'),
     maxResourceBytes: parseBytes('QUARRY_MAX_RESOURCE_SIZE', get('QUARRY_MAX_RESOURCE_SIZE') ?? '2GiB'),
+    blobSweepGraceMs: parseDuration('QUARRY_BLOB_SWEEP_GRACE', get('QUARRY_BLOB_SWEEP_GRACE') ?? '1h'),
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),
     loginFailureWindowMs: parseDuration('QUARRY_LOGIN_FAILURE_WINDOW', get('QUARRY_LOGIN_FAILURE_WINDOW') ?? '5m'),
     minPasswordLength,

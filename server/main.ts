@@ -5,9 +5,12 @@ import { createApp } from './app'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore } from './blob'
 import { ConfigError, loadConfig } from './config'
 import { createLogger } from './log'
-import { createSqliteStore } from './store'
+import { blobReferences, createSqliteStore } from './store'
+import { sweepBlobs } from './blob/sweep'
 
 const EXPIRED_SESSION_SWEEP_MS = 60_000
+/** The blob sweep runs at start and then this often, so a deleted user's contents do not linger long. */
+const BLOB_SWEEP_MS = 6 * 3_600_000
 
 export async function main(env: Record<string, string | undefined> = process.env): Promise<void> {
   let loaded
@@ -45,13 +48,15 @@ export async function main(env: Record<string, string | undefined> = process.env
   const { app } = await createApp({ config, store, blobs, log })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
-  let sweep: ReturnType<typeof setInterval> | undefined
+  let sessionSweep: ReturnType<typeof setInterval> | undefined
+  let blobSweep: ReturnType<typeof setInterval> | undefined
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal })
-    if (sweep) clearInterval(sweep)
+    if (sessionSweep) clearInterval(sessionSweep)
+    if (blobSweep) clearInterval(blobSweep)
     await app.stop() // stops accepting and waits for in-flight requests
     store.close()
     process.exit(0)
@@ -73,10 +78,19 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir, blobStore: blobs.kind })
 
-  sweep = setInterval(() => {
+  sessionSweep = setInterval(() => {
     void store.sessions.deleteExpired(Date.now(), config.sessionIdleMs)
   }, EXPIRED_SESSION_SWEEP_MS)
-  sweep.unref()
+  sessionSweep.unref()
+
+  // In the background: the server answers while a large store is being listed.
+  const runBlobSweep = () =>
+    sweepBlobs({ blobs, references: () => blobReferences(store), now: Date.now(), graceMs: config.blobSweepGraceMs, log }).catch((e: unknown) =>
+      log.error('blob sweep failed', { error: e instanceof Error ? e.message : String(e) }),
+    )
+  void runBlobSweep()
+  blobSweep = setInterval(() => void runBlobSweep(), BLOB_SWEEP_MS)
+  blobSweep.unref()
 }
 
 if (import.meta.main) await main()

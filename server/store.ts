@@ -3,6 +3,7 @@
 // Repository methods that change several rows do so in one transaction of their own.
 import type { Database } from 'bun:sqlite'
 import { openDatabase } from './db'
+import type { BlobReference } from './blob/sweep'
 import { SqliteUsersRepo, type UsersRepo } from '../plugins/users/repo'
 import { SqliteGroupsRepo, type GroupsRepo } from '../plugins/groups/repo'
 import { SqliteSessionsRepo, type SessionsRepo } from '../plugins/auth/repo'
@@ -20,6 +21,11 @@ export interface Store {
   resources: ResourcesRepo
   files: FilesRepo
   close(): void
+}
+
+/** Every blob key the metadata points at, from each area that keeps contents in the blob store. */
+export async function blobReferences(store: Store): Promise<BlobReference[]> {
+  return [...(await store.resources.blobReferences()), ...(await store.files.blobReferences())]
 }
 
 export function createSqliteStore(path: string): Store & { db: Database } {

@@ -59,7 +59,10 @@ describe('server process', () => {
   test('first start creates admin with a generated password shown once; a second start keeps it', async () => {
     const dataDir = tempDir()
     const first = start({ QUARRY_DATA_DIR: dataDir })
-    const { url } = await listening(first)
+    const { url, lines } = await listening(first)
+    // the blob sweep runs in the background right after start
+    for (let i = 0; i < 100 && !lines.some((l) => JSON.parse(l).msg === 'blob sweep'); i++) await Bun.sleep(20)
+    expect(lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'blob sweep')).toMatchObject({ removed: 0, missing: 0 })
     first.kill('SIGTERM')
     expect(await first.exited).toBe(0)
     const stderr = await new Response(first.stderr).text()

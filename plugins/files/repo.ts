@@ -35,6 +35,8 @@ export interface FileChanges {
 }
 
 export interface FilesRepo {
+  /** Every blob key the metadata points at, with the item that holds it (for the blob sweep). */
+  blobReferences(): Promise<{ key: string; item: string }[]>
   get(thingUuid: string): Promise<FileRow | undefined>
   /** Every file with this GUID, each marked with whether the user is a member of a group it is shared with. */
   byGuid(guid: string, uid: number): Promise<FileCandidate[]>
@@ -136,6 +138,11 @@ export class SqliteFilesRepo implements FilesRepo {
     }
   }
 
+  async blobReferences() {
+    return this.db
+      .query<{ key: string; item: string }, []>("SELECT blob_key AS key, 'file ' || thing_uuid AS item FROM user_files WHERE blob_key IS NOT NULL")
+      .all()
+  }
   async get(thingUuid: string) {
     const r = this.q.get.get(thingUuid)
     return r ? fromDb(r) : undefined

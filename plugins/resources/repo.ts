@@ -31,6 +31,8 @@ export interface ResourceChanges {
 }
 
 export interface ResourcesRepo {
+  /** Every blob key the metadata points at, with the item that holds it (for the blob sweep). */
+  blobReferences(): Promise<{ key: string; item: string }[]>
   get(guid: string): Promise<ResourceRow | undefined>
   /** Every resource (admin view). */
   listAll(): Promise<ResourceRow[]>
@@ -133,6 +135,11 @@ export class SqliteResourcesRepo implements ResourcesRepo {
     }
   }
 
+  async blobReferences() {
+    return this.db
+      .query<{ key: string; item: string }, []>("SELECT blob_key AS key, 'resource ' || guid AS item FROM resources WHERE blob_key IS NOT NULL")
+      .all()
+  }
   async get(guid: string) {
     const r = this.q.get.get(guid)
     return r ? fromDb(r) : undefined

@@ -1,0 +1,97 @@
+// The blob sweep on a real app's store: orphans past the grace period go, young ones and referenced ones stay,
+// and items whose blob is missing are reported.
+import { describe, expect, test } from 'bun:test'
+import { utimesSync } from 'node:fs'
+import { join } from 'node:path'
+import { blobReferences } from '../store'
+import { blobFiles, serverPerTest, type TestServer } from '../../test/helpers'
+import { createLogger } from '../log'
+import { sweepBlobs } from './sweep'
+
+const setup = serverPerTest()
+const HOUR = 3_600_000
+
+/** Creates a resource with contents through the API; answers its GUID. */
+async function resourceWith(s: TestServer, jwt: string, text: string): Promise<string> {
+  const created = await s.call('POST', '/api/resources', { jwt, json: { ResourceName: 'r', Description: '' } })
+  const form = new FormData()
+  form.append('file', new Blob([text]), 'r.txt')
+  const res = await s.handle(
+    new Request(`http://localhost/api/resources/${created.body.GUID}/raw`, { method: 'PUT', headers: { authorization: `Bearer ${jwt}` }, body: form }),
+  )
+  expect(res.status).toBe(200)
+  return created.body.GUID as string
+}
+
+/** Makes every blob file look `ageMs` old. */
+function age(s: TestServer, ageMs: number) {
+  const when = new Date(Date.now() - ageMs)
+  for (const f of blobFiles(s)) utimesSync(join(s.dir, 'blobs', f), when, when)
+}
+
+function sweep(s: TestServer, lines: string[] = []) {
+  return sweepBlobs({
+    blobs: s.blobs,
+    references: () => blobReferences(s.store),
+    now: Date.now(),
+    graceMs: HOUR,
+    log: createLogger('info', (l) => void lines.push(l)),
+  })
+}
+
+describe('blob sweep', () => {
+  test('a deleted user\'s contents are removed once past the grace period; referenced blobs stay', async () => {
+    const s = await setup()
+    const keep = await s.createUser()
+    const gone = await s.createUser()
+    await resourceWith(s, keep.jwt, 'kept contents')
+    await resourceWith(s, gone.jwt, 'orphaned contents')
+    expect(blobFiles(s)).toHaveLength(2)
+    expect((await s.call('DELETE', `/api/users/${gone.uid}`, { jwt: s.adminJwt })).status).toBe(200)
+    expect(blobFiles(s)).toHaveLength(2) // the cascade took the metadata, not the blob
+
+    const young = await sweep(s)
+    expect(young).toEqual({ removed: [], keptYoung: 1, missing: [] })
+    expect(blobFiles(s)).toHaveLength(2)
+
+    age(s, 2 * HOUR)
+    const lines: string[] = []
+    const old = await sweep(s, lines)
+    expect(old.removed).toHaveLength(1)
+    expect(old.keptYoung).toBe(0)
+    expect(blobFiles(s)).toHaveLength(1)
+    // the survivor is the kept user's, and still downloads
+    const [list] = [(await s.call('GET', '/api/resources', { jwt: keep.jwt })).body as { GUID: string }[]]
+    const raw = await s.handle(new Request(`http://localhost/api/resources/${list![0]!.GUID}/raw`, { headers: { authorization: `Bearer ${keep.jwt}` } }))
+    expect(raw.text).toBe('kept contents')
+    expect(lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'blob sweep')).toMatchObject({ removed: 1, keptYoung: 0, missing: 0 })
+  })
+
+  test('an item whose blob is missing is reported, and nothing else is touched', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const guid = await resourceWith(s, u.jwt, 'soon missing')
+    const [ref] = await blobReferences(s.store)
+    await s.blobs.delete(ref!.key)
+    const lines: string[] = []
+    const result = await sweep(s, lines)
+    expect(result).toEqual({ removed: [], keptYoung: 0, missing: [{ key: ref!.key, item: `resource ${guid}` }] })
+    expect(lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'blob missing for an item')).toMatchObject({ item: `resource ${guid}` })
+    // the metadata is kept for an operator to look at
+    expect((await s.call('GET', `/api/resources/${guid}`, { jwt: u.jwt })).status).toBe(200)
+  })
+
+  test('user files count as references too', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const form = new FormData()
+    form.append('file', new Blob(['icon']), 'icon.txt')
+    form.append('name', 'icon')
+    form.append('desc', '')
+    const res = await s.handle(new Request('http://localhost/api/files', { method: 'POST', headers: { authorization: `Bearer ${u.jwt}` }, body: form }))
+    expect(res.status).toBe(200)
+    age(s, 2 * HOUR)
+    expect(await sweep(s)).toEqual({ removed: [], keptYoung: 0, missing: [] })
+    expect(blobFiles(s)).toHaveLength(1)
+  })
+})
