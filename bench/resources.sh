@@ -36,66 +36,18 @@ for a in "$@"; do
 done
 
 # --- tools: curl (multipart upload streamed from disk, download), openssl (SHA-1) ---------------------------
-missing=()
-command -v curl >/dev/null || missing+=(curl)
-command -v openssl >/dev/null || missing+=(openssl)
-if [ "${#missing[@]}" -gt 0 ]; then
-  SUDO=
-  [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  echo "== installing ${missing[*]} from Debian's packages"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
 TIME_BIN=
 [ -x /usr/bin/time ] && TIME_BIN=/usr/bin/time # GNU time, for curl's own peak RSS (optional)
 
-# --- processes and cleanup ---------------------------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/quarry-bench-res.XXXXXX")
-PIDS=() # every process started here that may still run
-cleanup() {
-  local rc=$? pid f
-  if [ "$rc" -ne 0 ] && [ "$rc" -ne 130 ]; then
-    for f in "$TMP"/*.log; do
-      [ -s "$f" ] || continue
-      echo "--- last lines of ${f##*/}:" >&2
-      tail -n 20 "$f" >&2
-    done
-  fi
-  for pid in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in ${PIDS[@]+"${PIDS[@]}"}; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'echo "bench/resources.sh: failed (line $LINENO: $BASH_COMMAND)" >&2' ERR
-trap 'exit 130' INT TERM
-
-forget() {
-  local keep=() p
-  for p in ${PIDS[@]+"${PIDS[@]}"}; do [ "$p" = "$1" ] || keep+=("$p"); done
-  PIDS=(${keep[@]+"${keep[@]}"})
-}
-
-# bounded SECONDS CMD...: runs CMD under `timeout` in the background and waits, so that a signal to this
-# script is handled at once (bash defers traps while a foreground child runs).
-bounded() {
-  local secs=$1
-  shift
-  timeout "$secs" "$@" &
-  local pid=$! rc=0
-  PIDS+=("$pid")
-  wait "$pid" || rc=$?
-  forget "$pid"
-  return "$rc"
-}
+# shellcheck source=bench/common.sh
+source bench/common.sh
+need_packages curl openssl
+bench_init resources
 
 now_us() { echo "${EPOCHREALTIME/./}"; }
 load1() { awk '{print $1}' /proc/loadavg; }
 mbps() { awk -v b="$1" -v us="$2" 'BEGIN {printf "%.0f", b / us}'; } # bytes per µs = MB/s (10^6 B/s)
 secs() { awk -v us="$1" 'BEGIN {printf "%.2f", us / 1e6}'; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", 100 * a / b}'; }
 mib() { awk -v kb="$1" 'BEGIN {printf "%.1f", kb / 1024}'; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
 sha1_b64() { openssl dgst -sha1 -binary "$1" | base64; }

@@ -36,45 +36,11 @@ for a in "$@"; do
   esac
 done
 
-# --- wrk ---------------------------------------------------------------------------------------------
-if ! command -v wrk >/dev/null; then
-  SUDO=
-  [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  echo "== installing wrk from Debian's packages"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wrk >/dev/null
-fi
-command -v wrk >/dev/null || { echo "bench/whoami.sh: wrk is not installed" >&2; exit 2; }
-
-# --- processes and cleanup ---------------------------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/quarry-bench.XXXXXX")
-PIDS=() # every process started here that may still run
-cleanup() {
-  local rc=$? pid f
-  if [ "$rc" -ne 0 ] && [ "$rc" -ne 130 ]; then
-    for f in "$TMP"/*.log; do
-      [ -s "$f" ] || continue
-      echo "--- last lines of ${f##*/}:" >&2
-      tail -n 20 "$f" >&2
-    done
-  fi
-  for pid in ${PIDS[@]+"${PIDS[@]}"}; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in ${PIDS[@]+"${PIDS[@]}"}; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'echo "bench/whoami.sh: failed (line $LINENO: $BASH_COMMAND)" >&2' ERR
-trap 'exit 130' INT TERM
-
-# forget PID: drops a process that has ended from the list the cleanup stops.
-forget() {
-  local keep=() p
-  for p in ${PIDS[@]+"${PIDS[@]}"}; do [ "$p" = "$1" ] || keep+=("$p"); done
-  PIDS=(${keep[@]+"${keep[@]}"})
-}
+# --- wrk, the temporary directory, cleanup ------------------------------------------------------------
+# shellcheck source=bench/common.sh
+source bench/common.sh
+need_packages wrk
+bench_init whoami
 
 # stop_server PID: SIGTERM, then SIGKILL after 10 s.
 stop_server() {
@@ -86,18 +52,6 @@ stop_server() {
   forget "$pid"
 }
 
-# bounded SECONDS CMD...: runs CMD under `timeout` in the background and waits, so that a signal to this
-# script is handled at once (bash defers traps while a foreground child runs).
-bounded() {
-  local secs=$1
-  shift
-  timeout "$secs" "$@" &
-  local pid=$! rc=0
-  PIDS+=("$pid")
-  wait "$pid" || rc=$?
-  forget "$pid"
-  return "$rc"
-}
 
 # start_server NAME LOG URL-TO-WAIT-FOR CMD...: starts a server in the background (env as given by the
 # caller) and waits until it answers; sets SERVER_PID.
@@ -163,7 +117,6 @@ measure() {
 # median_round "rps:p50:p99" ...: prints the triple with the median requests/s.
 median_round() { printf '%s\n' "$@" | sort -t: -k1,1n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
 
-pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", 100 * a / b}'; }
 
 # --- servers: Quarry, the bare baseline and, with --variants, the variants; all on one store -----------
 DATA=$TMP/data
