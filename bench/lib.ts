@@ -29,6 +29,20 @@ async function json(res: Response, what: string): Promise<any> {
   }
 }
 
+/** Logs in as admin and answers the JWT. */
+async function adminLogin(base: string, password: string): Promise<string> {
+  const { JWT } = await json(
+    await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ User: 'admin', Pass: password }),
+    }),
+    'login',
+  )
+  if (typeof JWT !== 'string') fail('login answered no JWT')
+  return JWT
+}
+
 switch (cmd) {
   case 'free-port': {
     const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
@@ -54,15 +68,7 @@ switch (cmd) {
   case 'seed': {
     const [base, password] = args
     if (!base || !password) fail('seed <base> <password>')
-    const { JWT } = await json(
-      await fetch(`${base}/api/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ User: 'admin', Pass: password }),
-      }),
-      'login',
-    )
-    if (typeof JWT !== 'string') fail('login answered no JWT')
+    const JWT = await adminLogin(base, password)
     const auth = { authorization: `Bearer ${JWT}`, 'content-type': 'application/json' }
     // Two memberships, so the groups query of whoami returns rows rather than nothing.
     const gids: number[] = []
@@ -100,15 +106,7 @@ switch (cmd) {
   case 'login': {
     const [base, password] = args
     if (!base || !password) fail('login <base> <password>')
-    const { JWT } = await json(
-      await fetch(`${base}/api/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ User: 'admin', Pass: password }),
-      }),
-      'login',
-    )
-    if (typeof JWT !== 'string') fail('login answered no JWT')
+    const JWT = await adminLogin(base, password)
     console.log(JWT)
     break
   }

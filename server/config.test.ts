@@ -1,6 +1,21 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig, parseBytes, parseDuration, parseListen } from './config'
 
+/** The one-line message with which loadConfig refuses `env`; it must name the variable first. */
+function refusal(env: Record<string, string | undefined>, name: string): string {
+  let error: unknown
+  try {
+    loadConfig(env)
+  } catch (e) {
+    error = e
+  }
+  expect(error).toBeInstanceOf(ConfigError)
+  const message = (error as Error).message
+  expect(message.startsWith(`${name}:`)).toBe(true)
+  expect(message).not.toContain('\n')
+  return message
+}
+
 describe('configuration', () => {
   test('defaults', () => {
     const { config, warnings } = loadConfig({})
@@ -54,16 +69,7 @@ describe('configuration', () => {
     [{ QUARRY_TOKEN_API_ADMIN_ONLY: 'maybe' }, 'QUARRY_TOKEN_API_ADMIN_ONLY'],
     [{ QUARRY_BLOB_SWEEP_GRACE: 'later' }, 'QUARRY_BLOB_SWEEP_GRACE'],
   ])('%p is refused with one line naming %s', (env, name) => {
-    let error: unknown
-    try {
-      loadConfig(env)
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(ConfigError)
-    const message = (error as Error).message
-    expect(message.startsWith(`${name}:`)).toBe(true)
-    expect(message).not.toContain('\n')
+    refusal(env, name)
   })
 
   test('unknown QUARRY_ variables are reported, not fatal', () => {
@@ -127,16 +133,7 @@ describe('S3 blob store configuration', () => {
     [{ ...full, QUARRY_S3_BUCKET: 'Has_Upper' }, 'QUARRY_S3_BUCKET'],
     [{ ...full, QUARRY_S3_REGION: 'eu west' }, 'QUARRY_S3_REGION'],
   ])('%p is refused with one line naming %s', (env, name) => {
-    let error: unknown
-    try {
-      loadConfig(env)
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(ConfigError)
-    const message = (error as Error).message
-    expect(message.startsWith(`${name}:`)).toBe(true)
-    expect(message).not.toContain('\n')
+    const message = refusal(env, name)
     expect(message).not.toContain('secret') // never echo the secret key
   })
 })

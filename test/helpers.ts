@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../server/app'
-import { createDiskBlobStore } from '../server/blob'
+import { type BlobStore, createDiskBlobStore } from '../server/blob'
 import { type Config, loadConfig } from '../server/config'
 import { createLogger } from '../server/log'
 import { createSqliteStore } from '../server/store'
@@ -32,10 +32,15 @@ export interface CallResult {
   body: any
 }
 
-export async function createTestServer(overrides: Partial<Config> = {}) {
+export interface TestServerOptions {
+  /** The blob store to use instead of a disk store in the server's temporary directory (e.g. the test S3 server). */
+  blobs?: () => Promise<BlobStore>
+}
+
+export async function createTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'quarry-test-'))
   const store = createSqliteStore(join(dir, 'quarry.db'))
-  const blobs = await createDiskBlobStore({ dataDir: dir })
+  const blobs = options.blobs ? await options.blobs() : await createDiskBlobStore({ dataDir: dir })
   const config: Config = {
     ...loadConfig({}).config,
     dataDir: dir,

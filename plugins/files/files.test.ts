@@ -2,15 +2,8 @@
 // test/security.test.ts covers anonymous callers and tokens on every route; this file covers the rules of the
 // user file API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createApp } from '../../server/app'
 import { createS3BlobStore } from '../../server/blob'
-import { type Config, loadConfig } from '../../server/config'
-import { createLogger } from '../../server/log'
-import { createSqliteStore } from '../../server/store'
-import { type CallResult, type TestServer, blobFiles, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
+import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 import { MISSING_S3, testS3 } from '../../test/s3'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -622,16 +615,12 @@ describe('user files on the S3 blob store', () => {
   test('create, replace, abort, 413 and delete leave exactly the live objects', async () => {
     const s3 = testS3()
     if (!s3) throw new Error(MISSING_S3)
-    const dir = mkdtempSync(join(tmpdir(), 'quarry-s3-files-'))
-    const store = createSqliteStore(join(dir, 'quarry.db'))
     const prefix = `f-${crypto.randomUUID()}/`
     const blobs = await createS3BlobStore({ ...s3.config, prefix })
-    const config: Config = { ...loadConfig({}).config, dataDir: dir, adminPassword: 'admin-password-1', passwordHash: { memoryCost: 256, timeCost: 1 }, maxFileBytes: 6 * MiB }
-    const { app } = await createApp({ config, store, blobs, log: createLogger('error', () => {}) })
+    const s = await createTestServer({ maxFileBytes: 6 * MiB }, { blobs: async () => blobs })
     try {
-      const req = (method: string, path: string, init: RequestInit = {}) => app.handle(new Request(`http://localhost${path}`, { method, ...init }))
-      const login = await req('POST', '/api/login', { body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }), headers: { 'content-type': 'application/json' } })
-      const auth = { authorization: `Bearer ${((await login.json()) as { JWT: string }).JWT}` }
+      const req = (method: string, path: string, init: RequestInit = {}) => s.app.handle(new Request(`http://localhost${path}`, { method, ...init }))
+      const auth = { authorization: `Bearer ${s.adminJwt}` }
       const keys = async () => {
         const out: string[] = []
         for await (const e of blobs.list()) out.push(e.key)
@@ -674,8 +663,7 @@ describe('user files on the S3 blob store', () => {
       expect(await keys()).toEqual([])
     } finally {
       for await (const e of blobs.list()) await blobs.delete(e.key)
-      store.close()
-      rmSync(dir, { recursive: true, force: true })
+      s.close()
     }
   }, 60_000)
 })

@@ -2,15 +2,8 @@
 // The route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this
 // file covers the rules of the resource API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createApp } from '../../server/app'
 import { createS3BlobStore } from '../../server/blob'
-import { type Config, loadConfig } from '../../server/config'
-import { createLogger } from '../../server/log'
-import { createSqliteStore } from '../../server/store'
-import { type CallResult, type TestServer, blobFiles, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
+import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 import { MISSING_S3, testS3 } from '../../test/s3'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -653,18 +646,14 @@ describe('resources on the S3 blob store', () => {
   test('upload, download, abort, 413, clone and delete', async () => {
     const s3 = testS3()
     if (!s3) throw new Error(MISSING_S3)
-    const dir = mkdtempSync(join(tmpdir(), 'quarry-s3-resources-'))
-    const store = createSqliteStore(join(dir, 'quarry.db'))
     const prefix = `r-${crypto.randomUUID()}/`
     const blobs = await createS3BlobStore({ ...s3.config, prefix })
     /** Multipart uploads a failed put left behind on the server. */
     const incomplete = () => s3.incompleteUploads(prefix)
-    const config: Config = { ...loadConfig({}).config, dataDir: dir, adminPassword: 'admin-password-1', passwordHash: { memoryCost: 256, timeCost: 1 }, maxResourceBytes: 12 * MiB }
-    const { app } = await createApp({ config, store, blobs, log: createLogger('error', () => {}) })
+    const s = await createTestServer({ maxResourceBytes: 12 * MiB }, { blobs: async () => blobs })
     try {
-      const req = async (method: string, path: string, init: RequestInit = {}) => app.handle(new Request(`http://localhost${path}`, { method, ...init }))
-      const jwt = ((await (await req('POST', '/api/login', { body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }), headers: { 'content-type': 'application/json' } })).json()) as { JWT: string }).JWT
-      const auth = { authorization: `Bearer ${jwt}` }
+      const req = async (method: string, path: string, init: RequestInit = {}) => s.app.handle(new Request(`http://localhost${path}`, { method, ...init }))
+      const auth = { authorization: `Bearer ${s.adminJwt}` }
       const keys = async () => {
         const out: string[] = []
         for await (const e of blobs.list()) out.push(e.key)
@@ -714,8 +703,7 @@ describe('resources on the S3 blob store', () => {
       expect(await keys()).toEqual([])
     } finally {
       for await (const e of blobs.list()) await blobs.delete(e.key)
-      store.close()
-      rmSync(dir, { recursive: true, force: true })
+      s.close()
     }
   }, 60_000)
 })
