@@ -16,6 +16,11 @@ import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
 import { resourcesPlugin } from '../plugins/resources'
 import { filesPlugin } from '../plugins/files'
+import { ingestPlugin } from '../plugins/ingest'
+import { notificationsPlugin } from '../plugins/notifications'
+import { searchCtrlPlugin } from '../plugins/searchctrl'
+import { statsPlugin } from '../plugins/stats'
+import { SearchManager } from './search/manager'
 
 export interface AppDeps {
   config: Config
@@ -37,6 +42,16 @@ export async function createApp(deps: AppDeps) {
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const auth = new AuthService({ config, store, log, clock, signingKey })
   await ensurePrimaryAdmin(deps, auth, clock())
+  const searches = new SearchManager({
+    entries: store.entries,
+    searches: store.searches,
+    blobs: deps.blobs,
+    log,
+    clock,
+    dataDir: config.dataDir,
+    graceMs: config.searchGraceMs,
+  })
+  await searches.init()
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
@@ -52,7 +67,11 @@ export async function createApp(deps: AppDeps) {
     .use(tokensPlugin({ config, store, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
     .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
-  return { app, auth }
+    .use(ingestPlugin({ store, auth, clock }))
+    .use(searchCtrlPlugin({ store, auth, searches, clock }))
+    .use(statsPlugin({ auth, searches }))
+    .use(notificationsPlugin({ auth }))
+  return { app, auth, searches }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

@@ -53,7 +53,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   const logs: string[] = []
   const announced: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
-  const { app, auth } = await createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l) })
+  const { app, auth, searches } = await createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l) })
 
   /** Sends a request as built by the caller (multipart bodies, streams) and reads the answer. */
   async function handle(request: Request): Promise<CallResult> {
@@ -123,6 +123,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   return {
     app,
     auth,
+    searches,
     store,
     blobs,
     config,

@@ -54,6 +54,7 @@ export class AuthService {
   private readonly signer: { sign(v: Record<string, unknown>): Promise<string>; verify(t?: string, o?: object): Promise<false | Record<string, unknown>> }
   private dummyHash: Promise<string> | undefined
   private readonly verified = new Map<string, JwtClaims>()
+  private readonly endListeners: ((sessionIds: readonly string[]) => void)[] = []
 
   constructor(private readonly deps: AuthDeps) {
     this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
@@ -132,8 +133,26 @@ export class AuthService {
     return this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) })
   }
 
+  /**
+   * Calls `listener` with the ids of sessions whenever they end: logout, logout-all, refresh, lock, password
+   * change, expiry noticed on use or by the sweep. (Searches detach the clients they had attached this way.)
+   */
+  onSessionsEnded(listener: (sessionIds: readonly string[]) => void): void {
+    this.endListeners.push(listener)
+  }
+
+  private ended(ids: readonly string[]): void {
+    if (ids.length === 0) return
+    for (const listener of this.endListeners) listener(ids)
+  }
+
   async closeSession(id: string): Promise<void> {
-    await this.deps.store.sessions.delete(id)
+    if (await this.deps.store.sessions.delete(id)) this.ended([id])
+  }
+
+  /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
+  async sweepExpiredSessions(): Promise<void> {
+    this.ended(await this.deps.store.sessions.deleteExpired(this.deps.clock(), this.deps.config.sessionIdleMs))
   }
 
   /**
@@ -149,7 +168,7 @@ export class AuthService {
 
   /** Ends every session of a user, or every one but `keep`. */
   async closeAllSessions(uid: number, keep?: string): Promise<void> {
-    await this.deps.store.sessions.deleteForUser(uid, keep)
+    this.ended(await this.deps.store.sessions.deleteForUser(uid, keep))
   }
 
   /**
@@ -199,7 +218,7 @@ export class AuthService {
     if (!found || String(found.user.uid) !== claims.sub) throw Errors.unauthenticated('session has ended')
     const { session, user } = found
     if (!this.isLive(session, now)) {
-      await store.sessions.delete(session.id)
+      await this.closeSession(session.id)
       throw Errors.unauthenticated('session has expired')
     }
     if (user.locked) throw Errors.unauthenticated('session has ended')

@@ -136,6 +136,8 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
         const target = await existing(params.id)
         refuseLock(caller, target)
         await users.update(target.uid, { locked: true })
+        // Requests of a locked account fail anyway; ending its sessions also detaches them from searches.
+        await auth.closeAllSessions(target.uid)
         return {}
       },
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Lock an account and end its sessions (idempotent)' } },

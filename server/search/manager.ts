@@ -1,0 +1,574 @@
+// The search manager: every search the server knows, its state machine (spec "States and transitions",
+// decisions §6) and the runner that feeds it from the entries store.
+//
+// A search is described by four facts, and its State words follow from them alone (stateWords):
+//   clients     the sessions (or API tokens) attached to it;
+//   background  set by Background at launch or PATCH .../background;
+//   save        'none' | 'saving' (asked to be saved, results not yet in the blob store) | 'saved';
+//   error       why it failed, '' when it did not.
+// Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
+//
+// Guarantees:
+// - A search runs in chunks of CHUNK index entries and yields to the event loop between chunks, so requests keep
+//   being answered while it runs.
+// - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
+//   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
+// - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
+//   client (checked by sweep(), which every operation runs first and the server runs periodically).
+// - Deleting removes the search from memory, its row, its working files and its blobs before it answers.
+// - Saved searches are rows + blobs and are loaded again at start; a search that was 'saving' at a crash is
+//   finished from its working files when they are there.
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { type BlobStore, discardBlob } from '../blob'
+import { Errors } from '../errors'
+import type { Logger } from '../log'
+import { formatTime } from '../time'
+import type { Cursor, EntriesRepo } from './entries'
+import { ALL_TAGS, type Query, type Stage, formatQuery } from './query'
+import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
+import {
+  INDEX_ENTRY_BYTES,
+  type ResultSource,
+  ResultWriter,
+  resultBytes,
+  type WorkFiles,
+  listWorkDir,
+  removeWorkFiles,
+  workDir,
+  workFiles,
+} from './results'
+
+/** Index entries read per step; a step reads at most this many entries' bodies. */
+export const CHUNK = 4096
+/** History entries answered at most. */
+const HISTORY_LIMIT = 1000
+
+export type SaveState = 'none' | 'saving' | 'saved'
+
+/** One search in memory. */
+export interface Search {
+  record: SearchRecord
+  clients: Set<string>
+  background: boolean
+  save: SaveState
+  /** True while the runner feeds it. */
+  running: boolean
+  /** Set when the search is stopped or deleted: the runner ends at its next step. */
+  halt: boolean
+  removed: boolean
+  /** Clock time it lost its last client (0 while it has one). */
+  unattendedSince: number
+  /** Its working files, until its results are in the blob store. */
+  work: WorkFiles | null
+  blob: { results: string; index: string } | null
+  runner: Promise<void> | null
+  transfer: Promise<void> | null
+}
+
+/** Who asks: their UID, admin rights in effect, and the groups they belong to. */
+export interface Viewer {
+  uid: number
+  admin: boolean
+  groups: ReadonlySet<number>
+}
+
+export interface LaunchRequest {
+  uid: number
+  gid: number
+  client: string
+  clientKind: LaunchInfo['client']
+  userQuery: string
+  query: Query
+  start: number
+  end: number
+  background: boolean
+  noHistory: boolean
+  metadata: unknown
+}
+
+export interface ManagerDeps {
+  entries: EntriesRepo
+  searches: SearchesRepo
+  blobs: BlobStore
+  log: Logger
+  clock: () => number
+  dataDir: string
+  graceMs: number
+}
+
+/** The State words of a search, in the spec's order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
+export function stateWords(s: Pick<Search, 'clients' | 'background' | 'save'> & { record: { error: string } }): string {
+  const attached = s.clients.size > 0
+  const words: string[] = []
+  if (s.save === 'saved') words.push(...(attached ? ['SAVED', 'ATTACHED'] : ['DORMANT', 'SAVED']))
+  else {
+    words.push(!attached && (s.background || s.save === 'saving') ? 'DORMANT' : 'ACTIVE')
+    if (s.background) words.push('BACKGROUNDED')
+    if (s.save === 'saving') words.push('SAVING')
+  }
+  if (s.record.error) words.push('ERROR')
+  return words.join('/')
+}
+
+const blobKeys = (id: string) => ({ results: `searches/${id}/results`, index: `searches/${id}/index` })
+
+export class SearchManager {
+  private readonly searches = new Map<string, Search>()
+  private readonly dir: string
+
+  constructor(private readonly deps: ManagerDeps) {
+    this.dir = workDir(deps.dataDir)
+  }
+
+  /**
+   * Loads saved searches, finishes the move of those that were saving at a stop, and removes working files no
+   * saved search needs (results of unsaved searches of an earlier run).
+   */
+  async init(): Promise<void> {
+    const keep = new Set<string>()
+    for (const row of await this.deps.searches.listSaved()) {
+      const s = this.fromRow(row)
+      if (row.state === 'saving') {
+        const files = workFiles(this.dir, row.id)
+        if (!existsSync(files.results) || !existsSync(files.index)) {
+          this.deps.log.warn('a search that was being saved lost its results; removed', { search: row.id })
+          await this.deps.searches.deleteSaved(row.id)
+          continue
+        }
+        s.work = files
+        s.record.storeSize = statSync(files.results).size
+        s.record.indexSize = statSync(files.index).size
+        s.record.itemCount = s.record.indexSize / INDEX_ENTRY_BYTES
+        if (!s.record.finished) s.record.finished = s.record.lastUpdate
+        keep.add(`${row.id}.ndjson`).add(`${row.id}.idx`)
+      }
+      this.searches.set(row.id, s)
+      this.maybeTransfer(s)
+    }
+    for (const name of listWorkDir(this.dir)) if (!keep.has(name)) rmSync(join(this.dir, name), { force: true })
+  }
+
+  private fromRow(row: SavedSearchRow): Search {
+    const { state, resultsKey, indexKey, ...record } = row
+    return {
+      record,
+      clients: new Set(),
+      background: false,
+      save: state,
+      running: false,
+      halt: false,
+      removed: false,
+      unattendedSince: 0,
+      work: null,
+      blob: resultsKey && indexKey ? { results: resultsKey, index: indexKey } : null,
+      runner: null,
+      transfer: null,
+    }
+  }
+
+  private newId(): string {
+    for (;;) {
+      const n = crypto.getRandomValues(new Uint32Array(2))
+      const id = String(1_000_000_000 + ((n[0]! * 4096 + (n[1]! % 4096)) % 9_000_000_000))
+      if (!this.searches.has(id)) return id
+    }
+  }
+
+  // ---- launching and running
+
+  async launch(req: LaunchRequest): Promise<Search> {
+    this.sweep()
+    const now = this.deps.clock()
+    const id = this.newId()
+    const files = workFiles(this.dir, id)
+    const s: Search = {
+      record: {
+        id,
+        uid: req.uid,
+        gid: req.gid,
+        userQuery: req.userQuery,
+        effectiveQuery: formatQuery(req.query),
+        startRange: req.start,
+        endRange: req.end,
+        started: now,
+        finished: 0,
+        lastUpdate: now,
+        storeSize: 0,
+        indexSize: 0,
+        itemCount: 0,
+        metadata: req.metadata ?? null,
+        import: null,
+        launchInfo: { background: req.background, client: req.clientKind },
+        noHistory: req.noHistory,
+        error: '',
+      },
+      clients: new Set([req.client]),
+      background: req.background,
+      save: 'none',
+      running: true,
+      halt: false,
+      removed: false,
+      unattendedSince: 0,
+      work: files,
+      blob: null,
+      runner: null,
+      transfer: null,
+    }
+    this.searches.set(id, s)
+    if (!req.noHistory)
+      await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
+    s.runner = this.run(s, req.query)
+    return s
+  }
+
+  /** Feeds the search from the entries store, one chunk per event-loop turn, until done, stopped or deleted. */
+  private async run(s: Search, query: Query): Promise<void> {
+    const { entries, clock, log } = this.deps
+    const writer = new ResultWriter(s.work!)
+    const pipeline = new Pipeline(query.stages)
+    try {
+      let names = await entries.tagIds()
+      const all = query.tags.includes(ALL_TAGS)
+      const wanted = new Set(query.tags.map((t) => names.get(t)).filter((id) => id !== undefined))
+      const tagNames = new Map([...names].map(([name, id]) => [id, name]))
+      let cursor: Cursor = { ts: s.record.startRange || Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+      const end = s.record.endRange
+      let done = false
+      while (!done && !s.halt) {
+        const keys = await entries.keysAfter(cursor, end, CHUNK)
+        if (keys.length === 0) break
+        cursor = keys.at(-1)!
+        for (const k of keys) {
+          if (!all && !wanted.has(k.tagId)) continue
+          const body = await entries.body(k.id)
+          if (!body) continue
+          if (!tagNames.has(k.tagId)) {
+            names = await entries.tagIds()
+            for (const [name, id] of names) tagNames.set(id, name)
+          }
+          const data = Buffer.from(body.data.buffer, body.data.byteOffset, body.data.byteLength)
+          const verdict = pipeline.push(data)
+          if (verdict.emit)
+            writer.add(
+              `{"TS":"${formatTime(k.ts)}","Tag":${JSON.stringify(tagNames.get(k.tagId) ?? '')},"SRC":${JSON.stringify(body.src)},"Data":"${data.toString('base64')}"}`,
+            )
+          if (verdict.done) {
+            done = true
+            break
+          }
+        }
+        await writer.flush()
+        this.progress(s, writer)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      if (!s.removed) {
+        for (const r of pipeline.finish()) writer.add(JSON.stringify(r))
+      }
+      await writer.close()
+      this.progress(s, writer)
+    } catch (e) {
+      s.record.error = e instanceof Error ? e.message : String(e)
+      log.error('search failed', { search: s.record.id, error: s.record.error })
+      await writer.close().catch(() => undefined)
+    } finally {
+      s.running = false
+      s.record.finished = clock()
+      s.record.lastUpdate = s.record.finished
+    }
+    if (!s.removed) this.maybeTransfer(s)
+  }
+
+  private progress(s: Search, w: ResultWriter): void {
+    s.record.storeSize = w.storeSize
+    s.record.indexSize = w.indexSize
+    s.record.itemCount = w.count
+    s.record.lastUpdate = this.deps.clock()
+  }
+
+  // ---- the moves of the state table
+
+  /** PATCH .../background: from ACTIVE or BACKGROUNDED only; owner, group member or admin. */
+  background(v: Viewer, id: string): void {
+    const s = this.viewable(v, id)
+    if (s.save !== 'none') throw Errors.conflict(`search ${id} is ${stateWords(s)}: only an active search can be backgrounded`)
+    s.background = true
+  }
+
+  /** PATCH .../save: SAVING, then SAVED once dormant and finished; a body replaces Metadata. */
+  async save(v: Viewer, id: string, metadata: unknown): Promise<void> {
+    const s = this.viewable(v, id)
+    if (metadata !== undefined) s.record.metadata = metadata
+    if (s.save === 'none') s.save = 'saving'
+    await this.deps.searches.putSaved(this.row(s))
+    this.maybeTransfer(s)
+  }
+
+  /** PUT .../stop: owner or admin; the feed stops, the output stays. A saved or dormant search: 400. */
+  stop(v: Viewer, id: string): void {
+    const s = this.modifiable(v, id, 'stop')
+    const words = stateWords(s)
+    if (/\b(SAVED|DORMANT)\b/.test(words)) throw Errors.badRequest(`search ${id} is ${words}: a saved or dormant search cannot be stopped`)
+    s.halt = true
+  }
+
+  /** DELETE: owner or admin; clients are detached and every stored result is removed before this answers. */
+  async delete(v: Viewer, id: string): Promise<void> {
+    const s = this.modifiable(v, id, 'delete')
+    await this.remove(s)
+  }
+
+  attach(v: Viewer, id: string, client: string): void {
+    const s = this.viewable(v, id)
+    s.clients.add(client)
+    s.unattendedSince = 0
+  }
+
+  detach(v: Viewer, id: string, client: string): void {
+    this.detachClient(this.viewable(v, id), client)
+  }
+
+  /** The sessions have ended: every search they were attached to loses them. */
+  detachClients(clients: readonly string[]): void {
+    if (clients.length === 0) return
+    for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c)
+  }
+
+  private detachClient(s: Search, client: string): void {
+    if (!s.clients.delete(client) || s.clients.size > 0) return
+    s.unattendedSince = this.deps.clock()
+    this.maybeTransfer(s)
+  }
+
+  /** Removes searches nobody keeps: no client for the grace period, neither backgrounded nor saved. */
+  sweep(): void {
+    const now = this.deps.clock()
+    for (const s of this.searches.values()) {
+      if (s.save === 'none' && !s.background && s.clients.size === 0 && now - s.unattendedSince >= this.deps.graceMs) {
+        void this.remove(s).catch((e: unknown) => this.deps.log.error('could not remove a search', { search: s.record.id, error: String(e) }))
+      }
+    }
+  }
+
+  private async remove(s: Search): Promise<void> {
+    s.removed = true
+    s.halt = true
+    s.clients.clear()
+    this.searches.delete(s.record.id)
+    await s.runner
+    if (s.save !== 'none') await this.deps.searches.deleteSaved(s.record.id)
+    if (s.work) removeWorkFiles(s.work)
+    if (s.blob) {
+      await discardBlob(this.deps.blobs, s.blob.results, this.deps.log)
+      await discardBlob(this.deps.blobs, s.blob.index, this.deps.log)
+    }
+  }
+
+  /** Starts moving a saving search's results to the blob store once it is dormant and finished. */
+  private maybeTransfer(s: Search): void {
+    if (s.save !== 'saving' || s.running || s.clients.size > 0 || s.transfer || s.removed || !s.work) return
+    s.transfer = this.transfer(s, s.work).finally(() => {
+      s.transfer = null
+    })
+  }
+
+  private async transfer(s: Search, work: WorkFiles): Promise<void> {
+    const { blobs, searches, log } = this.deps
+    const keys = blobKeys(s.record.id)
+    try {
+      await blobs.put(keys.results, Bun.file(work.results).stream())
+      await blobs.put(keys.index, Bun.file(work.index).stream())
+      if (s.removed) throw new Error('deleted while being saved')
+      s.blob = keys
+      s.save = 'saved'
+      await searches.putSaved(this.row(s))
+      s.work = null
+      removeWorkFiles(work)
+    } catch (e) {
+      await discardBlob(blobs, keys.results, log)
+      await discardBlob(blobs, keys.index, log)
+      if (s.removed) return
+      s.blob = null
+      s.save = 'saving'
+      s.record.error = `saving failed: ${e instanceof Error ? e.message : String(e)}`
+      log.error('could not save a search', { search: s.record.id, error: s.record.error })
+    }
+  }
+
+  /** Waits until no search is running or being moved (tests and shutdown). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const busy = [...this.searches.values()].flatMap((s) => [s.runner, s.transfer]).filter((p) => p !== null)
+      const pending = [...this.searches.values()].some((s) => s.running || s.transfer)
+      if (!pending) return
+      await Promise.all(busy)
+    }
+  }
+
+  /** Stops every runner (shutdown); saved searches stay as they are. */
+  async close(): Promise<void> {
+    for (const s of this.searches.values()) s.halt = true
+    await this.settled()
+  }
+
+  // ---- imports
+
+  /** A working file pair for an import, under a name no search uses. */
+  importFiles(): WorkFiles {
+    return workFiles(this.dir, `import-${crypto.randomUUID()}`)
+  }
+
+  /**
+   * Makes an imported search (its results in `files`, written by a ResultWriter) a SAVED search of the importer.
+   * The files are renamed to the new search's own and moved to the blob store before this answers.
+   */
+  async adopt(record: Omit<SearchRecord, 'id' | 'import'> & { import: ImportInfo }, files: WorkFiles): Promise<Search> {
+    const id = this.newId()
+    const own = workFiles(this.dir, id)
+    renameSync(files.results, own.results)
+    renameSync(files.index, own.index)
+    const s: Search = {
+      record: { ...record, id },
+      clients: new Set(),
+      background: false,
+      save: 'saving',
+      running: false,
+      halt: false,
+      removed: false,
+      unattendedSince: 0,
+      work: own,
+      blob: null,
+      runner: null,
+      transfer: null,
+    }
+    try {
+      await this.deps.searches.putSaved(this.row(s))
+      await this.transfer(s, own)
+      if (s.save !== 'saved') throw new Error(s.record.error)
+    } catch (e) {
+      await this.deps.searches.deleteSaved(id)
+      removeWorkFiles(own)
+      throw e
+    }
+    this.searches.set(id, s)
+    return s
+  }
+
+  // ---- reading
+
+  private row(s: Search): SavedSearchRow {
+    return {
+      ...s.record,
+      state: s.save === 'saved' ? 'saved' : 'saving',
+      resultsKey: s.blob?.results ?? null,
+      indexKey: s.blob?.index ?? null,
+    }
+  }
+
+  /** The search when the caller may see it: owner, member of its group, admin. Else 404, as for a missing one. */
+  viewable(v: Viewer, id: string): Search {
+    this.sweep()
+    const s = this.searches.get(id)
+    if (!s || !canView(v, s)) throw Errors.notFound('search')
+    return s
+  }
+
+  /** The search when the caller may change it: 404 when they may not see it, 403 when they only see it. */
+  private modifiable(v: Viewer, id: string, what: string): Search {
+    const s = this.viewable(v, id)
+    if (!v.admin && s.record.uid !== v.uid) throw Errors.forbidden(`only the owner or an admin may ${what} this search`)
+    return s
+  }
+
+  /** Searches the caller may see (all of them for `all`), oldest first. */
+  list(v: Viewer, all: boolean): Search[] {
+    this.sweep()
+    return [...this.searches.values()].filter((s) => all || canView(v, s)).sort((a, b) => a.record.started - b.record.started)
+  }
+
+  history(uid: number) {
+    return this.deps.searches.history(uid, HISTORY_LIMIT)
+  }
+
+  /** Where the search's results can be read now. */
+  source(s: Search): ResultSource {
+    if (s.blob) return { kind: 'blob', key: s.blob.results, size: s.record.storeSize }
+    return { kind: 'work', files: s.work!, size: s.record.storeSize }
+  }
+
+  /** The search's results as NDJSON bytes, as far as they are stored now. */
+  resultBytes(s: Search): Promise<ReadableStream<Uint8Array>> {
+    return resultBytes(this.deps.blobs, this.source(s))
+  }
+
+  /** Whether the engine answers: its store can be queried. */
+  async ping(): Promise<void> {
+    await this.deps.entries.ping()
+  }
+}
+
+export function canView(v: Viewer, s: Search): boolean {
+  return v.admin || s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
+}
+
+/**
+ * The stages of a query applied to one entry at a time. `push` tells whether the entry comes out of the pipeline
+ * and whether nothing more can (a limit reached); `finish` answers what aggregating stages (count) emit at the end.
+ */
+class Pipeline {
+  private readonly steps: ((data: Buffer) => boolean)[] = []
+  private exhausted = false
+  private counter: { n: number } | null = null
+
+  constructor(stages: Stage[]) {
+    const decoder = new TextDecoder()
+    for (const stage of stages) {
+      switch (stage.op) {
+        case 'grep': {
+          const needle = Buffer.from(stage.text)
+          this.steps.push((d) => d.includes(needle))
+          break
+        }
+        case 'regex': {
+          const re = new RegExp(stage.pattern)
+          this.steps.push((d) => re.test(decoder.decode(d)))
+          break
+        }
+        case 'limit': {
+          const seen = { n: 0 }
+          this.steps.push(() => {
+            if (seen.n >= stage.n) return false
+            seen.n++
+            if (seen.n >= stage.n) this.exhausted = true
+            return true
+          })
+          break
+        }
+        case 'count': {
+          const counter = { n: 0 }
+          this.counter = counter
+          this.steps.push(() => {
+            counter.n++
+            return false
+          })
+          break
+        }
+      }
+    }
+  }
+
+  push(data: Buffer): { emit: boolean; done: boolean } {
+    let emit = true
+    for (const step of this.steps) {
+      if (!step(data)) {
+        emit = false
+        break
+      }
+    }
+    return { emit, done: this.exhausted }
+  }
+
+  finish(): Record<string, unknown>[] {
+    return this.counter ? [{ Count: this.counter.n }] : []
+  }
+}
