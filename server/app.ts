@@ -30,6 +30,8 @@ export interface AppDeps {
   log: Logger
   /** Milliseconds since the epoch; tests pass a clock they can move. */
   clock?: () => number
+  /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
+  search?: { chunk?: number; step?: () => Promise<void> }
   /** Where a generated admin password is shown, once. */
   announce?: (line: string) => void
 }
@@ -50,6 +52,7 @@ export async function createApp(deps: AppDeps) {
     clock,
     dataDir: config.dataDir,
     graceMs: config.searchGraceMs,
+    ...deps.search,
   })
   await searches.init()
 

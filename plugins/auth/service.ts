@@ -150,6 +150,16 @@ export class AuthService {
     if (await this.deps.store.sessions.delete(id)) this.ended([id])
   }
 
+  /**
+   * Runs a store change that ends every session of the user itself (locking an account), and reports the sessions
+   * the user had before it as ended once it succeeded. `ends` false: the change ends nothing and nothing is reported.
+   */
+  async endingSessionsOf(uid: number, change: () => Promise<void>, ends = true): Promise<void> {
+    const ids = ends ? (await this.deps.store.sessions.listForUser(uid)).map((s) => s.id) : []
+    await change()
+    this.ended(ids)
+  }
+
   /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
   async sweepExpiredSessions(): Promise<void> {
     this.ended(await this.deps.store.sessions.deleteExpired(this.deps.clock(), this.deps.config.sessionIdleMs))

@@ -114,7 +114,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
           if (body.Locked) refuseLock(caller, target)
           changes.locked = body.Locked
         }
-        await conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes))
+        await auth.endingSessionsOf(target.uid, () => conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes)), changes.locked === true)
         return {}
       },
       { access: 'session', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },
@@ -135,9 +135,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
       async ({ caller, params }) => {
         const target = await existing(params.id)
         refuseLock(caller, target)
-        await users.update(target.uid, { locked: true })
-        // Requests of a locked account fail anyway; ending its sessions also detaches them from searches.
-        await auth.closeAllSessions(target.uid)
+        await auth.endingSessionsOf(target.uid, () => users.update(target.uid, { locked: true }))
         return {}
       },
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Lock an account and end its sessions (idempotent)' } },

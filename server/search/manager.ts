@@ -95,7 +95,13 @@ export interface ManagerDeps {
   clock: () => number
   dataDir: string
   graceMs: number
+  /** Index entries per step (default CHUNK). */
+  chunk?: number
+  /** What a search awaits between steps (default: the next event-loop turn); tests pass one they control. */
+  step?: () => Promise<void>
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The State words of a search, in the spec's order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
 export function stateWords(s: Pick<Search, 'clients' | 'background' | 'save'> & { record: { error: string } }): string {
@@ -236,7 +242,7 @@ export class SearchManager {
       const end = s.record.endRange
       let done = false
       while (!done && !s.halt) {
-        const keys = await entries.keysAfter(cursor, end, CHUNK)
+        const keys = await entries.keysAfter(cursor, end, this.deps.chunk ?? CHUNK)
         if (keys.length === 0) break
         cursor = keys.at(-1)!
         for (const k of keys) {
@@ -260,7 +266,7 @@ export class SearchManager {
         }
         await writer.flush()
         this.progress(s, writer)
-        await new Promise((resolve) => setImmediate(resolve))
+        await (this.deps.step ?? nextTurn)()
       }
       if (!s.removed) {
         for (const r of pipeline.finish()) writer.add(JSON.stringify(r))
@@ -276,7 +282,8 @@ export class SearchManager {
       s.record.finished = clock()
       s.record.lastUpdate = s.record.finished
     }
-    if (!s.removed) this.maybeTransfer(s)
+    if (s.removed && s.work) removeWorkFiles(s.work)
+    else this.maybeTransfer(s)
   }
 
   private progress(s: Search, w: ResultWriter): void {
@@ -355,7 +362,7 @@ export class SearchManager {
     s.halt = true
     s.clients.clear()
     this.searches.delete(s.record.id)
-    await s.runner
+    // The runner is not waited for (it may be between steps); it removes the files again when it ends.
     if (s.save !== 'none') await this.deps.searches.deleteSaved(s.record.id)
     if (s.work) removeWorkFiles(s.work)
     if (s.blob) {
@@ -483,7 +490,7 @@ export class SearchManager {
   /** Searches the caller may see (all of them for `all`), oldest first. */
   list(v: Viewer, all: boolean): Search[] {
     this.sweep()
-    return [...this.searches.values()].filter((s) => all || canView(v, s)).sort((a, b) => a.record.started - b.record.started)
+    return [...this.searches.values()].filter((s) => all || reaches(v, s)).sort((a, b) => a.record.started - b.record.started)
   }
 
   history(uid: number) {
@@ -507,8 +514,14 @@ export class SearchManager {
   }
 }
 
+/** Own searches and those shared with a group of the viewer: a listing's normal view, admins included. */
+function reaches(v: Viewer, s: Search): boolean {
+  return s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
+}
+
+/** Admins may view every search (spec: "Admins may get, delete, load and background any search"). */
 export function canView(v: Viewer, s: Search): boolean {
-  return v.admin || s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
+  return v.admin || reaches(v, s)
 }
 
 /**
