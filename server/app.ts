@@ -71,7 +71,7 @@ export async function createApp(deps: AppDeps) {
     .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
     .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
     .use(ingestPlugin({ store, auth, clock }))
-    .use(searchCtrlPlugin({ store, auth, searches, clock }))
+    .use(searchCtrlPlugin({ config, store, auth, searches, clock }))
     .use(statsPlugin({ auth, searches }))
     .use(notificationsPlugin({ auth }))
   return { app, auth, searches }

@@ -74,7 +74,7 @@ export async function main(env: Record<string, string | undefined> = process.env
       hostname: config.listenHost,
       port: config.listenPort,
       // The JSON limit is enforced per route by the body parser; this is the outer bound for uploads.
-      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes),
+      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes, config.maxImportBytes),
     })
   } catch (e) {
     console.error(`quarry: cannot listen on ${config.listenHost}:${config.listenPort}: ${e instanceof Error ? e.message : e}`)

@@ -20,7 +20,7 @@ export interface CallOptions {
   /** Sent as application/x-www-form-urlencoded. */
   form?: Record<string, string>
   /** Sent as is (with the given headers). */
-  body?: string
+  body?: string | Uint8Array
   headers?: Record<string, string>
 }
 
@@ -74,7 +74,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...opts.headers }
     if (opts.jwt) headers.authorization = `Bearer ${opts.jwt}`
-    let body: string | undefined = opts.body
+    let body: string | Uint8Array | undefined = opts.body
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json)
       headers['content-type'] ??= 'application/json'

@@ -6,6 +6,8 @@
 // of a locked owner → 401; admin-level and session-only routes refuse every token with 403.
 import { describe, expect, test } from 'bun:test'
 import { CAPABILITY_NAMES, PUBLIC_ROUTES } from '../server/permissions'
+import { writeSearchArchive } from '../server/search/archive'
+import { ZERO_TIME } from '../server/time'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
 
 /**
@@ -79,6 +81,20 @@ const ownerSearch = (shared: boolean, suffix = '') => async (f: Fixture) => {
 const searchViewRow = (suffix = ''): Row => ({ who: 'member', deny: 404, path: ownerSearch(true, suffix) })
 /** Stop and delete on an unshared search: owner and admins (a group member gets 403, tested in searchctrl.test.ts). */
 const searchModifyRow = (suffix = ''): Row => ({ who: 'self', deny: 404, path: ownerSearch(false, suffix) })
+
+/** A multipart body holding a valid search archive of one record, for the import row. */
+const importForm = await (async () => {
+  const archive = writeSearchArchive(
+    { UserQuery: 'tag=matrix', EffectiveQuery: 'tag=matrix', StartRange: ZERO_TIME, EndRange: ZERO_TIME, Started: ZERO_TIME, Finished: ZERO_TIME },
+    [{ Data: 'aGk=' }],
+  )
+  const form = new FormData()
+  form.append('file', new Blob([await new Response(archive).arrayBuffer()]), 'search.tar.gz')
+  const res = new Response(form)
+  const type = res.headers.get('content-type')! // Bun drops it once the body is read
+  return { body: new Uint8Array(await res.arrayBuffer()), type }
+})()
+const importBody = (): CallOptions => ({ body: importForm.body, headers: { 'content-type': importForm.type } })
 
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
@@ -154,6 +170,7 @@ const MATRIX: Record<string, Row> = {
   'GET /api/searchctrl/:id/download/:format': searchViewRow('/download/json'),
   'PUT /api/searchctrl/:id/stop': searchModifyRow('/stop'),
   'DELETE /api/searchctrl/:id': searchModifyRow(),
+  'POST /api/searchctrl/import': { who: 'any', raw: importBody },
   'GET /api/searchhistory': { who: 'any' },
   'GET /api/stats/ping': { who: 'any' },
   'GET /api/stats/sysDesc': { who: 'any' },

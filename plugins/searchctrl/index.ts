@@ -6,10 +6,13 @@
 // search gets 404, as for a missing one.
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/body'
+import type { Config } from '../../server/config'
+import { ArchiveError } from '../../server/search/archive'
+import { MultipartError, leaveMultipart, streamUpload } from '../../server/upload/multipart'
 import { Errors } from '../../server/errors'
 import { QueryError, parseQuery } from '../../server/search/query'
-import type { SearchManager, Viewer } from '../../server/search/manager'
-import { csv, jsonArray, text } from '../../server/search/results'
+import { type SearchManager, type Viewer, stateWords } from '../../server/search/manager'
+import { csv, jsonArray, removeWorkFiles, text } from '../../server/search/results'
 import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
 import { JSON_TYPE } from '../../server/wire'
@@ -20,6 +23,7 @@ import {
 } from './schema'
 
 export interface SearchCtrlDeps {
+  config: Config
   store: Store
   auth: AuthService
   searches: SearchManager
@@ -47,12 +51,39 @@ const DOWNLOADS: Record<string, { type: string; ext: string; body: (s: ReadableS
   text: { type: 'text/plain; charset=utf-8', ext: 'txt', body: text },
 }
 
-export function searchCtrlPlugin({ store, auth, searches, clock }: SearchCtrlDeps) {
+/** Room for the multipart framing and the small fields around the archive when Content-Length is checked. */
+const MULTIPART_OVERHEAD = 64 * 1024
+/** An archive may expand to at most this many times its compressed size (the zip-bomb bound). */
+const EXPANSION_LIMIT = 16
+/** GID, BatchName and BatchInfo are small fields. */
+const FIELD_LIMIT = 16 * 1024
+const MAX_BATCH_TEXT = 4096
+
+export function searchCtrlPlugin({ config, store, auth, searches, clock }: SearchCtrlDeps) {
   auth.onSessionsEnded((ids) => searches.detachClients(ids.map(sessionClient)))
 
   async function viewer(caller: Caller): Promise<Viewer> {
     const groups = await store.groups.groupsOf(caller.uid)
     return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
+  }
+
+  /**
+   * The optional fields of an import: GID shares the search with a group (an admin may name any positive GID, as
+   * sharing lists allow; others only a group they belong to: 403), BatchName and BatchInfo are kept as given.
+   */
+  async function importFields(caller: Caller, fields: Record<string, string>) {
+    let gid = 0
+    const rawGid = fields.GID?.trim() ?? ''
+    if (rawGid !== '' && rawGid !== '0') {
+      if (!/^\d{1,10}$/.test(rawGid) || Number(rawGid) > 2147483647) throw Errors.badRequest('invalid GID: expected a positive group id')
+      gid = Number(rawGid)
+      if (!caller.admin && !(await store.groups.isMember(caller.uid, gid))) throw Errors.forbidden(`you are not a member of group ${gid}`)
+    }
+    const batchName = fields.BatchName ?? ''
+    const batchInfo = fields.BatchInfo ?? ''
+    if (batchName.length > MAX_BATCH_TEXT || batchInfo.length > MAX_BATCH_TEXT)
+      throw Errors.badRequest(`BatchName and BatchInfo are at most ${MAX_BATCH_TEXT} characters`)
+    return { gid, batchName, batchInfo }
   }
 
   return new Elysia({ name: 'quarry-searchctrl' })
@@ -182,8 +213,14 @@ export function searchCtrlPlugin({ store, auth, searches, clock }: SearchCtrlDep
       '/api/searchctrl/:id/download/:format',
       async ({ caller, params }) => {
         const s = searches.viewable(await viewer(caller), checkId(params.id))
+        if (params.format === 'archive') {
+          if (s.save !== 'saved') throw Errors.conflict(`search ${s.record.id} is ${stateWords(s)}: only a saved search can be exported`)
+          return new Response(await searches.exportArchive(s), {
+            headers: { 'content-type': 'application/gzip', 'content-disposition': `attachment; filename="search-${s.record.id}.tar.gz"` },
+          })
+        }
         const format = DOWNLOADS[params.format]
-        if (!format) throw Errors.badRequest(`unknown download format ${JSON.stringify(params.format)} (json, csv, text)`)
+        if (!format) throw Errors.badRequest(`unknown download format ${JSON.stringify(params.format)} (json, csv, text, archive)`)
         const bytes = await searches.resultBytes(s)
         return new Response(format.body(bytes), {
           headers: { 'content-type': format.type, 'content-disposition': `attachment; filename="search-${s.record.id}.${format.ext}"` },
@@ -192,7 +229,71 @@ export function searchCtrlPlugin({ store, auth, searches, clock }: SearchCtrlDep
       {
         access: { key: 'Download', download: true, cookie: true },
         params: DownloadParams,
-        detail: { summary: 'The results as json (an array of records), csv or text; also with the download token' },
+        detail: {
+          summary: 'The results as json (an array of records), csv or text, or a saved search as a search archive (docs/search-archive.md); also with the download token',
+        },
+      },
+    )
+    .post(
+      '/api/searchctrl/import',
+      async ({ caller, request }) => {
+        const limit = config.maxImportBytes
+        const declared = Number(request.headers.get('content-length') ?? 0)
+        if (declared > limit + MULTIPART_OVERHEAD) throw Errors.badRequest(`the archive exceeds the limit of ${limit} bytes`)
+        let form
+        try {
+          form = await streamUpload(
+            request,
+            (stream) => searches.readArchive(stream, { maxCompressedBytes: limit, maxExpandedBytes: limit * EXPANSION_LIMIT }),
+            async (read) => removeWorkFiles(read.files),
+            { fieldLimit: FIELD_LIMIT },
+          )
+        } catch (e) {
+          if (e instanceof ArchiveError || e instanceof MultipartError) throw Errors.badRequest(`not a usable search archive: ${e.message}`)
+          throw e
+        }
+        const read = form.result
+        try {
+          const { gid, batchName, batchInfo } = await importFields(caller, form.fields)
+          const d = read.description
+          const times = [d.StartRange, d.EndRange, d.Started, d.Finished].map((v) => parseTime(v))
+          if (times.some((v) => v === undefined)) throw Errors.badRequest('not a usable search archive: a time in search.json cannot be read')
+          const [startRange, endRange, started, finished] = times as number[]
+          const now = clock()
+          const s = await searches.adopt(
+            {
+              uid: caller.uid,
+              gid,
+              userQuery: d.UserQuery,
+              effectiveQuery: d.EffectiveQuery,
+              startRange: startRange!,
+              endRange: endRange!,
+              started: started!,
+              finished: finished || now,
+              lastUpdate: now,
+              storeSize: read.storeSize,
+              indexSize: read.indexSize,
+              itemCount: read.itemCount,
+              metadata: d.Metadata ?? null,
+              import: { time: now, batchName, batchInfo },
+              launchInfo: { background: false, client: caller.session ? 'session' : 'token' },
+              noHistory: true,
+              error: '',
+            },
+            read.files,
+          )
+          return toDetails(s, now)
+        } finally {
+          removeWorkFiles(read.files) // gone already when adopted
+        }
+      },
+      {
+        access: { key: 'SaveSearch', cookie: true },
+        parse: leaveMultipart,
+        response: Details,
+        detail: {
+          summary: 'Import a search archive (multipart file; optional GID, BatchName, BatchInfo) as a SAVED search of the caller; answers its details',
+        },
       },
     )
     .get(

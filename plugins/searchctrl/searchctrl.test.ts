@@ -2,10 +2,14 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import tar from 'tar-stream'
 import { type BlobStore, createDiskBlobStore } from '../../server/blob'
+import { writeSearchArchive } from '../../server/search/archive'
+import { ZERO_TIME } from '../../server/time'
 import type { Config } from '../../server/config'
 import {
-  type CallOptions, type TestServer, type TestServerOptions, createTestServer, expectError, itemWorld, refused, storeSnapshot,
+  type CallOptions, type TestServer, type TestServerOptions, blobFiles, createTestServer, expectError, itemWorld, refused, storeSnapshot,
 } from '../../test/helpers'
 
 const servers: TestServer[] = []
@@ -732,5 +736,175 @@ describe('API tokens', () => {
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
     expect((await s.call('PUT', `/api/searchctrl/${id}/detach`, { headers })).status).toBe(200)
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })
+  })
+})
+
+describe('export and import', () => {
+  /** A saved search of the owner over 30 entries, with metadata. */
+  async function savedSearch(w: World): Promise<string> {
+    const { s, owner } = w
+    await ingest(s, lines(30))
+    const id = await launch(s, owner.jwt, { SearchString: 'tag=web grep 1', SearchStart: entry(2).TS, SearchEnd: entry(29).TS, Metadata: { note: 'n' } })
+    await call(s, 'PATCH', `/api/searchctrl/${id}/save`, owner.jwt)
+    await call(s, 'PUT', `/api/searchctrl/${id}/detach`, owner.jwt)
+    await s.searches.settled()
+    return id
+  }
+
+  /** The archive download, as bytes. */
+  async function exported(s: TestServer, jwt: string, id: string) {
+    const res = await s.app.handle(new Request(`http://localhost/api/searchctrl/${id}/download/archive`, { headers: { authorization: `Bearer ${jwt}` } }))
+    return { status: res.status, type: res.headers.get('content-type'), bytes: new Uint8Array(await res.arrayBuffer()) }
+  }
+
+  /** A multipart body with the archive as `file` and the given text fields. */
+  async function form(bytes: Uint8Array, fields: Record<string, string> = {}): Promise<CallOptions> {
+    const f = new FormData()
+    f.append('file', new Blob([bytes]), 'search.tar.gz')
+    for (const [name, value] of Object.entries(fields)) f.append(name, value)
+    const res = new Response(f)
+    const type = res.headers.get('content-type')! // read before the body: Bun drops it afterwards
+    return { body: new Uint8Array(await res.arrayBuffer()), headers: { 'content-type': type } }
+  }
+
+  const importAs = async (s: TestServer, jwt: string, bytes: Uint8Array, fields: Record<string, string> = {}) =>
+    s.call('POST', '/api/searchctrl/import', { jwt, ...(await form(bytes, fields)) })
+
+  test('export → import round trip: a SAVED search of the importer with the same query, ranges and results', async () => {
+    const w = await setup()
+    const { s, owner, member, stranger, gid } = w
+    const id = await savedSearch(w)
+    const original = { details: await details(s, owner.jwt, id), results: await results(s, owner.jwt, id) }
+    expect(original.results.length).toBe(11) // lines 2..28 containing a 1: 10 to 19 and 21
+    const archive = await exported(s, member.jwt, id)
+    expect(archive.status).toBe(200)
+    expect(archive.type).toBe('application/gzip')
+
+    s.clock.advance(5000)
+    const res = await importAs(s, member.jwt, archive.bytes, { GID: String(gid), BatchName: 'batch 7', BatchInfo: 'from the test' })
+    expect({ status: res.status, text: res.text }).toMatchObject({ status: 200 })
+    const copy = res.body
+    expect(copy.ID).not.toBe(id)
+    const same = ['UserQuery', 'EffectiveQuery', 'StartRange', 'EndRange', 'Started', 'Finished', 'StoreSize', 'IndexSize', 'ItemCount', 'Metadata'] as const
+    for (const field of same) expect({ field, value: copy[field] }).toEqual({ field, value: original.details[field] })
+    expect(copy).toMatchObject({
+      UID: member.uid,
+      GIDs: [gid],
+      State: 'DORMANT/SAVED',
+      Import: { Imported: true, Time: new Date(s.clock.now()).toISOString(), BatchName: 'batch 7', BatchInfo: 'from the test' },
+    })
+    expect(await details(s, member.jwt, copy.ID)).toEqual({ ...copy, Duration: original.details.Duration })
+    expect(await results(s, member.jwt, copy.ID)).toEqual(original.results)
+    // Shared with the group: the owner sees it; its results are in the blob store, nothing in the working directory.
+    expect((await call(s, 'GET', '/api/searchctrl', owner.jwt)).body.map((e: { ID: string }) => e.ID)).toContain(copy.ID)
+    expect((await blobsOf(s, copy.ID))[0]).toEqual({ size: original.details.StoreSize })
+    expect(workFiles(s)).toEqual([])
+
+    // The copy exports and imports again (without GID: not shared) to the same results.
+    const again = await importAs(s, stranger.jwt, (await exported(s, member.jwt, copy.ID)).bytes)
+    expect(again.status).toBe(200)
+    expect(again.body).toMatchObject({ UID: stranger.uid, GIDs: [], Import: { Imported: true, BatchName: '', BatchInfo: '' } })
+    expect(await results(s, stranger.jwt, again.body.ID)).toEqual(original.results)
+
+    // Imported searches survive a restart like any saved search.
+    await s.restart()
+    expect(await results(s, stranger.jwt, again.body.ID)).toEqual(original.results)
+  })
+
+  test('import also takes the JWT in cookie token', async () => {
+    const w = await setup()
+    const id = await savedSearch(w)
+    const archive = await exported(w.s, w.owner.jwt, id)
+    const body = await form(archive.bytes)
+    const res = await w.s.call('POST', '/api/searchctrl/import', { ...body, headers: { ...body.headers, cookie: `token=${w.member.jwt}` } })
+    expect(res.status).toBe(200)
+    expect(res.body.UID).toBe(w.member.uid)
+  })
+
+  test('only a saved search is exported (409); a stranger gets 404', async () => {
+    const w = await setup()
+    const { s, owner, stranger } = w
+    const running = await launch(s, owner.jwt, 'tag=web')
+    expectError(await call(s, 'GET', `/api/searchctrl/${running}/download/archive`, owner.jwt), 409)
+    const saved = await savedSearch(w)
+    expectError(await call(s, 'GET', `/api/searchctrl/${saved}/download/archive`, stranger.jwt), 404)
+  })
+
+  test('GID: an admin may name any group, a user only their own (403), a bad GID is 400; refused imports leave nothing', async () => {
+    const w = await setup()
+    const { s, owner, member, stranger } = w
+    const archive = (await exported(s, owner.jwt, await savedSearch(w))).bytes
+    const other = await s.createGroup('others', [stranger.uid])
+    const before = { store: storeSnapshot(s), blobs: blobFiles(s) }
+    const refusedImport = async (jwt: string, fields: Record<string, string>, status: number) => {
+      expectError(await importAs(s, jwt, archive, fields), status)
+      expect(storeSnapshot(s)).toEqual(before.store)
+      expect(blobFiles(s)).toEqual(before.blobs)
+      expect(workFiles(s)).toEqual([])
+    }
+    await refusedImport(member.jwt, { GID: String(other) }, 403)
+    await refusedImport(member.jwt, { GID: 'abc' }, 400)
+    await refusedImport(member.jwt, { GID: '-3' }, 400)
+    await refusedImport(member.jwt, { BatchName: 'x'.repeat(5000) }, 400)
+    const byStranger = await importAs(s, stranger.jwt, archive, { GID: String(other) })
+    expect(byStranger.body.GIDs).toEqual([other])
+    const byAdmin = await importAs(s, s.adminJwt, archive, { GID: '424242' })
+    expect(byAdmin.body).toMatchObject({ UID: 1, GIDs: [424242] })
+  })
+
+  /** A .tar.gz of the given members, in order. */
+  async function tarGz(members: { name: string; body: string }[]): Promise<Uint8Array> {
+    const pack = tar.pack()
+    const chunks: Buffer[] = []
+    const done = (async () => {
+      for await (const chunk of pack) chunks.push(chunk as Buffer)
+    })()
+    for (const m of members)
+      await new Promise<void>((resolve, reject) => pack.entry({ name: m.name }, Buffer.from(m.body), (e) => (e ? reject(e) : resolve())))
+    pack.finalize()
+    await done
+    return new Uint8Array(gzipSync(Buffer.concat(chunks)))
+  }
+  const description = JSON.stringify({
+    Format: 'quarry-search-archive', Version: 1, UserQuery: 'tag=x', EffectiveQuery: 'tag=x',
+    StartRange: ZERO_TIME, EndRange: ZERO_TIME, Started: ZERO_TIME, Finished: ZERO_TIME,
+  })
+  const valid = async () => new Uint8Array(await new Response(writeSearchArchive(JSON.parse(description), lines(50).map((e) => ({ ...e })))).arrayBuffer())
+
+  test.each([
+    ['garbage', async () => crypto.getRandomValues(new Uint8Array(4096))],
+    ['an empty file', async () => new Uint8Array(0)],
+    ['a truncated archive', async () => (await valid()).slice(0, Math.floor((await valid()).length / 2))],
+    ['an archive without its trailer', async () => tarGz([{ name: 'search.json', body: description }, { name: 'results/000001.ndjson', body: '{"a":1}\n' }])],
+    ['path traversal', async () => tarGz([{ name: 'search.json', body: description }, { name: '../../etc/evil.ndjson', body: '{"a":1}\n' }])],
+    ['an absolute path', async () => tarGz([{ name: '/tmp/evil', body: 'x' }])],
+    ['a zip bomb', async () => tarGz([{ name: 'search.json', body: description }, { name: 'results/000001.ndjson', body: `${'{"a":"'.padEnd(1000, 'a')}"}\n`.repeat(4000) }])],
+    ['an oversized archive', async () =>
+      new Uint8Array(await new Response(writeSearchArchive(JSON.parse(description), Array.from({ length: 100 }, () => ({ Data: Buffer.from(crypto.getRandomValues(new Uint8Array(1024))).toString('base64') })))).arrayBuffer())],
+  ])('%s is refused with 400 and leaves nothing behind', async (_, make) => {
+    // 64 KiB archives at most, expanding to 1 MiB at most.
+    const w = await setup({ config: { maxImportBytes: 64 * 1024 } })
+    const { s, owner } = w
+    await savedSearch(w)
+    const bytes = await make()
+    const before = { store: storeSnapshot(s), blobs: blobFiles(s), list: (await call(s, 'GET', '/api/searchctrl/all', s.adminJwt)).body }
+    const res = await importAs(s, owner.jwt, bytes)
+    expectError(res, 400)
+    expect(res.body.Error).toContain('search archive')
+    expect(storeSnapshot(s)).toEqual(before.store)
+    expect(blobFiles(s)).toEqual(before.blobs)
+    expect(workFiles(s)).toEqual([])
+    expect((await call(s, 'GET', '/api/searchctrl/all', s.adminJwt)).body).toEqual(before.list)
+  })
+
+  test('a body that is no multipart form, or has no file part, is 400', async () => {
+    const { s, owner } = await setup()
+    await refused(s, 400, 'POST', '/api/searchctrl/import', { jwt: owner.jwt, json: { file: 'x' } })
+    const noFile = new FormData()
+    noFile.append('GID', '1')
+    const res = new Response(noFile)
+    const type = res.headers.get('content-type')!
+    await refused(s, 400, 'POST', '/api/searchctrl/import', { jwt: owner.jwt, body: new Uint8Array(await res.arrayBuffer()), headers: { 'content-type': type } })
+    expect(workFiles(s)).toEqual([])
   })
 })

@@ -24,6 +24,7 @@ import { type BlobStore, discardBlob } from '../blob'
 import { Errors } from '../errors'
 import type { Logger } from '../log'
 import { formatTime } from '../time'
+import { type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo } from './entries'
 import { ALL_TAGS, type Query, type Stage, formatQuery } from './query'
 import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
@@ -34,6 +35,7 @@ import {
   resultBytes,
   type WorkFiles,
   listWorkDir,
+  records,
   removeWorkFiles,
   workDir,
   workFiles,
@@ -41,8 +43,19 @@ import {
 
 /** Index entries read per step; a step reads at most this many entries' bodies. */
 export const CHUNK = 4096
+/** Imported records are written out this many at a time. */
+const IMPORT_FLUSH_RECORDS = 1024
 /** History entries answered at most. */
 const HISTORY_LIMIT = 1000
+
+/** An archive read into working files, not yet a search. */
+export interface ReadArchive {
+  description: SearchArchiveDescription
+  files: WorkFiles
+  storeSize: number
+  indexSize: number
+  itemCount: number
+}
 
 export type SaveState = 'none' | 'saving' | 'saved'
 
@@ -418,7 +431,44 @@ export class SearchManager {
     await this.settled()
   }
 
-  // ---- imports
+  // ---- export and import (archive format: server/search/archive.ts, docs/search-archive.md)
+
+  /** A saved search as a search archive (.tar.gz), streamed from its stored results. */
+  async exportArchive(s: Search): Promise<ReadableStream<Uint8Array>> {
+    const r = s.record
+    const description = {
+      UserQuery: r.userQuery,
+      EffectiveQuery: r.effectiveQuery,
+      StartRange: formatTime(r.startRange),
+      EndRange: formatTime(r.endRange),
+      Started: formatTime(r.started),
+      Finished: formatTime(r.finished),
+      Metadata: r.metadata ?? null,
+      ItemCount: r.itemCount,
+    }
+    return writeSearchArchive(description, records(await this.resultBytes(s)))
+  }
+
+  /**
+   * Reads a search archive into fresh working files. Resolves once the whole archive was read and found sound;
+   * on any failure (ArchiveError for the archive's faults) the files are removed and nothing is left.
+   */
+  async readArchive(stream: ReadableStream<Uint8Array>, limits: Partial<ArchiveLimits>): Promise<ReadArchive> {
+    const files = this.importFiles()
+    const writer = new ResultWriter(files)
+    try {
+      const description = await readSearchArchive(stream, limits, async (record) => {
+        writer.add(JSON.stringify(record))
+        if (writer.queued >= IMPORT_FLUSH_RECORDS) await writer.flush()
+      })
+      await writer.close()
+      return { description, files, storeSize: writer.storeSize, indexSize: writer.indexSize, itemCount: writer.count }
+    } catch (e) {
+      await writer.close().catch(() => undefined)
+      removeWorkFiles(files)
+      throw e
+    }
+  }
 
   /** A working file pair for an import, under a name no search uses. */
   importFiles(): WorkFiles {

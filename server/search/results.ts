@@ -60,6 +60,11 @@ export class ResultWriter {
     this.results.write(line)
   }
 
+  /** Records queued since the last flush. */
+  get queued(): number {
+    return this.offsets.length
+  }
+
   /** Writes what was queued; sizes and count include it afterwards. */
   async flush(): Promise<void> {
     if (this.offsets.length === 0) return
