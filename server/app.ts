@@ -31,7 +31,7 @@ export interface AppDeps {
   /** Milliseconds since the epoch; tests pass a clock they can move. */
   clock?: () => number
   /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
-  search?: { chunk?: number; step?: () => Promise<void> }
+  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void> }
   /** Where a generated admin password is shown, once. */
   announce?: (line: string) => void
 }

@@ -34,11 +34,11 @@ function gate() {
 
 /**
  * A server with owner, member (shares group `gid` with the owner, which is the owner's default search group),
- * stranger and admin. Searches read CHUNK entries per step; `gated`: they wait for `gate.open()` after each step.
+ * stranger and admin. Searches read `chunk` entries per step (4 unless given); `gated`: they wait for `gate.open()` after each step.
  */
 async function setup(opts: { gated?: boolean; chunk?: number; config?: Partial<Config>; blobs?: TestServerOptions['blobs'] } = {}) {
   const g = gate()
-  const s = await createTestServer(opts.config, { blobs: opts.blobs, search: { chunk: opts.chunk ?? 4, step: opts.gated ? g.step : undefined } })
+  const s = await createTestServer(opts.config, { blobs: opts.blobs, search: { chunk: opts.chunk ?? 4, stepMs: 0, step: opts.gated ? g.step : undefined } })
   servers.push(s)
   const w = await itemWorld(s)
   const set = await s.call('PUT', `/api/users/${w.owner.uid}/searchgroup`, { jwt: w.owner.jwt, json: { GID: w.gid } })

@@ -16,7 +16,11 @@ export interface Cursor {
   id: number
 }
 
-export interface EntryKey extends Cursor {}
+export interface ScanRow extends Cursor {
+  /** Null for an entry whose tag was not asked for. */
+  src: string | null
+  data: Uint8Array | null
+}
 
 export interface EntriesRepo {
   /** Stores every entry of a batch, or none. Answers the names of the tags the batch used. */
@@ -24,24 +28,32 @@ export interface EntriesRepo {
   /** The id of every known tag, by name. */
   tagIds(): Promise<Map<string, number>>
   /**
-   * Up to `limit` keys after `after` with `ts` in [start, end), in (ts, tag, id) order: a walk over the index
-   * alone, so a step costs at most `limit` index entries whatever the tags asked for.
+   * One step of a walk through the entries with `ts` in [after, end), in (ts, tag, id) order: the next `limit`
+   * entries of any tag, each with its source and bytes when its tag is one of `tagIds` (every tag when null) and
+   * without them otherwise. The walk follows the index, and the row of an entry is read only when its tag is wanted,
+   * so a step costs at most `limit` index entries whatever the tags asked for.
    */
-  keysAfter(after: Cursor, end: number, limit: number): Promise<EntryKey[]>
-  /** Source and bytes of one entry (undefined when it is gone). */
-  body(id: number): Promise<{ src: string; data: Uint8Array } | undefined>
+  scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number): Promise<ScanRow[]>
   /** Whether the store answers (for /api/stats/ping). */
   ping(): Promise<void>
 }
 
+interface ScanDbRow {
+  ts: number
+  tag_id: number
+  id: number
+  src: string | null
+  data: Uint8Array | null
+}
+
 export class SqliteEntriesRepo implements EntriesRepo {
+  /** One prepared scan per tag set (the ids are written into the SQL: they are integers from the store). */
+  private readonly scans = new Map<string, Statement<ScanDbRow, [number, number, number, number, number]>>()
   private readonly q: {
     tagId: Statement<{ id: number }, [string]>
     addTag: Statement<{ id: number }, [string]>
     insert: Statement<unknown, [number, number, string, Uint8Array]>
     tags: Statement<{ id: number; name: string }, []>
-    keys: Statement<{ ts: number; tag_id: number; id: number }, [number, number, number, number, number]>
-    body: Statement<{ src: string; data: Uint8Array }, [number]>
     ping: Statement<{ one: number }, []>
   }
 
@@ -51,11 +63,6 @@ export class SqliteEntriesRepo implements EntriesRepo {
       addTag: db.query('INSERT INTO ingest_tags (name) VALUES (?) RETURNING id'),
       insert: db.query('INSERT INTO entries (ts, tag_id, src, data) VALUES (?, ?, ?, ?)'),
       tags: db.query('SELECT id, name FROM ingest_tags'),
-      keys: db.query(
-        `SELECT ts, tag_id, id FROM entries INDEXED BY entries_time_tag
-         WHERE (ts, tag_id, id) > (?1, ?2, ?3) AND ts < ?4 ORDER BY ts, tag_id, id LIMIT ?5`,
-      ),
-      body: db.query('SELECT src, data FROM entries WHERE id = ?'),
       ping: db.query('SELECT 1 AS one'),
     }
   }
@@ -76,11 +83,21 @@ export class SqliteEntriesRepo implements EntriesRepo {
   async tagIds() {
     return new Map(this.q.tags.all().map((t) => [t.name, t.id]))
   }
-  async keysAfter(after: Cursor, end: number, limit: number) {
-    return this.q.keys.all(after.ts, after.tagId, after.id, end, limit).map((r) => ({ ts: r.ts, tagId: r.tag_id, id: r.id }))
-  }
-  async body(id: number) {
-    return this.q.body.get(id) ?? undefined
+  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number) {
+    const key = tagIds === null ? '*' : tagIds.join(',')
+    let q = this.scans.get(key)
+    if (!q) {
+      if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
+      const wanted = tagIds === null ? '1' : tagIds.length === 0 ? '0' : `tag_id IN (${tagIds.join(', ')})`
+      // The CASE lets SQLite defer reading the table row (src, data) to the entries whose tag is wanted.
+      q = this.db.query(
+        `SELECT ts, tag_id, id, CASE WHEN ${wanted} THEN src END AS src, CASE WHEN ${wanted} THEN data END AS data
+         FROM entries INDEXED BY entries_time_tag
+         WHERE (ts, tag_id, id) > (?1, ?2, ?3) AND ts < ?4 ORDER BY ts, tag_id, id LIMIT ?5`,
+      )
+      this.scans.set(key, q)
+    }
+    return q.all(after.ts, after.tagId, after.id, end, limit).map((r) => ({ ts: r.ts, tagId: r.tag_id, id: r.id, src: r.src, data: r.data }))
   }
   async ping() {
     this.q.ping.get()

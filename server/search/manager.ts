@@ -41,8 +41,13 @@ import {
   workFiles,
 } from './results'
 
-/** Index entries read per step; a step reads at most this many entries' bodies. */
-export const CHUNK = 4096
+/** Entries read per query (index entries; the rows of those whose tag is wanted). */
+export const CHUNK = 512
+/**
+ * A step reads chunks until it has run this long, then yields to the event loop: steps stay short however busy the
+ * machine is (a fixed number of entries per step took 5 times longer under load and held other requests that long).
+ */
+export const STEP_MS = 4
 /** Imported records are written out this many at a time. */
 const IMPORT_FLUSH_RECORDS = 1024
 /** History entries answered at most. */
@@ -108,8 +113,10 @@ export interface ManagerDeps {
   clock: () => number
   dataDir: string
   graceMs: number
-  /** Index entries per step (default CHUNK). */
+  /** Entries per query (default CHUNK). */
   chunk?: number
+  /** Time a step may run before it yields (default STEP_MS; 0: one chunk per step). */
+  stepMs?: number
   /** What a search awaits between steps (default: the next event-loop turn); tests pass one they control. */
   step?: () => Promise<void>
 }
@@ -247,40 +254,41 @@ export class SearchManager {
     const writer = new ResultWriter(s.work!)
     const pipeline = new Pipeline(query.stages)
     try {
-      let names = await entries.tagIds()
-      const all = query.tags.includes(ALL_TAGS)
-      const wanted = new Set(query.tags.map((t) => names.get(t)).filter((id) => id !== undefined))
+      const names = await entries.tagIds()
+      // Tags named by the query that do not exist yet have no entries to find.
+      const wanted = query.tags.includes(ALL_TAGS) ? null : query.tags.map((t) => names.get(t)).filter((id) => id !== undefined)
       const tagNames = new Map([...names].map(([name, id]) => [id, name]))
       let cursor: Cursor = { ts: s.record.startRange || Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
       const end = s.record.endRange
-      let done = false
+      let done = wanted !== null && wanted.length === 0
+      const stepMs = this.deps.stepMs ?? STEP_MS
+      let stepStart = performance.now()
       while (!done && !s.halt) {
-        const keys = await entries.keysAfter(cursor, end, this.deps.chunk ?? CHUNK)
-        if (keys.length === 0) break
-        cursor = keys.at(-1)!
-        for (const k of keys) {
-          if (!all && !wanted.has(k.tagId)) continue
-          const body = await entries.body(k.id)
-          if (!body) continue
-          if (!tagNames.has(k.tagId)) {
-            names = await entries.tagIds()
-            for (const [name, id] of names) tagNames.set(id, name)
-          }
-          const data = Buffer.from(body.data.buffer, body.data.byteOffset, body.data.byteLength)
+        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK)
+        if (rows.length === 0) break
+        cursor = rows.at(-1)!
+        for (const row of rows) {
+          if (row.data === null) continue
+          if (!tagNames.has(row.tagId)) for (const [name, id] of await entries.tagIds()) tagNames.set(id, name)
+          const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
           const verdict = pipeline.push(data)
           if (verdict.emit)
             writer.add(
-              `{"TS":"${formatTime(k.ts)}","Tag":${JSON.stringify(tagNames.get(k.tagId) ?? '')},"SRC":${JSON.stringify(body.src)},"Data":"${data.toString('base64')}"}`,
+              `{"TS":"${formatTime(row.ts)}","Tag":${JSON.stringify(tagNames.get(row.tagId) ?? '')},"SRC":${JSON.stringify(row.src)},"Data":"${data.toString('base64')}"}`,
             )
           if (verdict.done) {
             done = true
             break
           }
         }
+        if (performance.now() - stepStart < stepMs) continue
         await writer.flush()
         this.progress(s, writer)
         await (this.deps.step ?? nextTurn)()
+        stepStart = performance.now()
       }
+      await writer.flush()
+      this.progress(s, writer)
       if (!s.removed) {
         for (const r of pipeline.finish()) writer.add(JSON.stringify(r))
       }
