@@ -65,7 +65,7 @@ export async function createApp(deps: AppDeps) {
     .use(docsPlugin())
     .use(systemPlugin({ config, auth, clock, startedAt: clock() }))
     .use(authPlugin(auth))
-    .use(usersPlugin({ config, store, auth, clock }))
+    .use(usersPlugin({ config, store, auth, clock, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))

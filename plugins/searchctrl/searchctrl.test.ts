@@ -611,6 +611,28 @@ describe('who may do what', () => {
   })
 })
 
+describe('deleting the owner', () => {
+  test('removes their searches, saved and running, with their stored results; other searches stay', async () => {
+    const { s, owner, member } = await setup()
+    await ingest(s, lines(5))
+    const saved = await launch(s, owner.jwt, 'tag=web')
+    await call(s, 'PATCH', `/api/searchctrl/${saved}/save`, owner.jwt)
+    await call(s, 'PUT', `/api/searchctrl/${saved}/detach`, owner.jwt)
+    await s.searches.settled()
+    const running = await launch(s, owner.jwt, { SearchString: 'tag=web', Background: true })
+    const others = await launch(s, member.jwt, 'tag=web')
+    await s.searches.settled()
+    expect((await blobsOf(s, saved))[0]).toBeDefined()
+    expect((await call(s, 'DELETE', `/api/users/${owner.uid}`, s.adminJwt)).status).toBe(200)
+    expect(await listed(s, saved)).toBeUndefined()
+    expect(await listed(s, running)).toBeUndefined()
+    expect(await listed(s, others)).toBeDefined()
+    expect(await blobsOf(s, saved)).toEqual([undefined, undefined])
+    expect(workFiles(s)).toEqual([`${others}.idx`, `${others}.ndjson`])
+    expect(s.store.db.query('SELECT count(*) AS n FROM saved_searches').get()).toEqual({ n: 0 })
+  })
+})
+
 describe('restart', () => {
   test('saved searches survive a restart with their results; unsaved ones and their files do not', async () => {
     const { s, owner, member } = await setup()

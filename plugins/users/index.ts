@@ -27,9 +27,11 @@ export interface UsersDeps {
   store: Store
   auth: AuthService
   clock: () => number
+  /** Called after a user was deleted, for what other areas keep outside the store (their searches). */
+  onUserDeleted?: (uid: number) => Promise<void>
 }
 
-export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
+export function usersPlugin({ config, store, auth, clock, onUserDeleted }: UsersDeps) {
   const { users, groups, sessions } = store
 
   async function details(user: UserRow) {
@@ -125,7 +127,8 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
         const target = await existing(params.id)
         if (target.uid === caller.uid) throw Errors.forbidden('you cannot delete your own account')
         if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be deleted')
-        await users.delete(target.uid)
+        await auth.endingSessionsOf(target.uid, async () => void (await users.delete(target.uid)))
+        await onUserDeleted?.(target.uid)
         return {}
       },
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Delete a user with their sessions, memberships and preferences' } },

@@ -368,6 +368,11 @@ export class SearchManager {
     this.maybeTransfer(s)
   }
 
+  /** Removes every search of a deleted user, with its results (their saved rows went with the user). */
+  async removeOwnedBy(uid: number): Promise<void> {
+    for (const s of [...this.searches.values()]) if (s.record.uid === uid) await this.remove(s)
+  }
+
   /** Removes searches nobody keeps: no client for the grace period, neither backgrounded nor saved. */
   sweep(): void {
     const now = this.deps.clock()
