@@ -42,12 +42,12 @@ import {
 } from './results'
 
 /** Entries read per query (index entries; the rows of those whose tag is wanted). */
-export const CHUNK = 512
+export const CHUNK = 128
 /**
  * A step reads chunks until it has run this long, then yields to the event loop: steps stay short however busy the
  * machine is (a fixed number of entries per step took 5 times longer under load and held other requests that long).
  */
-export const STEP_MS = 4
+export const STEP_MS = 2
 /** Imported records are written out this many at a time. */
 const IMPORT_FLUSH_RECORDS = 1024
 /** History entries answered at most. */
