@@ -55,6 +55,7 @@ export class AuthService {
   private dummyHash: Promise<string> | undefined
   private readonly verified = new Map<string, JwtClaims>()
   private readonly endListeners: ((sessionIds: readonly string[]) => void)[] = []
+  private readonly replaceListeners: ((oldId: string, newId: string) => void)[] = []
 
   constructor(private readonly deps: AuthDeps) {
     this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
@@ -119,6 +120,10 @@ export class AuthService {
 
   /** Creates a session row and answers the JWT that points to it. */
   async openSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<string> {
+    return (await this.createSession(uid, origin, temp, expires)).jwt
+  }
+
+  private async createSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<{ id: string; jwt: string }> {
     const now = this.deps.clock()
     const session: SessionRow = {
       id: crypto.randomUUID(),
@@ -130,11 +135,11 @@ export class AuthService {
       temp,
     }
     await this.deps.store.sessions.create(session)
-    return this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) })
+    return { id: session.id, jwt: await this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) }) }
   }
 
   /**
-   * Calls `listener` with the ids of sessions whenever they end: logout, logout-all, refresh, lock, password
+   * Calls `listener` with the ids of sessions whenever they end: logout, logout-all, lock, deletion, password
    * change, expiry noticed on use or by the sweep. (Searches detach the clients they had attached this way.)
    */
   onSessionsEnded(listener: (sessionIds: readonly string[]) => void): void {
@@ -171,9 +176,14 @@ export class AuthService {
    */
   async refreshSession(caller: Caller, origin: string): Promise<string> {
     const session = sessionOf(caller)
-    const jwt = await this.openSession(caller.uid, origin, false, session.expires)
-    await this.closeSession(session.id)
-    return jwt
+    const next = await this.createSession(caller.uid, origin, false, session.expires)
+    if (await this.deps.store.sessions.delete(session.id)) for (const listener of this.replaceListeners) listener(session.id, next.id)
+    return next.jwt
+  }
+
+  /** Calls `listener` when a session is replaced by a new one (JWT refresh): what was attached to it moves along. */
+  onSessionReplaced(listener: (oldId: string, newId: string) => void): void {
+    this.replaceListeners.push(listener)
   }
 
   /** Ends every session of a user, or every one but `keep`. */

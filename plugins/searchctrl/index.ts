@@ -61,6 +61,7 @@ const MAX_BATCH_TEXT = 4096
 
 export function searchCtrlPlugin({ config, store, auth, searches, clock }: SearchCtrlDeps) {
   auth.onSessionsEnded((ids) => searches.detachClients(ids.map(sessionClient)))
+  auth.onSessionReplaced((oldId, newId) => searches.replaceClient(sessionClient(oldId), sessionClient(newId)))
 
   async function viewer(caller: Caller): Promise<Viewer> {
     const groups = await store.groups.groupsOf(caller.uid)

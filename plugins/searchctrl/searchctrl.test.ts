@@ -462,7 +462,6 @@ describe('states and transitions', () => {
   test.each([
     ['logout', async (s: TestServer, w: World) => void (await call(s, 'PUT', '/api/logout', w.owner.jwt))],
     ['logout of every session', async (s: TestServer, w: World) => void (await call(s, 'DELETE', '/api/logout', w.owner.jwt))],
-    ['refresh of the JWT', async (s: TestServer, w: World) => void (await call(s, 'GET', '/api/login/refreshtoken', w.owner.jwt))],
     ['account lock', async (s: TestServer, w: World) => void (await call(s, 'PUT', `/api/users/${w.owner.uid}/lock`, s.adminJwt))],
     ['account lock through PUT /api/users/{id}', async (s: TestServer, w: World) =>
       void (await call(s, 'PUT', `/api/users/${w.owner.uid}`, s.adminJwt, { json: { Locked: true } }))],
@@ -481,6 +480,17 @@ describe('states and transitions', () => {
     await end(s, w)
     const admin = await s.login('admin', s.adminPassword) // the admin's session may have expired too
     expect(await listed(s, id, admin)).toMatchObject({ State: 'DORMANT/BACKGROUNDED', AttachedClients: 0 })
+  })
+
+  test('a refreshed JWT keeps its attachments: the new session is the same client', async () => {
+    const { s, owner } = await setup()
+    const id = await launch(s, owner.jwt, 'tag=web')
+    const refreshed = (await call(s, 'GET', '/api/login/refreshtoken', owner.jwt)).body.JWT
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    await call(s, 'PUT', `/api/searchctrl/${id}/attach`, refreshed) // already attached: still one client
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
+    await call(s, 'PUT', `/api/searchctrl/${id}/detach`, refreshed)
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })
   })
 
   test('a session ending detaches only itself; other clients stay attached', async () => {

@@ -48,6 +48,8 @@ export const CHUNK = 128
  * machine is (a fixed number of entries per step took 5 times longer under load and held other requests that long).
  */
 export const STEP_MS = 2
+/** How the error of a failed move to the blob store starts; a later save that succeeds clears it. */
+const SAVE_FAILED = 'saving failed: '
 /** Imported records are written out this many at a time. */
 const IMPORT_FLUSH_RECORDS = 1024
 /** History entries answered at most. */
@@ -362,7 +364,13 @@ export class SearchManager {
     for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c)
   }
 
+  /** A client continues under a new name (a refreshed JWT is a new session): its attachments move along. */
+  replaceClient(from: string, to: string): void {
+    for (const s of this.searches.values()) if (s.clients.delete(from)) s.clients.add(to)
+  }
+
   private detachClient(s: Search, client: string): void {
+
     if (!s.clients.delete(client) || s.clients.size > 0) return
     s.unattendedSince = this.deps.clock()
     this.maybeTransfer(s)
@@ -414,6 +422,7 @@ export class SearchManager {
       if (s.removed) throw new Error('deleted while being saved')
       s.blob = keys
       s.save = 'saved'
+      if (s.record.error.startsWith(SAVE_FAILED)) s.record.error = ''
       await searches.putSaved(this.row(s))
       s.work = null
       removeWorkFiles(work)
@@ -423,7 +432,7 @@ export class SearchManager {
       if (s.removed) return
       s.blob = null
       s.save = 'saving'
-      s.record.error = `saving failed: ${e instanceof Error ? e.message : String(e)}`
+      s.record.error = `${SAVE_FAILED}${e instanceof Error ? e.message : String(e)}`
       log.error('could not save a search', { search: s.record.id, error: s.record.error })
     }
   }
