@@ -226,6 +226,19 @@ describe('launching and results', () => {
     })
   })
 
+  test('routes answer with a trailing slash, and take the empty JSON bodies the Go client sends', async () => {
+    const { s, owner } = await setup()
+    const res = await call(s, 'POST', '/api/searchctrl/launch/', owner.jwt, { json: { SearchString: 'tag=web' } })
+    expect(res.status).toBe(200)
+    const id = res.body.SearchID
+    const empty = { body: '', headers: { 'content-type': 'application/json' } }
+    expect((await call(s, 'GET', '/api/searchctrl/', owner.jwt)).body.map((e: { ID: string }) => e.ID)).toEqual([id])
+    for (const [method, suffix] of [['PATCH', 'background'], ['PUT', 'stop'], ['PUT', 'detach'], ['PUT', 'attach']] as const)
+      expect({ suffix, status: (await call(s, method, `/api/searchctrl/${id}/${suffix}/`, owner.jwt, empty)).status }).toEqual({ suffix, status: 200 })
+    expect((await call(s, 'GET', `/api/searchctrl/${id}/`, owner.jwt)).status).toBe(200)
+    expect((await call(s, 'DELETE', `/api/searchctrl/${id}/`, owner.jwt, empty)).status).toBe(200)
+  })
+
   test('csv and text downloads; an unknown format is 400', async () => {
     const { s, owner } = await setup()
     await ingest(s, [entry(1, 'web', 'plain'), entry(2, 'web', 'with "quotes", commas')])
