@@ -30,6 +30,14 @@ const DESCRIPTION: SearchArchiveInput = {
 
 const record = (i: number) => ({ TS: `2024-05-01T00:00:${String(i % 60).padStart(2, '0')}Z`, Seq: i, Data: `line ${i} ünïcødé` })
 
+/** Random bytes to cut record payloads from: they compress poorly, so compressed sizes track record counts. */
+const NOISE = randomBytes(1024 * 1024)
+/** `length` base64 characters of noise, different for each `i`. */
+const noise = (i: number, length: number) => {
+  const start = (i * 7919) % (NOISE.byteLength - length)
+  return NOISE.toString('base64', start, start + Math.ceil((length * 3) / 4)).slice(0, length)
+}
+
 async function* lazyRecords(count: number, make: (i: number) => object = record) {
   for (let i = 0; i < count; i++) yield make(i)
 }
@@ -146,6 +154,35 @@ function validMembers(chunks: string[] = [ndjson([record(0), record(1)]), ndjson
 
 const archiveOf = async (members: Member[]) => gz(await tarOf(members))
 
+/**
+ * A valid gzip file of `prefix` followed by `block` `times` times, built without compressing it all: `block` is
+ * deflated once into a self-contained piece (full flush) that is repeated. How a zip bomb is made.
+ */
+function gzipOfRepeated(prefix: Uint8Array, block: Uint8Array, times: number): Uint8Array {
+  const flush = { finishFlush: zlib.constants.Z_FULL_FLUSH }
+  const piece = zlib.deflateRawSync(block, flush)
+  let crc = zlib.crc32(prefix)
+  for (let i = 0; i < times; i++) crc = zlib.crc32(block, crc)
+  const trailer = Buffer.alloc(8)
+  trailer.writeUInt32LE(crc >>> 0, 0)
+  trailer.writeUInt32LE((prefix.byteLength + block.byteLength * times) % 2 ** 32, 4)
+  const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])
+  const parts = [header, zlib.deflateRawSync(prefix, flush), ...Array.from({ length: times }, () => piece)]
+  return new Uint8Array(Buffer.concat([...parts, zlib.deflateRawSync(Buffer.alloc(0)), trailer]))
+}
+
+/** A copy of a 512-byte tar header with another size (and type flag), its checksum redone. */
+function withSize(header: Uint8Array, size: number, typeflag?: string): Buffer {
+  const copy = Buffer.from(header)
+  copy.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'latin1')
+  if (typeflag) copy.write(typeflag, 156, 'latin1')
+  copy.fill(' ', 148, 156)
+  let sum = 0
+  for (const byte of copy) sum += byte
+  copy.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1')
+  return copy
+}
+
 // --- Round trips --------------------------------------------------------------------------------------------
 
 describe('round trip', () => {
@@ -191,11 +228,10 @@ describe('round trip', () => {
     let generated = 0
     let consumed = 0
     let widestGap = 0
-    // Random payloads compress poorly, so buffered compressed bytes stand for about as many records.
     async function* records() {
       for (let i = 0; i < count; i++) {
         generated++
-        yield { Seq: i, Payload: randomBytes(100).toString('hex') }
+        yield { Seq: i, Payload: noise(i, 200) }
       }
     }
     const chunkBytes = 256 * 1024
@@ -353,7 +389,7 @@ describe('refused: not an archive, damaged or truncated', () => {
 
 describe('refused: over a limit', () => {
   test('compressed size over the limit, detected while streaming', async () => {
-    const bytes = await bytesOf(writeSearchArchive(DESCRIPTION, lazyRecords(20_000, (i) => ({ Seq: i, R: randomBytes(20).toString('hex') }))))
+    const bytes = await bytesOf(writeSearchArchive(DESCRIPTION, lazyRecords(20_000, (i) => ({ Seq: i, R: noise(i, 40) }))))
     const limit = 32 * 1024
     expect(bytes.byteLength).toBeGreaterThan(10 * limit)
     const { stream, meter } = countingStream(bytes, 4096)
@@ -363,33 +399,44 @@ describe('refused: over a limit', () => {
     expect(meter.pulled).toBeLessThanOrEqual(limit + 4096)
   })
 
-  test('a zip bomb (1 GiB of zeros in about 1 MiB of gzip) is refused after expanding only up to the limit', async () => {
-    const mib = Buffer.alloc(1024 * 1024)
-    const piece = zlib.deflateRawSync(mib, { finishFlush: zlib.constants.Z_FULL_FLUSH }) // self-contained block
-    let crc = 0
-    for (let i = 0; i < 1024; i++) crc = zlib.crc32(mib, crc)
-    const trailer = Buffer.alloc(8)
-    trailer.writeUInt32LE(crc >>> 0, 0)
-    trailer.writeUInt32LE(0, 4) // 1 GiB mod 2^32
-    const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255])
-    const bomb = new Uint8Array(
-      Buffer.concat([header, ...Array.from({ length: 1024 }, () => piece), zlib.deflateRawSync(Buffer.alloc(0)), trailer]),
-    )
-    expect(bomb.byteLength).toBeLessThan(2 * 1024 * 1024)
+  test('a zip bomb of records (1 GiB of valid records in about 3 MiB) is refused after expanding only up to the limit', async () => {
+    const line = `${JSON.stringify({ Data: 'b'.repeat(1000) })}\n`
+    const block = Buffer.from(line.repeat(Math.floor((1024 * 1024) / line.length)))
+    const copies = 1024
+    const prefix = await tarOf([{ name: 'search.json', body: descriptionJson() }], false)
+    const header = (await tarOf([{ name: 'results/000001.ndjson', body: block }], false)).subarray(0, 512)
+    const bomb = gzipOfRepeated(Buffer.concat([prefix, withSize(header, block.byteLength * copies)]), block, copies)
+    expect(bomb.byteLength).toBeLessThan(4 * 1024 * 1024)
     const limit = 32 * 1024 * 1024
     const rssBefore = process.memoryUsage().rss
     const { stream, meter } = countingStream(bomb, 16 * 1024)
-    const caught = await readSearchArchive(stream, { maxExpandedBytes: limit }, async () => {}).catch((e) => e)
+    let handed = 0
+    const caught = await readSearchArchive(stream, { maxExpandedBytes: limit }, async () => void handed++).catch((e) => e)
     expect(caught).toBeInstanceOf(ArchiveError)
     expect(caught.message).toBe(`the archive expands to more than the limit of ${limit} bytes`)
-    // About limit/1024 compressed bytes expand to the limit; a little read-ahead, never the whole bomb.
+    expect(handed).toBeGreaterThan(0)
+    expect(handed).toBeLessThan(limit / line.length)
+    // About limit/1000 compressed bytes expand to the limit; a little read-ahead, never the whole bomb.
     expect(meter.pulled).toBeLessThan(bomb.byteLength / 8)
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(256 * 1024 * 1024)
   })
 
-  test('the default expanded limit applies when none is given', async () => {
-    expect(DEFAULT_ARCHIVE_LIMITS.maxExpandedBytes).toBeGreaterThan(DEFAULT_ARCHIVE_LIMITS.maxCompressedBytes)
-    expect(Object.isFrozen(DEFAULT_ARCHIVE_LIMITS)).toBe(true)
+  test('a zip bomb of zeros (1 GiB in about 1 MiB) is refused after a few MiB, with the default limits', async () => {
+    const bomb = gzipOfRepeated(Buffer.alloc(0), Buffer.alloc(1024 * 1024), 1024)
+    expect(bomb.byteLength).toBeLessThan(2 * 1024 * 1024)
+    const { stream, meter } = countingStream(bomb, 16 * 1024)
+    const caught = await readSearchArchive(stream, {}, async () => {}).catch((e) => e)
+    expect(caught).toBeInstanceOf(ArchiveError)
+    expect(caught.message).toMatch(/holds more than \d+ bytes outside its members' contents \(padding or headers\): refused as a possible zip bomb/)
+    expect(meter.pulled).toBeLessThan(bomb.byteLength / 8)
+  })
+
+  test('a bomb of headers without members (repeated pax headers) is refused the same way', async () => {
+    const pax = withSize((await tarOf([{ name: 'x', body: '' }], false)).subarray(0, 512), 0, 'g')
+    const bomb = gzipOfRepeated(Buffer.alloc(0), Buffer.concat(Array.from({ length: 2048 }, () => pax)), 64) // 64 MiB
+    const caught = await readSearchArchive(new Blob([bomb]).stream(), { maxMembers: 100 }, async () => {}).catch((e) => e)
+    expect(caught).toBeInstanceOf(ArchiveError)
+    expect(caught.message).toMatch(/holds more than 4603904 bytes outside its members' contents/)
   })
 
   test('too many members', async () => {
@@ -566,7 +613,7 @@ describe('refused: contents', () => {
 describe('streaming and errors of others', () => {
   test('a slow onRecord holds the reader back: input is pulled only a few chunks ahead', async () => {
     const bytes = await bytesOf(
-      writeSearchArchive(DESCRIPTION, lazyRecords(40_000, (i) => ({ Seq: i, R: randomBytes(48).toString('base64') })), {
+      writeSearchArchive(DESCRIPTION, lazyRecords(40_000, (i) => ({ Seq: i, R: noise(i, 64) })), {
         chunkBytes: 64 * 1024,
       }),
     )
@@ -591,7 +638,7 @@ describe('streaming and errors of others', () => {
 
   test('an error thrown by onRecord is passed on unchanged and reading stops', async () => {
     const bytes = await bytesOf(
-      writeSearchArchive(DESCRIPTION, lazyRecords(10_000, (i) => ({ Seq: i, R: randomBytes(48).toString('base64') }))),
+      writeSearchArchive(DESCRIPTION, lazyRecords(10_000, (i) => ({ Seq: i, R: noise(i, 64) }))),
     )
     const { stream, meter } = countingStream(bytes, 4096)
     const storeError = new Error('disk full')

@@ -108,7 +108,12 @@ export interface WriteOptions {
   maxRecordBytes?: number
   /** Modification time stamped on the members; now unless given. */
   mtime?: Date
+  /** gzip level, 1 (fastest) to 9 (smallest); DEFAULT_GZIP_LEVEL unless given. */
+  level?: number
 }
+
+/** gzip's own default: see bench/README.md for what the levels cost on search results. */
+export const DEFAULT_GZIP_LEVEL = 6
 
 // ---------------------------------------------------------------------------------------------------------------
 // Description and trailer validation (shared by both directions)
@@ -212,7 +217,7 @@ export function writeSearchArchive(
   head.Version = ARCHIVE_VERSION
 
   const pack = tar.pack()
-  const gzip = createGzip()
+  const gzip = createGzip({ level: options.level ?? DEFAULT_GZIP_LEVEL })
   pack.pipe(gzip)
   // A failure reaches the consumer through gzip's iterator; pack's own error event would otherwise go unheard.
   pack.on('error', () => {})
@@ -308,6 +313,8 @@ class PassOn extends Error {
 interface ReadState {
   members: number
   seen: Set<string>
+  /** Sum of the sizes the member headers declared so far: expanded bytes beyond it are tar's own. */
+  declared: number
   description?: SearchArchiveDescription
   next: number
   ended: boolean
@@ -328,7 +335,7 @@ export async function readSearchArchive(
   limits: Partial<ArchiveLimits>,
   onRecord: (record: Record<string, unknown>) => Promise<void>,
 ): Promise<SearchArchiveDescription> {
-  const limit: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, ...limits }
+  const limit = resolveLimits(limits)
   const reader = stream.getReader()
   const gunzip = createGunzip()
   const extract = tar.extract()
@@ -336,6 +343,17 @@ export async function readSearchArchive(
   let compressed = 0
   let expanded = 0
   let failure: unknown
+  const state: ReadState = {
+    members: 0,
+    seen: new Set(),
+    declared: 0,
+    next: 1,
+    ended: false,
+    records: 0,
+    bytes: 0,
+    hash: createHash('sha256'),
+  }
+  const maxOverhead = overheadAllowance(limit)
 
   const fail = (err: unknown) => {
     if (failure !== undefined) return
@@ -377,6 +395,11 @@ export async function readSearchArchive(
       if (expanded > limit.maxExpandedBytes) {
         throw new ArchiveError(`the archive expands to more than the limit of ${limit.maxExpandedBytes} bytes`)
       }
+      if (expanded - state.declared > maxOverhead) {
+        throw new ArchiveError(
+          `the archive holds more than ${maxOverhead} bytes outside its members' contents (padding or headers): refused as a possible zip bomb`,
+        )
+      }
       if (extract.destroyed) return
       if (!extract.write(chunk)) await drained(extract)
     }
@@ -386,15 +409,6 @@ export async function readSearchArchive(
   }
 
   const feeding = pipeline(compressedChunks, gunzip, toExtract, { signal: abort.signal }).catch(fail)
-  const state: ReadState = {
-    members: 0,
-    seen: new Set(),
-    next: 1,
-    ended: false,
-    records: 0,
-    bytes: 0,
-    hash: createHash('sha256'),
-  }
   const reading = readMembers(extract, state, limit, onRecord).catch(fail)
   await Promise.all([feeding, reading])
 
@@ -402,6 +416,29 @@ export async function readSearchArchive(
   if (!state.description) throw new ArchiveError('the archive is empty: search.json is missing')
   if (!state.ended) throw new ArchiveError(`the archive is incomplete: ${END_MEMBER} is missing (truncated?)`)
   return { ...state.description, ItemCount: state.records }
+}
+
+/**
+ * How many expanded bytes may be tar's own (headers, padding, the end-of-archive blocks) rather than member
+ * contents. A well-formed archive needs at most ~2.5 KiB per member (header, a pax header, padding) plus its
+ * end padding (GNU tar pads to 10 KiB records); JSON text never holds NUL bytes. Without this bound a stream of
+ * zero blocks or of repeated headers, which gzip shrinks a thousandfold, would keep the tar parser busy up to
+ * maxExpandedBytes; with it such a bomb is refused after a few MiB. The slack covers the parser's read-ahead.
+ */
+function overheadAllowance(limit: ArchiveLimits): number {
+  return limit.maxMembers * 4096 + 4 * 1024 * 1024
+}
+
+/** The defaults overlaid with the limits given (undefined keeps the default); a limit must be a positive number. */
+function resolveLimits(limits: Partial<ArchiveLimits>): ArchiveLimits {
+  const resolved = { ...DEFAULT_ARCHIVE_LIMITS }
+  for (const key of Object.keys(resolved) as (keyof ArchiveLimits)[]) {
+    const value = limits[key]
+    if (value === undefined) continue
+    if (typeof value !== 'number' || !(value > 0)) throw new RangeError(`archive limit ${key} must be a positive number`)
+    resolved[key] = value
+  }
+  return resolved
 }
 
 /** Resolves when a streamx writable asks for more, or has been destroyed (the caller checks which). */
@@ -447,6 +484,7 @@ async function readMembers(
 ): Promise<void> {
   for await (const entry of extract as AsyncIterable<Entry>) {
     const header = entry.header
+    state.declared += Math.max(0, header.size || 0)
     if (++state.members > limit.maxMembers) {
       throw new ArchiveError(`the archive has more than the limit of ${limit.maxMembers} members`)
     }

@@ -1,0 +1,132 @@
+// Throughput and memory of the search archive (server/search/archive.ts), in process, no HTTP: see bench/README.md.
+//
+//   bun run bench/search-archive.ts [records] [rounds]      (defaults: 500000 records of ~230 bytes, 3 rounds)
+//
+// Each round times, on the same lazily generated records (a random payload cut from a 1 MiB pool, so they
+// compress about as poorly as real log lines with ids and hashes):
+//   ndjson          JSON.stringify of every record, nothing else: the floor of producing the records
+//   gzip-only       the NDJSON through node:zlib createGzip at the writer's level, drained: the floor of writing
+//   write Ln        writeSearchArchive(...) drained, gzip level n (1 and the default)
+//   read            readSearchArchive over the archive (in memory) with an onRecord that only counts
+//   gunzip-only     the same archive through createGunzip, drained: the floor of reading
+//   round trip      writer piped straight into reader (the export → import shape), with peak RSS growth
+// and, once, a zip bomb: 2 GiB of zeros (about 2 MiB of gzip) against maxExpandedBytes 1 GiB: time to refuse,
+// compressed bytes read, peak RSS growth. Medians of the rounds are printed; MB/s = 10^6 bytes of NDJSON per second.
+import { randomBytes } from 'node:crypto'
+import zlib from 'node:zlib'
+import { ArchiveError, DEFAULT_GZIP_LEVEL, readSearchArchive, writeSearchArchive } from '../server/search/archive'
+
+const count = Number(process.argv[2] ?? 500_000)
+const rounds = Number(process.argv[3] ?? 3)
+const NOISE = randomBytes(1024 * 1024)
+const description = {
+  UserQuery: 'tag=syslog grep error',
+  EffectiveQuery: 'tag=syslog grep error | table',
+  StartRange: '2024-05-01T00:00:00Z',
+  EndRange: '2024-05-02T00:00:00Z',
+  Started: '2024-05-02T10:00:00Z',
+  Finished: '2024-05-02T10:00:03Z',
+}
+
+function* records() {
+  for (let i = 0; i < count; i++) {
+    const start = (i * 7919) % (NOISE.byteLength - 200)
+    yield { TS: '2024-05-01T12:34:56.789Z', Tag: 'syslog', Src: '10.0.0.1', Seq: i, Data: NOISE.toString('base64', start, start + 130) }
+  }
+}
+
+let ndjsonBytes = 0
+for (const r of records()) ndjsonBytes += Buffer.byteLength(JSON.stringify(r)) + 1
+
+async function drain(stream: ReadableStream<Uint8Array>) {
+  let n = 0
+  for await (const chunk of stream) n += chunk.byteLength
+  return n
+}
+
+/** Peak RSS over a run, sampled every 20 ms, minus RSS at its start. */
+async function withRss<T>(run: () => Promise<T>): Promise<[T, number]> {
+  Bun.gc(true)
+  const base = process.memoryUsage().rss
+  let peak = base
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20)
+  try {
+    const result = await run()
+    peak = Math.max(peak, process.memoryUsage().rss)
+    return [result, peak - base]
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+const times = new Map<string, number[]>()
+async function timed<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const start = performance.now()
+  const result = await run()
+  const list = times.get(name) ?? []
+  list.push((performance.now() - start) / 1000)
+  times.set(name, list)
+  return result
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+let archive = new Uint8Array(0)
+const rss: number[] = []
+for (let round = 0; round < rounds; round++) {
+  await timed('ndjson', async () => {
+    for (const r of records()) JSON.stringify(r)
+  })
+  await timed(`gzip-only L${DEFAULT_GZIP_LEVEL}`, async () => {
+    const gzip = zlib.createGzip({ level: DEFAULT_GZIP_LEVEL })
+    const done = (async () => {
+      for await (const _ of gzip);
+    })()
+    for (const r of records()) if (!gzip.write(`${JSON.stringify(r)}\n`)) await new Promise((ok) => gzip.once('drain', ok))
+    gzip.end()
+    await done
+  })
+  await timed('write L1', () => drain(writeSearchArchive(description, records(), { level: 1 })))
+  archive = await timed(`write L${DEFAULT_GZIP_LEVEL}`, async () => new Uint8Array(await new Response(writeSearchArchive(description, records())).arrayBuffer()))
+  let seen = 0
+  await timed('read', () => readSearchArchive(new Blob([archive]).stream(), {}, async () => void seen++))
+  if (seen !== count) throw new Error(`read ${seen} records of ${count}`)
+  await timed('gunzip-only', () => drain(new Blob([archive]).stream().pipeThrough(new DecompressionStream('gzip'))))
+  const [, growth] = await withRss(() =>
+    timed('round trip', () => readSearchArchive(writeSearchArchive(description, records()), {}, async () => {})),
+  )
+  rss.push(growth)
+}
+
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1)
+console.log(`search archive: ${count} records, ${mb(ndjsonBytes)} MB of NDJSON, archive ${mb(archive.byteLength)} MB at level ${DEFAULT_GZIP_LEVEL}; ${rounds} rounds, medians; Bun ${Bun.version}; load ${(await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')}`)
+console.log('| step | seconds | MB/s of NDJSON | records/s |\n| --- | ---: | ---: | ---: |')
+for (const [name, list] of times) {
+  const s = median(list)
+  console.log(`| ${name} | ${s.toFixed(2)} | ${(ndjsonBytes / 1e6 / s).toFixed(0)} | ${Math.round(count / s)} |`)
+}
+console.log(`round trip peak RSS growth: median ${mb(median(rss))} MB (rounds: ${rss.map(mb).join(', ')})`)
+
+// The zip bomb: 2 GiB of zeros in self-contained deflate blocks of 1 MiB each.
+const mib = Buffer.alloc(1024 * 1024)
+const piece = zlib.deflateRawSync(mib, { finishFlush: zlib.constants.Z_FULL_FLUSH })
+const bomb = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]), ...Array.from({ length: 2048 }, () => piece)])
+let pulled = 0
+let offset = 0
+const source = new ReadableStream<Uint8Array>(
+  {
+    pull(controller) {
+      if (offset >= bomb.byteLength) return controller.close()
+      const chunk = bomb.subarray(offset, offset + 64 * 1024)
+      offset += chunk.byteLength
+      pulled += chunk.byteLength
+      controller.enqueue(chunk)
+    },
+  },
+  { highWaterMark: 0 },
+)
+const start = performance.now()
+const [refusal, bombRss] = await withRss(() => readSearchArchive(source, { maxExpandedBytes: 1024 ** 3 }, async () => {}).catch((e) => e))
+if (!(refusal instanceof ArchiveError)) throw new Error(`the bomb was not refused: ${refusal}`)
+console.log(
+  `zip bomb (${mb(bomb.byteLength)} MB of gzip → 2 GiB) against maxExpandedBytes 1 GiB: refused in ${((performance.now() - start) / 1000).toFixed(2)} s after reading ${mb(pulled)} MB, peak RSS growth ${mb(bombRss)} MB: "${refusal.message}"`,
+)
