@@ -495,20 +495,23 @@ describe('refused: hostile member names and kinds', () => {
   })
 
   test('symlinks, hard links, directories, devices and fifos', async () => {
-    const cases: Member[] = [
-      { name: 'search.json', type: 'symlink', linkname: '/etc/passwd' },
-      { name: 'search.json', type: 'link', linkname: 'end.json' },
-      { name: 'results/', type: 'directory' },
-      { name: 'search.json', type: 'character-device' },
-      { name: 'search.json', type: 'block-device' },
-      { name: 'search.json', type: 'fifo' },
+    const cases: [Member, string][] = [
+      [{ name: 'search.json', type: 'symlink', linkname: '/etc/passwd' }, 'symbolic link'],
+      [{ name: 'search.json', type: 'link', linkname: 'end.json' }, 'hard link'],
+      [{ name: 'results/', type: 'directory' }, 'directory'],
+      [{ name: 'search.json', type: 'character-device' }, 'character device'],
+      [{ name: 'search.json', type: 'block-device' }, 'block device'],
+      [{ name: 'search.json', type: 'fifo' }, 'FIFO'],
     ]
-    for (const member of cases) {
-      await expectRefused(await withFirst(member), new RegExp(`is a ${member.type}, not a regular file`))
+    for (const [member, kind] of cases) {
+      await expectRefused(await withFirst(member), new RegExp(`"${member.name}" is a ${kind}, not a regular file`))
     }
+    // A type flag tar-stream does not know (GNU sparse, 'S') is refused too.
+    const sparse = withSize((await tarOf([{ name: 'search.json', body: '' }], false)).subarray(0, 512), 0, 'S')
+    await expectRefused(gz(Buffer.concat([sparse, await tarOf(validMembers())])), /"search\.json" is a special entry, not a regular file/)
     const later = validMembers()
     later.splice(2, 0, { name: 'results/000002.ndjson', type: 'symlink', linkname: '../../etc/shadow' })
-    await expectRefused(await archiveOf(later), /"results\/000002\.ndjson" is a symlink, not a regular file/)
+    await expectRefused(await archiveOf(later), /"results\/000002\.ndjson" is a symbolic link, not a regular file/)
   })
 
   test('duplicate members', async () => {

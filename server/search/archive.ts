@@ -490,7 +490,8 @@ async function readMembers(
     }
     const name = checkMemberName(header.name)
     if (header.type !== 'file') {
-      throw new ArchiveError(`archive member ${describe(name)} is a ${header.type ?? 'special entry'}, not a regular file`)
+      const kind = MEMBER_KINDS[header.type ?? ''] ?? 'special entry'
+      throw new ArchiveError(`archive member ${describe(name)} is a ${kind}, not a regular file`)
     }
     if (state.ended) throw new ArchiveError(`archive member ${describe(name)} follows ${END_MEMBER}, which must be last`)
     if (state.seen.has(name)) throw new ArchiveError(`archive member ${describe(name)} appears twice`)
@@ -520,6 +521,17 @@ async function readMembers(
     state.next++
     await readRecords(entry, name, state, limit, onRecord)
   }
+}
+
+/** Words for the tar member types other than a regular file. */
+const MEMBER_KINDS: Record<string, string> = {
+  symlink: 'symbolic link',
+  link: 'hard link',
+  directory: 'directory',
+  'character-device': 'character device',
+  'block-device': 'block device',
+  fifo: 'FIFO',
+  'contiguous-file': 'contiguous file',
 }
 
 /** Refuses names that could point outside a folder or are not plain relative paths; answers the name. */
