@@ -372,6 +372,18 @@ describe('refused: not an archive, damaged or truncated', () => {
       /damaged: its compressed data is corrupt or followed by unexpected data/,
     )
     await expectRefused(join(bytes, new Uint8Array(100)), /unexpected data after its end/)
+    // The same tails arriving as a read of their own, after the archive's last byte.
+    for (const [tail, message] of [
+      [new Uint8Array(100), /unexpected data after its end/],
+      [new TextEncoder().encode('garbage'), /damaged: its compressed data is corrupt or followed by unexpected data/],
+      [new Uint8Array([0x1f, 0x8b]), /truncated: the compressed data ends early/],
+    ] as const) {
+      const parts = [bytes, tail]
+      const stream = new ReadableStream<Uint8Array>({ pull: (c) => (parts.length ? c.enqueue(parts.shift()!) : c.close()) })
+      const caught = await readSearchArchive(stream, {}, async () => {}).catch((e) => e)
+      expect(caught).toBeInstanceOf(ArchiveError)
+      expect(caught.message).toMatch(message)
+    }
     const tarred = await tarOf(validMembers())
     await expectRefused(gz(join(tarred, new TextEncoder().encode('x'.repeat(512)))), /not a valid tar file/)
     await expectRefused(gz(join(tarred, new TextEncoder().encode('tail'))), /truncated: a tar member ends early/)
@@ -758,5 +770,39 @@ describe('an archive built by hand with tar, as docs/search-archive.md shows', (
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('onDescription', () => {
+  test('sees the validated description before the first record; its errors are passed on', async () => {
+    const bytes = await bytesOf(writeSearchArchive({ ...DESCRIPTION, ItemCount: 2 }, [record(0), record(1)]))
+    const events: string[] = []
+    const description = await readSearchArchive(
+      new Blob([bytes]).stream(),
+      {},
+      async (r) => void events.push(`record ${String(r.Seq)}`),
+      { onDescription: async (d) => void events.push(`description ${d.UserQuery} ${d.ItemCount}`) },
+    )
+    expect(events).toEqual([`description ${DESCRIPTION.UserQuery} 2`, 'record 0', 'record 1'])
+    expect(description.ItemCount).toBe(2)
+
+    const refusedLater = validMembers()
+    refusedLater[3] = { name: 'end.json', body: endJson([], { Records: 9 }) }
+    let told = 0
+    const caught = await readSearchArchive(new Blob([await archiveOf(refusedLater)]).stream(), {}, async () => {}, {
+      onDescription: async () => void told++,
+    }).catch((e) => e)
+    expect(told).toBe(1)
+    expect(caught).toBeInstanceOf(ArchiveError)
+
+    const quota = new Error('quota exceeded')
+    let handed = 0
+    const failed = await readSearchArchive(new Blob([bytes]).stream(), {}, async () => void handed++, {
+      onDescription: async () => {
+        throw quota
+      },
+    }).catch((e) => e)
+    expect(failed).toBe(quota)
+    expect(handed).toBe(0)
   })
 })

@@ -13,7 +13,8 @@
 //
 // Interface (free of HTTP and of the search engine; the routes map ArchiveError to 400):
 //   writeSearchArchive(description, records, options?) → ReadableStream<Uint8Array>   the .tar.gz, streamed
-//   readSearchArchive(stream, limits, onRecord) → Promise<SearchArchiveDescription>   validates while streaming
+//   readSearchArchive(stream, limits, onRecord, hooks?) → Promise<SearchArchiveDescription>   validates while
+//     streaming; hooks.onDescription sees the (provisional) description before the first record
 //   ArchiveError (user-presentable message), ArchiveLimits + DEFAULT_ARCHIVE_LIMITS, SearchArchiveDescription.
 //
 // The reader never touches the file system: member contents go to onRecord or to JSON.parse only. Every byte
@@ -323,6 +324,15 @@ interface ReadState {
   hash: ReturnType<typeof createHash>
 }
 
+export interface ReadHooks {
+  /**
+   * Called (and awaited) once search.json has been read and validated, before the first record: lets an importer
+   * set up where the records go. Provisional: the archive may still be refused later (ItemCount is the archive's
+   * own claim, or absent, at this point).
+   */
+  onDescription?: (description: SearchArchiveDescription) => Promise<void>
+}
+
 /**
  * Reads a search archive from `stream`, calling (and awaiting) `onRecord` for each record in order, and resolves
  * with the description (ItemCount set to the number of records) only once the whole archive has been read and
@@ -334,6 +344,7 @@ export async function readSearchArchive(
   stream: ReadableStream<Uint8Array>,
   limits: Partial<ArchiveLimits>,
   onRecord: (record: Record<string, unknown>) => Promise<void>,
+  hooks: ReadHooks = {},
 ): Promise<SearchArchiveDescription> {
   const limit = resolveLimits(limits)
   const reader = stream.getReader()
@@ -409,7 +420,7 @@ export async function readSearchArchive(
   }
 
   const feeding = pipeline(compressedChunks, gunzip, toExtract, { signal: abort.signal }).catch(fail)
-  const reading = readMembers(extract, state, limit, onRecord).catch(fail)
+  const reading = readMembers(extract, state, limit, onRecord, hooks).catch(fail)
   await Promise.all([feeding, reading])
 
   if (failure !== undefined) throw explain(failure, compressed)
@@ -481,6 +492,7 @@ async function readMembers(
   state: ReadState,
   limit: ArchiveLimits,
   onRecord: (record: Record<string, unknown>) => Promise<void>,
+  hooks: ReadHooks,
 ): Promise<void> {
   for await (const entry of extract as AsyncIterable<Entry>) {
     const header = entry.header
@@ -500,6 +512,13 @@ async function readMembers(
     if (name === DESCRIPTION_MEMBER) {
       if (state.members !== 1) throw new ArchiveError(`${DESCRIPTION_MEMBER} must be the first member of the archive`)
       state.description = parseDescription(await readJsonMember(entry, limit.maxDescriptionBytes))
+      if (hooks.onDescription) {
+        try {
+          await hooks.onDescription({ ...state.description })
+        } catch (err) {
+          throw new PassOn(err)
+        }
+      }
       continue
     }
     if (!state.description) throw new ArchiveError(`${DESCRIPTION_MEMBER} must be the first member of the archive`)
