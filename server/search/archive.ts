@@ -15,7 +15,8 @@
 //   writeSearchArchive(description, records, options?) → ReadableStream<Uint8Array>   the .tar.gz, streamed
 //   readSearchArchive(stream, limits, onRecord, hooks?) → Promise<SearchArchiveDescription>   validates while
 //     streaming; hooks.onDescription sees the (provisional) description before the first record
-//   ArchiveError (user-presentable message), ArchiveLimits + DEFAULT_ARCHIVE_LIMITS, SearchArchiveDescription.
+//   ArchiveError (user-presentable message), ArchiveLimits + DEFAULT_ARCHIVE_LIMITS, SearchArchiveDescription,
+//   ARCHIVE_MEDIA_TYPE and archiveFileName(id) for the download's headers.
 //
 // The reader never touches the file system: member contents go to onRecord or to JSON.parse only. Every byte
 // count is checked while streaming (compressed bytes as they arrive, expanded bytes as gunzip produces them),
@@ -33,6 +34,15 @@ export const END_MEMBER = 'end.json'
 /** Record chunk members are `results/` + six digits counting from 000001 + `.ndjson`. */
 const CHUNK_NAME = /^results\/(\d{6})\.ndjson$/
 const MAX_CHUNKS = 999_999
+/** Content-Type of an archive download. */
+export const ARCHIVE_MEDIA_TYPE = 'application/gzip'
+
+/** A download file name for a search's archive: `search-<id>.tar.gz`, the id reduced to safe characters. */
+export function archiveFileName(searchId: string | number): string {
+  const safe = String(searchId).replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)
+  return `search-${safe}.tar.gz`
+}
+
 /** The first two bytes of every gzip file. */
 const GZIP_MAGIC = [0x1f, 0x8b]
 
