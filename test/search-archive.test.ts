@@ -749,11 +749,10 @@ describe('an archive built by hand with tar, as docs/search-archive.md shows', (
     try {
       const mine = Array.from({ length: 25 }, (_, i) => record(i))
       writeFileSync(join(dir, 'my-records.ndjson'), ndjson(mine))
-      // The documented variant: split into whole-line chunks with six-digit numbers from 000001.
-      const split = docScript.replace(
-        /^cp my-records\.ndjson results\/000001\.ndjson.*$/m,
-        'split -l 10 -a 6 -d --numeric-suffixes=1 --additional-suffix=.ndjson my-records.ndjson results/',
-      )
+      // The documented variant, its commented `split` line in place of the `cp`, 10 lines a chunk instead of 100000.
+      const splitLine = /^#\s+(split -l )100000( .*)$/m.exec(docScript)
+      expect(splitLine).not.toBeNull()
+      const split = docScript.replace(/^cp my-records\.ndjson results\/000001\.ndjson$/m, `${splitLine![1]}10${splitLine![2]}`)
       expect(split).not.toBe(docScript)
       sh(dir, split)
       expect(sh(dir, 'tar tzf search.tar.gz').trim().split('\n')).toEqual([
