@@ -276,6 +276,8 @@ describe('writer', () => {
   test('a record that is not an object, one over the limit, a wrong ItemCount, a failing iterator: the stream errors', async () => {
     const cases: [Iterable<object> | AsyncIterable<object>, SearchArchiveInput, RegExp][] = [
       [[record(0), [1, 2]], DESCRIPTION, /record 2 is not a JSON object/],
+      [[new Date(0)], DESCRIPTION, /record 1 is not a JSON object/],
+      [[record(0), record(1), { toJSON: () => 'text' }], DESCRIPTION, /record 3 is not a JSON object/],
       [[{ Data: 'x'.repeat(200) }], DESCRIPTION, /record 1 is larger than the limit of 100 bytes/],
       [[record(0)], { ...DESCRIPTION, ItemCount: 2 }, /ItemCount 2 but 1 records were written/],
       [
@@ -292,6 +294,19 @@ describe('writer', () => {
       expect(caught).toBeInstanceOf(Error)
       expect((caught as Error).message).toMatch(message)
     }
+  })
+
+  test('records are not asked for until the archive is read', async () => {
+    let asked = 0
+    async function* counted() {
+      asked++
+      yield record(0)
+    }
+    const stream = writeSearchArchive(DESCRIPTION, counted())
+    await Bun.sleep(20)
+    expect(asked).toBe(0)
+    expect((await readAll(await bytesOf(stream))).records).toEqual([record(0)])
+    expect(asked).toBe(1)
   })
 
   test('cancelling the download stops the records iterator', async () => {

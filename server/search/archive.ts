@@ -209,7 +209,8 @@ function jsonBytes(value: unknown): Buffer {
  * one chunk buffered at a time), then end.json. Throws ArchiveError at once for a description with missing or
  * wrongly-typed fields. A record that is not a JSON object or is over `maxRecordBytes`, a records iterator that
  * throws, or an ItemCount that does not match the records errors the stream (the download breaks off rather than
- * deliver an archive that readers refuse). Cancelling the stream stops the records iterator.
+ * deliver an archive that readers refuse). Records are pulled from the first read on; cancelling the stream stops
+ * the records iterator.
  */
 export function writeSearchArchive(
   description: SearchArchiveInput,
@@ -265,8 +266,12 @@ export function writeSearchArchive(
     }
     for await (const record of records) {
       if (stopped) return
-      if (!isPlainObject(record)) throw new ArchiveError(`record ${count + 1} is not a JSON object`)
-      const line = encoder.encode(`${JSON.stringify(record)}\n`)
+      // Checked on the JSON, since toJSON (a Date's, say) may turn an object into something else.
+      const json: unknown = isPlainObject(record) ? JSON.stringify(record) : undefined
+      if (typeof json !== 'string' || !json.startsWith('{')) {
+        throw new ArchiveError(`record ${count + 1} is not a JSON object`)
+      }
+      const line = encoder.encode(`${json}\n`)
       if (line.byteLength - 1 > maxRecordBytes) {
         throw new ArchiveError(`record ${count + 1} is larger than the limit of ${maxRecordBytes} bytes`)
       }
@@ -290,14 +295,17 @@ export function writeSearchArchive(
     gzip.destroy(err instanceof Error ? err : undefined)
   }
 
+  let started = false
   return new ReadableStream<Uint8Array>(
     {
-      start() {
-        produce().catch((err) => {
-          if (!stopped) stop(err instanceof Error ? err : new ArchiveError('the archive could not be written'))
-        })
-      },
       async pull(controller) {
+        // Records are first asked for when the archive is first read, so a stream never read holds nothing open.
+        if (!started) {
+          started = true
+          produce().catch((err) => {
+            if (!stopped) stop(err instanceof Error ? err : new ArchiveError('the archive could not be written'))
+          })
+        }
         try {
           const next = await output.next()
           if (next.done) controller.close()
