@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import zlib from 'node:zlib'
+import fc from 'fast-check'
 import tar, { type Header } from 'tar-stream'
 import {
   ARCHIVE_MEDIA_TYPE,
@@ -844,4 +845,67 @@ test('a limit that is not a positive number is a programming error, not a refusa
     const caught = await readSearchArchive(new Blob([]).stream(), limits, async () => {}).catch((e) => e)
     expect(caught).toBeInstanceOf(RangeError)
   }
+})
+
+describe('damage of any kind is refused with ArchiveError or changes nothing (properties)', () => {
+  const sample = () => lazyRecords(40, (i) => ({ Seq: i, Text: noise(i, 30) }))
+  const reference = async () => {
+    const bytes = await bytesOf(writeSearchArchive(DESCRIPTION, sample(), { chunkBytes: 1024, mtime: new Date(0) }))
+    return { bytes, expected: await readAll(bytes) }
+  }
+  /** Reads, and answers the outcome: the archive's contents or the error thrown. */
+  const outcomeOf = (bytes: Uint8Array) => readAll(bytes).catch((e: unknown) => e)
+
+  test('one byte of the .tar.gz changed: refused, or (gzip header fields nobody checks) the same contents', async () => {
+    const { bytes, expected } = await reference()
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: bytes.byteLength - 1 }), fc.integer({ min: 1, max: 255 }), async (at, flip) => {
+        const damaged = bytes.slice()
+        damaged[at]! ^= flip
+        const outcome = await outcomeOf(damaged)
+        if (outcome instanceof Error) expect(outcome).toBeInstanceOf(ArchiveError)
+        else expect(outcome).toEqual(expected)
+      }),
+      { numRuns: 300 },
+    )
+  }, HEAVY)
+
+  test('the .tar.gz cut short anywhere: refused', async () => {
+    const { bytes } = await reference()
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: bytes.byteLength - 1 }), async (length) => {
+        expect(await outcomeOf(bytes.subarray(0, length))).toBeInstanceOf(ArchiveError)
+      }),
+      { numRuns: 200 },
+    )
+  }, HEAVY)
+
+  test('bytes of the tar changed, then compressed properly: refused, or the same records', async () => {
+    const chunks = [ndjson([record(0), record(1), record(2)]), ndjson([record(3)])]
+    const tarred = await tarOf(validMembers(chunks))
+    const expected = (await readAll(gz(tarred))).records
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat({ max: tarred.byteLength - 1 }), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }),
+        async (changes) => {
+          const damaged = Buffer.from(tarred)
+          for (const [at, flip] of changes) damaged[at]! ^= flip
+          const outcome = await outcomeOf(gz(damaged))
+          // search.json may be edited by hand, so only the records are compared; they are covered by end.json.
+          if (outcome instanceof Error) expect(outcome).toBeInstanceOf(ArchiveError)
+          else expect((outcome as { records: unknown }).records).toEqual(expected)
+        },
+      ),
+      { numRuns: 400 },
+    )
+  }, HEAVY)
+
+  test('arbitrary bytes, raw or gzipped: refused', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 4096 }), fc.boolean(), async (bytes, compress) => {
+        expect(await outcomeOf(compress ? gz(bytes) : bytes)).toBeInstanceOf(ArchiveError)
+      }),
+      { numRuns: 300 },
+    )
+  }, HEAVY)
 })
