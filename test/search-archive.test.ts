@@ -3,7 +3,7 @@
 // an archive built by hand with the tar command as docs/search-archive.md describes.
 import { describe, expect, test } from 'bun:test'
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import zlib from 'node:zlib'
@@ -107,8 +107,6 @@ interface Member {
   type?: Header['type']
   linkname?: string
   pax?: Record<string, string>
-  /** Size written in the header, when it should lie about the body. */
-  size?: number
 }
 
 async function tarOf(members: Member[], finalize = true): Promise<Buffer> {
