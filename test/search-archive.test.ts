@@ -22,8 +22,9 @@ import {
 } from '../server/search/archive'
 
 /**
- * For the tests that move hundreds of MiB through gzip: bunfig.toml's `[test] timeout` is not applied by this Bun
- * (a probe test failed at the 5 s default), and on a loaded 2-core machine these can take longer than that.
+ * For the tests that move hundreds of MiB through gzip, which on a loaded 2-core machine can take longer than the
+ * 5 s default: bunfig.toml's `[test] timeout` is not applied by Bun 1.4.5 (a probe test sleeping 6 s failed at
+ * 5 s; Bun documents only `--timeout` and setDefaultTimeout), so these set their own.
  */
 const HEAVY = { timeout: 60_000 }
 
