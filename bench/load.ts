@@ -354,7 +354,35 @@ const mix: [number, Step][] = [
         body: upload(between(4, 64) * 1024, 'r.bin'),
       })),
   ],
+  [
+    1,
+    async (c) => {
+      // A resource's whole life: created, filled, read back, deleted (its blob goes with it).
+      const { GUID } = await call({
+        endpoint: 'POST /api/resources',
+        path: '/api/resources',
+        jwt: c.jwt,
+        json: { ResourceName: 'scratch', Description: 'short-lived', GroupACL: [], Global: false },
+      })
+      await call({ endpoint: 'PUT /api/resources/:guid/raw', path: `/api/resources/${GUID}/raw`, jwt: c.jwt, body: upload(between(4, 16) * 1024, 's.bin') })
+      await call({ endpoint: 'GET /api/resources/:guid/raw', path: `/api/resources/${GUID}/raw`, jwt: c.jwt })
+      await call({ endpoint: 'DELETE /api/resources/:guid', path: `/api/resources/${GUID}`, jwt: c.jwt })
+    },
+  ],
   [4, async (c) => void (await call({ endpoint: 'GET /api/files', path: '/api/files', jwt: c.jwt }))],
+  [
+    1,
+    async (c) =>
+      void (await call({ endpoint: 'POST /api/files/:id', path: `/api/files/${pick(c.user.files)}`, jwt: c.jwt, body: upload(between(1, 16) * 1024, 'icon.png') })),
+  ],
+  [
+    1,
+    async (c) => {
+      // The GUI saving its preferences and reading them back.
+      await call({ endpoint: 'PUT /api/users/:id/preferences', path: `/api/users/${c.user.uid}/preferences`, jwt: c.jwt, json: { theme: pick(['dark', 'light']), recent: WORDS.slice(0, between(1, 10)) } })
+      await call({ endpoint: 'GET /api/users/:id/preferences', path: `/api/users/${c.user.uid}/preferences`, jwt: c.jwt })
+    },
+  ],
   [4, async (c) => void (await call({ endpoint: 'GET /api/files/:id', path: `/api/files/${pick(c.user.files)}`, jwt: c.jwt }))],
   [3, async (c) => void (await call({ endpoint: 'GET /api/tokens', path: '/api/tokens', jwt: c.jwt }))],
   [
@@ -461,11 +489,10 @@ const alone: SearchOutcome[] = []
 for (const [i, q] of QUERIES.entries()) await runSearch(searcherJwts[i % searcherJwts.length]!, q('GET'), alone)
 async function runSearcher() {
   const running: Promise<void>[] = []
-  let n = 0
-  while (performance.now() < stopAt) {
+  // Launch n is due at n * SEARCH_EVERY_S seconds; none is launched after the end.
+  for (let n = 0; runStartedAt + n * SEARCH_EVERY_S * 1000 < stopAt; n++) {
+    await Bun.sleep(Math.max(0, runStartedAt + n * SEARCH_EVERY_S * 1000 - performance.now()))
     running.push(runSearch(searcherJwts[n % searcherJwts.length]!, QUERIES[n % QUERIES.length]!(pick(WORDS))))
-    n++
-    await Bun.sleep(Math.max(0, Math.min(SEARCH_EVERY_S * 1000, stopAt - performance.now())))
   }
   await Promise.all(running)
 }
