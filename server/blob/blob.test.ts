@@ -302,6 +302,27 @@ describe('disk blob store', () => {
     }
   })
 
+  test('a put makes its fan-out directory again when it has gone missing; a copy makes a new one', async () => {
+    // The rename is tried first and the directory made only when the rename finds it missing (disk.ts: moveInto).
+    const dataDir = mkdtempSync(join(tmpdir(), 'quarry-blob-'))
+    try {
+      const store = await createDiskBlobStore({ dataDir })
+      const fanOut = () => readdirSync(join(dataDir, 'blobs')).filter((d) => d !== 'tmp')
+      await store.put('x', streamOf(bytes(10, 1)))
+      for (const d of fanOut()) rmSync(join(dataDir, 'blobs', d), { recursive: true })
+      expect(await rejection(store.get('x'))).toBeInstanceOf(BlobNotFoundError)
+      await store.put('x', streamOf(bytes(20, 2)))
+      expect(await read(await store.get('x'))).toEqual(bytes(20, 2))
+      expect(fanOut()).toHaveLength(1)
+      await store.copy('x', 'y') // 'y' fans out elsewhere
+      expect(fanOut()).toHaveLength(2)
+      expect(await read(await store.get('y'))).toEqual(bytes(20, 2))
+      expect(tempFiles(dataDir)).toEqual([])
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
   test('a download in progress keeps reading the version it opened', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'quarry-blob-'))
     try {
