@@ -63,19 +63,25 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
       for (;;) {
         const { done, value } = await reader.read()
         if (done) break
-        meter.add(value)
+        const hashing = meter.add(value) // copies the chunk to the hash worker; throws when over the limit
         let off = 0
         while (off < value.byteLength) off += (await fh.write(value, off, value.byteLength - off)).bytesWritten
+        if (hashing) await hashing
       }
+      // The hash finishes while the file is fsynced.
+      const result = meter.result()
+      result.catch(() => {})
       await fh.sync()
       await fh.close()
       fh = undefined
+      const stored = await result
       const dir = dirOf(key)
       await mkdir(dir, { recursive: true })
       await rename(temp, target)
       await syncDir(dir)
-      return meter.result()
+      return stored
     } catch (e) {
+      meter.abort()
       reader.cancel(e).catch(() => {})
       await fh?.close().catch(() => {})
       await rm(temp, { force: true }).catch(() => {})
