@@ -6,7 +6,7 @@
 // everywhere; DELETE accepts it from everyone.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
-import { sharingList } from '../../server/wire'
+import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
@@ -184,9 +184,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
       '/api/files/:id',
       async ({ caller, params, query }) => {
         const f = await readable(caller, params.id, adminView(caller, query))
-        const stream = await blobs.body(f.blobKey)
         const type = f.type === EMPTY_TYPE || f.type === '' ? 'application/octet-stream' : f.type
-        return new Response(stream, { headers: { 'content-type': type, 'content-length': String(f.size) } })
+        return contents(await blobs.body(f.blobKey), type, f.size)
       },
       {
         access: { key: 'UserFileRead', download: true, cookie: true },

@@ -3,7 +3,7 @@
 // may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
-import { sharingList } from '../../server/wire'
+import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
@@ -201,9 +201,8 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
       '/api/resources/:guid/raw',
       async ({ caller, params }) => {
         const r = await readable(caller, params.guid)
-        if (!r.blobKey) return new Response(new Uint8Array(0), { headers: { 'content-type': 'application/octet-stream' } })
-        const stream = await blobs.body(r.blobKey)
-        return new Response(stream, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(r.size) } })
+        if (!r.blobKey) return contents(new Uint8Array(0), 'application/octet-stream', 0)
+        return contents(await blobs.body(r.blobKey), 'application/octet-stream', r.size)
       },
       {
         access: { key: 'ResourceRead', download: true, cookie: true },
