@@ -16,6 +16,8 @@ import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
 import { resourcesPlugin } from '../plugins/resources'
 import { filesPlugin } from '../plugins/files'
+import { dashboardsPlugin } from '../plugins/dashboards'
+import { libraryPlugin } from '../plugins/library'
 
 export interface AppDeps {
   config: Config
@@ -52,6 +54,8 @@ export async function createApp(deps: AppDeps) {
     .use(tokensPlugin({ config, store, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
     .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
+    .use(dashboardsPlugin({ store, auth, clock }))
+    .use(libraryPlugin({ store, auth, clock }))
   return { app, auth }
 }
 

@@ -11,6 +11,8 @@ import { SqliteSettingsRepo, type SettingsRepo } from '../plugins/system/repo'
 import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
 import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/repo'
 import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
+import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
+import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
 
 export interface Store {
   users: UsersRepo
@@ -20,6 +22,8 @@ export interface Store {
   tokens: TokensRepo
   resources: ResourcesRepo
   files: FilesRepo
+  dashboards: DashboardsRepo
+  library: LibraryRepo
   close(): void
 }
 
@@ -39,6 +43,8 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     tokens: new SqliteTokensRepo(db),
     resources: new SqliteResourcesRepo(db),
     files: new SqliteFilesRepo(db),
+    dashboards: new SqliteDashboardsRepo(db),
+    library: new SqliteLibraryRepo(db),
     close: () => db.close(),
   }
 }
