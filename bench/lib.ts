@@ -9,6 +9,7 @@
 //   bun run bench/lib.ts login <base> <password>    log in as admin and print the JWT (nothing else is changed)
 //   bun run bench/lib.ts resource <base> <jwt> <name>  create an empty resource and print its GUID
 //   bun run bench/lib.ts field <file.json> <name>   print member <name> of the JSON object in <file.json>
+//   bun run bench/lib.ts count <url> [header]       GET <url>; print the length of the JSON array it answers (fails unless 200)
 
 export {}
 
@@ -137,6 +138,16 @@ switch (cmd) {
     }
     if (!(name in obj)) fail(`${file}: no member ${name}: ${text.slice(0, 500)}`)
     console.log(String(obj[name]))
+    break
+  }
+  case 'count': {
+    const [url, header] = args
+    if (!url) fail('count <url> [header]')
+    const headers: Record<string, string> = {}
+    if (header) headers[header.slice(0, header.indexOf(':'))] = header.slice(header.indexOf(':') + 1).trim()
+    const body = await json(await fetch(url, { headers }), `GET ${url}`)
+    if (!Array.isArray(body)) fail(`GET ${url}: not an array`)
+    console.log(body.length)
     break
   }
   default:

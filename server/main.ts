@@ -79,7 +79,10 @@ export async function main(env: Record<string, string | undefined> = process.env
   log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sessionSweep = setInterval(() => {
-    void store.sessions.deleteExpired(Date.now(), config.sessionIdleMs)
+    // A busy store (a long write by another process) must not end the server: log it and try at the next tick.
+    store.sessions.deleteExpired(Date.now(), config.sessionIdleMs).catch((e: unknown) =>
+      log.error('expired session sweep failed', { error: e instanceof Error ? e.message : String(e) }),
+    )
   }, EXPIRED_SESSION_SWEEP_MS)
   sessionSweep.unref()
 

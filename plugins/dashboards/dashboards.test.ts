@@ -391,3 +391,15 @@ describe('sharing lists and groups', () => {
     expect((await s.call('PUT', `/api/dashboards/${id}/`, { jwt: owner.jwt, json: { Name: 'u' } })).body.Name).toBe('u')
   })
 })
+
+describe('the admin flag', () => {
+  test('?admin=true is accepted on every dashboard route and changes nothing (admins reach every dashboard anyway)', async () => {
+    const { s, owner, stranger, admin } = await world()
+    const id = await create(s, owner.jwt, { Name: 'flagged' })
+    expect((await s.call('GET', '/api/dashboards?admin=true', { jwt: owner.jwt })).body).toHaveLength(1)
+    expect((await s.call('GET', `/api/dashboards/${id}?admin=true`, { jwt: admin })).body.ID).toBe(id)
+    expectError(await s.call('GET', `/api/dashboards/${id}?admin=true`, { jwt: stranger.jwt }), 404)
+    expect((await s.call('PUT', `/api/dashboards/${id}?admin=true`, { jwt: owner.jwt, json: { Name: 'x' } })).body.Name).toBe('x')
+    expect((await s.call('DELETE', `/api/dashboards/${id}?admin=true`, { jwt: admin })).status).toBe(200)
+  })
+})

@@ -90,6 +90,23 @@ export function randomDashboardId(): number {
   return (hi & 0x1fffff) * 2 ** 32 + lo || 1
 }
 
+// As plugins/resources/repo.ts: the sharing list comes along as a JSON array; `= +?` on user_groups.
+const COLS = `d.id AS id, d.guid AS guid, d.uid AS uid, d.name AS name, d.description AS description,
+  d.global AS global, d.labels AS labels, d.data AS data, d.created AS created, d.updated AS updated,
+  (SELECT coalesce(json_group_array(gid), '[]') FROM (SELECT g.gid AS gid FROM dashboard_gids g WHERE g.id = d.id ORDER BY g.gid)) AS gids`
+const SHARED = `EXISTS (SELECT 1 FROM dashboard_gids g JOIN user_groups m ON m.gid = g.gid WHERE g.id = d.id AND m.uid = +?1) AS shared`
+const ORDER = 'ORDER BY d.created, d.id'
+
+/**
+ * Dashboards user ?1 sees: a union of three index searches (own, global, shared with a group of the user); an
+ * OR of the three conditions would scan every dashboard. Exported for the query-plan check of bench/listing.sh.
+ */
+export const VISIBLE_DASHBOARDS_SQL = `SELECT ${COLS} FROM dashboards d WHERE d.id IN (
+    SELECT id FROM dashboards WHERE uid = ?1
+    UNION SELECT id FROM dashboards WHERE global = 1
+    UNION SELECT g.id FROM user_groups m JOIN dashboard_gids g ON g.gid = m.gid WHERE m.uid = +?1)
+  ${ORDER}`
+
 export class SqliteDashboardsRepo implements DashboardsRepo {
   private readonly q: {
     byId: Statement<DbRow & { shared: number }, [number, number]>
@@ -107,27 +124,14 @@ export class SqliteDashboardsRepo implements DashboardsRepo {
   }
 
   constructor(private readonly db: Database) {
-    // As plugins/resources/repo.ts: the sharing list comes along as a JSON array; `= +?` on user_groups.
-    const cols = `d.id AS id, d.guid AS guid, d.uid AS uid, d.name AS name, d.description AS description,
-      d.global AS global, d.labels AS labels, d.data AS data, d.created AS created, d.updated AS updated,
-      (SELECT coalesce(json_group_array(gid), '[]') FROM (SELECT g.gid AS gid FROM dashboard_gids g WHERE g.id = d.id ORDER BY g.gid)) AS gids`
-    const sharedExpr = `EXISTS (SELECT 1 FROM dashboard_gids g JOIN user_groups m ON m.gid = g.gid WHERE g.id = d.id AND m.uid = +?1) AS shared`
-    const order = 'ORDER BY d.created, d.id'
     this.q = {
-      byId: db.query(`SELECT ${cols}, ${sharedExpr} FROM dashboards d WHERE d.id = ?2`),
-      byGuid: db.query(`SELECT ${cols}, ${sharedExpr} FROM dashboards d WHERE d.guid = ?2 ${order}`),
-      get: db.query(`SELECT ${cols} FROM dashboards d WHERE d.id = ?`),
-      // A union of three index searches; an OR of the three conditions would scan every dashboard.
-      visible: db.query(
-        `SELECT ${cols} FROM dashboards d WHERE d.id IN (
-           SELECT id FROM dashboards WHERE uid = ?1
-           UNION SELECT id FROM dashboards WHERE global = 1
-           UNION SELECT g.id FROM user_groups m JOIN dashboard_gids g ON g.gid = m.gid WHERE m.uid = +?1)
-         ${order}`,
-      ),
-      all: db.query(`SELECT ${cols} FROM dashboards d ${order}`),
-      owned: db.query(`SELECT ${cols} FROM dashboards d WHERE d.uid = ? ${order}`),
-      shared: db.query(`SELECT ${cols} FROM dashboards d WHERE d.id IN (SELECT id FROM dashboard_gids WHERE gid = ?) ${order}`),
+      byId: db.query(`SELECT ${COLS}, ${SHARED} FROM dashboards d WHERE d.id = ?2`),
+      byGuid: db.query(`SELECT ${COLS}, ${SHARED} FROM dashboards d WHERE d.guid = ?2 ${ORDER}`),
+      get: db.query(`SELECT ${COLS} FROM dashboards d WHERE d.id = ?`),
+      visible: db.query(VISIBLE_DASHBOARDS_SQL),
+      all: db.query(`SELECT ${COLS} FROM dashboards d ${ORDER}`),
+      owned: db.query(`SELECT ${COLS} FROM dashboards d WHERE d.uid = ? ${ORDER}`),
+      shared: db.query(`SELECT ${COLS} FROM dashboards d WHERE d.id IN (SELECT id FROM dashboard_gids WHERE gid = ?) ${ORDER}`),
       exists: db.query('SELECT 1 AS one FROM dashboards WHERE id = ?'),
       insert: db.query(
         `INSERT INTO dashboards (id, guid, uid, name, description, global, labels, data, created, updated)

@@ -81,6 +81,16 @@ function fromDb(r: DbRow): LibraryRow {
   }
 }
 
+// As plugins/resources/repo.ts: the sharing list comes along as a JSON array; `= +?` on user_groups.
+const COLS = `l.thing_uuid AS thing_uuid, l.guid AS guid, l.uid AS uid, l.name AS name, l.description AS description,
+  l.query AS query, l.global AS global, l.labels AS labels, l.metadata AS metadata, l.updated AS updated,
+  (SELECT coalesce(json_group_array(gid), '[]') FROM (SELECT g.gid AS gid FROM library_gids g WHERE g.thing_uuid = l.thing_uuid ORDER BY g.gid)) AS gids`
+const SHARED = `EXISTS (SELECT 1 FROM library_gids g JOIN user_groups m ON m.gid = g.gid WHERE g.thing_uuid = l.thing_uuid AND m.uid = +?1) AS shared`
+const ORDER = 'ORDER BY l.updated, l.thing_uuid'
+
+/** The entries user ?1 owns, by the owner index. Exported for the query-plan check of bench/listing.sh. */
+export const OWNED_ENTRIES_SQL = `SELECT ${COLS} FROM library l WHERE l.uid = ?1 ${ORDER}`
+
 export class SqliteLibraryRepo implements LibraryRepo {
   private readonly q: {
     byThing: Statement<DbRow & { shared: number }, [number, string]>
@@ -95,18 +105,12 @@ export class SqliteLibraryRepo implements LibraryRepo {
   }
 
   constructor(private readonly db: Database) {
-    // As plugins/resources/repo.ts: the sharing list comes along as a JSON array; `= +?` on user_groups.
-    const cols = `l.thing_uuid AS thing_uuid, l.guid AS guid, l.uid AS uid, l.name AS name, l.description AS description,
-      l.query AS query, l.global AS global, l.labels AS labels, l.metadata AS metadata, l.updated AS updated,
-      (SELECT coalesce(json_group_array(gid), '[]') FROM (SELECT g.gid AS gid FROM library_gids g WHERE g.thing_uuid = l.thing_uuid ORDER BY g.gid)) AS gids`
-    const sharedExpr = `EXISTS (SELECT 1 FROM library_gids g JOIN user_groups m ON m.gid = g.gid WHERE g.thing_uuid = l.thing_uuid AND m.uid = +?1) AS shared`
-    const order = 'ORDER BY l.updated, l.thing_uuid'
     this.q = {
-      byThing: db.query(`SELECT ${cols}, ${sharedExpr} FROM library l WHERE l.thing_uuid = ?2`),
-      byGuid: db.query(`SELECT ${cols}, ${sharedExpr} FROM library l WHERE l.guid = ?2 ${order}`),
-      get: db.query(`SELECT ${cols} FROM library l WHERE l.thing_uuid = ?`),
-      owned: db.query(`SELECT ${cols} FROM library l WHERE l.uid = ? ${order}`),
-      all: db.query(`SELECT ${cols} FROM library l ${order}`),
+      byThing: db.query(`SELECT ${COLS}, ${SHARED} FROM library l WHERE l.thing_uuid = ?2`),
+      byGuid: db.query(`SELECT ${COLS}, ${SHARED} FROM library l WHERE l.guid = ?2 ${ORDER}`),
+      get: db.query(`SELECT ${COLS} FROM library l WHERE l.thing_uuid = ?`),
+      owned: db.query(OWNED_ENTRIES_SQL),
+      all: db.query(`SELECT ${COLS} FROM library l ${ORDER}`),
       insert: db.query(
         `INSERT INTO library (thing_uuid, guid, uid, name, description, query, global, labels, metadata, updated)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
