@@ -48,9 +48,9 @@ describe('POST /api/dashboards', () => {
     expect((await fetched(s, owner.jwt, other)).GUID).not.toBe(d.GUID)
   })
 
-  test('rule 5: Data may be left blank (absent or null: an empty object); strings are never null', async () => {
+  test('rule 5: Data may be left blank (absent, null or "": an empty object); strings are never null', async () => {
     const { s, owner } = await world()
-    for (const body of [{}, { Data: null, Name: null, Description: null, Labels: null, GIDs: null, Global: null, UID: null, GUID: null }]) {
+    for (const body of [{}, { Data: '' }, { Data: null, Name: null, Description: null, Labels: null, GIDs: null, Global: null, UID: null, GUID: null }]) {
       const d = await fetched(s, owner.jwt, await create(s, owner.jwt, body))
       expect(d).toMatchObject({ Data: {}, Name: '', Description: '', Labels: [], GIDs: [], Global: false, UID: owner.uid })
     }

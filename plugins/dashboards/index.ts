@@ -49,10 +49,10 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
     return d
   }
 
-  /** The text of Data as sent: undefined when absent, blank for null, 400 unless a JSON object. */
+  /** The text of Data as sent: undefined when absent, blank for null or "" (left blank), 400 unless a JSON object. */
   function dataText(request: Request, data: unknown): string | undefined {
     if (data === undefined) return undefined
-    if (data === null) return BLANK_DATA
+    if (data === null || data === '') return BLANK_DATA
     if (typeof data !== 'object' || Array.isArray(data)) throw Errors.badRequest('invalid body property Data: expected a JSON object')
     return rawBodyMember(request, 'Data')
   }

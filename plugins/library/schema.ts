@@ -35,6 +35,9 @@ export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
  * write access list every entry answers is empty.
  */
 const WRITE_ACCESS = JSON.stringify({ Global: false, GIDs: [] })
+/** Can: what the caller may do; the owner (or an admin with the flag) all of it, anyone else nothing. */
+const CAN_ALL = JSON.stringify({ Delete: true, Modify: true, Share: true })
+const CAN_NONE = JSON.stringify({ Delete: false, Modify: false, Share: false })
 
 /**
  * The wire entry in the spec's member order: GIDs, Labels and Metadata omitted when empty (the spec's table),
@@ -56,7 +59,7 @@ export function entryJson(e: LibraryRow, may: boolean): string {
     [
       ['Metadata', e.metadata ?? undefined],
       ['WriteAccess', WRITE_ACCESS],
-      ['Can', JSON.stringify({ Delete: may, Modify: may, Share: may })],
+      ['Can', may ? CAN_ALL : CAN_NONE],
       ['Updated', JSON.stringify(formatTime(e.updated))],
     ],
   )
