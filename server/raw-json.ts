@@ -1,7 +1,8 @@
 // Members of a JSON request body kept byte for byte (dashboard Data, library Metadata; decisions §5): JSON.parse
 // would round large integers (12345678901234567890123) and a re-serialisation would not keep the client's
 // spelling, so the exact text of such a member is cut out of the raw body and spliced back into answers.
-
+// Only bodies JSON.parse accepted are scanned, so a cut-out text is always exactly one valid JSON value and
+// splicing it cannot add members to an answer.
 import { rawBody } from './body'
 import { Errors } from './errors'
 import { JSON_TYPE } from './wire'
@@ -113,7 +114,7 @@ export function rawJson(set: { headers: Record<string, unknown> }, text: string)
 }
 
 /**
- * The exact text of member `name` of the request's JSON body, for a member the parsed body holds (`present`).
+ * The exact text of member `name` of the request's JSON body, for a member the parsed body holds.
  * 400 when the body was not JSON text (a form cannot carry a JSON member).
  */
 export function rawBodyMember(request: Request, name: string): string {
