@@ -12,6 +12,7 @@
 //   bun run bench/lib.ts sha1 <file>                hash <file> with Bun.CryptoHasher (the server's SHA-1), read in
 //                                                   1 MiB pieces; print the µs it took (Bun's start excluded) and
 //                                                   the SHA-1 in base64
+//   bun run bench/lib.ts count <url> [header]       GET <url>; print the length of the JSON array it answers (fails unless 200)
 
 export {}
 
@@ -155,6 +156,16 @@ switch (cmd) {
     closeSync(fd)
     const digest = hasher.digest('base64')
     console.log(Math.round((performance.now() - t0) * 1000), digest)
+    break
+  }
+  case 'count': {
+    const [url, header] = args
+    if (!url) fail('count <url> [header]')
+    const headers: Record<string, string> = {}
+    if (header) headers[header.slice(0, header.indexOf(':'))] = header.slice(header.indexOf(':') + 1).trim()
+    const body = await json(await fetch(url, { headers }), `GET ${url}`)
+    if (!Array.isArray(body)) fail(`GET ${url}: not an array`)
+    console.log(body.length)
     break
   }
   default:
