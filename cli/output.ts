@@ -1,0 +1,107 @@
+// Output: the server's JSON as it came with --json (for scripts), readable tables otherwise; messages for people
+// go to standard error so standard output stays clean. Progress bars only on a terminal and never with --json.
+import { SingleBar } from 'cli-progress'
+import Table from 'cli-table3'
+import type { Progress } from './client'
+
+export interface Column<T> {
+  header: string
+  value: (row: T) => unknown
+}
+
+const ZERO_TIME = '0001-01-01T00:00:00Z'
+
+/** One cell: times without their fraction, the zero time as "-", lists joined, objects as JSON. */
+export function cell(v: unknown): string {
+  if (v === undefined || v === null || v === '') return '-'
+  if (typeof v === 'boolean') return v ? 'yes' : 'no'
+  if (typeof v === 'string') {
+    if (v === ZERO_TIME) return '-'
+    if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(v)) return v.replace(/\.\d+Z$/, 'Z')
+    return v
+  }
+  if (Array.isArray(v)) return v.length === 0 ? '-' : v.map(cell).join(', ')
+  if (typeof v === 'object') return JSON.stringify(v)
+  return String(v)
+}
+
+/** Borderless tables: columns separated by two spaces, as `ps` or `kubectl` print them. */
+const PLAIN = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
+  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  ',
+}
+const STYLE = { head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true }
+
+export class Output {
+  constructor(
+    readonly json: boolean,
+    /** Whether standard error is a terminal (progress bars go there). */
+    private readonly terminal = Boolean(process.stderr.isTTY),
+  ) {}
+
+  private write(text: string) {
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
+  /** The server's answer verbatim with --json; otherwise what `human` renders. */
+  result(data: unknown, human: () => string | undefined) {
+    if (this.json) return this.write(JSON.stringify(data, null, 2))
+    const text = human()
+    if (text !== undefined && text !== '') this.write(text)
+  }
+
+  table<T>(rows: T[], columns: Column<T>[]): string {
+    if (rows.length === 0) return '(none)'
+    const t = new Table({ head: columns.map((c) => c.header), chars: PLAIN, style: STYLE })
+    for (const row of rows) t.push(columns.map((c) => cell(c.value(row))))
+    return t.toString().split('\n').map((l) => l.trimEnd()).join('\n')
+  }
+
+  /** One record as `Label: value` lines. */
+  details(pairs: [string, unknown][]): string {
+    const t = new Table({ chars: PLAIN, style: STYLE })
+    for (const [k, v] of pairs) t.push([`${k}:`, cell(v)])
+    return t.toString().split('\n').map((l) => l.trimEnd()).join('\n')
+  }
+
+  /** A note for the person at the terminal (standard error), e.g. "Logged in". Silent with --json. */
+  note(text: string) {
+    if (!this.json) process.stderr.write(`${text}\n`)
+  }
+
+  /** A progress bar on standard error when it is a terminal and output is not JSON; otherwise none. */
+  progress(label: string): Progress | undefined {
+    if (this.json || !this.terminal) return undefined
+    let bar: SingleBar | undefined
+    let done = 0
+    return {
+      start(total) {
+        bar = new SingleBar({
+          format: `${label} [{bar}] {percentage}% {done}/{size} {eta_formatted}`,
+          stream: process.stderr,
+          hideCursor: true,
+          clearOnComplete: false,
+        })
+        bar.start(total ?? 0, 0, { done: bytes(0), size: total === undefined ? '?' : bytes(total) })
+      },
+      advance(n) {
+        done += n
+        bar?.update(done, { done: bytes(done) })
+      },
+      stop() {
+        bar?.stop()
+      },
+    }
+  }
+}
+
+export function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+  let i = 0
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024
+    i++
+  }
+  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`
+}
