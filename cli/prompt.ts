@@ -35,9 +35,10 @@ export async function ask(question: string): Promise<string> {
 /** Asks for a secret on the terminal without echoing it. Ctrl-C aborts, Ctrl-D ends the input. */
 export async function askHidden(question: string): Promise<string> {
   needTerminal(question.replace(/:\s*$/, '').toLowerCase())
-  process.stderr.write(question)
   const stdin = process.stdin
+  // Echo goes off before the prompt shows, so nothing typed after the prompt can be echoed.
   stdin.setRawMode(true)
+  process.stderr.write(question)
   stdin.resume()
   stdin.setEncoding('utf8')
   try {

@@ -137,6 +137,36 @@ describe('login, whoami, logout', () => {
     expect(existsSync(join(home, '.config', 'quarry', 'credentials.json'))).toBe(false)
   }, SLOW)
 
+  test('on a terminal, login asks for the password without echoing it', async () => {
+    // `script` (util-linux) runs the CLI on a pseudo-terminal; the password is typed once the prompt shows.
+    const home = tempDir()
+    const command = [process.execPath, 'run', MAIN, 'login', 'admin'].map((a) => `'${a}'`).join(' ')
+    const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: url, NO_COLOR: '1', TERM: 'dumb' },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    let seen = ''
+    const decoder = new TextDecoder()
+    const reader = proc.stdout.getReader()
+    const readUntil = async (done: () => boolean) => {
+      while (!done()) {
+        const { value, done: ended } = await reader.read()
+        if (ended) break
+        seen += decoder.decode(value)
+      }
+    }
+    await readUntil(() => seen.includes('Password for admin: '))
+    proc.stdin.write(`${ADMIN_PASSWORD}\r`)
+    await proc.stdin.flush()
+    await readUntil(() => false)
+    expect(await proc.exited).toBe(0)
+    expect(seen).toContain(`Logged in to ${url} as admin`)
+    expect(seen).not.toContain(ADMIN_PASSWORD)
+    expect((await ok(home, ['whoami', '--json'])).json().UID).toBe(1)
+  }, SLOW)
+
   test('without a terminal and without --password-stdin, login is bad usage', async () => {
     expectFailure(await quarry(tempDir(), ['login', 'admin']), 2, 'no terminal to ask for')
   }, SLOW)
