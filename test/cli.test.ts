@@ -1,112 +1,28 @@
-// The `quarry` CLI driven as a user drives it: a real server process (started with `quarry serve`) on a temporary
-// store, and the CLI run as a subprocess per command with its own HOME, so the credentials file is a real file.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// The `quarry` CLI driven as a user drives it, against a live server (see test/cli.ts).
+import { describe, expect, test } from 'bun:test'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '../cli/client'
 import { commandTree } from '../cli/completion'
 import { Output } from '../cli/output'
 import { expiryOf } from '../cli/commands/tokens'
 import { cli, run } from '../cli/main'
-import { listening } from './process'
+import { ADMIN_PASSWORD, MAIN, SLOW, cliHarness, expectFailure } from './cli'
 
-const MAIN = join(import.meta.dir, '..', 'cli', 'main.ts')
-const ADMIN_PASSWORD = 'admin-password-1'
-/** Per-test limit: each test runs many subprocesses, and a timed-out test makes Bun kill the server as well. */
-const SLOW = 60_000
-const dirs: string[] = []
-let url = ''
-let server: ReturnType<typeof Bun.spawn> | undefined
-
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'quarry-cli-'))
-  dirs.push(dir)
-  return dir
-}
-
-beforeAll(async () => {
-  const proc = Bun.spawn([process.execPath, 'run', MAIN, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      QUARRY_LISTEN: '127.0.0.1:0',
-      QUARRY_DATA_DIR: tempDir(),
-      QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  server = proc
-  url = (await listening(proc)).url
-})
-
-afterAll(async () => {
-  if (process.env.DEBUG_CLI_TEST) console.log('server exit', server?.exitCode, await new Response(server?.stderr as ReadableStream).text().catch(() => ''))
-  server?.kill('SIGTERM')
-  await server?.exited
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }))
-})
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-  json: () => any
-}
-
-/** Runs `quarry ARGS` with HOME (and so the credentials file) in `home`, QUARRY_URL pointing at the server. */
-async function quarry(home: string, args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  const proc = Bun.spawn([process.execPath, 'run', MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: url, NO_COLOR: '1', ...opts.env },
-    stdin: opts.stdin === undefined ? 'ignore' : new TextEncoder().encode(opts.stdin),
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) }
-}
-
-/** A command that must succeed; answers its run. */
-async function ok(home: string, args: string[], opts?: { stdin?: string; env?: Record<string, string> }): Promise<Run> {
-  const r = await quarry(home, args, opts)
-  if (r.code !== 0) throw new Error(`quarry ${args.join(' ')} exited ${r.code}: ${r.stderr}`)
-  return r
-}
-
-/** The failure of a command: its exit code and its one-line message, never a stack trace. */
-function expectFailure(r: Run, code: number, message: string) {
-  expect(r.code).toBe(code)
-  expect(r.stderr).toContain(`quarry: ${message}`)
-  expect(r.stderr).not.toMatch(/^\s+at /m)
-  expect(r.stdout).toBe('')
-}
-
-/** A HOME logged in as admin, shared by the tests that do not log it out. */
-let sharedAdmin: Promise<string> | undefined
-function adminHome(): Promise<string> {
-  sharedAdmin ??= (async () => {
-    const home = tempDir()
-    await ok(home, ['login', 'admin', '--password-stdin'], { stdin: `${ADMIN_PASSWORD}\n` })
-    return home
-  })()
-  return sharedAdmin
-}
-
-function savedJwt(home: string): string {
-  return JSON.parse(readFileSync(join(home, '.config', 'quarry', 'credentials.json'), 'utf8')).servers[url].jwt
-}
+const server = cliHarness()
+const { tempDir, quarry, ok, adminHome, savedJwt } = server
 
 describe('login, whoami, logout', () => {
   test('login reads the password from stdin and keeps the session in a 0600 credentials file', async () => {
     const home = tempDir()
     const login = await ok(home, ['login', 'admin', '--password-stdin'], { stdin: `${ADMIN_PASSWORD}\n` })
-    expect(login.stdout).toContain(`Logged in to ${url} as admin`)
+    expect(login.stdout).toContain(`Logged in to ${server.url} as admin`)
     const file = join(home, '.config', 'quarry', 'credentials.json')
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(statSync(join(home, '.config', 'quarry')).mode & 0o777).toBe(0o700)
     const saved = JSON.parse(readFileSync(file, 'utf8'))
-    expect(saved.current).toBe(url)
-    expect(saved.servers[url].user).toBe('admin')
+    expect(saved.current).toBe(server.url)
+    expect(saved.servers[server.url].user).toBe('admin')
 
     const me = (await ok(home, ['whoami', '--json'])).json()
     expect(me).toMatchObject({ UID: 1, User: 'admin', Admin: true })
@@ -116,10 +32,10 @@ describe('login, whoami, logout', () => {
 
     const out = await ok(home, ['logout'])
     expect(out.stdout).toContain('Logged out')
-    expect(JSON.parse(readFileSync(file, 'utf8')).servers[url]).toBeUndefined()
-    expectFailure(await quarry(home, ['whoami']), 1, `not logged in to ${url}`)
+    expect(JSON.parse(readFileSync(file, 'utf8')).servers[server.url]).toBeUndefined()
+    expectFailure(await quarry(home, ['whoami']), 1, `not logged in to ${server.url}`)
     // the JWT really ended on the server
-    const res = await fetch(`${url}/api/info/whoami`, { headers: { authorization: `Bearer ${saved.servers[url].jwt}` } })
+    const res = await fetch(`${server.url}/api/info/whoami`, { headers: { authorization: `Bearer ${saved.servers[server.url].jwt}` } })
     expect(res.status).toBe(401)
   }, SLOW)
 
@@ -142,7 +58,7 @@ describe('login, whoami, logout', () => {
     const home = tempDir()
     const command = [process.execPath, 'run', MAIN, 'login', 'admin'].map((a) => `'${a}'`).join(' ')
     const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: url, NO_COLOR: '1', TERM: 'dumb' },
+      env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: server.url, NO_COLOR: '1', TERM: 'dumb' },
       stdin: 'pipe',
       stdout: 'pipe',
       stderr: 'pipe',
@@ -162,7 +78,7 @@ describe('login, whoami, logout', () => {
     await proc.stdin.flush()
     await readUntil(() => false)
     expect(await proc.exited).toBe(0)
-    expect(seen).toContain(`Logged in to ${url} as admin`)
+    expect(seen).toContain(`Logged in to ${server.url} as admin`)
     expect(seen).not.toContain(ADMIN_PASSWORD)
     expect((await ok(home, ['whoami', '--json'])).json().UID).toBe(1)
   }, SLOW)
@@ -384,7 +300,7 @@ describe('searches', () => {
 describe('streaming uploads and downloads', () => {
   test('a file goes up as a streamed multipart form and comes back byte for byte, with progress counted', async () => {
     const home = await adminHome()
-    const c = new Client({ server: url, jwt: savedJwt(home) })
+    const c = new Client({ server: server.url, jwt: savedJwt(home) })
     const dir = tempDir()
     const source = join(dir, 'blob.bin')
     const contents = new Uint8Array(3 * 1024 * 1024 + 17)
