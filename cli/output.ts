@@ -1,6 +1,6 @@
 // Output: the server's JSON as it came with --json (for scripts), readable tables otherwise; messages for people
 // go to standard error so standard output stays clean. Progress bars only on a terminal and never with --json.
-import { SingleBar } from 'cli-progress'
+import { Format, SingleBar } from 'cli-progress'
 import Table from 'cli-table3'
 import type { Progress } from './client'
 
@@ -70,26 +70,42 @@ export class Output {
     if (!this.json) process.stderr.write(`${text}\n`)
   }
 
-  /** A progress bar on standard error when it is a terminal and output is not JSON; otherwise none. */
-  progress(label: string): Progress | undefined {
+  /**
+   * A progress bar on standard error when it is a terminal and output is not JSON; otherwise none. When the size
+   * is not known up front the bar shows the bytes so far and ends at 100% once the transfer is complete.
+   */
+  progress(label: string, stream: NodeJS.WriteStream = process.stderr): Progress | undefined {
     if (this.json || !this.terminal) return undefined
     let bar: SingleBar | undefined
     let done = 0
+    let known = true
     return {
       start(total) {
+        known = total !== undefined
+        const withBar = `${label} [{bar}] {percentage}% {done}/{size} {eta_formatted}`
         bar = new SingleBar({
-          format: `${label} [{bar}] {percentage}% {done}/{size} {eta_formatted}`,
-          stream: process.stderr,
+          // without a known size there is nothing to fill: the bytes so far, until the end shows 100%
+          format: (options, params, payload) =>
+            Format.Formatter({ ...options, format: known ? withBar : `${label} {done}` }, params, payload),
+          stream,
           hideCursor: true,
           clearOnComplete: false,
+          // the caller decided this is a terminal; cli-progress would check the stream again
+          noTTYOutput: true,
+          notTTYSchedule: 200,
         })
-        bar.start(total ?? 0, 0, { done: bytes(0), size: total === undefined ? '?' : bytes(total) })
+        bar.start(total ?? 0, 0, { done: bytes(0), size: known ? bytes(total!) : '?' })
       },
       advance(n) {
         done += n
         bar?.update(done, { done: bytes(done) })
       },
       stop() {
+        if (bar && !known) {
+          known = true
+          bar.setTotal(done)
+          bar.update(done, { size: bytes(done) })
+        }
         bar?.stop()
       },
     }

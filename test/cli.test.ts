@@ -335,11 +335,35 @@ describe('streaming uploads and downloads', () => {
     expect(existsSync(join(dir, 'none.bin'))).toBe(false)
   }, SLOW)
 
-  test('progress bars only on a terminal and never with --json', () => {
-    expect(new Output(false, true).progress('x')).toBeDefined()
+  test('progress bars only on a terminal and never with --json; they end at 100%, also when the size was unknown', () => {
     expect(new Output(false, false).progress('x')).toBeUndefined()
     expect(new Output(true, true).progress('x')).toBeUndefined()
-  }, SLOW)
+    let shown = ''
+    const terminal = {
+      isTTY: true,
+      columns: 100,
+      write: (s: string) => ((shown += s), true),
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+      on: () => {},
+      removeListener: () => {},
+    } as unknown as NodeJS.WriteStream
+    const strip = (s: string) => s.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b[78]/g, '\n')
+    const known = new Output(false, true).progress('import', terminal)!
+    known.start(4096)
+    known.advance(1024)
+    known.advance(3072)
+    known.stop()
+    expect(strip(shown)).toContain('import [========================================] 100% 4.0 KiB/4.0 KiB')
+    shown = ''
+    const unknown = new Output(false, true).progress('export', terminal)!
+    unknown.start(undefined)
+    unknown.advance(3000)
+    unknown.stop()
+    expect(strip(shown)).toContain('export 0 B')
+    expect(strip(shown)).toContain('export [========================================] 100% 2.9 KiB/2.9 KiB')
+  })
 })
 
 describe('shell completion', () => {
