@@ -1,7 +1,7 @@
 // What every command shares: the global options (from the command line or the environment), the server they
 // name, the client built for it and the output mode.
 import { Client } from './client'
-import { credentialsPath, readCredentials } from './credentials'
+import { readCredentials } from './credentials'
 import { UsageError } from './errors'
 import { Output } from './output'
 
@@ -53,5 +53,3 @@ export function output(): Output {
 export function usingToken(): boolean {
   return Boolean(globals.token)
 }
-
-export { credentialsPath }

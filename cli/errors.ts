@@ -23,5 +23,6 @@ export class CliError extends Error {
   override name = 'CliError'
 }
 
-export const EXIT_API = 1
+/** The server refused, or the command could not be carried out. */
+export const EXIT_FAILURE = 1
 export const EXIT_USAGE = 2

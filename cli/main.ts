@@ -7,7 +7,7 @@ import pkg from '../package.json'
 import { EXAMPLES, command } from './command'
 import { bashScript, commandTree, zshScript } from './completion'
 import { type Globals, setGlobals } from './context'
-import { ApiError, CliError, EXIT_API, EXIT_USAGE, UsageError } from './errors'
+import { ApiError, CliError, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors'
 
 const GLOBAL_OPTIONS = {
   server: { type: 'string', valueHint: 'URL', description: 'Quarry server (env QUARRY_URL; default: the last login, else http://127.0.0.1:8080)' },
@@ -152,12 +152,12 @@ export async function run(argv: string[], env: Record<string, string | undefined
     }
     if (err instanceof ApiError || err instanceof CliError) {
       process.stderr.write(`quarry: ${err.message}\n`)
-      return EXIT_API
+      return EXIT_FAILURE
     }
     // Anything unforeseen: its message only (QUARRY_DEBUG=1 shows the stack for a bug report).
     process.stderr.write(`quarry: ${err?.message ?? String(e)}\n`)
     if (env.QUARRY_DEBUG) process.stderr.write(`${err?.stack}\n`)
-    return EXIT_API
+    return EXIT_FAILURE
   }
 }
 

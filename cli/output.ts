@@ -65,11 +65,6 @@ export class Output {
     return t.toString().split('\n').map((l) => l.trimEnd()).join('\n')
   }
 
-  /** A note for the person at the terminal (standard error), e.g. "Logged in". Silent with --json. */
-  note(text: string) {
-    if (!this.json) process.stderr.write(`${text}\n`)
-  }
-
   /**
    * A progress bar on standard error when it is a terminal and output is not JSON; otherwise none. When the size
    * is not known up front the bar shows the bytes so far and ends at 100% once the transfer is complete.
