@@ -1,8 +1,12 @@
 // Output: the server's JSON as it came with --json (for scripts), readable tables otherwise; messages for people
 // go to standard error so standard output stays clean. Progress bars only on a terminal and never with --json.
-import { Format, SingleBar } from 'cli-progress'
-import Table from 'cli-table3'
+import type { SingleBar } from 'cli-progress'
+import type TableClass from 'cli-table3'
 import type { Progress } from './client'
+
+// Loaded on first use: each costs tens of milliseconds at start-up, and many commands need neither.
+const Table = (): typeof TableClass => require('cli-table3')
+const progressBars = (): typeof import('cli-progress') => require('cli-progress')
 
 export interface Column<T> {
   header: string
@@ -53,14 +57,14 @@ export class Output {
 
   table<T>(rows: T[], columns: Column<T>[]): string {
     if (rows.length === 0) return '(none)'
-    const t = new Table({ head: columns.map((c) => c.header), chars: PLAIN, style: STYLE })
+    const t = new (Table())({ head: columns.map((c) => c.header), chars: PLAIN, style: STYLE })
     for (const row of rows) t.push(columns.map((c) => cell(c.value(row))))
     return t.toString().split('\n').map((l) => l.trimEnd()).join('\n')
   }
 
   /** One record as `Label: value` lines. */
   details(pairs: [string, unknown][]): string {
-    const t = new Table({ chars: PLAIN, style: STYLE })
+    const t = new (Table())({ chars: PLAIN, style: STYLE })
     for (const [k, v] of pairs) t.push([`${k}:`, cell(v)])
     return t.toString().split('\n').map((l) => l.trimEnd()).join('\n')
   }
@@ -78,6 +82,7 @@ export class Output {
       start(total) {
         known = total !== undefined
         const withBar = `${label} [{bar}] {percentage}% {done}/{size} {eta_formatted}`
+        const { Format, SingleBar } = progressBars()
         bar = new SingleBar({
           // without a known size there is nothing to fill: the bytes so far, until the end shows 100%
           format: (options, params, payload) =>

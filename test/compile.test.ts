@@ -33,6 +33,8 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
     const whoami = cli(['whoami', '--json'])
     expect(whoami.exitCode).toBe(0)
     expect(JSON.parse(whoami.stdout.toString())).toMatchObject({ UID: 1, User: 'admin', Admin: true })
+    // readable output: the table library is bundled too
+    expect(cli(['whoami']).stdout.toString()).toMatch(/User:\s+admin/)
     const usage = cli(['user', 'frob'])
     expect(usage.exitCode).toBe(2)
   } finally {
