@@ -1,6 +1,6 @@
 // The `quarry` CLI driven as a user drives it, against a live server (see test/cli.ts).
 import { describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '../cli/client'
 import { commandTree } from '../cli/completion'
@@ -45,6 +45,17 @@ describe('login, whoami, logout', () => {
     await ok(home, ['login', 'admin', '--password-stdin'], { stdin: `${ADMIN_PASSWORD}\n`, env: { XDG_CONFIG_HOME: config } })
     expect(statSync(join(config, 'quarry', 'credentials.json')).mode & 0o777).toBe(0o600)
     expect(existsSync(join(home, '.config'))).toBe(false)
+  }, SLOW)
+
+  test('a credentials file made readable by others is replaced by a 0600 one; a damaged one is reported', async () => {
+    const home = tempDir()
+    const file = join(home, '.config', 'quarry', 'credentials.json')
+    mkdirSync(join(home, '.config', 'quarry'), { recursive: true })
+    writeFileSync(file, '{"servers": {}}', { mode: 0o644 })
+    await ok(home, ['login', 'admin', '--password-stdin'], { stdin: `${ADMIN_PASSWORD}\n` })
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    writeFileSync(file, 'not json')
+    expectFailure(await quarry(home, ['whoami']), 1, `${file} is not a credentials file`)
   }, SLOW)
 
   test('a wrong password gives the server\'s reason, exit 1, and saves nothing', async () => {
