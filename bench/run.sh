@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 rc=0
 bash bench/whoami.sh "$@" || rc=1
 bash bench/resources.sh "$@" || rc=1
+bash bench/search.sh "$@" || rc=1
 exit "$rc"

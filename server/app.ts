@@ -16,6 +16,11 @@ import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
 import { resourcesPlugin } from '../plugins/resources'
 import { filesPlugin } from '../plugins/files'
+import { ingestPlugin } from '../plugins/ingest'
+import { notificationsPlugin } from '../plugins/notifications'
+import { searchCtrlPlugin } from '../plugins/searchctrl'
+import { statsPlugin } from '../plugins/stats'
+import { SearchManager } from './search/manager'
 
 export interface AppDeps {
   config: Config
@@ -25,6 +30,8 @@ export interface AppDeps {
   log: Logger
   /** Milliseconds since the epoch; tests pass a clock they can move. */
   clock?: () => number
+  /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
+  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void> }
   /** Where a generated admin password is shown, once. */
   announce?: (line: string) => void
 }
@@ -37,6 +44,17 @@ export async function createApp(deps: AppDeps) {
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const auth = new AuthService({ config, store, log, clock, signingKey })
   await ensurePrimaryAdmin(deps, auth, clock())
+  const searches = new SearchManager({
+    entries: store.entries,
+    searches: store.searches,
+    blobs: deps.blobs,
+    log,
+    clock,
+    dataDir: config.dataDir,
+    graceMs: config.searchGraceMs,
+    ...deps.search,
+  })
+  await searches.init()
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
@@ -47,12 +65,16 @@ export async function createApp(deps: AppDeps) {
     .use(docsPlugin())
     .use(systemPlugin({ config, auth, clock, startedAt: clock() }))
     .use(authPlugin(auth))
-    .use(usersPlugin({ config, store, auth, clock }))
+    .use(usersPlugin({ config, store, auth, clock, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
     .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
-  return { app, auth }
+    .use(ingestPlugin({ store, auth, clock }))
+    .use(searchCtrlPlugin({ config, store, auth, searches, clock }))
+    .use(statsPlugin({ auth, searches }))
+    .use(notificationsPlugin({ auth }))
+  return { app, auth, searches }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

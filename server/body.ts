@@ -8,10 +8,11 @@ import { Errors } from './errors'
 const rawBodies = new WeakMap<Request, string>()
 
 /**
- * Routes whose body may be any JSON value (preferences are stored as sent). Every other JSON body must be an
+ * Routes whose body may be any JSON value (preferences are stored as sent, search metadata is any JSON, ingest
+ * takes an array). Every other JSON body must be an
  * object: Elysia would quietly turn `[]`, `"s"` or `5` into `{}` for a schema whose fields are all optional.
  */
-const ANY_JSON_ROUTES = new Set(['/api/users/:id/preferences'])
+const ANY_JSON_ROUTES = new Set(['/api/users/:id/preferences', '/api/searchctrl/:id/save', '/api/ingest/json'])
 
 /** The body text of a request exactly as sent, for routes that must store it verbatim. */
 export function rawBody(request: Request): string {

@@ -30,6 +30,8 @@ describe('configuration', () => {
     expect(config.logLevel).toBe('info')
     expect(config.tokenApiAdminOnly).toBe(false)
     expect(config.blobSweepGraceMs).toBe(3_600_000)
+    expect(config.searchGraceMs).toBe(600_000)
+    expect(config.maxImportBytes).toBe(1024 ** 3)
     expect(warnings).toEqual([])
   })
 
@@ -68,6 +70,9 @@ describe('configuration', () => {
     [{ QUARRY_LOGIN_MAX_FAILURES: '-1' }, 'QUARRY_LOGIN_MAX_FAILURES'],
     [{ QUARRY_TOKEN_API_ADMIN_ONLY: 'maybe' }, 'QUARRY_TOKEN_API_ADMIN_ONLY'],
     [{ QUARRY_BLOB_SWEEP_GRACE: 'later' }, 'QUARRY_BLOB_SWEEP_GRACE'],
+    [{ QUARRY_SEARCH_GRACE: 'soon' }, 'QUARRY_SEARCH_GRACE'],
+    [{ QUARRY_SEARCH_GRACE: '0s' }, 'QUARRY_SEARCH_GRACE'],
+    [{ QUARRY_MAX_IMPORT_SIZE: 'big' }, 'QUARRY_MAX_IMPORT_SIZE'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })

@@ -26,6 +26,8 @@ export const Errors = {
   conflict: (message: string) => new ApiError(409, message),
   tooLarge: (limit: number) => new ApiError(413, `request body exceeds the limit of ${limit} bytes`),
   tooManyRequests: (message: string) => new ApiError(429, message),
+  /** A search query that does not parse: `Position` is the 0-based character offset of the problem. */
+  badQuery: (message: string, position: number) => new ApiError(400, message, { Position: position }),
 } as const
 
 /** Runs a store write; a taken name becomes 409 with the given message. */

@@ -9,6 +9,8 @@ import { blobReferences, createSqliteStore } from './store'
 import { sweepBlobs } from './blob/sweep'
 
 const EXPIRED_SESSION_SWEEP_MS = 60_000
+/** Unattended searches past their grace period are removed at least this often (and on every search request). */
+const SEARCH_SWEEP_MS = 10_000
 /** The blob sweep runs at start and then this often, so a deleted user's contents do not linger long. */
 const BLOB_SWEEP_MS = 6 * 3_600_000
 
@@ -45,11 +47,12 @@ export async function main(env: Record<string, string | undefined> = process.env
     store.close()
     process.exit(1)
   }
-  const { app } = await createApp({ config, store, blobs, log })
+  const { app, auth, searches } = await createApp({ config, store, blobs, log })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let sessionSweep: ReturnType<typeof setInterval> | undefined
   let blobSweep: ReturnType<typeof setInterval> | undefined
+  let searchSweep: ReturnType<typeof setInterval> | undefined
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -57,7 +60,9 @@ export async function main(env: Record<string, string | undefined> = process.env
     log.info('shutting down', { signal })
     if (sessionSweep) clearInterval(sessionSweep)
     if (blobSweep) clearInterval(blobSweep)
+    if (searchSweep) clearInterval(searchSweep)
     await app.stop() // stops accepting and waits for in-flight requests
+    await searches.close() // running searches stop; saved ones are moved or finished at the next start
     store.close()
     process.exit(0)
   }
@@ -69,7 +74,7 @@ export async function main(env: Record<string, string | undefined> = process.env
       hostname: config.listenHost,
       port: config.listenPort,
       // The JSON limit is enforced per route by the body parser; this is the outer bound for uploads.
-      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes),
+      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes, config.maxImportBytes),
     })
   } catch (e) {
     console.error(`quarry: cannot listen on ${config.listenHost}:${config.listenPort}: ${e instanceof Error ? e.message : e}`)
@@ -79,9 +84,11 @@ export async function main(env: Record<string, string | undefined> = process.env
   log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sessionSweep = setInterval(() => {
-    void store.sessions.deleteExpired(Date.now(), config.sessionIdleMs)
+    void auth.sweepExpiredSessions()
   }, EXPIRED_SESSION_SWEEP_MS)
   sessionSweep.unref()
+  searchSweep = setInterval(() => searches.sweep(), SEARCH_SWEEP_MS)
+  searchSweep.unref()
 
   // In the background: the server answers while a large store is being listed.
   const runBlobSweep = () =>

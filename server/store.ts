@@ -11,6 +11,8 @@ import { SqliteSettingsRepo, type SettingsRepo } from '../plugins/system/repo'
 import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
 import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/repo'
 import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
+import { SqliteEntriesRepo, type EntriesRepo } from './search/entries'
+import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
 
 export interface Store {
   users: UsersRepo
@@ -20,12 +22,16 @@ export interface Store {
   tokens: TokensRepo
   resources: ResourcesRepo
   files: FilesRepo
+  /** The embedded engine's ingested entries. */
+  entries: EntriesRepo
+  /** Saved searches and the search history. */
+  searches: SearchesRepo
   close(): void
 }
 
 /** Every blob key the metadata points at, from each area that keeps contents in the blob store. */
 export async function blobReferences(store: Store): Promise<BlobReference[]> {
-  return [...(await store.resources.blobReferences()), ...(await store.files.blobReferences())]
+  return [...(await store.resources.blobReferences()), ...(await store.files.blobReferences()), ...(await store.searches.blobReferences())]
 }
 
 export function createSqliteStore(path: string): Store & { db: Database } {
@@ -39,6 +45,8 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     tokens: new SqliteTokensRepo(db),
     resources: new SqliteResourcesRepo(db),
     files: new SqliteFilesRepo(db),
+    entries: new SqliteEntriesRepo(db),
+    searches: new SqliteSearchesRepo(db),
     close: () => db.close(),
   }
 }

@@ -4,7 +4,7 @@ import { afterEach, expect } from 'bun:test'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApp } from '../server/app'
+import { type AppDeps, createApp } from '../server/app'
 import { type BlobStore, createDiskBlobStore } from '../server/blob'
 import { type Config, loadConfig } from '../server/config'
 import { createLogger } from '../server/log'
@@ -20,7 +20,7 @@ export interface CallOptions {
   /** Sent as application/x-www-form-urlencoded. */
   form?: Record<string, string>
   /** Sent as is (with the given headers). */
-  body?: string
+  body?: string | Uint8Array
   headers?: Record<string, string>
 }
 
@@ -35,6 +35,8 @@ export interface CallResult {
 export interface TestServerOptions {
   /** The blob store to use instead of a disk store in the server's temporary directory (e.g. the test S3 server). */
   blobs?: () => Promise<BlobStore>
+  /** Search chunk size and step (see AppDeps.search). */
+  search?: AppDeps['search']
 }
 
 export async function createTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}) {
@@ -53,7 +55,8 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   const logs: string[] = []
   const announced: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
-  const { app, auth } = await createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l) })
+  const build = () => createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l), search: options.search })
+  let { app, auth, searches } = await build()
 
   /** Sends a request as built by the caller (multipart bodies, streams) and reads the answer. */
   async function handle(request: Request): Promise<CallResult> {
@@ -71,7 +74,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...opts.headers }
     if (opts.jwt) headers.authorization = `Bearer ${opts.jwt}`
-    let body: string | undefined = opts.body
+    let body: string | Uint8Array | undefined = opts.body
     if (opts.json !== undefined) {
       body = JSON.stringify(opts.json)
       headers['content-type'] ??= 'application/json'
@@ -120,9 +123,27 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     return gid
   }
 
+  /**
+   * A restart of the server on the same store, blob store and data directory: running searches stop, a new app
+   * is built (loading what was saved), and every later call goes to it. Sessions survive, as they do in the store.
+   * `crash`: the old searches are not stopped first (they may go on, but nothing reaches them any more).
+   */
+  async function restart(opts: { crash?: boolean } = {}): Promise<void> {
+    if (!opts.crash) await searches.close()
+    ;({ app, auth, searches } = await build())
+  }
+
   return {
-    app,
-    auth,
+    get app() {
+      return app
+    },
+    get auth() {
+      return auth
+    },
+    get searches() {
+      return searches
+    },
+    restart,
     store,
     blobs,
     config,
@@ -141,6 +162,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
       advance: (ms: number) => void (now += ms),
     },
     close() {
+      void searches.close()
       store.close()
       rmSync(dir, { recursive: true, force: true })
     },

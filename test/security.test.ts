@@ -6,6 +6,8 @@
 // of a locked owner → 401; admin-level and session-only routes refuse every token with 403.
 import { describe, expect, test } from 'bun:test'
 import { CAPABILITY_NAMES, PUBLIC_ROUTES } from '../server/permissions'
+import { writeSearchArchive } from '../server/search/archive'
+import { ZERO_TIME } from '../server/time'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
 
 /**
@@ -61,6 +63,38 @@ const ownerFile = (shared: boolean, suffix = '') => async (f: Fixture) => {
 const fileReadRow = (suffix = ''): Row => ({ who: 'member', deny: 404, path: ownerFile(true, suffix) })
 /** Write routes on an unshared file: owner and admins; others do not see it (a reader gets 403, tested in files.test.ts). */
 const fileWriteRow = (body?: Row['body'], raw?: Row['raw']): Row => ({ who: 'self', deny: 404, body, raw, path: ownerFile(false) })
+
+/**
+ * A fresh search launched by the owner (attached to the owner's session), shared with the fixture group through
+ * the owner's default search group or not shared; answers its path plus `suffix`.
+ */
+const ownerSearch = (shared: boolean, suffix = '') => async (f: Fixture) => {
+  const group = shared
+    ? await f.server.call('PUT', `/api/users/${f.ownerUid}/searchgroup`, { jwt: f.ownerJwt, json: { GID: f.gid } })
+    : await f.server.call('DELETE', `/api/users/${f.ownerUid}/searchgroup`, { jwt: f.ownerJwt })
+  if (group.status !== 200) throw new Error(`search group change failed: ${group.status} ${group.text}`)
+  const res = await f.server.call('POST', '/api/searchctrl/launch', { jwt: f.ownerJwt, json: { SearchString: 'tag=matrix' } })
+  if (res.status !== 200) throw new Error(`search launch failed: ${res.status} ${res.text}`)
+  return `/api/searchctrl/${res.body.SearchID}${suffix}`
+}
+/** Routes for whoever may view a search: owner, group members and admins; others do not even see it. */
+const searchViewRow = (suffix = ''): Row => ({ who: 'member', deny: 404, path: ownerSearch(true, suffix) })
+/** Stop and delete on an unshared search: owner and admins (a group member gets 403, tested in searchctrl.test.ts). */
+const searchModifyRow = (suffix = ''): Row => ({ who: 'self', deny: 404, path: ownerSearch(false, suffix) })
+
+/** A multipart body holding a valid search archive of one record, for the import row. */
+const importForm = await (async () => {
+  const archive = writeSearchArchive(
+    { UserQuery: 'tag=matrix', EffectiveQuery: 'tag=matrix', StartRange: ZERO_TIME, EndRange: ZERO_TIME, Started: ZERO_TIME, Finished: ZERO_TIME },
+    [{ Data: 'aGk=' }],
+  )
+  const form = new FormData()
+  form.append('file', new Blob([await new Response(archive).arrayBuffer()]), 'search.tar.gz')
+  const res = new Response(form)
+  const type = res.headers.get('content-type')! // Bun drops it once the body is read
+  return { body: new Uint8Array(await res.arrayBuffer()), type }
+})()
+const importBody = (): CallOptions => ({ body: importForm.body, headers: { 'content-type': importForm.type } })
 
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
@@ -123,6 +157,24 @@ const MATRIX: Record<string, Row> = {
   'POST /api/files/:id': fileWriteRow(undefined, uploadBody),
   'PUT /api/files/:id': fileWriteRow(undefined, uploadBody),
   'DELETE /api/files/:id': fileWriteRow(),
+  'POST /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
+  'POST /api/searchctrl/launch': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x' }) },
+  'GET /api/searchctrl': { who: 'any' },
+  'GET /api/searchctrl/all': { who: 'admin' },
+  'GET /api/searchctrl/:id': searchViewRow(),
+  'GET /api/searchctrl/:id/details': searchViewRow('/details'),
+  'PATCH /api/searchctrl/:id/background': searchViewRow('/background'),
+  'PATCH /api/searchctrl/:id/save': searchViewRow('/save'),
+  'PUT /api/searchctrl/:id/attach': searchViewRow('/attach'),
+  'PUT /api/searchctrl/:id/detach': searchViewRow('/detach'),
+  'GET /api/searchctrl/:id/download/:format': searchViewRow('/download/json'),
+  'PUT /api/searchctrl/:id/stop': searchModifyRow('/stop'),
+  'DELETE /api/searchctrl/:id': searchModifyRow(),
+  'POST /api/searchctrl/import': { who: 'any', raw: importBody },
+  'GET /api/searchhistory': { who: 'any' },
+  'GET /api/stats/ping': { who: 'any' },
+  'GET /api/stats/sysDesc': { who: 'any' },
+  'GET /api/notifications': { who: 'any' },
 }
 
 type Role = 'stranger' | 'member' | 'owner' | 'admin'

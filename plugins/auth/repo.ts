@@ -24,9 +24,10 @@ export interface SessionsRepo {
   touch(id: string, now: number): Promise<void>
   delete(id: string): Promise<boolean>
   /** Deletes every session of the user, or every one but `keep`. */
-  deleteForUser(uid: number, keep?: string): Promise<number>
+  deleteForUser(uid: number, keep?: string): Promise<string[]>
   listForUser(uid: number): Promise<SessionRow[]>
-  deleteExpired(now: number, idleMs: number): Promise<number>
+  /** Deletes the sessions past their end or idle for idleMs ; answers their ids. */
+  deleteExpired(now: number, idleMs: number): Promise<string[]>
   getFailures(username: string): Promise<LoginFailureRow | undefined>
   /** Counts one failed login; a window older than windowMs starts afresh. Answers the count in the window. */
   recordFailure(username: string, now: number, windowMs: number): Promise<number>
@@ -53,9 +54,9 @@ export class SqliteSessionsRepo implements SessionsRepo {
     getWithUser: Statement<SessionDbRow & UserDbRow, [string]>
     touch: Statement<unknown, [number, string]>
     del: Statement<unknown, [string]>
-    delUser: Statement<unknown, [number, string]>
+    delUser: Statement<{ id: string }, [number, string]>
     listUser: Statement<SessionDbRow, [number]>
-    delExpired: Statement<unknown, [number, number]>
+    delExpired: Statement<{ id: string }, [number, number]>
     getFail: Statement<{ failures: number; window_start: number }, [string]>
     recordFail: Statement<{ failures: number }, [string, number, number]>
     clearFail: Statement<unknown, [string]>
@@ -73,9 +74,9 @@ export class SqliteSessionsRepo implements SessionsRepo {
       ),
       touch: db.query('UPDATE sessions SET last_hit = ? WHERE id = ?'),
       del: db.query('DELETE FROM sessions WHERE id = ?'),
-      delUser: db.query('DELETE FROM sessions WHERE uid = ? AND id != ?'),
+      delUser: db.query('DELETE FROM sessions WHERE uid = ? AND id != ? RETURNING id'),
       listUser: db.query(`SELECT ${cols} FROM sessions WHERE uid = ? ORDER BY created`),
-      delExpired: db.query('DELETE FROM sessions WHERE expires <= ?1 OR last_hit <= ?1 - ?2'),
+      delExpired: db.query('DELETE FROM sessions WHERE expires <= ?1 OR last_hit <= ?1 - ?2 RETURNING id'),
       getFail: db.query('SELECT failures, window_start FROM login_failures WHERE username = ?'),
       recordFail: db.query(`
         INSERT INTO login_failures (username, failures, window_start) VALUES (?1, 1, ?2)
@@ -102,13 +103,13 @@ export class SqliteSessionsRepo implements SessionsRepo {
     return this.q.del.run(id).changes > 0
   }
   async deleteForUser(uid: number, keep?: string) {
-    return this.q.delUser.run(uid, keep ?? '').changes
+    return this.q.delUser.all(uid, keep ?? '').map((r) => r.id)
   }
   async listForUser(uid: number) {
     return this.q.listUser.all(uid).map(toSession)
   }
   async deleteExpired(now: number, idleMs: number) {
-    return this.q.delExpired.run(now, idleMs).changes
+    return this.q.delExpired.all(now, idleMs).map((r) => r.id)
   }
   async getFailures(username: string) {
     const r = this.q.getFail.get(username)

@@ -54,6 +54,8 @@ export class AuthService {
   private readonly signer: { sign(v: Record<string, unknown>): Promise<string>; verify(t?: string, o?: object): Promise<false | Record<string, unknown>> }
   private dummyHash: Promise<string> | undefined
   private readonly verified = new Map<string, JwtClaims>()
+  private readonly endListeners: ((sessionIds: readonly string[]) => void)[] = []
+  private readonly replaceListeners: ((oldId: string, newId: string) => void)[] = []
 
   constructor(private readonly deps: AuthDeps) {
     this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
@@ -118,6 +120,10 @@ export class AuthService {
 
   /** Creates a session row and answers the JWT that points to it. */
   async openSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<string> {
+    return (await this.createSession(uid, origin, temp, expires)).jwt
+  }
+
+  private async createSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<{ id: string; jwt: string }> {
     const now = this.deps.clock()
     const session: SessionRow = {
       id: crypto.randomUUID(),
@@ -129,11 +135,39 @@ export class AuthService {
       temp,
     }
     await this.deps.store.sessions.create(session)
-    return this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) })
+    return { id: session.id, jwt: await this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) }) }
+  }
+
+  /**
+   * Calls `listener` with the ids of sessions whenever they end: logout, logout-all, lock, deletion, password
+   * change, expiry noticed on use or by the sweep. (Searches detach the clients they had attached this way.)
+   */
+  onSessionsEnded(listener: (sessionIds: readonly string[]) => void): void {
+    this.endListeners.push(listener)
+  }
+
+  private ended(ids: readonly string[]): void {
+    if (ids.length === 0) return
+    for (const listener of this.endListeners) listener(ids)
   }
 
   async closeSession(id: string): Promise<void> {
-    await this.deps.store.sessions.delete(id)
+    if (await this.deps.store.sessions.delete(id)) this.ended([id])
+  }
+
+  /**
+   * Runs a store change that ends every session of the user itself (locking an account), and reports the sessions
+   * the user had before it as ended once it succeeded. `ends` false: the change ends nothing and nothing is reported.
+   */
+  async endingSessionsOf(uid: number, change: () => Promise<void>, ends = true): Promise<void> {
+    const ids = ends ? (await this.deps.store.sessions.listForUser(uid)).map((s) => s.id) : []
+    await change()
+    this.ended(ids)
+  }
+
+  /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
+  async sweepExpiredSessions(): Promise<void> {
+    this.ended(await this.deps.store.sessions.deleteExpired(this.deps.clock(), this.deps.config.sessionIdleMs))
   }
 
   /**
@@ -142,14 +176,19 @@ export class AuthService {
    */
   async refreshSession(caller: Caller, origin: string): Promise<string> {
     const session = sessionOf(caller)
-    const jwt = await this.openSession(caller.uid, origin, false, session.expires)
-    await this.closeSession(session.id)
-    return jwt
+    const next = await this.createSession(caller.uid, origin, false, session.expires)
+    if (await this.deps.store.sessions.delete(session.id)) for (const listener of this.replaceListeners) listener(session.id, next.id)
+    return next.jwt
+  }
+
+  /** Calls `listener` when a session is replaced by a new one (JWT refresh): what was attached to it moves along. */
+  onSessionReplaced(listener: (oldId: string, newId: string) => void): void {
+    this.replaceListeners.push(listener)
   }
 
   /** Ends every session of a user, or every one but `keep`. */
   async closeAllSessions(uid: number, keep?: string): Promise<void> {
-    await this.deps.store.sessions.deleteForUser(uid, keep)
+    this.ended(await this.deps.store.sessions.deleteForUser(uid, keep))
   }
 
   /**
@@ -199,7 +238,7 @@ export class AuthService {
     if (!found || String(found.user.uid) !== claims.sub) throw Errors.unauthenticated('session has ended')
     const { session, user } = found
     if (!this.isLive(session, now)) {
-      await store.sessions.delete(session.id)
+      await this.closeSession(session.id)
       throw Errors.unauthenticated('session has expired')
     }
     if (user.locked) throw Errors.unauthenticated('session has ended')

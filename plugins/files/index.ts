@@ -11,7 +11,7 @@ import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
-import { MultipartError, type UploadForm, streamUpload } from '../../server/upload/multipart'
+import { MultipartError, type UploadForm, streamUpload, leaveMultipart } from '../../server/upload/multipart'
 import { sniffContentType } from '../../server/upload/sniff'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
@@ -31,9 +31,6 @@ export const EMPTY_TYPE = 'empty'
 /** A fresh blob key for each version of a file's contents. */
 const newBlobKey = (thingUuid: string) => `files/${thingUuid}/${crypto.randomUUID()}`
 
-/** Route-local parser: claims multipart bodies untouched, so Elysia never buffers them through formData(). */
-const leaveMultipart = ({ contentType }: { contentType: string }) =>
-  /^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined
 
 interface Stored {
   size: number

@@ -11,7 +11,7 @@ import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import { MultipartError, streamFilePart } from '../../server/upload/multipart'
+import { MultipartError, streamFilePart, leaveMultipart } from '../../server/upload/multipart'
 import type { ResourceRow } from './repo'
 import {
   AdminQuery,
@@ -37,9 +37,6 @@ const MULTIPART_OVERHEAD = 64 * 1024
 /** A fresh blob key for each version of a resource's contents. */
 const newBlobKey = (guid: string) => `resources/${guid}/${crypto.randomUUID()}`
 
-/** Route-local parser: claims multipart bodies untouched, so Elysia never buffers them through formData(). */
-const leaveMultipart = ({ contentType }: { contentType: string }) =>
-  /^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined
 
 export interface ResourcesDeps {
   config: Config

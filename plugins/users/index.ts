@@ -27,9 +27,11 @@ export interface UsersDeps {
   store: Store
   auth: AuthService
   clock: () => number
+  /** Called after a user was deleted, for what other areas keep outside the store (their searches). */
+  onUserDeleted?: (uid: number) => Promise<void>
 }
 
-export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
+export function usersPlugin({ config, store, auth, clock, onUserDeleted }: UsersDeps) {
   const { users, groups, sessions } = store
 
   async function details(user: UserRow) {
@@ -114,7 +116,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
           if (body.Locked) refuseLock(caller, target)
           changes.locked = body.Locked
         }
-        await conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes))
+        await auth.endingSessionsOf(target.uid, () => conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes)), changes.locked === true)
         return {}
       },
       { access: 'session', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },
@@ -125,7 +127,8 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
         const target = await existing(params.id)
         if (target.uid === caller.uid) throw Errors.forbidden('you cannot delete your own account')
         if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be deleted')
-        await users.delete(target.uid)
+        await auth.endingSessionsOf(target.uid, async () => void (await users.delete(target.uid)))
+        await onUserDeleted?.(target.uid)
         return {}
       },
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Delete a user with their sessions, memberships and preferences' } },
@@ -135,7 +138,7 @@ export function usersPlugin({ config, store, auth, clock }: UsersDeps) {
       async ({ caller, params }) => {
         const target = await existing(params.id)
         refuseLock(caller, target)
-        await users.update(target.uid, { locked: true })
+        await auth.endingSessionsOf(target.uid, () => users.update(target.uid, { locked: true }))
         return {}
       },
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Lock an account and end its sessions (idempotent)' } },

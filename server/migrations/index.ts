@@ -4,10 +4,14 @@ import core from './001_core'
 import tokens from './002_tokens'
 import resources from './003_resources'
 import files from './004_files'
+import entries from './007_entries'
+import searches from './008_searches'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
   { version: 2, name: 'tokens', sql: tokens },
   { version: 3, name: 'resources', sql: resources },
   { version: 4, name: 'files', sql: files },
+  { version: 7, name: 'entries', sql: entries },
+  { version: 8, name: 'searches', sql: searches },
 ]

@@ -9,6 +9,9 @@ export class MultipartError extends Error {
   override name = 'MultipartError'
 }
 
+/** Route-local parser for upload routes: claims multipart bodies untouched, so Elysia never buffers them through formData(). */
+export const leaveMultipart = ({ contentType }: { contentType: string }) => (/^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined)
+
 /** How many chunks of the file the bridge lets pile up before it pauses the parser. */
 const QUEUE_CHUNKS = 4
 

@@ -1,0 +1,56 @@
+// Ingest into the embedded engine: POST /api/ingest/json with an array of {"TS", "Tag", "SRC", "Data"} entries.
+// A batch is stored whole or not at all: one bad entry refuses the batch with 400 naming its index.
+import { isIP } from 'node:net'
+import { Elysia, t } from 'elysia'
+import { Errors } from '../../server/errors'
+import { TAG_NAME } from '../../server/search/query'
+import type { NewEntry } from '../../server/search/entries'
+import type { Store } from '../../server/store'
+import { parseTime } from '../../server/time'
+import { authGuard } from '../auth/guard'
+import type { AuthService } from '../auth/service'
+
+const Entry = t.Object({
+  TS: t.Optional(t.Union([t.String(), t.Null()])),
+  Tag: t.String(),
+  SRC: t.Optional(t.Union([t.String(), t.Null()])),
+  Data: t.String(),
+})
+
+const Ingested = t.Object({ Count: t.Integer(), Size: t.Integer(), Tags: t.Array(t.String()) })
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+
+export function ingestPlugin({ store, auth, clock }: { store: Store; auth: AuthService; clock: () => number }) {
+  return new Elysia({ name: 'quarry-ingest' })
+    .use(authGuard(auth))
+    .post(
+      '/api/ingest/json',
+      async ({ body }) => {
+        const now = clock()
+        const batch: NewEntry[] = []
+        const tags = new Set<string>()
+        let size = 0
+        body.forEach((e, i) => {
+          const ts = parseTime(e.TS)
+          if (ts === undefined) throw Errors.badRequest(`entry ${i}: TS is not an RFC 3339 time`)
+          if (!TAG_NAME.test(e.Tag)) throw Errors.badRequest(`entry ${i}: Tag must be 1 to 128 letters, digits, '.', '_' or '-'`)
+          const src = e.SRC ?? ''
+          if (src !== '' && isIP(src) === 0) throw Errors.badRequest(`entry ${i}: SRC is not an IP address`)
+          if (!BASE64.test(e.Data)) throw Errors.badRequest(`entry ${i}: Data is not base64`)
+          const data = Buffer.from(e.Data, 'base64')
+          size += data.byteLength
+          tags.add(e.Tag)
+          batch.push({ ts: ts || now, tag: e.Tag, src, data })
+        })
+        await store.entries.ingest(batch)
+        return { Count: batch.length, Size: size, Tags: [...tags].sort() }
+      },
+      {
+        access: 'Ingest',
+        body: t.Array(Entry),
+        response: Ingested,
+        detail: { summary: 'Store entries {TS, Tag, SRC, Data (base64)} in the embedded engine; all or none' },
+      },
+    )
+}

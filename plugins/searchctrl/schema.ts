@@ -1,0 +1,129 @@
+import { t } from 'elysia'
+import { formatTime } from '../../server/time'
+import { type Search, stateWords } from '../../server/search/manager'
+
+const Time = t.Union([t.String(), t.Null()])
+
+export const LaunchBody = t.Object({
+  SearchString: t.String({ maxLength: 4096 }),
+  SearchStart: t.Optional(Time),
+  SearchEnd: t.Optional(Time),
+  Background: t.Optional(t.Boolean()),
+  NoHistory: t.Optional(t.Boolean()),
+  Metadata: t.Optional(t.Unknown()),
+})
+
+export const Launched = t.Object({ SearchID: t.String() })
+
+export const IdParams = t.Object({ id: t.String({ maxLength: 32 }) })
+export const DownloadParams = t.Object({ id: t.String({ maxLength: 32 }), format: t.String({ maxLength: 16 }) })
+export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
+
+/** Search list entry (spec): StoredData is the size of the stored results in bytes. */
+export const ListEntry = t.Object({
+  ID: t.String(),
+  UID: t.Integer(),
+  GID: t.Integer(),
+  State: t.String(),
+  AttachedClients: t.Integer(),
+  StoredData: t.Integer(),
+})
+
+/** Search detail (spec), answered as a one-element array. */
+export const Detail = t.Object({
+  ID: t.String(),
+  UID: t.Integer(),
+  UserQuery: t.String(),
+  EffectiveQuery: t.String(),
+  StartRange: t.String(),
+  EndRange: t.String(),
+  Started: t.String(),
+  Finished: t.String(),
+  StoreSize: t.Integer(),
+  IndexSize: t.Integer(),
+})
+
+export const ImportWire = t.Object({ Imported: t.Boolean(), Time: t.String(), BatchName: t.String(), BatchInfo: t.String() })
+
+/** The full record of decisions §6, plus Finished. */
+export const Details = t.Object({
+  ID: t.String(),
+  UID: t.Integer(),
+  GIDs: t.Array(t.Integer()),
+  UserQuery: t.String(),
+  EffectiveQuery: t.String(),
+  StartRange: t.String(),
+  EndRange: t.String(),
+  Started: t.String(),
+  Finished: t.String(),
+  LastUpdate: t.String(),
+  Duration: t.String(),
+  StoreSize: t.Integer(),
+  IndexSize: t.Integer(),
+  ItemCount: t.Integer(),
+  Metadata: t.Unknown(),
+  Import: ImportWire,
+  LaunchInfo: t.Object({ Background: t.Boolean(), Client: t.String() }),
+  State: t.String(),
+  NoHistory: t.Boolean(),
+  Error: t.String(),
+})
+
+export const HistoryEntry = t.Object({
+  UID: t.Integer(),
+  GID: t.Integer(),
+  UserQuery: t.String(),
+  EffectiveQuery: t.String(),
+  Launched: t.String(),
+  Synced: t.Boolean(),
+})
+
+export function toListEntry(s: Search) {
+  return { ID: s.record.id, UID: s.record.uid, GID: s.record.gid, State: stateWords(s), AttachedClients: s.clients.size, StoredData: s.record.storeSize }
+}
+
+export function toDetail(s: Search) {
+  const r = s.record
+  return {
+    ID: r.id,
+    UID: r.uid,
+    UserQuery: r.userQuery,
+    EffectiveQuery: r.effectiveQuery,
+    StartRange: formatTime(r.startRange),
+    EndRange: formatTime(r.endRange),
+    Started: formatTime(r.started),
+    Finished: formatTime(r.finished),
+    StoreSize: r.storeSize,
+    IndexSize: r.indexSize,
+  }
+}
+
+export function toDetails(s: Search, now: number) {
+  const r = s.record
+  return {
+    ...toDetail(s),
+    GIDs: r.gid > 0 ? [r.gid] : [],
+    LastUpdate: formatTime(r.lastUpdate),
+    Duration: goDuration((r.finished || now) - r.started),
+    ItemCount: r.itemCount,
+    Metadata: r.metadata ?? null,
+    Import: r.import
+      ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
+      : { Imported: false, Time: formatTime(0), BatchName: '', BatchInfo: '' },
+    LaunchInfo: { Background: r.launchInfo.background, Client: r.launchInfo.client },
+    State: stateWords(s),
+    NoHistory: r.noHistory,
+    Error: r.error,
+  }
+}
+
+/** A duration as Go's time.Duration prints it: "0s", "250ms", "1.5s", "2m3.25s", "1h0m0s". */
+export function goDuration(ms: number): string {
+  if (ms <= 0) return '0s'
+  if (ms < 1000) return `${ms}ms`
+  const h = Math.floor(ms / 3_600_000)
+  const m = Math.floor((ms % 3_600_000) / 60_000)
+  const s = (ms % 60_000) / 1000
+  const sec = `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`
+  return h ? `${h}h${m}m${sec}` : m ? `${m}m${sec}` : sec
+}

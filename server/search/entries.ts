@@ -1,0 +1,105 @@
+// The entries store of the embedded engine over SQLite: ingest in one transaction per batch, and the chunked
+// walk in time order that searches run. Plain objects in and out; no HTTP here.
+import type { Database, Statement } from 'bun:sqlite'
+
+export interface NewEntry {
+  ts: number
+  tag: string
+  src: string
+  data: Uint8Array
+}
+
+/** Where a walk through the entries stands: the last (ts, tag, id) it has seen. */
+export interface Cursor {
+  ts: number
+  tagId: number
+  id: number
+}
+
+export interface ScanRow extends Cursor {
+  /** Null for an entry whose tag was not asked for. */
+  src: string | null
+  data: Uint8Array | null
+}
+
+export interface EntriesRepo {
+  /** Stores every entry of a batch, or none. Answers the names of the tags the batch used. */
+  ingest(batch: NewEntry[]): Promise<void>
+  /** The id of every known tag, by name. */
+  tagIds(): Promise<Map<string, number>>
+  /**
+   * One step of a walk through the entries with `ts` in [after, end), in (ts, tag, id) order: the next `limit`
+   * entries of any tag, each with its source and bytes when its tag is one of `tagIds` (every tag when null) and
+   * without them otherwise. The walk follows the index, and the row of an entry is read only when its tag is wanted,
+   * so a step costs at most `limit` index entries whatever the tags asked for.
+   */
+  scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number): Promise<ScanRow[]>
+  /** Whether the store answers (for /api/stats/ping). */
+  ping(): Promise<void>
+}
+
+interface ScanDbRow {
+  ts: number
+  tag_id: number
+  id: number
+  src: string | null
+  data: Uint8Array | null
+}
+
+export class SqliteEntriesRepo implements EntriesRepo {
+  /** One prepared scan per tag set (the ids are written into the SQL: they are integers from the store). */
+  private readonly scans = new Map<string, Statement<ScanDbRow, [number, number, number, number, number]>>()
+  private readonly q: {
+    tagId: Statement<{ id: number }, [string]>
+    addTag: Statement<{ id: number }, [string]>
+    insert: Statement<unknown, [number, number, string, Uint8Array]>
+    tags: Statement<{ id: number; name: string }, []>
+    ping: Statement<{ one: number }, []>
+  }
+
+  constructor(private readonly db: Database) {
+    this.q = {
+      tagId: db.query('SELECT id FROM ingest_tags WHERE name = ?'),
+      addTag: db.query('INSERT INTO ingest_tags (name) VALUES (?) RETURNING id'),
+      insert: db.query('INSERT INTO entries (ts, tag_id, src, data) VALUES (?, ?, ?, ?)'),
+      tags: db.query('SELECT id, name FROM ingest_tags'),
+      ping: db.query('SELECT 1 AS one'),
+    }
+  }
+
+  async ingest(batch: NewEntry[]) {
+    this.db.transaction(() => {
+      const ids = new Map<string, number>()
+      for (const e of batch) {
+        let id = ids.get(e.tag)
+        if (id === undefined) {
+          id = this.q.tagId.get(e.tag)?.id ?? this.q.addTag.get(e.tag)!.id
+          ids.set(e.tag, id)
+        }
+        this.q.insert.run(e.ts, id, e.src, e.data)
+      }
+    })()
+  }
+  async tagIds() {
+    return new Map(this.q.tags.all().map((t) => [t.name, t.id]))
+  }
+  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number) {
+    const key = tagIds === null ? '*' : tagIds.join(',')
+    let q = this.scans.get(key)
+    if (!q) {
+      if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
+      const wanted = tagIds === null ? '1' : tagIds.length === 0 ? '0' : `tag_id IN (${tagIds.join(', ')})`
+      // The CASE lets SQLite defer reading the table row (src, data) to the entries whose tag is wanted.
+      q = this.db.query(
+        `SELECT ts, tag_id, id, CASE WHEN ${wanted} THEN src END AS src, CASE WHEN ${wanted} THEN data END AS data
+         FROM entries INDEXED BY entries_time_tag
+         WHERE (ts, tag_id, id) > (?1, ?2, ?3) AND ts < ?4 ORDER BY ts, tag_id, id LIMIT ?5`,
+      )
+      this.scans.set(key, q)
+    }
+    return q.all(after.ts, after.tagId, after.id, end, limit).map((r) => ({ ts: r.ts, tagId: r.tag_id, id: r.id, src: r.src, data: r.data }))
+  }
+  async ping() {
+    this.q.ping.get()
+  }
+}

@@ -1,0 +1,659 @@
+// The search manager: every search the server knows, its state machine (spec "States and transitions",
+// decisions §6) and the runner that feeds it from the entries store.
+//
+// A search is described by four facts, and its State words follow from them alone (stateWords):
+//   clients     the sessions (or API tokens) attached to it;
+//   background  set by Background at launch or PATCH .../background;
+//   save        'none' | 'saving' (asked to be saved, results not yet in the blob store) | 'saved';
+//   error       why it failed, '' when it did not.
+// Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
+//
+// Guarantees:
+// - A search runs in chunks of CHUNK index entries and yields to the event loop between chunks, so requests keep
+//   being answered while it runs.
+// - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
+//   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
+// - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
+//   client (checked by sweep(), which every operation runs first and the server runs periodically).
+// - Deleting removes the search from memory, its row, its working files and its blobs before it answers.
+// - Saved searches are rows + blobs and are loaded again at start; a search that was 'saving' at a crash is
+//   finished from its working files when they are there.
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { type BlobStore, discardBlob } from '../blob'
+import { Errors } from '../errors'
+import type { Logger } from '../log'
+import { formatTime } from '../time'
+import { type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
+import type { Cursor, EntriesRepo } from './entries'
+import { ALL_TAGS, type Query, type Stage, formatQuery } from './query'
+import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
+import {
+  INDEX_ENTRY_BYTES,
+  type ResultSource,
+  ResultWriter,
+  resultBytes,
+  type WorkFiles,
+  listWorkDir,
+  records,
+  removeWorkFiles,
+  workDir,
+  workFiles,
+} from './results'
+
+/** Entries read per query (index entries; the rows of those whose tag is wanted). */
+export const CHUNK = 128
+/**
+ * A step reads chunks until it has run this long, then yields to the event loop: steps stay short however busy the
+ * machine is (a fixed number of entries per step took 5 times longer under load and held other requests that long).
+ */
+export const STEP_MS = 2
+/** How the error of a failed move to the blob store starts; a later save that succeeds clears it. */
+const SAVE_FAILED = 'saving failed: '
+/** Imported records are written out this many at a time. */
+const IMPORT_FLUSH_RECORDS = 1024
+/** History entries answered at most. */
+const HISTORY_LIMIT = 1000
+
+/** An archive read into working files, not yet a search. */
+export interface ReadArchive {
+  description: SearchArchiveDescription
+  files: WorkFiles
+  storeSize: number
+  indexSize: number
+  itemCount: number
+}
+
+export type SaveState = 'none' | 'saving' | 'saved'
+
+/** One search in memory. */
+export interface Search {
+  record: SearchRecord
+  clients: Set<string>
+  background: boolean
+  save: SaveState
+  /** True while the runner feeds it. */
+  running: boolean
+  /** Set when the search is stopped or deleted: the runner ends at its next step. */
+  halt: boolean
+  removed: boolean
+  /** Clock time it lost its last client (0 while it has one). */
+  unattendedSince: number
+  /** Its working files, until its results are in the blob store. */
+  work: WorkFiles | null
+  blob: { results: string; index: string } | null
+  runner: Promise<void> | null
+  transfer: Promise<void> | null
+}
+
+/** Who asks: their UID, admin rights in effect, and the groups they belong to. */
+export interface Viewer {
+  uid: number
+  admin: boolean
+  groups: ReadonlySet<number>
+}
+
+export interface LaunchRequest {
+  uid: number
+  gid: number
+  client: string
+  clientKind: LaunchInfo['client']
+  userQuery: string
+  query: Query
+  start: number
+  end: number
+  background: boolean
+  noHistory: boolean
+  metadata: unknown
+}
+
+export interface ManagerDeps {
+  entries: EntriesRepo
+  searches: SearchesRepo
+  blobs: BlobStore
+  log: Logger
+  clock: () => number
+  dataDir: string
+  graceMs: number
+  /** Entries per query (default CHUNK). */
+  chunk?: number
+  /** Time a step may run before it yields (default STEP_MS; 0: one chunk per step). */
+  stepMs?: number
+  /** What a search awaits between steps (default: the next event-loop turn); tests pass one they control. */
+  step?: () => Promise<void>
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** The State words of a search, in the spec's order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
+export function stateWords(s: Pick<Search, 'clients' | 'background' | 'save'> & { record: { error: string } }): string {
+  const attached = s.clients.size > 0
+  const words: string[] = []
+  if (s.save === 'saved') words.push(...(attached ? ['SAVED', 'ATTACHED'] : ['DORMANT', 'SAVED']))
+  else {
+    words.push(!attached && (s.background || s.save === 'saving') ? 'DORMANT' : 'ACTIVE')
+    if (s.background) words.push('BACKGROUNDED')
+    if (s.save === 'saving') words.push('SAVING')
+  }
+  if (s.record.error) words.push('ERROR')
+  return words.join('/')
+}
+
+const blobKeys = (id: string) => ({ results: `searches/${id}/results`, index: `searches/${id}/index` })
+
+export class SearchManager {
+  private readonly searches = new Map<string, Search>()
+  private readonly dir: string
+
+  constructor(private readonly deps: ManagerDeps) {
+    this.dir = workDir(deps.dataDir)
+  }
+
+  /**
+   * Loads saved searches, finishes the move of those that were saving at a stop, and removes working files no
+   * saved search needs (results of unsaved searches of an earlier run).
+   */
+  async init(): Promise<void> {
+    const keep = new Set<string>()
+    for (const row of await this.deps.searches.listSaved()) {
+      const s = this.fromRow(row)
+      if (row.state === 'saving') {
+        const files = workFiles(this.dir, row.id)
+        if (!existsSync(files.results) || !existsSync(files.index)) {
+          this.deps.log.warn('a search that was being saved lost its results; removed', { search: row.id })
+          await this.deps.searches.deleteSaved(row.id)
+          continue
+        }
+        s.work = files
+        s.record.storeSize = statSync(files.results).size
+        s.record.indexSize = statSync(files.index).size
+        s.record.itemCount = s.record.indexSize / INDEX_ENTRY_BYTES
+        if (!s.record.finished) s.record.finished = s.record.lastUpdate
+        keep.add(`${row.id}.ndjson`).add(`${row.id}.idx`)
+      }
+      this.searches.set(row.id, s)
+      this.maybeTransfer(s)
+    }
+    for (const name of listWorkDir(this.dir)) if (!keep.has(name)) rmSync(join(this.dir, name), { force: true })
+  }
+
+  private fromRow(row: SavedSearchRow): Search {
+    const { state, resultsKey, indexKey, ...record } = row
+    return {
+      record,
+      clients: new Set(),
+      background: false,
+      save: state,
+      running: false,
+      halt: false,
+      removed: false,
+      unattendedSince: 0,
+      work: null,
+      blob: resultsKey && indexKey ? { results: resultsKey, index: indexKey } : null,
+      runner: null,
+      transfer: null,
+    }
+  }
+
+  private newId(): string {
+    for (;;) {
+      const n = crypto.getRandomValues(new Uint32Array(2))
+      const id = String(1_000_000_000 + ((n[0]! * 4096 + (n[1]! % 4096)) % 9_000_000_000))
+      if (!this.searches.has(id)) return id
+    }
+  }
+
+  // ---- launching and running
+
+  async launch(req: LaunchRequest): Promise<Search> {
+    this.sweep()
+    const now = this.deps.clock()
+    const id = this.newId()
+    const files = workFiles(this.dir, id)
+    const s: Search = {
+      record: {
+        id,
+        uid: req.uid,
+        gid: req.gid,
+        userQuery: req.userQuery,
+        effectiveQuery: formatQuery(req.query),
+        startRange: req.start,
+        endRange: req.end,
+        started: now,
+        finished: 0,
+        lastUpdate: now,
+        storeSize: 0,
+        indexSize: 0,
+        itemCount: 0,
+        metadata: req.metadata ?? null,
+        import: null,
+        launchInfo: { background: req.background, client: req.clientKind },
+        noHistory: req.noHistory,
+        error: '',
+      },
+      clients: new Set([req.client]),
+      background: req.background,
+      save: 'none',
+      running: true,
+      halt: false,
+      removed: false,
+      unattendedSince: 0,
+      work: files,
+      blob: null,
+      runner: null,
+      transfer: null,
+    }
+    this.searches.set(id, s)
+    if (!req.noHistory)
+      await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
+    s.runner = this.run(s, req.query)
+    return s
+  }
+
+  /** Feeds the search from the entries store, one chunk per event-loop turn, until done, stopped or deleted. */
+  private async run(s: Search, query: Query): Promise<void> {
+    const { entries, clock, log } = this.deps
+    const writer = new ResultWriter(s.work!)
+    const pipeline = new Pipeline(query.stages)
+    try {
+      const names = await entries.tagIds()
+      // Tags named by the query that do not exist yet have no entries to find.
+      const wanted = query.tags.includes(ALL_TAGS) ? null : query.tags.map((t) => names.get(t)).filter((id) => id !== undefined)
+      const tagNames = new Map([...names].map(([name, id]) => [id, name]))
+      let cursor: Cursor = { ts: s.record.startRange || Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+      const end = s.record.endRange
+      let done = wanted !== null && wanted.length === 0
+      const stepMs = this.deps.stepMs ?? STEP_MS
+      let stepStart = performance.now()
+      while (!done && !s.halt) {
+        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK)
+        if (rows.length === 0) break
+        cursor = rows.at(-1)!
+        for (const row of rows) {
+          if (row.data === null) continue
+          if (!tagNames.has(row.tagId)) for (const [name, id] of await entries.tagIds()) tagNames.set(id, name)
+          const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
+          const verdict = pipeline.push(data)
+          if (verdict.emit)
+            writer.add(
+              `{"TS":"${formatTime(row.ts)}","Tag":${JSON.stringify(tagNames.get(row.tagId) ?? '')},"SRC":${JSON.stringify(row.src)},"Data":"${data.toString('base64')}"}`,
+            )
+          if (verdict.done) {
+            done = true
+            break
+          }
+        }
+        if (performance.now() - stepStart < stepMs) continue
+        await writer.flush()
+        this.progress(s, writer)
+        await (this.deps.step ?? nextTurn)()
+        stepStart = performance.now()
+      }
+      await writer.flush()
+      this.progress(s, writer)
+      if (!s.removed) {
+        for (const r of pipeline.finish()) writer.add(JSON.stringify(r))
+      }
+      await writer.close()
+      this.progress(s, writer)
+    } catch (e) {
+      s.record.error = e instanceof Error ? e.message : String(e)
+      log.error('search failed', { search: s.record.id, error: s.record.error })
+      await writer.close().catch(() => undefined)
+    } finally {
+      s.running = false
+      s.record.finished = clock()
+      s.record.lastUpdate = s.record.finished
+    }
+    if (s.removed && s.work) removeWorkFiles(s.work)
+    else this.maybeTransfer(s)
+  }
+
+  private progress(s: Search, w: ResultWriter): void {
+    s.record.storeSize = w.storeSize
+    s.record.indexSize = w.indexSize
+    s.record.itemCount = w.count
+    s.record.lastUpdate = this.deps.clock()
+  }
+
+  // ---- the moves of the state table
+
+  /** PATCH .../background: from ACTIVE or BACKGROUNDED only; owner, group member or admin. */
+  background(v: Viewer, id: string): void {
+    const s = this.viewable(v, id)
+    if (s.save !== 'none') throw Errors.conflict(`search ${id} is ${stateWords(s)}: only an active search can be backgrounded`)
+    s.background = true
+  }
+
+  /** PATCH .../save: SAVING, then SAVED once dormant and finished; a body replaces Metadata. */
+  async save(v: Viewer, id: string, metadata: unknown): Promise<void> {
+    const s = this.viewable(v, id)
+    if (metadata !== undefined) s.record.metadata = metadata
+    if (s.save === 'none') s.save = 'saving'
+    await this.deps.searches.putSaved(this.row(s))
+    this.maybeTransfer(s)
+  }
+
+  /** PUT .../stop: owner or admin; the feed stops, the output stays. A saved or dormant search: 400. */
+  stop(v: Viewer, id: string): void {
+    const s = this.modifiable(v, id, 'stop')
+    const words = stateWords(s)
+    if (/\b(SAVED|DORMANT)\b/.test(words)) throw Errors.badRequest(`search ${id} is ${words}: a saved or dormant search cannot be stopped`)
+    s.halt = true
+  }
+
+  /** DELETE: owner or admin; clients are detached and every stored result is removed before this answers. */
+  async delete(v: Viewer, id: string): Promise<void> {
+    const s = this.modifiable(v, id, 'delete')
+    await this.remove(s)
+  }
+
+  attach(v: Viewer, id: string, client: string): void {
+    const s = this.viewable(v, id)
+    s.clients.add(client)
+    s.unattendedSince = 0
+  }
+
+  detach(v: Viewer, id: string, client: string): void {
+    this.detachClient(this.viewable(v, id), client)
+  }
+
+  /** The sessions have ended: every search they were attached to loses them. */
+  detachClients(clients: readonly string[]): void {
+    if (clients.length === 0) return
+    for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c)
+  }
+
+  /** A client continues under a new name (a refreshed JWT is a new session): its attachments move along. */
+  replaceClient(from: string, to: string): void {
+    for (const s of this.searches.values()) if (s.clients.delete(from)) s.clients.add(to)
+  }
+
+  private detachClient(s: Search, client: string): void {
+
+    if (!s.clients.delete(client) || s.clients.size > 0) return
+    s.unattendedSince = this.deps.clock()
+    this.maybeTransfer(s)
+  }
+
+  /** Removes every search of a deleted user, with its results (their saved rows went with the user). */
+  async removeOwnedBy(uid: number): Promise<void> {
+    for (const s of [...this.searches.values()]) if (s.record.uid === uid) await this.remove(s)
+  }
+
+  /** Removes searches nobody keeps: no client for the grace period, neither backgrounded nor saved. */
+  sweep(): void {
+    const now = this.deps.clock()
+    for (const s of this.searches.values()) {
+      if (s.save === 'none' && !s.background && s.clients.size === 0 && now - s.unattendedSince >= this.deps.graceMs) {
+        void this.remove(s).catch((e: unknown) => this.deps.log.error('could not remove a search', { search: s.record.id, error: String(e) }))
+      }
+    }
+  }
+
+  private async remove(s: Search): Promise<void> {
+    s.removed = true
+    s.halt = true
+    s.clients.clear()
+    this.searches.delete(s.record.id)
+    // The runner is not waited for (it may be between steps); it removes the files again when it ends.
+    if (s.save !== 'none') await this.deps.searches.deleteSaved(s.record.id)
+    if (s.work) removeWorkFiles(s.work)
+    if (s.blob) {
+      await discardBlob(this.deps.blobs, s.blob.results, this.deps.log)
+      await discardBlob(this.deps.blobs, s.blob.index, this.deps.log)
+    }
+  }
+
+  /** Starts moving a saving search's results to the blob store once it is dormant and finished. */
+  private maybeTransfer(s: Search): void {
+    if (s.save !== 'saving' || s.running || s.clients.size > 0 || s.transfer || s.removed || !s.work) return
+    s.transfer = this.transfer(s, s.work).finally(() => {
+      s.transfer = null
+    })
+  }
+
+  private async transfer(s: Search, work: WorkFiles): Promise<void> {
+    const { blobs, searches, log } = this.deps
+    const keys = blobKeys(s.record.id)
+    try {
+      await blobs.put(keys.results, Bun.file(work.results).stream())
+      await blobs.put(keys.index, Bun.file(work.index).stream())
+      if (s.removed) throw new Error('deleted while being saved')
+      s.blob = keys
+      s.save = 'saved'
+      if (s.record.error.startsWith(SAVE_FAILED)) s.record.error = ''
+      await searches.putSaved(this.row(s))
+      s.work = null
+      removeWorkFiles(work)
+    } catch (e) {
+      await discardBlob(blobs, keys.results, log)
+      await discardBlob(blobs, keys.index, log)
+      if (s.removed) return
+      s.blob = null
+      s.save = 'saving'
+      s.record.error = `${SAVE_FAILED}${e instanceof Error ? e.message : String(e)}`
+      log.error('could not save a search', { search: s.record.id, error: s.record.error })
+    }
+  }
+
+  /** Waits until no search is running or being moved (tests and shutdown). */
+  async settled(): Promise<void> {
+    for (;;) {
+      const busy = [...this.searches.values()].flatMap((s) => [s.runner, s.transfer]).filter((p) => p !== null)
+      const pending = [...this.searches.values()].some((s) => s.running || s.transfer)
+      if (!pending) return
+      await Promise.all(busy)
+    }
+  }
+
+  /** Stops every runner (shutdown); saved searches stay as they are. */
+  async close(): Promise<void> {
+    for (const s of this.searches.values()) s.halt = true
+    await this.settled()
+  }
+
+  // ---- export and import (archive format: server/search/archive.ts, docs/search-archive.md)
+
+  /** A saved search as a search archive (.tar.gz), streamed from its stored results. */
+  async exportArchive(s: Search): Promise<ReadableStream<Uint8Array>> {
+    const r = s.record
+    const description = {
+      UserQuery: r.userQuery,
+      EffectiveQuery: r.effectiveQuery,
+      StartRange: formatTime(r.startRange),
+      EndRange: formatTime(r.endRange),
+      Started: formatTime(r.started),
+      Finished: formatTime(r.finished),
+      Metadata: r.metadata ?? null,
+      ItemCount: r.itemCount,
+    }
+    return writeSearchArchive(description, records(await this.resultBytes(s)))
+  }
+
+  /**
+   * Reads a search archive into fresh working files. Resolves once the whole archive was read and found sound;
+   * on any failure (ArchiveError for the archive's faults) the files are removed and nothing is left.
+   */
+  async readArchive(stream: ReadableStream<Uint8Array>, limits: Partial<ArchiveLimits>): Promise<ReadArchive> {
+    const files = this.importFiles()
+    const writer = new ResultWriter(files)
+    try {
+      const description = await readSearchArchive(stream, limits, async (record) => {
+        writer.add(JSON.stringify(record))
+        if (writer.queued >= IMPORT_FLUSH_RECORDS) await writer.flush()
+      })
+      await writer.close()
+      return { description, files, storeSize: writer.storeSize, indexSize: writer.indexSize, itemCount: writer.count }
+    } catch (e) {
+      await writer.close().catch(() => undefined)
+      removeWorkFiles(files)
+      throw e
+    }
+  }
+
+  /** A working file pair for an import, under a name no search uses. */
+  importFiles(): WorkFiles {
+    return workFiles(this.dir, `import-${crypto.randomUUID()}`)
+  }
+
+  /**
+   * Makes an imported search (its results in `files`, written by a ResultWriter) a SAVED search of the importer.
+   * The files are renamed to the new search's own and moved to the blob store before this answers.
+   */
+  async adopt(record: Omit<SearchRecord, 'id' | 'import'> & { import: ImportInfo }, files: WorkFiles): Promise<Search> {
+    const id = this.newId()
+    const own = workFiles(this.dir, id)
+    renameSync(files.results, own.results)
+    renameSync(files.index, own.index)
+    const s: Search = {
+      record: { ...record, id },
+      clients: new Set(),
+      background: false,
+      save: 'saving',
+      running: false,
+      halt: false,
+      removed: false,
+      unattendedSince: 0,
+      work: own,
+      blob: null,
+      runner: null,
+      transfer: null,
+    }
+    try {
+      await this.deps.searches.putSaved(this.row(s))
+      await this.transfer(s, own)
+      if (s.save !== 'saved') throw new Error(s.record.error)
+    } catch (e) {
+      await this.deps.searches.deleteSaved(id)
+      removeWorkFiles(own)
+      throw e
+    }
+    this.searches.set(id, s)
+    return s
+  }
+
+  // ---- reading
+
+  private row(s: Search): SavedSearchRow {
+    return {
+      ...s.record,
+      state: s.save === 'saved' ? 'saved' : 'saving',
+      resultsKey: s.blob?.results ?? null,
+      indexKey: s.blob?.index ?? null,
+    }
+  }
+
+  /** The search when the caller may see it: owner, member of its group, admin. Else 404, as for a missing one. */
+  viewable(v: Viewer, id: string): Search {
+    this.sweep()
+    const s = this.searches.get(id)
+    if (!s || !canView(v, s)) throw Errors.notFound('search')
+    return s
+  }
+
+  /** The search when the caller may change it: 404 when they may not see it, 403 when they only see it. */
+  private modifiable(v: Viewer, id: string, what: string): Search {
+    const s = this.viewable(v, id)
+    if (!v.admin && s.record.uid !== v.uid) throw Errors.forbidden(`only the owner or an admin may ${what} this search`)
+    return s
+  }
+
+  /** Searches the caller may see (all of them for `all`), oldest first. */
+  list(v: Viewer, all: boolean): Search[] {
+    this.sweep()
+    return [...this.searches.values()].filter((s) => all || reaches(v, s)).sort((a, b) => a.record.started - b.record.started)
+  }
+
+  history(uid: number) {
+    return this.deps.searches.history(uid, HISTORY_LIMIT)
+  }
+
+  /** Where the search's results can be read now. */
+  source(s: Search): ResultSource {
+    if (s.blob) return { kind: 'blob', key: s.blob.results, size: s.record.storeSize }
+    return { kind: 'work', files: s.work!, size: s.record.storeSize }
+  }
+
+  /** The search's results as NDJSON bytes, as far as they are stored now. */
+  resultBytes(s: Search): Promise<ReadableStream<Uint8Array>> {
+    return resultBytes(this.deps.blobs, this.source(s))
+  }
+
+  /** Whether the engine answers: its store can be queried. */
+  async ping(): Promise<void> {
+    await this.deps.entries.ping()
+  }
+}
+
+/** Own searches and those shared with a group of the viewer: a listing's normal view, admins included. */
+function reaches(v: Viewer, s: Search): boolean {
+  return s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
+}
+
+/** Admins may view every search (spec: "Admins may get, delete, load and background any search"). */
+export function canView(v: Viewer, s: Search): boolean {
+  return v.admin || reaches(v, s)
+}
+
+/**
+ * The stages of a query applied to one entry at a time. `push` tells whether the entry comes out of the pipeline
+ * and whether nothing more can (a limit reached); `finish` answers what aggregating stages (count) emit at the end.
+ */
+class Pipeline {
+  private readonly steps: ((data: Buffer) => boolean)[] = []
+  private exhausted = false
+  private counter: { n: number } | null = null
+
+  constructor(stages: Stage[]) {
+    const decoder = new TextDecoder()
+    for (const stage of stages) {
+      switch (stage.op) {
+        case 'grep': {
+          const needle = Buffer.from(stage.text)
+          this.steps.push((d) => d.includes(needle))
+          break
+        }
+        case 'regex': {
+          const re = new RegExp(stage.pattern)
+          this.steps.push((d) => re.test(decoder.decode(d)))
+          break
+        }
+        case 'limit': {
+          const seen = { n: 0 }
+          this.steps.push(() => {
+            if (seen.n >= stage.n) return false
+            seen.n++
+            if (seen.n >= stage.n) this.exhausted = true
+            return true
+          })
+          break
+        }
+        case 'count': {
+          const counter = { n: 0 }
+          this.counter = counter
+          this.steps.push(() => {
+            counter.n++
+            return false
+          })
+          break
+        }
+      }
+    }
+  }
+
+  push(data: Buffer): { emit: boolean; done: boolean } {
+    let emit = true
+    for (const step of this.steps) {
+      if (!step(data)) {
+        emit = false
+        break
+      }
+    }
+    return { emit, done: this.exhausted }
+  }
+
+  finish(): Record<string, unknown>[] {
+    return this.counter ? [{ Count: this.counter.n }] : []
+  }
+}

@@ -1,0 +1,173 @@
+// The query language of the embedded engine (README "Query language"):
+//
+//   tag=<name>[,<name>...] [ <stage> ( | <stage> )* ]
+//   stage := grep <text> | regex <pattern> | limit <n> | count
+//
+// `tag=*` selects every tag. An argument is a bare word (no blank, `|` or `"`) or a double-quoted string with
+// `\"` and `\\` escapes. `count` may only be the last stage. A `|` right after the tag list is allowed. The
+// normalised form (the EffectiveQuery) has single blanks, tags without repeats, and arguments quoted only
+// where they must be.
+
+export const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
+export const ALL_TAGS = '*'
+const MAX_QUERY_LENGTH = 4096
+const MAX_LIMIT = 1_000_000_000
+
+export type Stage =
+  | { op: 'grep'; text: string }
+  | { op: 'regex'; pattern: string }
+  | { op: 'limit'; n: number }
+  | { op: 'count' }
+
+export interface Query {
+  /** Tag names, without repeats, or ['*'] for every tag. */
+  tags: string[]
+  stages: Stage[]
+}
+
+/** A query that does not parse; `position` is the 0-based character offset of the problem in the query text. */
+export class QueryError extends Error {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
+    super(`${message} at position ${position}`)
+  }
+}
+
+interface Token {
+  kind: 'word' | 'string' | 'pipe'
+  text: string
+  pos: number
+}
+
+function tokenize(src: string): Token[] {
+  const tokens: Token[] = []
+  let i = 0
+  while (i < src.length) {
+    const c = src[i]!
+    if (/\s/.test(c)) {
+      i++
+    } else if (c === '|') {
+      tokens.push({ kind: 'pipe', text: '|', pos: i++ })
+    } else if (c === '"') {
+      const start = i++
+      let text = ''
+      for (;;) {
+        if (i >= src.length) throw new QueryError('unterminated quoted string', start)
+        const d = src[i]!
+        if (d === '"') break
+        if (d === '\\') {
+          const e = src[i + 1]
+          if (e !== '"' && e !== '\\') throw new QueryError('unknown escape (only \\" and \\\\)', i)
+          text += e
+          i += 2
+        } else {
+          text += d
+          i++
+        }
+      }
+      i++
+      tokens.push({ kind: 'string', text, pos: start })
+    } else {
+      const start = i
+      while (i < src.length && !/[\s|"]/.test(src[i]!)) i++
+      tokens.push({ kind: 'word', text: src.slice(start, i), pos: start })
+    }
+  }
+  return tokens
+}
+
+export function parseQuery(src: string): Query {
+  if (src.length > MAX_QUERY_LENGTH) throw new QueryError(`the query is longer than ${MAX_QUERY_LENGTH} characters`, MAX_QUERY_LENGTH)
+  const tokens = tokenize(src)
+  const first = tokens[0]
+  if (!first) throw new QueryError('empty query: expected tag=<name>', 0)
+  if (first.kind !== 'word' || !first.text.startsWith('tag=')) throw new QueryError('a query starts with tag=<name>', first.pos)
+  const tags: string[] = []
+  let offset = first.pos + 4
+  for (const name of first.text.slice(4).split(',')) {
+    if (name === ALL_TAGS) tags.push(name)
+    else if (!TAG_NAME.test(name)) throw new QueryError(`invalid tag name ${JSON.stringify(name)}`, offset)
+    else if (!tags.includes(name)) tags.push(name)
+    offset += name.length + 1
+  }
+  if (tags.includes(ALL_TAGS) && tags.length > 1) throw new QueryError('tag=* cannot be combined with other tags', first.pos + 4)
+
+  const stages: Stage[] = []
+  let i = 1
+  if (tokens[i]?.kind === 'pipe' && tokens[i + 1]) i++
+  while (i < tokens.length) {
+    const t = tokens[i]!
+    if (t.kind !== 'word') throw new QueryError('expected a stage (grep, regex, limit, count)', t.pos)
+    const args: Token[] = []
+    i++
+    while (i < tokens.length && tokens[i]!.kind !== 'pipe') args.push(tokens[i++]!)
+    const end = i < tokens.length ? tokens[i]!.pos : src.length
+    const one = (): Token => {
+      if (args.length === 0) throw new QueryError(`${t.text} needs an argument`, end)
+      if (args.length > 1) throw new QueryError(`${t.text} takes one argument (quote text with blanks)`, args[1]!.pos)
+      return args[0]!
+    }
+    if (stages.at(-1)?.op === 'count') throw new QueryError('count must be the last stage', t.pos)
+    switch (t.text) {
+      case 'grep': {
+        const a = one()
+        if (a.text === '') throw new QueryError('grep needs a non-empty text', a.pos)
+        stages.push({ op: 'grep', text: a.text })
+        break
+      }
+      case 'regex': {
+        const a = one()
+        try {
+          new RegExp(a.text)
+        } catch (e) {
+          throw new QueryError(`invalid regular expression (${e instanceof Error ? e.message : e})`, a.pos)
+        }
+        stages.push({ op: 'regex', pattern: a.text })
+        break
+      }
+      case 'limit': {
+        const a = one()
+        if (a.kind !== 'word' || !/^\d+$/.test(a.text) || Number(a.text) < 1 || Number(a.text) > MAX_LIMIT)
+          throw new QueryError(`limit needs a whole number from 1 to ${MAX_LIMIT}`, a.pos)
+        stages.push({ op: 'limit', n: Number(a.text) })
+        break
+      }
+      case 'count':
+        if (args.length > 0) throw new QueryError('count takes no argument', args[0]!.pos)
+        stages.push({ op: 'count' })
+        break
+      default:
+        throw new QueryError(`unknown stage ${JSON.stringify(t.text)} (grep, regex, limit, count)`, t.pos)
+    }
+    if (i < tokens.length) {
+      // tokens[i] is a pipe: a stage must follow it
+      if (i + 1 >= tokens.length) throw new QueryError('expected a stage after |', tokens[i]!.pos + 1)
+      i++
+    }
+  }
+  return { tags, stages }
+}
+
+function quote(text: string): string {
+  return /^[^\s|"\\]+$/.test(text) ? text : `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+}
+
+/** The normalised text of a parsed query; parsing it again gives the same query. */
+export function formatQuery(q: Query): string {
+  const stages = q.stages.map((s) => {
+    switch (s.op) {
+      case 'grep':
+        return `grep ${quote(s.text)}`
+      case 'regex':
+        return `regex ${quote(s.pattern)}`
+      case 'limit':
+        return `limit ${s.n}`
+      case 'count':
+        return 'count'
+    }
+  })
+  const head = `tag=${q.tags.join(',')}`
+  return stages.length ? `${head} ${stages.join(' | ')}` : head
+}
