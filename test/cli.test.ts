@@ -294,20 +294,6 @@ describe('bad usage', () => {
   }, SLOW)
 })
 
-describe('searches', () => {
-  test('search commands report the server\'s answer or a local failure cleanly', async () => {
-    const admin = await adminHome()
-    const dir = tempDir()
-    expectFailure(await quarry(admin, ['search', 'import', join(dir, 'missing.tar')]), 1, `cannot read ${join(dir, 'missing.tar')}`)
-    // an export the server refuses leaves no file behind, under the asked name or beside it
-    const r = await quarry(admin, ['search', 'export', '123456789', join(dir, 'out.tar')])
-    expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^quarry: .+\n$/)
-    expect(existsSync(join(dir, 'out.tar'))).toBe(false)
-    expect(existsSync(join(dir, 'out.tar.part'))).toBe(false)
-  }, SLOW)
-})
-
 describe('streaming uploads and downloads', () => {
   test('a file goes up as a streamed multipart form and comes back byte for byte, with progress counted', async () => {
     const home = await adminHome()
