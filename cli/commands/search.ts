@@ -78,8 +78,8 @@ const importArchive = command({
   name: 'import',
   description: 'Import a search archive (as exported by `quarry search export`) as a saved search owned by you',
   examples: [
-    'quarry search import search-123.tar',
-    'quarry search import search-123.tar --gid analysts --batch-name "case 42" --batch-info "from the old cluster"',
+    'quarry search import search-123.tar.gz',
+    'quarry search import search-123.tar.gz --gid analysts --batch-name "case 42" --batch-info "from the old cluster"',
   ],
   args: {
     file: { type: 'positional', required: true, description: 'The archive file' },
@@ -106,7 +106,7 @@ const importArchive = command({
 const exportArchive = command({
   name: 'export',
   description: 'Download a saved search as an archive file, for `quarry search import` here or on another server',
-  examples: ['quarry search export 123456789 search-123.tar'],
+  examples: ['quarry search export 123456789 search-123.tar.gz'],
   args: { ...idArg, file: { type: 'positional', required: true, description: 'Where to write the archive' } },
   async run({ args }) {
     const out = output()
@@ -162,5 +162,5 @@ export default group(
     stop: simple('stop', 'Stop a running search; what it found so far stays and can be saved', 'PUT', '/stop', 'Stopped search'),
     delete: simple('delete', 'Delete a search and its stored results', 'DELETE', '', 'Deleted search'),
   },
-  ['quarry search list', 'quarry search export 123456789 s.tar && quarry --server https://other search import s.tar'],
+  ['quarry search list', 'quarry search export 123456789 s.tar.gz && quarry --server https://other search import s.tar.gz'],
 )
