@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -89,7 +89,7 @@ async function results(s: TestServer, jwt: string, id: string): Promise<any[]> {
 }
 
 const dataOf = (records: { Data: string }[]) => records.map((r) => Buffer.from(r.Data, 'base64').toString())
-const workFiles = (s: TestServer) => readdirSync(join(s.dir, 'searches')).sort()
+const workFiles = (s: TestServer) => (existsSync(join(s.dir, 'searches')) ? readdirSync(join(s.dir, 'searches')).sort() : [])
 const blobsOf = async (s: TestServer, id: string) => [await s.blobs.stat(`searches/${id}/results`), await s.blobs.stat(`searches/${id}/index`)]
 const call = (s: TestServer, method: string, path: string, jwt: string, opts: CallOptions = {}) => s.call(method, path, { jwt, ...opts })
 
@@ -224,6 +224,19 @@ describe('launching and results', () => {
       NoHistory: false,
       Duration: '0s',
     })
+  })
+
+  test('routes answer with a trailing slash, and take the empty JSON bodies the Go client sends', async () => {
+    const { s, owner } = await setup()
+    const res = await call(s, 'POST', '/api/searchctrl/launch/', owner.jwt, { json: { SearchString: 'tag=web' } })
+    expect(res.status).toBe(200)
+    const id = res.body.SearchID
+    const empty = { body: '', headers: { 'content-type': 'application/json' } }
+    expect((await call(s, 'GET', '/api/searchctrl/', owner.jwt)).body.map((e: { ID: string }) => e.ID)).toEqual([id])
+    for (const [method, suffix] of [['PATCH', 'background'], ['PUT', 'stop'], ['PUT', 'detach'], ['PUT', 'attach']] as const)
+      expect({ suffix, status: (await call(s, method, `/api/searchctrl/${id}/${suffix}/`, owner.jwt, empty)).status }).toEqual({ suffix, status: 200 })
+    expect((await call(s, 'GET', `/api/searchctrl/${id}/`, owner.jwt)).status).toBe(200)
+    expect((await call(s, 'DELETE', `/api/searchctrl/${id}/`, owner.jwt, empty)).status).toBe(200)
   })
 
   test('csv and text downloads; an unknown format is 400', async () => {
@@ -501,6 +514,24 @@ describe('states and transitions', () => {
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 2 })
     await call(s, 'PUT', '/api/logout', owner.jwt)
     expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+  })
+
+  test('a search whose store fails shows ERROR and is finished, with what it found so far', async () => {
+    const { s, owner } = await setup()
+    await ingest(s, lines(12))
+    const scan = s.store.entries.scan.bind(s.store.entries)
+    let calls = 0
+    s.store.entries.scan = async (...args) => {
+      if (++calls === 2) throw new Error('disk I/O error')
+      return scan(...args)
+    }
+    const id = await launch(s, owner.jwt, 'tag=web')
+    await s.searches.settled()
+    const d = await details(s, owner.jwt, id)
+    expect(d).toMatchObject({ State: 'ACTIVE/ERROR', Error: 'disk I/O error', ItemCount: 4 })
+    expect(d.Finished).not.toBe('0001-01-01T00:00:00Z')
+    expect(dataOf(await results(s, owner.jwt, id))).toEqual(['line 0', 'line 1', 'line 2', 'line 3'])
+    expect(s.logs.join('\n')).toContain('search failed')
   })
 
   test('a save that cannot be written shows ERROR, stays SAVING and keeps its results', async () => {

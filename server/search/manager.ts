@@ -9,8 +9,8 @@
 // Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
 //
 // Guarantees:
-// - A search runs in chunks of CHUNK index entries and yields to the event loop between chunks, so requests keep
-//   being answered while it runs.
+// - A search reads the entries in chunks of CHUNK and yields to the event loop after every step of about STEP_MS,
+//   so requests keep being answered while it runs.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
@@ -243,14 +243,14 @@ export class SearchManager {
       runner: null,
       transfer: null,
     }
-    this.searches.set(id, s)
     if (!req.noHistory)
       await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
+    this.searches.set(id, s)
     s.runner = this.run(s, req.query)
     return s
   }
 
-  /** Feeds the search from the entries store, one chunk per event-loop turn, until done, stopped or deleted. */
+  /** Feeds the search from the entries store, one step per event-loop turn, until done, stopped or deleted. */
   private async run(s: Search, query: Query): Promise<void> {
     const { entries, clock, log } = this.deps
     const writer = new ResultWriter(s.work!)
@@ -370,7 +370,6 @@ export class SearchManager {
   }
 
   private detachClient(s: Search, client: string): void {
-
     if (!s.clients.delete(client) || s.clients.size > 0) return
     s.unattendedSince = this.deps.clock()
     this.maybeTransfer(s)

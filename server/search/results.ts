@@ -4,8 +4,8 @@
 // While a search is not saved both are files in the search working directory (QUARRY_DATA_DIR/searches);
 // saving moves them to the blob store. Readers see records up to the size last reported after a flush, so a
 // download of a running search is a consistent prefix.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import type { FileSink } from 'bun'
 import type { BlobStore } from '../blob'
 
@@ -16,10 +16,9 @@ export interface WorkFiles {
   index: string
 }
 
+/** The search working directory (made when the first search writes to it). */
 export function workDir(dataDir: string): string {
-  const dir = join(dataDir, 'searches')
-  mkdirSync(dir, { recursive: true })
-  return dir
+  return join(dataDir, 'searches')
 }
 
 /** The working files of a search id (names ending in .ndjson and .idx; a temporary variant for imports). */
@@ -32,9 +31,9 @@ export function removeWorkFiles(files: WorkFiles): void {
   rmSync(files.index, { force: true })
 }
 
-/** Every working file name in the directory, for the clean-up at start. */
+/** Every working file name in the directory (none when it does not exist yet), for the clean-up at start. */
 export function listWorkDir(dir: string): string[] {
-  return readdirSync(dir)
+  return existsSync(dir) ? readdirSync(dir) : []
 }
 
 /** Appends records to a search's working files; sizes count what has been flushed. */
@@ -48,6 +47,7 @@ export class ResultWriter {
   count = 0
 
   constructor(readonly files: WorkFiles) {
+    mkdirSync(dirname(files.results), { recursive: true })
     this.results = Bun.file(files.results).writer()
     this.index = Bun.file(files.index).writer()
   }
