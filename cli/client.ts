@@ -108,6 +108,11 @@ export class Client {
     const file = Bun.file(filePath).stream()
     const reader = file.getReader()
     let stage: 'head' | 'file' | 'done' = 'head'
+    let sent = 0
+    // The Content-Length promised the file's size at the start; a file that grows or shrinks meanwhile would
+    // make a body of another length, so the upload stops with a clear message instead.
+    const changed = new CliError(`${filePath} changed while it was being uploaded`)
+    let fileChanged = false
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (stage === 'head') {
@@ -117,6 +122,11 @@ export class Client {
         }
         if (stage === 'file') {
           const { done, value } = await reader.read()
+          if (!done) sent += value.byteLength
+          if (done ? sent !== size : sent > size) {
+            fileChanged = true
+            return controller.error(changed)
+          }
           if (!done) {
             progress?.advance(value.byteLength)
             return controller.enqueue(value)
@@ -139,6 +149,8 @@ export class Client {
       if (!res.ok) throw await this.failure(res)
       const text = await res.text()
       return (text === '' ? null : JSON.parse(text)) as T
+    } catch (e) {
+      throw fileChanged ? changed : e
     } finally {
       progress?.stop()
     }

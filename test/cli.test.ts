@@ -1,6 +1,6 @@
 // The `quarry` CLI driven as a user drives it, against a live server (see test/cli.ts).
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client } from '../cli/client'
 import { commandTree } from '../cli/completion'
@@ -326,6 +326,15 @@ describe('streaming uploads and downloads', () => {
     expect(counted).toMatchObject({ down: contents.length, downTotal: contents.length, stops: 2 })
     expect(Buffer.from(readFileSync(target)).equals(Buffer.from(contents))).toBe(true)
     expect(existsSync(`${target}.part`)).toBe(false)
+
+    // a file that grows while it goes up stops the upload with a clear message; the resource keeps its contents
+    const growing = c.upload('PUT', `/api/resources/${GUID}/raw`, source, {}, {
+      start: () => appendFileSync(source, 'more'),
+      advance: () => {},
+      stop: () => {},
+    })
+    await expect(growing).rejects.toThrow(`${source} changed while it was being uploaded`)
+    expect((await c.get<{ Size: number }>(`/api/resources/${GUID}`)).Size).toBe(contents.length)
 
     // a refused download leaves nothing behind
     await expect(c.download('/api/resources/00000000-0000-4000-8000-000000000000/raw', join(dir, 'none.bin'))).rejects.toThrow('resource not found')
