@@ -117,7 +117,7 @@ async function usage(argv: string[], tty: boolean): Promise<string> {
   }
   const examples = EXAMPLES.get(cmd)
   if (examples?.length) text += `\n\nEXAMPLES\n\n${examples.map((e) => `  $ ${e}`).join('\n')}`
-  text = text.split('\n').map((l) => l.trimEnd()).join('\n')
+  text = text.split('\n').map((l) => l.trimEnd()).join('\n').replace(/\n{3,}/g, '\n\n')
   return `${tty ? text : stripAnsi(text)}\n`
 }
 

@@ -143,7 +143,7 @@ const groupsAdd = command({
   name: 'add',
   description: 'Add a user to one or more groups (admins)',
   examples: ['quarry user groups add alice analysts', 'quarry user groups add 3 4 5'],
-  args: { ...userArg, group: { type: 'positional', required: true, valueHint: 'GID|NAME', description: 'Group(s), by GID or name' } },
+  args: { ...userArg, group: { type: 'positional', required: true, valueHint: 'GID|NAME', description: 'The group, by GID or name; more may follow' } },
   variadic: true,
   async run(ctx) {
     const c = client()
@@ -158,7 +158,7 @@ const groupsRm = command({
   name: 'rm',
   description: 'Remove a user from one or more groups (admins)',
   examples: ['quarry user groups rm alice analysts'],
-  args: { ...userArg, group: { type: 'positional', required: true, valueHint: 'GID|NAME', description: 'Group(s), by GID or name' } },
+  args: { ...userArg, group: { type: 'positional', required: true, valueHint: 'GID|NAME', description: 'The group, by GID or name; more may follow' } },
   variadic: true,
   async run(ctx) {
     const c = client()
