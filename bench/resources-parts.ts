@@ -7,6 +7,8 @@
 //   read        Bun.file().stream() drained: the floor of reading the source in Bun
 //   sha1        the same, hashed with Bun.CryptoHasher('sha1') as the blob store's Meter does
 //   put         the disk blob store's put from Bun.file().stream() (write, SHA-1, fsync, rename): no HTTP
+//   writes      the put's write loop alone: the file's bytes from memory, FileHandle.write per 128 KiB, fsync
+//   writes+ds   the same with an fdatasync started every 64 MiB (as the put does), so write-back overlaps
 //   get         the disk blob store's get, drained (no HTTP)
 //   http-drain  curl -F upload to a bare Bun.serve that only drains request.body: Bun's HTTP body + curl
 //   http-mp     the same, the body through plugins/resources/multipart.ts streamFilePart, file part drained
@@ -17,7 +19,7 @@
 //   http-get+disk, http-file+disk   the same two, but curl -o a file in <scratch-dir> then `sync FILE`, as
 //               bench/resources.sh times its downloads
 // Servers listen on 127.0.0.1 port 0; curl runs as a child process; everything written goes under <scratch-dir>.
-import { rm } from 'node:fs/promises'
+import { open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../server/blob'
 
@@ -34,7 +36,7 @@ if (!fileArg || !scratchArg) {
 }
 const file: string = fileArg
 const scratch: string = scratchArg
-const ALL = ['read', 'sha1', 'put', 'get', 'http-drain', 'http-mp', 'http-put', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
+const ALL = ['read', 'sha1', 'put', 'writes', 'writes+ds', 'get', 'http-drain', 'http-mp', 'http-put', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
 const pieces = asked.length ? asked : ALL
 const bytes = Bun.file(file).size
 const blobs = await createDiskBlobStore({ dataDir: scratch })
@@ -69,6 +71,32 @@ async function drain(stream: ReadableStream<Uint8Array>): Promise<number> {
     if (done) return n
     n += value.byteLength
   }
+}
+
+/** Writes `bytes` bytes (the first 16 MiB of the file, repeated) with FileHandle.write and fsyncs; answers the
+ *  seconds spent in the final fsync. With `every`, an fdatasync is started every `every` bytes, one at a time. */
+async function writeLoop(every = Number.POSITIVE_INFINITY): Promise<number> {
+  const CHUNK = 128 * 1024
+  const src = new Uint8Array(await Bun.file(file).slice(0, 16 * 1048576).arrayBuffer())
+  const fh = await open(join(scratch, 'writes.bin'), 'wx', 0o600)
+  let syncing: Promise<void> | undefined
+  let unsynced = 0
+  for (let at = 0; at < bytes; at += CHUNK) {
+    const from = at % src.byteLength
+    await fh.write(src.subarray(from, Math.min(from + CHUNK, src.byteLength, from + bytes - at)))
+    unsynced += CHUNK
+    if (unsynced >= every && !syncing) {
+      unsynced = 0
+      syncing = fh.datasync().then(() => void (syncing = undefined))
+    }
+  }
+  await syncing
+  const t = performance.now()
+  await fh.sync()
+  const syncMs = performance.now() - t
+  await fh.close()
+  await rm(join(scratch, 'writes.bin'))
+  return syncMs / 1000
 }
 
 async function ensureStored() {
@@ -156,6 +184,12 @@ try {
         stored = true
         report(piece, performance.now() - t0)
         break
+      case 'writes':
+      case 'writes+ds': {
+        const syncS = await writeLoop(piece === 'writes' ? undefined : 64 * 1024 * 1024)
+        report(piece, performance.now() - t0, `(final fsync ${syncS.toFixed(2)} s)`)
+        break
+      }
       case 'get':
         await ensureStored()
         Bun.gc(true)

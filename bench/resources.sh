@@ -101,22 +101,32 @@ upload() {
   local code rssf=$TMP/curl-rss
   rm -f "$rssf"
   local pre=()
-  [ -z "$TIME_BIN" ] || pre=("$TIME_BIN" -f %M -o "$rssf")
+  [ -z "$TIME_BIN" ] || pre=("$TIME_BIN" -f '%M %U %S' -o "$rssf")
   bounded 900 ${pre[@]+"${pre[@]}"} curl -sS -X PUT -H "$AUTH" -H 'Expect:' \
     -F "file=@$2;type=application/octet-stream" -o "$3" -w '%{http_code}' "$BASE/api/resources/$1/raw" >"$TMP/code"
   code=$(cat "$TMP/code")
   [ "$code" = 200 ] || { echo "bench/resources.sh: upload answered HTTP $code: $(head -c 500 "$3")" >&2; exit 1; }
-  UPLOAD_CURL_KB=-
-  [ ! -s "$rssf" ] || UPLOAD_CURL_KB=$(tail -n 1 "$rssf")
+  UPLOAD_CURL_KB=- CURL_CPU=-
+  [ ! -s "$rssf" ] || read -r UPLOAD_CURL_KB CURL_CPU < <(tail -n 1 "$rssf" | awk '{print $1, $2 + $3}')
 }
 
 # download GUID FILE: GET the contents into FILE.
 download() {
-  local code
-  bounded 900 curl -sS -H "$AUTH" -o "$2" -w '%{http_code}' "$BASE/api/resources/$1/raw" >"$TMP/code"
+  local code rssf=$TMP/curl-rss
+  rm -f "$rssf"
+  local pre=()
+  [ -z "$TIME_BIN" ] || pre=("$TIME_BIN" -f '%M %U %S' -o "$rssf")
+  bounded 900 ${pre[@]+"${pre[@]}"} curl -sS -H "$AUTH" -o "$2" -w '%{http_code}' "$BASE/api/resources/$1/raw" >"$TMP/code"
   code=$(cat "$TMP/code")
   [ "$code" = 200 ] || { echo "bench/resources.sh: download answered HTTP $code" >&2; exit 1; }
+  CURL_CPU=-
+  [ ! -s "$rssf" ] || CURL_CPU=$(tail -n 1 "$rssf" | awk '{print $2 + $3}')
 }
+
+# CPU time (user + system) a process has used so far, in seconds.
+TICKS=$(getconf CLK_TCK)
+cpu_s() { awk -v t="$TICKS" '{ sub(/^.*\) /, ""); print ($12 + $13) / t }' "/proc/$1/stat"; }
+sub_s() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a - b}'; }
 
 delete_resource() { curl -sS -o /dev/null -X DELETE -H "$AUTH" "$BASE/api/resources/$1"; }
 
@@ -157,7 +167,7 @@ echo "   server RSS: $(mib "$RSS_START") MiB after login, $(mib "$RSS_BASE") MiB
 peak_between() { awk -v a="$1" -v b="$2" '$1 >= a && $1 <= b && $2 > m {m = $2} END {print m + 0}' "$SAMPLES"; }
 
 # --- rounds: copy, upload, download ------------------------------------------------------------------
-COPY_US=() UP_US=() DOWN_US=() LOADS=() UP_PEAK=() DOWN_PEAK=() CURL_KB=()
+COPY_US=() HASH_US=() CLIENT_US=() UP_US=() DOWN_US=() UP_CPU=() UP_CURL_CPU=() DOWN_CPU=() DOWN_CURL_CPU=() LOADS=() UP_PEAK=() DOWN_PEAK=() CURL_KB=()
 for r in $(seq "$ROUNDS"); do
   L=$(load1)
   LOADS+=("$L")
@@ -172,10 +182,28 @@ for r in $(seq "$ROUNDS"); do
   rm -f "$TMP/copy.bin"
   printf '   %-30s %6s s  %5s MB/s\n' "copy (cp + sync FILE)" "$(secs $((t1 - t0)))" "$(mbps "$BYTES" $((t1 - t0)))"
 
+  # The floors, no Quarry involved: SHA-1 of the source alone (Bun.CryptoHasher, as the server; one core, from the
+  # page cache), which every upload must compute; and the download client writing the same bytes from a local file
+  # (curl file://) + sync.
+  read -r us sum < <("$BUN" run bench/lib.ts sha1 "$SRC")
+  [ "$sum" = "$SRC_SHA1" ] || { echo "bench/resources.sh: Bun's SHA-1 of the source is $sum, not $SRC_SHA1" >&2; exit 1; }
+  HASH_US+=("$us")
+  printf '   %-30s %6s s  %5s MB/s\n' "SHA-1 alone (Bun.CryptoHasher)" "$(secs "$us")" "$(mbps "$BYTES" "$us")"
+  rm -f "$TMP/floor.bin"
+  t0=$(now_us)
+  bounded 600 curl -sS -o "$TMP/floor.bin" "file://$SRC"
+  bounded 600 sync "$TMP/floor.bin"
+  t1=$(now_us)
+  CLIENT_US+=($((t1 - t0)))
+  rm -f "$TMP/floor.bin"
+  printf '   %-30s %6s s  %5s MB/s\n' "client (curl -o file:// + sync)" "$(secs $((t1 - t0)))" "$(mbps "$BYTES" $((t1 - t0)))"
+
   G=$("$BUN" run bench/lib.ts resource "$BASE" "$JWT" "bench-$r")
+  c0=$(cpu_s "$QPID")
   t0=$(now_us)
   upload "$G" "$SRC" "$TMP/up.json"
   t1=$(now_us)
+  UP_CPU+=("$(sub_s "$(cpu_s "$QPID")" "$c0")") UP_CURL_CPU+=("$CURL_CPU")
   UP_US+=($((t1 - t0)))
   CURL_KB+=("$UPLOAD_CURL_KB")
   UP_PEAK+=("$(peak_between "$t0" "$t1")")
@@ -185,16 +213,20 @@ for r in $(seq "$ROUNDS"); do
   [ "$HASH" = "$SRC_SHA1" ] || { echo "bench/resources.sh: the resource's Hash $HASH is not the source's $SRC_SHA1" >&2; exit 1; }
   printf '   %-30s %6s s  %5s MB/s   server peak RSS %s MiB, curl peak RSS %s kB\n' "upload (curl -F file=@)" \
     "$(secs $((t1 - t0)))" "$(mbps "$BYTES" $((t1 - t0)))" "$(mib "${UP_PEAK[-1]}")" "$UPLOAD_CURL_KB"
+  printf '   %-30s server %s s, curl %s s\n' "  CPU time (user + system)" "${UP_CPU[-1]}" "${UP_CURL_CPU[-1]}"
 
   rm -f "$TMP/down.bin"
+  c0=$(cpu_s "$QPID")
   t0=$(now_us)
   download "$G" "$TMP/down.bin"
   bounded 600 sync "$TMP/down.bin"
   t1=$(now_us)
+  DOWN_CPU+=("$(sub_s "$(cpu_s "$QPID")" "$c0")") DOWN_CURL_CPU+=("$CURL_CPU")
   DOWN_US+=($((t1 - t0)))
   DOWN_PEAK+=("$(peak_between "$t0" "$t1")")
   printf '   %-30s %6s s  %5s MB/s   server peak RSS %s MiB\n' "download (curl -o + sync FILE)" \
     "$(secs $((t1 - t0)))" "$(mbps "$BYTES" $((t1 - t0)))" "$(mib "${DOWN_PEAK[-1]}")"
+  printf '   %-30s server %s s, curl %s s\n' "  CPU time (user + system)" "${DOWN_CPU[-1]}" "${DOWN_CURL_CPU[-1]}"
   GOT=$(sha1_b64 "$TMP/down.bin")
   [ "$GOT" = "$SRC_SHA1" ] || { echo "bench/resources.sh: the download's SHA-1 $GOT is not the source's $SRC_SHA1" >&2; exit 1; }
   rm -f "$TMP/down.bin"
@@ -219,6 +251,8 @@ if [ -s "$TMP/quarry.log" ]; then echo "   Quarry logged (warn and above):"; sed
 
 # --- report ------------------------------------------------------------------------------------------
 C=$(median "${COPY_US[@]}")
+H=$(median "${HASH_US[@]}")
+K=$(median "${CLIENT_US[@]}")
 U=$(median "${UP_US[@]}")
 D=$(median "${DOWN_US[@]}")
 C_MB=$(mbps "$BYTES" "$C")
@@ -253,10 +287,14 @@ peaks_mib() { local -n arr=$1; local out=() x; for x in "${arr[@]}"; do out+=("$
 
 TABLE='| step | time (s) | MB/s | of copy | per round (MB/s) | server peak RSS growth (MiB) |'$'\n''| --- | ---: | ---: | ---: | --- | --- |'
 TABLE+=$'\n'"| plain copy: \`cp\` + \`sync FILE\` | $(secs "$C") | $C_MB | 100.0 % | $(rounds_mb COPY_US) | |"
+TABLE+=$'\n'"| floor: SHA-1 alone, \`Bun.CryptoHasher\` over the source in 1 MiB pieces (one core) | $(secs "$H") | $(mbps "$BYTES" "$H") | $(pct "$C" "$H") % | $(rounds_mb HASH_US) | |"
+TABLE+=$'\n'"| floor: download client alone, \`curl -o FILE file://source\` + \`sync FILE\` | $(secs "$K") | $(mbps "$BYTES" "$K") | $(pct "$C" "$K") % | $(rounds_mb CLIENT_US) | |"
 TABLE+=$'\n'"| upload: \`PUT …/raw\`, multipart, \`curl -F file=@\` | $(secs "$U") | $U_MB | $U_PCT % | $(rounds_mb UP_US) | $(peaks_mib UP_PEAK) |"
 TABLE+=$'\n'"| download: \`GET …/raw\`, \`curl -o\` + \`sync FILE\` | $(secs "$D") | $D_MB | $D_PCT % | $(rounds_mb DOWN_US) | $(peaks_mib DOWN_PEAK) |"
 SUMMARY="- upload / copy: **$U_PCT %** (per round $(per_round UP_US)); target at least $TARGET %: **$V_UP**"
 SUMMARY+=$'\n'"- download / copy: **$D_PCT %** (per round $(per_round DOWN_US)); target at least $TARGET %: **$V_DOWN**"
+SUMMARY+=$'\n'"- the floors against the copy: SHA-1 alone $(pct "$C" "$H") % (the upload's ceiling when it gets as much CPU as this step got; under load a one-thread step gets less than a multi-threaded one, so single rounds can beat it), the download client alone $(pct "$C" "$K") %; upload / SHA-1 alone $(pct "$H" "$U") %, download / client alone $(pct "$K" "$D") %"
+SUMMARY+=$'\n'"- CPU time (user + system) per round, server / curl: upload ${UP_CPU[*]} / ${UP_CURL_CPU[*]} s, download ${DOWN_CPU[*]} / ${DOWN_CURL_CPU[*]} s; with $(nproc) cores an upload cannot take less wall time than its CPU time (server + curl) divided by $(nproc)"
 SUMMARY+=$'\n'"- server peak RSS growth: **$GROWTH MiB** (peak $(mib "$PEAK") MiB of $NSAMPLES samples every $SAMPLE_MS ms, over the baseline $(mib "$RSS_BASE") MiB after the warm-up; $(mib "$RSS_START") MiB after login, before the warm-up); target under $RSS_TARGET MiB: **$V_RSS**"
 SUMMARY+=$'\n'"- cross-check: VmHWM $(mib "$HWM_BASE") MiB at the baseline, $(mib "$HWM_END") MiB at the end ($HWM_GROWTH MiB over the baseline RSS); RSS at the end $(mib "$RSS_END") MiB; curl's peak RSS during the uploads ${CURL_KB[*]} kB"
 SUMMARY+=$'\n'"- load average (1 min) at the start of each round and at the end: ${LOADS[*]}"
@@ -276,7 +314,7 @@ if [ "${BENCH_NO_RECORD:-0}" != 1 ]; then
     echo
     echo "- machine: $(nproc) CPUs (nproc), $CPU, $(uname -sr), $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; disk $(df --output=source,fstype "$TMP" | awk 'NR == 2 {print $1 " (" $2 ")"}')"
     echo "- Bun $("$BUN" --version), $(curl --version | awk 'NR == 1 {print $1, $2}'), $(cp --version | awk 'NR == 1 {print "cp", $NF}'); Quarry with QUARRY_LOG_LEVEL=warn, QUARRY_MAX_RESOURCE_SIZE=2GiB${PROFILE_DIR:+, under --cpu-prof-md (profiled: figures not comparable)}"
-    echo "- command: \`bash bench/resources.sh$([ "$STRICT" -eq 0 ] || echo ' --strict')\` ($SIZE_MIB MiB, a random MiB repeated; $ROUNDS rounds of copy, upload, download; all files in one temp dir on one disk, every step ends fsynced, source in the page cache)"
+    echo "- command: \`bash bench/resources.sh$([ "$STRICT" -eq 0 ] || echo ' --strict')\` ($SIZE_MIB MiB, a random MiB repeated; $ROUNDS rounds of copy, the two floors, upload, download; all files in one temp dir on one disk, every step ends fsynced, source in the page cache)"
     echo "- upload: \`curl -X PUT -H 'Expect:' -F 'file=@source;type=application/octet-stream' …/api/resources/<guid>/raw\`; download: \`curl -o file …/raw\` then \`sync file\`; both SHA-1 checked against the source and the resource's Hash"
     echo
     echo "$TABLE"

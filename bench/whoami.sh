@@ -42,30 +42,6 @@ source bench/common.sh
 need_packages wrk
 bench_init whoami
 
-# stop_server PID: SIGTERM, then SIGKILL after 10 s.
-stop_server() {
-  local pid=$1
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  forget "$pid"
-}
-
-
-# start_server NAME LOG URL-TO-WAIT-FOR CMD...: starts a server in the background (env as given by the
-# caller) and waits until it answers; sets SERVER_PID.
-start_server() {
-  local name=$1 log=$2 url=$3
-  shift 3
-  "$@" >"$log" 2>&1 &
-  SERVER_PID=$!
-  PIDS+=("$SERVER_PID")
-  "$BUN" run bench/lib.ts wait "$url" 30 || { echo "bench/whoami.sh: $name did not start:" >&2; cat "$log" >&2; exit 1; }
-}
-
-free_port() { "$BUN" run bench/lib.ts free-port; }
-
 # check_body NAME URL [HEADER]: the server's whoami answer must equal Quarry's (TS aside).
 check_body() {
   local got
@@ -78,44 +54,6 @@ check_body() {
   }
 }
 
-# Latency as wrk prints it (850.00us, 1.23ms, 1.02s) in milliseconds.
-to_ms() {
-  awk -v v="$1" 'BEGIN {
-    n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-    if (u == "us") n /= 1000; else if (u == "s") n *= 1000; else if (u == "m") n *= 60000
-    printf "%.2f", n }'
-}
-
-wrk_args() { # URL [HEADER]
-  WRK_ARGS=(-t"$THREADS" -c"$CONNS")
-  [ -z "${2:-}" ] || WRK_ARGS+=(-H "$2")
-}
-
-warm() { # NAME URL [HEADER]
-  wrk_args "$2" "${3:-}"
-  echo "== $1: warm-up ($WARMUP)"
-  bounded 120 wrk "${WRK_ARGS[@]}" -d"$WARMUP" "$2" >/dev/null
-}
-
-# measure NAME URL [HEADER]: one measured run; sets RPS, P50, P99 (ms).
-measure() {
-  local out=$TMP/wrk-$1.txt
-  wrk_args "$2" "${3:-}"
-  bounded 300 wrk "${WRK_ARGS[@]}" -d"$DURATION" --latency "$2" >"$out"
-  if grep -q 'Non-2xx or 3xx responses\|Socket errors' "$out"; then
-    sed 's/^/   /' "$out"
-    echo "bench/whoami.sh: $1 had errors during the run" >&2
-    exit 1
-  fi
-  RPS=$(awk '/^Requests\/sec:/ {printf "%.0f", $2}' "$out")
-  P50=$(to_ms "$(awk '$1 == "50%" {print $2}' "$out")")
-  P99=$(to_ms "$(awk '$1 == "99%" {print $2}' "$out")")
-  [ -n "$RPS" ] || { echo "bench/whoami.sh: could not read wrk's output for $1" >&2; cat "$out" >&2; exit 1; }
-  printf '   %-34s %8s req/s   p50 %6s ms   p99 %6s ms\n' "$1" "$RPS" "$P50" "$P99"
-}
-
-# median_round "rps:p50:p99" ...: prints the triple with the median requests/s.
-median_round() { printf '%s\n' "$@" | sort -t: -k1,1n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
 
 
 # --- servers: Quarry, the bare baseline and, with --variants, the variants; all on one store -----------

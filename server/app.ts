@@ -21,6 +21,8 @@ import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
 import { SearchManager } from './search/manager'
+import { dashboardsPlugin } from '../plugins/dashboards'
+import { libraryPlugin } from '../plugins/library'
 
 export interface AppDeps {
   config: Config
@@ -74,6 +76,8 @@ export async function createApp(deps: AppDeps) {
     .use(searchCtrlPlugin({ config, store, auth, searches, clock }))
     .use(statsPlugin({ auth, searches }))
     .use(notificationsPlugin({ auth }))
+    .use(dashboardsPlugin({ store, auth, clock }))
+    .use(libraryPlugin({ store, auth, clock }))
   return { app, auth, searches }
 }
 

@@ -48,7 +48,7 @@ const KNOWN = new Set([
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE',
   ...S3_VARIABLES,
   // read by the CLI, not the server
-  'QUARRY_URL', 'QUARRY_TOKEN',
+  'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
 ])
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }

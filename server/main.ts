@@ -84,7 +84,10 @@ export async function main(env: Record<string, string | undefined> = process.env
   log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sessionSweep = setInterval(() => {
-    void auth.sweepExpiredSessions()
+    // A busy store (a long write by another process) must not end the server: log it and try at the next tick.
+    auth.sweepExpiredSessions().catch((e: unknown) =>
+      log.error('expired session sweep failed', { error: e instanceof Error ? e.message : String(e) }),
+    )
   }, EXPIRED_SESSION_SWEEP_MS)
   sessionSweep.unref()
   searchSweep = setInterval(() => searches.sweep(), SEARCH_SWEEP_MS)

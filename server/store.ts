@@ -13,6 +13,8 @@ import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/re
 import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
 import { SqliteEntriesRepo, type EntriesRepo } from './search/entries'
 import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
+import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
+import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
 
 export interface Store {
   users: UsersRepo
@@ -26,6 +28,8 @@ export interface Store {
   entries: EntriesRepo
   /** Saved searches and the search history. */
   searches: SearchesRepo
+  dashboards: DashboardsRepo
+  library: LibraryRepo
   close(): void
 }
 
@@ -47,6 +51,8 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     files: new SqliteFilesRepo(db),
     entries: new SqliteEntriesRepo(db),
     searches: new SqliteSearchesRepo(db),
+    dashboards: new SqliteDashboardsRepo(db),
+    library: new SqliteLibraryRepo(db),
     close: () => db.close(),
   }
 }

@@ -15,3 +15,12 @@ export function bareNumber(set: { headers: Record<string, unknown> }, value: num
 export function sharingList(gids: readonly number[] | null | undefined): number[] {
   return [...new Set(gids ?? [])].sort((a, b) => a - b)
 }
+
+/**
+ * A download answer: the blob store's body with its type and length. `Content-Disposition: inline` is set because
+ * Bun otherwise adds `filename="<the blob's file name>"` for a disk blob sent as a file, which would show the
+ * store's internal key to the caller; `inline` is what a response without the header means anyway.
+ */
+export function contents(body: Blob | ReadableStream<Uint8Array> | Uint8Array, type: string, size: number): Response {
+  return new Response(body, { headers: { 'content-type': type, 'content-length': String(size), 'content-disposition': 'inline' } })
+}

@@ -5,6 +5,7 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { listening } from './process'
 
 const MAIN = join(import.meta.dir, '..', 'server', 'main.ts')
 const dirs: string[] = []
@@ -21,28 +22,6 @@ function start(env: Record<string, string>) {
     env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...env },
     stdout: 'pipe',
     stderr: 'pipe',
-  })
-}
-
-/** Keeps reading stdout (a closed pipe would break the server's logging) and answers the base URL once listening. */
-function listening(proc: ReturnType<typeof start>): Promise<{ url: string; lines: string[] }> {
-  const lines: string[] = []
-  return new Promise((resolve, reject) => {
-    void (async () => {
-      const decoder = new TextDecoder()
-      let buffered = ''
-      for await (const chunk of proc.stdout) {
-        buffered += decoder.decode(chunk)
-        const parts = buffered.split('\n')
-        buffered = parts.pop()!
-        for (const line of parts) {
-          lines.push(line)
-          const entry = JSON.parse(line)
-          if (entry.msg === 'listening') resolve({ url: entry.address, lines })
-        }
-      }
-      reject(new Error('server exited before listening'))
-    })()
   })
 }
 

@@ -95,6 +95,28 @@ const importForm = await (async () => {
   return { body: new Uint8Array(await res.arrayBuffer()), type }
 })()
 const importBody = (): CallOptions => ({ body: importForm.body, headers: { 'content-type': importForm.type } })
+/** A fresh dashboard of the owner, shared with the fixture group or not; answers its path. */
+const ownerDashboard = (shared: boolean) => async (f: Fixture) => {
+  const res = await f.server.call('POST', '/api/dashboards', { jwt: f.ownerJwt, json: { Name: 'matrix', GIDs: shared ? [f.gid] : [], Data: {} } })
+  if (res.status !== 200) throw new Error(`dashboard creation failed: ${res.status} ${res.text}`)
+  return `/api/dashboards/${res.body}`
+}
+/** Read by owner, group members and admins; others do not even see it. Writes on an unshared one: owner and admins. */
+const dashboardReadRow: Row = { who: 'member', deny: 404, path: ownerDashboard(true) }
+const dashboardWriteRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: ownerDashboard(false) })
+
+/**
+ * A fresh library entry of the owner, shared with the fixture group or not; answers its path with ?admin=true,
+ * which gives the admin its reach and is ignored for everyone else (spec library rule 2).
+ */
+const ownerEntry = (shared: boolean) => async (f: Fixture) => {
+  const res = await f.server.call('POST', '/api/library', { jwt: f.ownerJwt, json: { Name: 'matrix', Query: 'tag=x', GIDs: shared ? [f.gid] : [] } })
+  if (res.status !== 200) throw new Error(`library entry creation failed: ${res.status} ${res.text}`)
+  return `/api/library/${res.body.ThingUUID}?admin=true`
+}
+/** The spec answers 403 to callers without access to an entry (also to those who may not see it). */
+const entryReadRow: Row = { who: 'member', path: ownerEntry(true) }
+const entryWriteRow = (body?: Row['body']): Row => ({ who: 'self', body, path: ownerEntry(false) })
 
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
@@ -175,6 +197,19 @@ const MATRIX: Record<string, Row> = {
   'GET /api/stats/ping': { who: 'any' },
   'GET /api/stats/sysDesc': { who: 'any' },
   'GET /api/notifications': { who: 'any' },
+  'GET /api/dashboards': { who: 'any' },
+  'GET /api/dashboards/all': { who: 'any' },
+  'POST /api/dashboards': { who: 'any', body: () => ({ Name: 'new', Description: '', GIDs: [], Global: false, Data: { tiles: [] } }) },
+  'GET /api/dashboards/:id': dashboardReadRow,
+  'PUT /api/dashboards/:id': dashboardWriteRow(() => ({ Name: 'renamed', Data: { version: 2 } })),
+  'DELETE /api/dashboards/:id': dashboardWriteRow(),
+  'GET /api/users/:id/dashboards': { who: 'self' },
+  'GET /api/groups/:gid/dashboards': { who: 'member' },
+  'GET /api/library': { who: 'any' },
+  'POST /api/library': { who: 'any', body: () => ({ Name: 'new', Query: 'tag=x', Metadata: { a: 1 } }) },
+  'GET /api/library/:id': entryReadRow,
+  'PUT /api/library/:id': entryWriteRow(() => ({ Name: 'renamed', Query: 'tag=y' })),
+  'DELETE /api/library/:id': entryWriteRow(),
 }
 
 type Role = 'stranger' | 'member' | 'owner' | 'admin'

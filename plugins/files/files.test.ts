@@ -246,6 +246,19 @@ describe('contents and Type', () => {
     s.clock.advance(3001)
     expectError(await s.call('GET', `/api/files/${r.GUID}`, { jwt: tmp }), 401)
   })
+
+  test('over HTTP the download names no file (Bun would name the blob store\'s file) and has the exact length', async () => {
+    const { s, owner } = await world()
+    const r = await create(s, owner.jwt, PNG)
+    s.app.listen({ hostname: '127.0.0.1', port: 0 })
+    try {
+      const res = await fetch(`http://127.0.0.1:${s.app.server!.port}/api/files/${r.GUID}`, { headers: { authorization: `Bearer ${owner.jwt}` } })
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(PNG)
+      expect([res.headers.get('content-disposition'), res.headers.get('content-length'), res.headers.get('content-type')]).toEqual(['inline', String(PNG.byteLength), 'image/png'])
+    } finally {
+      await s.app.stop(true)
+    }
+  })
 })
 
 describe('visibility', () => {

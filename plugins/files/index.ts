@@ -6,7 +6,8 @@
 // everywhere; DELETE accepts it from everyone.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
-import { sharingList } from '../../server/wire'
+import { type Reacher, UUID, canReach, pickReached } from '../../server/sharing'
+import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
@@ -17,7 +18,7 @@ import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import type { FileRow } from './repo'
-import { AdminQuery, IdParams, PatchFileBody, UUID, UserFile, parseCreateFields, toUserFile } from './schema'
+import { AdminQuery, IdParams, PatchFileBody, UserFile, parseCreateFields, toUserFile } from './schema'
 
 /** Room for the multipart framing (and the small fields) around the file when Content-Length is checked. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -49,8 +50,12 @@ export interface FilesDeps {
 export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDeps) {
   const { files } = store
 
+  /** Admins reach every file (an admin's token acts as a normal user: `caller.admin` is false then). */
+  const reacher = (caller: Caller): Reacher => ({ uid: caller.uid, all: caller.admin })
+
   async function canRead(caller: Caller, f: FileRow): Promise<boolean> {
-    return caller.admin || f.uid === caller.uid || f.global || (f.gids.length > 0 && (await files.sharedWith(f.thingUuid, caller.uid)))
+    const shared = f.uid !== caller.uid && f.gids.length > 0 && (await files.sharedWith(f.thingUuid, caller.uid))
+    return canReach({ ...f, shared }, reacher(caller))
   }
 
   /**
@@ -64,14 +69,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
       const f = await files.get(id)
       if (f && (await canRead(caller, f))) return f
     }
-    const rank = (f: FileRow & { shared: boolean }) =>
-      f.uid === caller.uid ? 0 : f.shared ? 1 : f.global ? 2 : caller.admin ? 3 : undefined
-    let best: FileRow | undefined
-    let bestRank = Number.POSITIVE_INFINITY
-    for (const f of await files.byGuid(id, caller.uid)) {
-      const r = rank(f)
-      if (r !== undefined && r < bestRank) (best = f), (bestRank = r)
-    }
+    const best = pickReached(await files.byGuid(id, caller.uid), reacher(caller))
     if (!best) throw Errors.notFound('file')
     return best
   }
@@ -184,9 +182,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
       '/api/files/:id',
       async ({ caller, params, query }) => {
         const f = await readable(caller, params.id, adminView(caller, query))
-        const stream = await blobs.body(f.blobKey)
         const type = f.type === EMPTY_TYPE || f.type === '' ? 'application/octet-stream' : f.type
-        return new Response(stream, { headers: { 'content-type': type, 'content-length': String(f.size) } })
+        return contents(await blobs.body(f.blobKey), type, f.size)
       },
       {
         access: { key: 'UserFileRead', download: true, cookie: true },

@@ -1,6 +1,7 @@
 import { sharingList } from '../../server/wire'
 import { t } from 'elysia'
 import { Errors } from '../../server/errors'
+import { UUID } from '../../server/sharing'
 import { formatTime } from '../../server/time'
 import { Id } from '../groups/schema'
 import type { FileRow } from './repo'
@@ -28,8 +29,9 @@ export const MAX_GIDS = 1024
 
 const Name = t.String({ maxLength: MAX_NAME })
 const Desc = t.String({ maxLength: MAX_DESC })
-const GIDs = t.Union([t.Array(Id, { maxItems: MAX_GIDS }), t.Null()])
-const Labels = t.Union([t.Array(t.String({ maxLength: MAX_NAME }), { maxItems: MAX_LABELS }), t.Null()])
+/** A sharing list: any positive GID, also of a group that does not exist yet (decisions §5); null means none. */
+export const GIDs = t.Union([t.Array(Id, { maxItems: MAX_GIDS }), t.Null()])
+export const Labels = t.Union([t.Array(t.String({ maxLength: MAX_NAME }), { maxItems: MAX_LABELS }), t.Null()])
 
 /** PATCH: a structure like a listing entry; only these fields are looked at, absent ones keep their value. */
 export const PatchFileBody = t.Object({
@@ -72,7 +74,6 @@ export interface CreateFields {
   labels: string[]
 }
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A sorted list without repeats. */
 const isId = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 2147483647

@@ -3,7 +3,8 @@
 // may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
-import { sharingList } from '../../server/wire'
+import { UUID, canReach } from '../../server/sharing'
+import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
@@ -26,7 +27,6 @@ import {
 } from './schema'
 import { sniffContentType } from '../../server/upload/sniff'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */
 const SNIFF_DEFAULT = 512
 const SNIFF_MIN = 128
@@ -55,8 +55,10 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
     return raw.toLowerCase()
   }
 
+  /** Admins reach every resource (an admin's token acts as a normal user: `caller.admin` is false then). */
   async function canRead(caller: Caller, r: ResourceRow): Promise<boolean> {
-    return caller.admin || r.uid === caller.uid || r.global || (r.gids.length > 0 && (await resources.sharedWith(r.guid, caller.uid)))
+    const shared = r.uid !== caller.uid && r.gids.length > 0 && (await resources.sharedWith(r.guid, caller.uid))
+    return canReach({ ...r, shared }, { uid: caller.uid, all: caller.admin })
   }
 
   /** The resource when the caller may read it; 404 otherwise (also for one it may not even see). */
@@ -201,9 +203,8 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
       '/api/resources/:guid/raw',
       async ({ caller, params }) => {
         const r = await readable(caller, params.guid)
-        if (!r.blobKey) return new Response(new Uint8Array(0), { headers: { 'content-type': 'application/octet-stream' } })
-        const stream = await blobs.body(r.blobKey)
-        return new Response(stream, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(r.size) } })
+        if (!r.blobKey) return contents(new Uint8Array(0), 'application/octet-stream', 0)
+        return contents(await blobs.body(r.blobKey), 'application/octet-stream', r.size)
       },
       {
         access: { key: 'ResourceRead', download: true, cookie: true },

@@ -296,6 +296,20 @@ describe('contents', () => {
     expectError(await s.call('GET', `/api/resources/${r.GUID}/raw`, { jwt: tmp }), 401)
   })
 
+  test('over HTTP the download names no file (Bun would name the blob store\'s file) and has the exact length', async () => {
+    const { s, owner } = await world()
+    const r = await create(s, owner.jwt)
+    await upload(s, owner.jwt, r.GUID, 'contents')
+    s.app.listen({ hostname: '127.0.0.1', port: 0 })
+    try {
+      const res = await fetch(`http://127.0.0.1:${s.app.server!.port}/api/resources/${r.GUID}/raw`, { headers: { authorization: `Bearer ${owner.jwt}` } })
+      expect(await res.text()).toBe('contents')
+      expect([res.headers.get('content-disposition'), res.headers.get('content-length'), res.headers.get('content-type')]).toEqual(['inline', '8', 'application/octet-stream'])
+    } finally {
+      await s.app.stop(true)
+    }
+  })
+
   test('only the owner and admins upload: member 403, stranger 404, nothing stored', async () => {
     const { s, owner, member, stranger, gid } = await world()
     const r = await create(s, owner.jwt, { GroupACL: [gid] })

@@ -26,6 +26,12 @@ import {
 } from './index'
 
 const READ_CHUNK = 256 * 1024
+/**
+ * A put starts an fdatasync of what it has written so far every this many bytes (one at a time, on Bun's thread
+ * pool), so the disk writes a large blob back while the rest still arrives, instead of all of it in the final fsync
+ * (about 0.7 s per GiB here). The final fsync before the rename is what makes the blob durable, as before.
+ */
+const SYNC_EVERY = 64 * 1024 * 1024
 /** Temporary files older than this at start are left-overs of a crash and are removed. */
 const STALE_TEMP_MS = 60 * 60_000
 
@@ -80,6 +86,9 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     const meter = new Meter(putOpts.maxBytes)
     const temp = join(tmpDir, `${crypto.randomUUID()}.part`)
     let fh: FileHandle | undefined
+    let syncing: Promise<void> | undefined
+    let syncFailure: unknown
+    let unsynced = 0
     const reader = stream.getReader()
     try {
       await ensureTmp()
@@ -87,17 +96,35 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
       for (;;) {
         const { done, value } = await reader.read()
         if (done) break
-        meter.add(value)
+        const hashing = meter.add(value) // copies the chunk to the hash worker; throws when over the limit
         let off = 0
         while (off < value.byteLength) off += (await fh.write(value, off, value.byteLength - off)).bytesWritten
+        unsynced += value.byteLength
+        if (unsynced >= SYNC_EVERY && !syncing) {
+          unsynced = 0
+          // Kept, not left to the final fsync: Linux reports a write-back error to an open file once.
+          syncing = fh.datasync().then(
+            () => void (syncing = undefined),
+            (e: unknown) => void ((syncFailure ??= e), (syncing = undefined)),
+          )
+        }
+        if (hashing) await hashing
       }
+      // The hash finishes while the file is fsynced.
+      const result = meter.result()
+      result.catch(() => {})
+      await syncing
+      if (syncFailure !== undefined) throw syncFailure
       await fh.sync()
       await fh.close()
       fh = undefined
+      const stored = await result
       await moveInto(temp, key)
-      return meter.result()
+      return stored
     } catch (e) {
+      meter.abort()
       reader.cancel(e).catch(() => {})
+      await syncing // never close the file under a running fdatasync (it never rejects)
       await fh?.close().catch(() => {})
       await rm(temp, { force: true }).catch(() => {})
       throw e

@@ -2,6 +2,8 @@
 // Two backends behind one narrow interface: local disk (the embedded default) and any S3-compatible server.
 // Nothing here knows about HTTP or Elysia; errors are typed so the route layer can map them to statuses.
 
+import { Sha1Stream } from './sha1'
+
 /**
  * Guarantees, for both backends:
  * - Contents are streamed: `put` never holds a whole upload in memory and `get` streams from the store.
@@ -110,20 +112,29 @@ export function checkRange(range: ByteRange): void {
 
 /**
  * Counts and hashes a stream as it passes, failing with `BlobTooLargeError` as soon as it grows past `maxBytes`.
- * Shared by both backends so size, SHA-1 and the limit behave identically.
+ * Shared by both backends so size, SHA-1 and the limit behave identically. The SHA-1 runs on a worker thread
+ * (`Sha1Stream`), alongside the caller's receiving and writing; `add` copies the chunk for it, so the caller may
+ * write or hand on the chunk at once, and answers a promise to await before the next chunk when the hashing lags.
+ * A put that fails calls `abort` so the hash state is dropped.
  */
 export class Meter {
   size = 0
-  private readonly hasher = new Bun.CryptoHasher('sha1')
+  private readonly sha1 = new Sha1Stream()
   constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {}
   /** Accounts for a chunk; throws before it is written anywhere when it crosses the limit. */
-  add(chunk: Uint8Array): void {
+  add(chunk: Uint8Array): Promise<void> | undefined {
     this.size += chunk.byteLength
-    if (this.size > this.maxBytes) throw new BlobTooLargeError(this.maxBytes)
-    this.hasher.update(chunk)
+    if (this.size > this.maxBytes) {
+      this.sha1.abort()
+      throw new BlobTooLargeError(this.maxBytes)
+    }
+    return this.sha1.update(chunk)
   }
-  result(): PutResult {
-    return { size: this.size, sha1: this.hasher.digest('base64') }
+  async result(): Promise<PutResult> {
+    return { size: this.size, sha1: await this.sha1.digest() }
+  }
+  abort(): void {
+    this.sha1.abort()
   }
 }
 

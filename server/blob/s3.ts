@@ -85,16 +85,23 @@ export async function createS3BlobStore(opts: S3BlobStoreOptions): Promise<BlobS
     const name = objectKey(key)
     const meter = new Meter(putOpts.maxBytes)
     let failure: unknown
+    let stored: PutResult | undefined
     const reader = stream.getReader()
     const metered = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
           const { done, value } = await reader.read()
-          if (done) return controller.close()
-          meter.add(value) // throws BlobTooLargeError before the chunk is sent
+          if (done) {
+            // The digest before the stream ends: a hash that fails aborts the object's upload, so nothing is stored.
+            stored = await meter.result()
+            return controller.close()
+          }
+          const hashing = meter.add(value) // throws BlobTooLargeError before the chunk is sent
           controller.enqueue(value)
+          if (hashing) await hashing
         } catch (e) {
           failure = e
+          meter.abort()
           reader.cancel(e).catch(() => {})
           controller.error(e)
         }
@@ -106,10 +113,12 @@ export async function createS3BlobStore(opts: S3BlobStoreOptions): Promise<BlobS
     try {
       await client.write(name, new Response(metered), { partSize: PART_SIZE, queueSize: QUEUE_SIZE, type: 'application/octet-stream' })
     } catch (e) {
+      meter.abort()
       throw failure ?? e
     }
     if (failure) throw failure // belt and braces: never report success for a stream that failed
-    return meter.result()
+    if (!stored) throw new Error('the S3 upload finished before its stream did')
+    return stored
   }
 
   async function get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {

@@ -6,12 +6,16 @@ import resources from './003_resources'
 import files from './004_files'
 import entries from './007_entries'
 import searches from './008_searches'
+import dashboards from './005_dashboards'
+import library from './006_library'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
   { version: 2, name: 'tokens', sql: tokens },
   { version: 3, name: 'resources', sql: resources },
   { version: 4, name: 'files', sql: files },
+  { version: 5, name: 'dashboards', sql: dashboards },
+  { version: 6, name: 'library', sql: library },
   { version: 7, name: 'entries', sql: entries },
   { version: 8, name: 'searches', sql: searches },
 ]

@@ -12,7 +12,7 @@ export class MultipartError extends Error {
 /** Route-local parser for upload routes: claims multipart bodies untouched, so Elysia never buffers them through formData(). */
 export const leaveMultipart = ({ contentType }: { contentType: string }) => (/^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined)
 
-/** How many chunks of the file the bridge lets pile up before it pauses the parser. */
+/** How many chunks of the file the bridge lets pile up before it stops feeding the parser. */
 const QUEUE_CHUNKS = 4
 
 /**
@@ -71,6 +71,10 @@ export async function streamUpload<T>(
   }
 
   const reader = request.body.getReader()
+  // The memory of every body chunk fed to the parser (see the file part's data handler).
+  const fed = new WeakSet<ArrayBufferLike>()
+  /** Wakes the feed loop when the sink wants more of the file. */
+  let wantMore: (() => void) | undefined
   let failure: unknown
   let fileController: ReadableStreamDefaultController<Uint8Array> | undefined
   let sinkResult: Promise<T> | undefined
@@ -109,10 +113,15 @@ export async function streamUpload<T>(
       {
         start(controller) {
           fileController = controller
+          // The file stream is never paused (backpressure is applied by not feeding the parser, in the feed loop),
+          // so each chunk arrives here while the parser is still in the write that produced it. The parser hands
+          // out slices of the body chunk it was given, which nothing reuses: those go on without a copy (this halves
+          // the garbage of an upload). Anything else is a slice of its own look-behind buffer (streamsearch's, at
+          // most a boundary long), which it rewrites on later writes: copied. (Read in @fastify/busboy 3.2.6: what
+          // it rewrites there is always a prefix of the boundary, so the bytes stay the same; we do not rely on it.)
           file.on('data', (chunk: Buffer) => {
             if (fileController !== controller) return
-            controller.enqueue(new Uint8Array(chunk))
-            if ((controller.desiredSize ?? 0) <= 0) file.pause()
+            controller.enqueue(fed.has(chunk.buffer) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : new Uint8Array(chunk))
           })
           file.on('end', () => {
             if (fileController !== controller) return
@@ -122,11 +131,14 @@ export async function streamUpload<T>(
           file.on('error', (e: Error) => abort(new MultipartError(`malformed multipart form: ${e.message}`)))
         },
         pull() {
-          file.resume()
+          wantMore?.()
+          wantMore = undefined
         },
         cancel() {
           fileController = undefined
           file.resume()
+          wantMore?.()
+          wantMore = undefined
         },
       },
       { highWaterMark: QUEUE_CHUNKS },
@@ -148,6 +160,12 @@ export async function streamUpload<T>(
       }
       if (failure !== undefined) return
       if (chunk.done) break
+      // Backpressure to the client: while the sink has QUEUE_CHUNKS of the file unread, the parser gets no more.
+      while (fileController && (fileController.desiredSize ?? 1) <= 0) {
+        await Promise.race([new Promise<void>((resolve) => (wantMore = resolve)), settled.catch(() => {})])
+        if (failure !== undefined) return
+      }
+      fed.add(chunk.value.buffer)
       if (!bb.write(chunk.value)) {
         // The parser waits until the sink has taken what it already has (backpressure to the client).
         await Promise.race([new Promise((resolve) => bb.once('drain', resolve)), settled.catch(() => {})])

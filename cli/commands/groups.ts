@@ -1,0 +1,88 @@
+// quarry group ...: groups (decisions §4). Groups are named by GID or by name.
+import { command, group } from '../command'
+import { client, output } from '../context'
+import { UsageError } from '../errors'
+import { type Group, type User, groupColumns, resolveGid, userColumns } from '../records'
+
+const groupArg = { group: { type: 'positional', required: true, valueHint: 'GID|NAME', description: 'The group, by GID or name' } } as const
+
+const list = command({
+  name: 'list',
+  description: 'List every group',
+  examples: ['quarry group list'],
+  async run() {
+    const out = output()
+    const groups = await client().get<Group[]>('/api/groups')
+    out.result(groups, () => out.table(groups, groupColumns))
+  },
+})
+
+const show = command({
+  name: 'show',
+  description: 'Show one group (members and admins)',
+  examples: ['quarry group show analysts'],
+  args: groupArg,
+  async run({ args }) {
+    const c = client()
+    const out = output()
+    const g = await c.get<Group>(`/api/groups/${await resolveGid(c, args.group)}`)
+    out.result(g, () => out.details([['GID', g.GID], ['Name', g.Name], ['Description', g.Desc]]))
+  },
+})
+
+const create = command({
+  name: 'create',
+  description: 'Create a group (admins)',
+  examples: ['quarry group create analysts --desc "Search analysts"'],
+  args: { name: { type: 'positional', required: true, description: 'Group name' }, desc: { type: 'string', description: 'Description' } },
+  async run({ args }) {
+    const gid = await client().post<number>('/api/groups', { Name: args.name, ...(args.desc !== undefined ? { Desc: args.desc } : {}) })
+    output().result(gid, () => `Created group ${args.name} (GID ${gid})`)
+  },
+})
+
+const update = command({
+  name: 'update',
+  description: 'Rename a group or change its description (admins)',
+  examples: ['quarry group update analysts --name hunters', 'quarry group update 4 --desc "Threat hunters"'],
+  args: { ...groupArg, name: { type: 'string', description: 'New name' }, desc: { type: 'string', description: 'New description' } },
+  async run({ args }) {
+    if (args.name === undefined && args.desc === undefined) throw new UsageError('nothing to change: give --name or --desc')
+    const c = client()
+    const answer = await c.put(`/api/groups/${await resolveGid(c, args.group)}`, {
+      ...(args.name !== undefined ? { Name: args.name } : {}),
+      ...(args.desc !== undefined ? { Desc: args.desc } : {}),
+    })
+    output().result(answer, () => `Updated group ${args.group}`)
+  },
+})
+
+const remove = command({
+  name: 'delete',
+  description: 'Delete a group: its memberships end and it leaves every sharing list (admins)',
+  examples: ['quarry group delete analysts'],
+  args: groupArg,
+  async run({ args }) {
+    const c = client()
+    const answer = await c.delete(`/api/groups/${await resolveGid(c, args.group)}`)
+    output().result(answer, () => `Deleted group ${args.group}`)
+  },
+})
+
+const members = command({
+  name: 'members',
+  description: 'List the members of a group',
+  examples: ['quarry group members analysts'],
+  args: groupArg,
+  async run({ args }) {
+    const c = client()
+    const out = output()
+    const users = await c.get<User[]>(`/api/groups/${await resolveGid(c, args.group)}/members`)
+    out.result(users, () => out.table(users, userColumns))
+  },
+})
+
+export default group('group', 'Groups: list, show, create, update, delete, members', { list, show, create, update, delete: remove, members }, [
+  'quarry group create analysts',
+  'quarry group members analysts',
+])

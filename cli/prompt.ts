@@ -1,0 +1,78 @@
+// Secrets from the person at the terminal (without echo) or from standard input, for scripts.
+import { CliError, UsageError } from './errors'
+
+let stdinLines: string[] | undefined
+
+/** Standard input's lines, read once (a password on stdin is one line; a trailing newline is not part of it). */
+async function readStdinLines(): Promise<string[]> {
+  if (!stdinLines) {
+    const text = await new Response(Bun.stdin.stream()).text()
+    stdinLines = text.split(/\r?\n/)
+  }
+  return stdinLines
+}
+
+/** The next line of standard input; a missing or empty line is an error naming `what`. */
+export async function stdinLine(what: string): Promise<string> {
+  const lines = await readStdinLines()
+  const line = lines.shift()
+  if (line === undefined || line === '') throw new UsageError(`expected ${what} on standard input`)
+  return line
+}
+
+function needTerminal(what: string) {
+  if (!process.stdin.isTTY) throw new UsageError(`no terminal to ask for ${what}: pass it on standard input with --password-stdin`)
+}
+
+/** Asks for a line with echo (e.g. a user name). */
+export async function ask(question: string): Promise<string> {
+  needTerminal(question.replace(/:\s*$/, '').toLowerCase())
+  const answer = prompt(question) ?? ''
+  if (answer.trim() === '') throw new UsageError(`${question.replace(/:\s*$/, '')} is required`)
+  return answer.trim()
+}
+
+/** Asks for a secret on the terminal without echoing it. Ctrl-C aborts, Ctrl-D ends the input. */
+export async function askHidden(question: string): Promise<string> {
+  needTerminal(question.replace(/:\s*$/, '').toLowerCase())
+  const stdin = process.stdin
+  // Echo goes off before the prompt shows, so nothing typed after the prompt can be echoed.
+  stdin.setRawMode(true)
+  process.stderr.write(question)
+  stdin.resume()
+  stdin.setEncoding('utf8')
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      let value = ''
+      const onData = (chunk: string) => {
+        for (const ch of chunk) {
+          if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+            stdin.off('data', onData)
+            return resolve(value)
+          }
+          if (ch === '\u0003') {
+            stdin.off('data', onData)
+            return reject(new CliError('aborted'))
+          }
+          if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1)
+          else value += ch
+        }
+      }
+      stdin.on('data', onData)
+    })
+  } finally {
+    stdin.setRawMode(false)
+    stdin.pause()
+    process.stderr.write('\n')
+  }
+}
+
+/** A new password: asked twice on a terminal, or one line of standard input. */
+export async function newPassword(fromStdin: boolean, question = 'New password: '): Promise<string> {
+  if (fromStdin) return stdinLine('the new password')
+  const first = await askHidden(question)
+  const again = await askHidden('Repeat it: ')
+  if (first !== again) throw new CliError('the two passwords differ')
+  if (first === '') throw new UsageError('the password may not be empty')
+  return first
+}

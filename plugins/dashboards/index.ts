@@ -1,0 +1,164 @@
+// Dashboards (spec "Dashboard", "Dashboards"; decisions §1, §5). Read: owner, members of a group in GIDs,
+// everyone for a global dashboard, admins. Change and delete: owner and admins. A caller who may not read gets
+// 404 like for a missing one; a reader who may not change gets 403. An admin's token acts as a normal user.
+// `{id}` in paths is the numeric ID or a GUID; several dashboards may share a GUID, and the one used is the
+// caller's own, else one shared with a group of the caller, else a global one (else, for an admin, anyone's).
+// `Data` is kept as the exact JSON text the client sent (large integers, key order, white space).
+import { Elysia, t } from 'elysia'
+import { Errors } from '../../server/errors'
+import { rawBodyMember, rawJson } from '../../server/raw-json'
+import { type Reacher, UUID, canReach, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
+import type { Store } from '../../server/store'
+import { bareNumber, sharingList } from '../../server/wire'
+import { authGuard, selfOrAdmin } from '../auth/guard'
+import { Empty } from '../auth/schema'
+import type { AuthService, Caller } from '../auth/service'
+import { GidParams } from '../groups/schema'
+import { UidParams } from '../users/schema'
+import type { DashboardFor } from './repo'
+import { DashboardBody, DashboardIdParams, dashboardJson, dashboardListJson } from './schema'
+
+/** Data of a dashboard created without one (spec create rule 5: Data may be left blank). */
+const BLANK_DATA = '{}'
+const LIST_SUMMARY = 'Answers an array of dashboards (no response schema: Data is spliced in as sent)'
+
+export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: AuthService; clock: () => number }) {
+  const { dashboards } = store
+  const reacher = (caller: Caller): Reacher => ({ uid: caller.uid, all: caller.admin })
+
+  /** The dashboard a path id names for the caller when it may read it; 400 for an id that is neither kind, 404 otherwise. */
+  async function readable(caller: Caller, rawId: string): Promise<DashboardFor> {
+    let found: DashboardFor | undefined
+    if (/^\d+$/.test(rawId)) {
+      const id = Number(rawId)
+      found = Number.isSafeInteger(id) ? await dashboards.byId(id, caller.uid) : undefined
+      if (found && !canReach(found, reacher(caller))) found = undefined
+    } else if (UUID.test(rawId)) {
+      found = pickReached(await dashboards.byGuid(rawId.toLowerCase(), caller.uid), reacher(caller))
+    } else {
+      throw Errors.badRequest('invalid dashboard id: expected the numeric ID or a GUID')
+    }
+    if (!found) throw Errors.notFound('dashboard')
+    return found
+  }
+
+  /** The dashboard when the caller may change it: 404 when it may not read it, 403 when it only reads. */
+  async function writable(caller: Caller, rawId: string): Promise<DashboardFor> {
+    const d = await readable(caller, rawId)
+    if (!caller.admin && d.uid !== caller.uid) throw Errors.forbidden('only the owner or an admin may change this dashboard')
+    return d
+  }
+
+  /** The text of Data as sent: undefined when absent, blank for null or "" (left blank), 400 unless a JSON object. */
+  function dataText(request: Request, data: unknown): string | undefined {
+    if (data === undefined) return undefined
+    if (data === null || data === '') return BLANK_DATA
+    if (typeof data !== 'object' || Array.isArray(data)) throw Errors.badRequest('invalid body property Data: expected a JSON object')
+    return rawBodyMember(request, 'Data')
+  }
+
+  return new Elysia({ name: 'quarry-dashboards' })
+    .use(authGuard(auth))
+    .get('/api/dashboards', async ({ caller, set }) => rawJson(set, dashboardListJson(await dashboards.listVisible(caller.uid))), {
+      access: 'DashboardRead',
+      detail: { summary: 'Dashboards the caller owns, reaches through a group, or that are global', description: LIST_SUMMARY },
+    })
+    .get(
+      '/api/dashboards/all',
+      async ({ caller, set }) => rawJson(set, dashboardListJson(caller.admin ? await dashboards.listAll() : await dashboards.listVisible(caller.uid))),
+      { access: 'DashboardRead', detail: { summary: 'Admins: every dashboard; others: as GET /api/dashboards', description: LIST_SUMMARY } },
+    )
+    .post(
+      '/api/dashboards',
+      async ({ caller, body, request, set }) => {
+        const uid = await requestedOwner(caller, body.UID, async (u) => (await store.users.get(u)) !== undefined)
+        if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global dashboards')
+        const guid = wantedGuid(body.GUID)
+        const now = clock()
+        const id = await dashboards.create({
+          guid: guid === undefined || guid === 'invalid' ? crypto.randomUUID() : guid,
+          uid,
+          name: body.Name ?? '',
+          description: body.Description ?? '',
+          global: body.Global ?? false,
+          labels: body.Labels ?? [],
+          data: dataText(request, body.Data) ?? BLANK_DATA,
+          created: now,
+          updated: now,
+          gids: sharingList(body.GIDs),
+        })
+        return bareNumber(set, id)
+      },
+      {
+        access: 'DashboardWrite',
+        body: DashboardBody,
+        response: t.Integer(),
+        detail: { summary: 'Create a dashboard; answers its numeric ID. UID (another user) and Global only by admins; a GUID that is no UUID is replaced' },
+      },
+    )
+    .get('/api/dashboards/:id', async ({ caller, params, set }) => rawJson(set, dashboardJson(await readable(caller, params.id))), {
+      access: 'DashboardRead',
+      params: DashboardIdParams,
+      detail: { summary: 'One dashboard, by numeric ID or GUID (owned > group > global)', description: 'Answers the dashboard' },
+    })
+    .put(
+      '/api/dashboards/:id',
+      async ({ caller, params, body, request, set }) => {
+        const d = await writable(caller, params.id)
+        // The full structure comes back; what the caller may not change (ID, GUID, Created, Updated, and for
+        // non-admins UID and Global) keeps its value, and so does every absent field.
+        let uid: number | undefined
+        if (caller.admin && body.UID && body.UID !== d.uid) {
+          if (!(await store.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
+          uid = body.UID
+        }
+        const updated = await dashboards.update(d.id, {
+          uid,
+          name: body.Name === undefined ? undefined : (body.Name ?? ''),
+          description: body.Description === undefined ? undefined : (body.Description ?? ''),
+          global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
+          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          data: dataText(request, body.Data),
+          gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
+          updated: clock(),
+        })
+        if (!updated) throw Errors.notFound('dashboard')
+        return rawJson(set, dashboardJson(updated))
+      },
+      {
+        access: 'DashboardWrite',
+        params: DashboardIdParams,
+        body: DashboardBody,
+        detail: {
+          summary: 'Change a dashboard (full structure as fetched); answers it. Admins also change UID and Global; other changes to them are ignored',
+        },
+      },
+    )
+    .delete(
+      '/api/dashboards/:id',
+      async ({ caller, params }) => {
+        const d = await writable(caller, params.id)
+        if (!(await dashboards.delete(d.id))) throw Errors.notFound('dashboard')
+        return {}
+      },
+      { access: 'DashboardWrite', params: DashboardIdParams, response: Empty, detail: { summary: 'Delete a dashboard, by numeric ID or GUID' } },
+    )
+    .get(
+      '/api/users/:id/dashboards',
+      async ({ caller, params, set }) => {
+        if (!selfOrAdmin(caller, params.id)) throw Errors.forbidden("only admins may list another user's dashboards")
+        if (params.id !== caller.uid && !(await store.users.get(params.id))) throw Errors.notFound('user')
+        return rawJson(set, dashboardListJson(await dashboards.listOwned(params.id)))
+      },
+      { access: 'DashboardRead', params: UidParams, detail: { summary: 'Dashboards owned by the user (not those reached through groups); the user or an admin' } },
+    )
+    .get(
+      '/api/groups/:gid/dashboards',
+      async ({ caller, params, set }) => {
+        if (!(await store.groups.get(params.gid))) throw Errors.notFound('group')
+        if (!caller.admin && !(await store.groups.isMember(caller.uid, params.gid))) throw Errors.forbidden('you are not a member of that group')
+        return rawJson(set, dashboardListJson(await dashboards.listShared(params.gid)))
+      },
+      { access: 'DashboardRead', params: GidParams, detail: { summary: 'Dashboards shared with the group; its members and admins' } },
+    )
+}

@@ -1,0 +1,54 @@
+import { t } from 'elysia'
+import { jsonWithRaw } from '../../server/raw-json'
+import { formatTime } from '../../server/time'
+import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
+import type { DashboardRow } from './repo'
+
+const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
+
+/**
+ * POST and PUT: the dashboard structure (spec "Dashboard"); unknown keys (ID, Created, Updated, Synced) are
+ * ignored. `Data` is any JSON here; the handler requires an object and keeps its text as sent. `UID` 0 and a
+ * `GUID` that is empty or the nil UUID mean unset (Go clients send zero values).
+ */
+export const DashboardBody = t.Object({
+  Name: t.Optional(Text(MAX_NAME)),
+  Description: t.Optional(Text(MAX_DESC)),
+  UID: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 2147483647 }), t.Null()])),
+  GIDs: t.Optional(GIDs),
+  Global: t.Optional(t.Union([t.Boolean(), t.Null()])),
+  Labels: t.Optional(Labels),
+  Data: t.Optional(t.Unknown()),
+  GUID: t.Optional(Text(64)),
+})
+export type DashboardBody = typeof DashboardBody.static
+
+/** A dashboard id in a path: the numeric ID or a GUID (checked by the handler). */
+export const DashboardIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
+
+/**
+ * The wire dashboard, in the spec's field order, with `Data` spliced in as stored (its exact text). Lists are
+ * arrays, never null (decisions §1).
+ */
+export function dashboardJson(d: DashboardRow): string {
+  return jsonWithRaw(
+    {
+      ID: d.id,
+      GUID: d.guid,
+      Name: d.name,
+      Description: d.description,
+      UID: d.uid,
+      GIDs: d.gids,
+      Global: d.global,
+      Created: formatTime(d.created),
+      Updated: formatTime(d.updated),
+      Labels: d.labels,
+    },
+    [
+      ['Data', d.data],
+      ['Synced', 'false'],
+    ],
+  )
+}
+
+export const dashboardListJson = (rows: readonly DashboardRow[]) => `[${rows.map(dashboardJson).join(',')}]`

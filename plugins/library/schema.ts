@@ -1,0 +1,66 @@
+import { t } from 'elysia'
+import { jsonWithRaw } from '../../server/raw-json'
+import { formatTime } from '../../server/time'
+import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
+import type { LibraryRow } from './repo'
+
+const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
+/** A query may be long (a whole search pipeline). */
+export const MAX_QUERY = 256 * 1024
+
+/**
+ * POST and PUT: the entry (spec "Search library entry"); ThingUUID, WriteAccess, Can and Updated are ignored
+ * (unknown keys are). `Metadata` is any JSON, kept as sent. `UID` 0 and a `GUID` that is empty or the nil UUID
+ * mean unset (Go clients send zero values).
+ */
+export const LibraryBody = t.Object({
+  GUID: t.Optional(Text(64)),
+  UID: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 2147483647 }), t.Null()])),
+  GIDs: t.Optional(GIDs),
+  Global: t.Optional(t.Union([t.Boolean(), t.Null()])),
+  Name: t.Optional(Text(MAX_NAME)),
+  Description: t.Optional(Text(MAX_DESC)),
+  Query: t.Optional(Text(MAX_QUERY)),
+  Labels: t.Optional(Labels),
+  Metadata: t.Optional(t.Unknown()),
+})
+export type LibraryBody = typeof LibraryBody.static
+
+export const LibraryIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
+
+export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
+
+/**
+ * Nobody but the owner (and an admin with ?admin=true) changes an entry (spec library rules 2 and 4), so the
+ * write access list every entry answers is empty.
+ */
+const WRITE_ACCESS = JSON.stringify({ Global: false, GIDs: [] })
+/** Can: what the caller may do; the owner (or an admin with the flag) all of it, anyone else nothing. */
+const CAN_ALL = JSON.stringify({ Delete: true, Modify: true, Share: true })
+const CAN_NONE = JSON.stringify({ Delete: false, Modify: false, Share: false })
+
+/**
+ * The wire entry in the spec's member order: GIDs, Labels and Metadata omitted when empty (the spec's table),
+ * Metadata spliced in as stored; then WriteAccess, what the caller `may` do (Can) and Updated (decisions §5).
+ */
+export function entryJson(e: LibraryRow, may: boolean): string {
+  return jsonWithRaw(
+    {
+      ThingUUID: e.thingUuid,
+      GUID: e.guid,
+      UID: e.uid,
+      ...(e.gids.length > 0 ? { GIDs: e.gids } : {}),
+      Global: e.global,
+      Name: e.name,
+      Description: e.description,
+      Query: e.query,
+      ...(e.labels.length > 0 ? { Labels: e.labels } : {}),
+    },
+    [
+      ['Metadata', e.metadata ?? undefined],
+      ['WriteAccess', WRITE_ACCESS],
+      ['Can', may ? CAN_ALL : CAN_NONE],
+      ['Updated', JSON.stringify(formatTime(e.updated))],
+    ],
+  )
+}

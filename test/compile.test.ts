@@ -1,0 +1,44 @@
+// The single self-contained executable: `npm run build` (bun build --compile) makes one file that is both the
+// server and the CLI. Built into a temporary directory, it starts the server and runs `quarry whoami` against it.
+import { afterAll, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { listening } from './process'
+
+const ROOT = join(import.meta.dir, '..')
+const dir = mkdtempSync(join(tmpdir(), 'quarry-compile-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+test('the compiled executable serves and answers `quarry whoami` about itself', async () => {
+  const exe = join(dir, 'quarry')
+  const build = Bun.spawnSync(['npm', 'run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, OUTFILE: exe }, stderr: 'pipe', stdout: 'pipe' })
+  expect({ code: build.exitCode, stderr: build.stderr.toString() }).toEqual({ code: 0, stderr: expect.any(String) })
+  expect(statSync(exe).mode & 0o111).not.toBe(0)
+
+  // nothing from the source tree: run from an empty directory with only PATH and HOME
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' }
+  const server = Bun.spawn([exe, 'serve'], {
+    cwd: dir,
+    env: { ...env, QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: join(dir, 'data'), QUARRY_ADMIN_PASSWORD: 'admin-password-1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  try {
+    const { url } = await listening(server)
+    const cli = (args: string[], stdin?: string) =>
+      Bun.spawnSync([exe, '--server', url, ...args], { cwd: dir, env, stdin: stdin === undefined ? 'ignore' : Buffer.from(stdin) })
+    const login = cli(['login', 'admin', '--password-stdin'], 'admin-password-1\n')
+    expect({ code: login.exitCode, stderr: login.stderr.toString() }).toEqual({ code: 0, stderr: '' })
+    const whoami = cli(['whoami', '--json'])
+    expect(whoami.exitCode).toBe(0)
+    expect(JSON.parse(whoami.stdout.toString())).toMatchObject({ UID: 1, User: 'admin', Admin: true })
+    // readable output: the table library is bundled too
+    expect(cli(['whoami']).stdout.toString()).toMatch(/User:\s+admin/)
+    const usage = cli(['user', 'frob'])
+    expect(usage.exitCode).toBe(2)
+  } finally {
+    server.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+  }
+}, 120_000)
