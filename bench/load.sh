@@ -66,7 +66,7 @@ if [ "${BENCH_NO_RECORD:-0}" != 1 ]; then
     echo "## $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
     echo "- machine: $(nproc) CPUs (nproc), $CPU, $(uname -sr), $(free -g | awk '/^Mem:/ {print $2}') GiB RAM; shared with other work"
-    echo "- Bun $("$BUN" --version); Quarry with QUARRY_LOG_LEVEL=warn on the disk blob store; command \`bash bench/load.sh $*\`$( [ -n "${BENCH_CLIENTS:-}${BENCH_DURATION:-}" ] && echo " (BENCH_CLIENTS=${BENCH_CLIENTS:-200} BENCH_DURATION=${BENCH_DURATION:-60})"); load generator (one Bun process) and server on the same machine"
+    echo "- Bun $("$BUN" --version); Quarry with QUARRY_LOG_LEVEL=warn on the disk blob store; command \`bash bench/load.sh${*:+ $*}\`$( [ -n "${BENCH_CLIENTS:-}${BENCH_DURATION:-}" ] && echo " (BENCH_CLIENTS=${BENCH_CLIENTS:-200} BENCH_DURATION=${BENCH_DURATION:-60})"); load generator (one Bun process) and server on the same machine"
     echo "- load average before seeding: $LOAD_START; server log at warn and above: $LOG_LINES lines"
     echo
     cat "$TMP/report.md"
