@@ -303,6 +303,54 @@ describe('launching and results', () => {
     expect(after.ItemCount).toBe(4000)
     expect(after.Finished).not.toBe('0001-01-01T00:00:00Z')
   })
+
+  test('a regex with catastrophic backtracking does not block the server: other requests answer while it runs', async () => {
+    // (a+)+$ on 29 a's and a b takes a backtracking engine (RegExp) about 2^29 steps, seconds per entry, all in
+    // one step; RE2 matches it in linear time. Real steps (the next event-loop turn), 4 entries each.
+    const { s, owner } = await setup()
+    const text = (i: number) => (i % 1000 === 0 ? `${'a'.repeat(29)}b` : i % 1000 === 500 ? 'aaaa' : `line ${i}`)
+    await ingest(s, Array.from({ length: 4000 }, (_, i) => entry(i, 'web', text(i))))
+    const id = await launch(s, owner.jwt, 'tag=web regex "(a+)+$"')
+    // Ask again and again while the search runs: each answer comes at once (2 s is a generous bound).
+    let askedWhileRunning = 0
+    for (;;) {
+      const asked = performance.now()
+      const whoami = await call(s, 'GET', '/api/info/whoami', owner.jwt)
+      expect(whoami.status).toBe(200)
+      expect(performance.now() - asked).toBeLessThan(2000)
+      if ((await details(s, owner.jwt, id)).Finished !== '0001-01-01T00:00:00Z') break
+      askedWhileRunning++
+      await Bun.sleep(5)
+    }
+    expect(askedWhileRunning).toBeGreaterThan(0)
+    await s.searches.settled()
+    expect(dataOf(await results(s, owner.jwt, id))).toEqual(['aaaa', 'aaaa', 'aaaa', 'aaaa'])
+  })
+
+  test.each([
+    ['a backreference', 'tag=web regex "(a)\\\\1"'],
+    ['a lookahead', 'tag=web regex (?=a)b'],
+  ])('a regex RE2 cannot compile (%s) is 400 with its position, and nothing is launched', async (_, query) => {
+    const { s, owner } = await setup()
+    const before = storeSnapshot(s)
+    const res = await call(s, 'POST', '/api/searchctrl/launch', owner.jwt, { json: { SearchString: query } })
+    expectError(res, 400, { Position: 14 })
+    expect(res.body.Error).toContain('RE2')
+    expect(storeSnapshot(s)).toEqual(before)
+    expect((await call(s, 'GET', '/api/searchctrl', owner.jwt)).body).toEqual([])
+  })
+
+  test('an entry of several MiB is matched by grep and regex, and the search ends', async () => {
+    const { s, owner } = await setup()
+    const big = `${'x'.repeat(5 << 19)} needle` // 2.5 MiB: base64 in JSON stays under the 4 MiB body limit
+    await ingest(s, [entry(1, 'web', big), entry(2, 'web', 'small needle'), entry(3, 'web', 'nothing')])
+    for (const q of ['tag=web grep needle', 'tag=web regex "x+ needle$"', 'tag=web regex "([a-z]{1,50})+ needle$"']) {
+      const id = await launch(s, owner.jwt, q)
+      await s.searches.settled()
+      const got = dataOf(await results(s, owner.jwt, id))
+      expect({ q, got: got.map((d) => d.length) }).toEqual({ q, got: q.includes('x+') ? [big.length] : [big.length, 'small needle'.length] })
+    }
+  })
 })
 
 describe('states and transitions', () => {

@@ -9,8 +9,9 @@
 // Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
 //
 // Guarantees:
-// - A search reads the entries in chunks of CHUNK and yields to the event loop after every step of about STEP_MS,
-//   so requests keep being answered while it runs.
+// - A search reads the entries in chunks of CHUNK and yields to the event loop after every step of about STEP_MS
+//   (checked after every entry), so requests keep being answered while it runs; regex stages use a linear-time
+//   engine (RE2), so no pattern makes the matching of one entry run away.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
@@ -26,7 +27,7 @@ import type { Logger } from '../log'
 import { formatTime } from '../time'
 import { type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo } from './entries'
-import { ALL_TAGS, type Query, type Stage, formatQuery } from './query'
+import { ALL_TAGS, type Query, type Stage, compileRegex, formatQuery } from './query'
 import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
 import {
   INDEX_ENTRY_BYTES,
@@ -265,11 +266,22 @@ export class SearchManager {
       let done = wanted !== null && wanted.length === 0
       const stepMs = this.deps.stepMs ?? STEP_MS
       let stepStart = performance.now()
+      // Ends a step once it has run stepMs: checked after every entry, not only every chunk, so one step runs at most
+      // stepMs plus the matching of one entry (entries are at most the ingest body limit; matching is linear).
+      // stepMs 0 (tests): exactly one chunk per step.
+      const due = () => performance.now() - stepStart >= stepMs
+      const endStep = async () => {
+        await writer.flush()
+        this.progress(s, writer)
+        await (this.deps.step ?? nextTurn)()
+        stepStart = performance.now()
+      }
       while (!done && !s.halt) {
         const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK)
         if (rows.length === 0) break
         cursor = rows.at(-1)!
         for (const row of rows) {
+          if (s.halt) break
           if (row.data === null) continue
           if (!tagNames.has(row.tagId)) for (const [name, id] of await entries.tagIds()) tagNames.set(id, name)
           const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
@@ -282,12 +294,9 @@ export class SearchManager {
             done = true
             break
           }
+          if (stepMs > 0 && due()) await endStep()
         }
-        if (performance.now() - stepStart < stepMs) continue
-        await writer.flush()
-        this.progress(s, writer)
-        await (this.deps.step ?? nextTurn)()
-        stepStart = performance.now()
+        if (!done && !s.halt && due()) await endStep()
       }
       await writer.flush()
       this.progress(s, writer)
@@ -605,7 +614,6 @@ class Pipeline {
   private counter: { n: number } | null = null
 
   constructor(stages: Stage[]) {
-    const decoder = new TextDecoder()
     for (const stage of stages) {
       switch (stage.op) {
         case 'grep': {
@@ -614,8 +622,9 @@ class Pipeline {
           break
         }
         case 'regex': {
-          const re = new RegExp(stage.pattern)
-          this.steps.push((d) => re.test(decoder.decode(d)))
+          // RE2 (linear time) on the UTF-8 bytes themselves: no decoding, no backtracking (see query.ts).
+          const re = compileRegex(stage.pattern)
+          this.steps.push((d) => re.test(d))
           break
         }
         case 'limit': {
