@@ -848,6 +848,90 @@ describe('API tokens', () => {
     expect((await s.call('PUT', `/api/searchctrl/${id}/detach`, { headers })).status).toBe(200)
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })
   })
+
+  const HOUR = 3_600_000
+  /** Sessions outlive the clock moves of these tests; a search without client is removed after one minute. */
+  const tokenSetup = () => setup({ config: { searchGraceMs: 60_000, sessionIdleMs: 100 * HOUR, sessionLifetimeMs: 100 * HOUR } })
+
+  /** A token of `jwt`'s user that may launch and attach, expiring `expiresInMs` from now (never when 0). */
+  async function searchToken(s: TestServer, jwt: string, expiresInMs = 0) {
+    const json: Record<string, unknown> = { name: 'script', capabilities: ['Search', 'AttachSearch'] }
+    if (expiresInMs) json.expiresAt = new Date(s.clock.now() + expiresInMs).toISOString()
+    const created = await call(s, 'POST', '/api/tokens', jwt, { json })
+    expect(created.status).toBe(200)
+    return { id: created.body.id as string, headers: { 'Service-Token': created.body.token as string } }
+  }
+
+  test.each([
+    ['deleted by its owner', async (s: TestServer, w: World, tokenId: string) => call(s, 'DELETE', `/api/tokens/${tokenId}`, w.member.jwt)],
+    ['deleted by an admin', async (s: TestServer, _: World, tokenId: string) => call(s, 'DELETE', `/api/tokens/${tokenId}`, s.adminJwt)],
+    ['its owner locked', async (s: TestServer, w: World) => call(s, 'PUT', `/api/users/${w.member.uid}/lock`, s.adminJwt)],
+    ['its owner locked through PUT /api/users/{id}', async (s: TestServer, w: World) =>
+      call(s, 'PUT', `/api/users/${w.member.uid}`, s.adminJwt, { json: { Locked: true } })],
+    ['its owner deleted', async (s: TestServer, w: World) => call(s, 'DELETE', `/api/users/${w.member.uid}`, s.adminJwt)],
+  ])('a token attached to a search is detached when it ends: %s; the grace period then runs', async (_, end) => {
+    // The owner launches, a group member attaches with a token; the owner leaves: the token is the only client.
+    const w = await tokenSetup()
+    const { s, owner, member } = w
+    const token = await searchToken(s, member.jwt)
+    const id = await launch(s, owner.jwt, 'tag=web')
+    expect((await s.call('PUT', `/api/searchctrl/${id}/attach`, { headers: token.headers })).status).toBe(200)
+    await call(s, 'PUT', `/api/searchctrl/${id}/detach`, owner.jwt)
+    s.clock.advance(HOUR) // attached: no grace period runs
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    expect((await end(s, w, token.id)).status).toBe(200)
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    s.clock.advance(60_000)
+    expect(await listed(s, id)).toBeUndefined()
+  })
+
+  test('a token that expires is detached at its expiry, and the grace period runs from then', async () => {
+    const { s, owner } = await tokenSetup()
+    const token = await searchToken(s, owner.jwt, HOUR)
+    const kept = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    const dropped = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    await call(s, 'PATCH', `/api/searchctrl/${kept}/background`, owner.jwt)
+    s.clock.advance(HOUR - 1)
+    expect(await listed(s, kept)).toMatchObject({ State: 'ACTIVE/BACKGROUNDED', AttachedClients: 1 })
+    expect(await listed(s, dropped)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    s.clock.advance(1)
+    expect(await listed(s, kept)).toMatchObject({ State: 'DORMANT/BACKGROUNDED', AttachedClients: 0 })
+    expect(await listed(s, dropped)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    s.clock.advance(60_000)
+    expect(await listed(s, dropped)).toBeUndefined()
+    expect(await listed(s, kept)).toMatchObject({ State: 'DORMANT/BACKGROUNDED' })
+
+    // Noticed late (no request in between): removed at once, as the period began at the expiry.
+    const late = await searchToken(s, owner.jwt, HOUR)
+    const gone = (await s.call('POST', '/api/searchctrl/launch', { headers: late.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    s.clock.advance(HOUR + 60_000)
+    expect(await listed(s, gone)).toBeUndefined()
+  })
+
+  test('a refreshed token (PATCH: new secret, same id) keeps its attachments, with the new expiry; so does a changed expiry', async () => {
+    const { s, owner } = await tokenSetup()
+    const token = await searchToken(s, owner.jwt, HOUR)
+    const id = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    const refreshed = await call(s, 'PATCH', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: new Date(s.clock.now() + 3 * HOUR).toISOString() } })
+    expect(refreshed.status).toBe(200)
+    const headers = { 'Service-Token': refreshed.body.token as string }
+    s.clock.advance(2 * HOUR) // past the first expiry
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    // It is the same client: attaching again is still one, the new secret detaches it.
+    expect((await s.call('PUT', `/api/searchctrl/${id}/attach`, { headers })).status).toBe(200)
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
+    // PUT moves the expiry: never, then in one hour.
+    expect((await call(s, 'PUT', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: null } })).status).toBe(200)
+    s.clock.advance(2 * HOUR)
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
+    const soon = new Date(s.clock.now() + HOUR).toISOString()
+    expect((await call(s, 'PUT', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: soon } })).status).toBe(200)
+    s.clock.advance(HOUR)
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    // A refresh after the expiry does not bring the attachment back.
+    expect((await call(s, 'PATCH', `/api/tokens/${token.id}`, owner.jwt, { json: {} })).status).toBe(200)
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })
+  })
 })
 
 describe('export and import', () => {

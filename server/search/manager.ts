@@ -16,6 +16,9 @@
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
 //   client (checked by sweep(), which every operation runs first and the server runs periodically).
+// - A client that ends detaches from every search: a session or API token that ends (detachClients), and an API
+//   token once its expiry has passed (sweep(), the grace period counted from the expiry). A client that continues
+//   under a new name (refreshed JWT) or with a new expiry (refreshed or changed token) keeps its attachments.
 // - Deleting removes the search from memory, its row, its working files and its blobs before it answers.
 // - Saved searches are rows + blobs and are loaded again at start; a search that was 'saving' at a crash is
 //   finished from its working files when they are there.
@@ -98,6 +101,8 @@ export interface LaunchRequest {
   uid: number
   gid: number
   client: string
+  /** When the client stops being one (an API token's expiry); 0: it ends only by an event (detachClients). */
+  clientExpires: number
   clientKind: LaunchInfo['client']
   userQuery: string
   query: Query
@@ -144,6 +149,8 @@ const blobKeys = (id: string) => ({ results: `searches/${id}/results`, index: `s
 
 export class SearchManager {
   private readonly searches = new Map<string, Search>()
+  /** The clients that end at a time (API tokens with an expiry), with that time; sweep() detaches them then. */
+  private readonly clientExpiry = new Map<string, number>()
   private readonly dir: string
 
   constructor(private readonly deps: ManagerDeps) {
@@ -247,6 +254,7 @@ export class SearchManager {
     if (!req.noHistory)
       await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
     this.searches.set(id, s)
+    this.noteExpiry(req.client, req.clientExpires)
     s.runner = this.run(s, req.query)
     return s
   }
@@ -357,10 +365,26 @@ export class SearchManager {
     await this.remove(s)
   }
 
-  attach(v: Viewer, id: string, client: string): void {
+  /** `expires`: when the client ends by itself (an API token's expiry), 0 for never. */
+  attach(v: Viewer, id: string, client: string, expires = 0): void {
     const s = this.viewable(v, id)
     s.clients.add(client)
     s.unattendedSince = 0
+    this.noteExpiry(client, expires)
+  }
+
+  private noteExpiry(client: string, expires: number): void {
+    if (expires > 0) this.clientExpiry.set(client, expires)
+    else this.clientExpiry.delete(client)
+  }
+
+  /**
+   * A client keeps its attachments with a new expiry (a refreshed or changed API token; 0: never). The sweep runs
+   * first, so a token that had already expired has lost them and does not get them back.
+   */
+  setClientExpiry(client: string, expires: number): void {
+    this.sweep()
+    if (this.clientExpiry.has(client) || [...this.searches.values()].some((s) => s.clients.has(client))) this.noteExpiry(client, expires)
   }
 
   detach(v: Viewer, id: string, client: string): void {
@@ -368,9 +392,10 @@ export class SearchManager {
   }
 
   /** The sessions have ended: every search they were attached to loses them. */
-  detachClients(clients: readonly string[]): void {
+  detachClients(clients: readonly string[], since = this.deps.clock()): void {
     if (clients.length === 0) return
-    for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c)
+    for (const c of clients) this.clientExpiry.delete(c)
+    for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c, since)
   }
 
   /** A client continues under a new name (a refreshed JWT is a new session): its attachments move along. */
@@ -378,9 +403,10 @@ export class SearchManager {
     for (const s of this.searches.values()) if (s.clients.delete(from)) s.clients.add(to)
   }
 
-  private detachClient(s: Search, client: string): void {
+  /** `since`: when the client left (the grace period runs from then). */
+  private detachClient(s: Search, client: string, since = this.deps.clock()): void {
     if (!s.clients.delete(client) || s.clients.size > 0) return
-    s.unattendedSince = this.deps.clock()
+    s.unattendedSince = since
     this.maybeTransfer(s)
   }
 
@@ -392,6 +418,7 @@ export class SearchManager {
   /** Removes searches nobody keeps: no client for the grace period, neither backgrounded nor saved. */
   sweep(): void {
     const now = this.deps.clock()
+    for (const [client, expires] of this.clientExpiry) if (expires <= now) this.detachClients([client], expires)
     for (const s of this.searches.values()) {
       if (s.save === 'none' && !s.background && s.clients.size === 0 && now - s.unattendedSince >= this.deps.graceMs) {
         void this.remove(s).catch((e: unknown) => this.deps.log.error('could not remove a search', { search: s.record.id, error: String(e) }))
