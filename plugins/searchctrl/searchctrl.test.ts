@@ -340,15 +340,29 @@ describe('launching and results', () => {
     expect((await call(s, 'GET', '/api/searchctrl', owner.jwt)).body).toEqual([])
   })
 
-  test('an entry of several MiB is matched by grep and regex, and the search ends', async () => {
+  test('entries of several MiB: matched by grep and regex, read one at a time (a query stops after 1 MiB of data)', async () => {
     const { s, owner } = await setup()
     const big = `${'x'.repeat(5 << 19)} needle` // 2.5 MiB: base64 in JSON stays under the 4 MiB body limit
-    await ingest(s, [entry(1, 'web', big), entry(2, 'web', 'small needle'), entry(3, 'web', 'nothing')])
-    for (const q of ['tag=web grep needle', 'tag=web regex "x+ needle$"', 'tag=web regex "([a-z]{1,50})+ needle$"']) {
+    await ingest(s, [entry(1, 'web', big)])
+    await ingest(s, [entry(2, 'web', big)])
+    await ingest(s, [entry(3, 'web', 'small needle'), entry(4, 'web', 'nothing')])
+    const scan = s.store.entries.scan.bind(s.store.entries)
+    const rowsPerQuery: number[] = []
+    s.store.entries.scan = async (...args) => {
+      const rows = await scan(...args)
+      rowsPerQuery.push(rows.length)
+      return rows
+    }
+    for (const [q, lengths] of [
+      ['tag=web grep needle', [big.length, big.length, 12]],
+      ['tag=web regex "x+ needle$"', [big.length, big.length]],
+      ['tag=web regex "([a-z]{1,50})+ needle$"', [big.length, big.length, 12]],
+    ] as const) {
+      rowsPerQuery.length = 0
       const id = await launch(s, owner.jwt, q)
       await s.searches.settled()
       const got = dataOf(await results(s, owner.jwt, id))
-      expect({ q, got: got.map((d) => d.length) }).toEqual({ q, got: q.includes('x+') ? [big.length] : [big.length, 'small needle'.length] })
+      expect({ q, got: got.map((d) => d.length), rowsPerQuery }).toEqual({ q, got: [...lengths], rowsPerQuery: [1, 1, 2, 0] })
     }
   })
 })

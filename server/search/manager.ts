@@ -9,7 +9,7 @@
 // Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
 //
 // Guarantees:
-// - A search reads the entries in chunks of CHUNK and yields to the event loop after every step of about STEP_MS
+// - A search reads the entries in chunks of CHUNK (at most about CHUNK_BYTES of data) and yields to the event loop after every step of about STEP_MS
 //   (checked after every entry), so requests keep being answered while it runs; regex stages use a linear-time
 //   engine (RE2), so no pattern makes the matching of one entry run away.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
@@ -47,6 +47,8 @@ import {
 
 /** Entries read per query (index entries; the rows of those whose tag is wanted). */
 export const CHUNK = 128
+/** A query also ends once it has read this much entry data (an entry may be MiBs: see the ingest body limit). */
+export const CHUNK_BYTES = 1 << 20
 /**
  * A step reads chunks until it has run this long, then yields to the event loop: steps stay short however busy the
  * machine is (a fixed number of entries per step took 5 times longer under load and held other requests that long).
@@ -285,7 +287,7 @@ export class SearchManager {
         stepStart = performance.now()
       }
       while (!done && !s.halt) {
-        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK)
+        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, CHUNK_BYTES)
         if (rows.length === 0) break
         cursor = rows.at(-1)!
         for (const row of rows) {
