@@ -9,9 +9,9 @@
 // Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
 //
 // Guarantees:
-// - A search reads the entries in chunks of CHUNK (at most about CHUNK_BYTES of data) and yields to the event loop after every step of about STEP_MS
-//   (checked after every entry), so requests keep being answered while it runs; regex stages use a linear-time
-//   engine (RE2), so no pattern makes the matching of one entry run away.
+// - A search reads the entries in chunks of CHUNK (and at most about CHUNK_BYTES of data) and yields to the event
+//   loop after every step of about STEP_MS (checked after every entry), so requests keep being answered while it
+//   runs; regex stages use a linear-time engine (RE2), so no pattern makes the matching of one entry run away.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
