@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import { CAPABILITY_NAMES, PUBLIC_ROUTES } from '../server/permissions'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
+import { apiRoutes } from './routes'
 
 /**
  * Who may call a route:
@@ -186,10 +187,7 @@ async function fixture(): Promise<Fixture> {
 const UNRELATED = 'KitBuild'
 
 const probe = await createTestServer()
-const routes = probe.app.routes.map((r) => ({
-  key: `${r.method} ${r.path.length > 1 ? r.path.replace(/\/$/, '') : r.path}`,
-  permission: (r.hooks as { detail?: Record<string, unknown> }).detail?.['x-permission'],
-}))
+const routes = apiRoutes(probe.app)
 probe.close()
 
 describe('every route is accounted for', () => {
