@@ -22,6 +22,8 @@ type Param = { real: number } | { raw: string; verbatim?: boolean }
 export interface FuzzCase {
   /** Which generator made it, for the report and the figures. */
   kind: string
+  /** The key of the route it was derived from (`METHOD path`), for the coverage figures. */
+  route: string
   mustRefuse: boolean
   caller: CallerKind
   method: string
@@ -128,7 +130,7 @@ function badBodyObject(schema: TSchema): fc.Arbitrary<unknown> | undefined {
 
 /** Must-refuse cases of one route: its body, a path parameter or a query parameter breaks the schema. */
 function mustRefuseCases(route: RouteInfo): fc.Arbitrary<FuzzCase>[] {
-  const base = { mustRefuse: true, method: route.method, path: route.path }
+  const base = { mustRefuse: true, method: route.method, path: route.path, route: route.key }
   const out: fc.Arbitrary<FuzzCase>[] = []
   const bad = route.body && !route.upload ? badBodyObject(route.body) : undefined
   if (bad)
@@ -237,6 +239,7 @@ function jsonJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
   )
   return fc.record({ caller: callerArb, params: paramsArb(route), body, headers: jsonHeaders, query: queryJunk }).map((c) => ({
     kind: typeof c.body === 'string' ? 'json-junk' : 'bad-utf8',
+    route: route.key,
     mustRefuse: false,
     method: route.method,
     path: route.path,
@@ -278,6 +281,7 @@ const multipartType = fc.constantFrom(
 function multipartJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
   return fc.record({ caller: callerArb, params: paramsArb(route), body: multipartBody, type: multipartType, query: queryJunk }).map((c) => ({
     kind: 'multipart',
+    route: route.key,
     mustRefuse: false,
     method: route.method,
     path: route.path,
@@ -333,6 +337,7 @@ function pathJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
   const method = fc.constantFrom(route.method, route.method, 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND')
   return fc.record({ caller: callerArb, params, mangle, method, query: queryJunk, body: validishBody(route) }).map((c): FuzzCase => ({
     kind: 'odd-path',
+    route: route.key,
     mustRefuse: false,
     method: c.method,
     path: c.mangle(route.path),
@@ -362,6 +367,7 @@ const authJunk = (route: RouteInfo) =>
     .map(
       (c): FuzzCase => ({
         kind: 'odd-auth',
+        route: route.key,
         mustRefuse: false,
         method: route.method,
         path: route.path,
@@ -526,8 +532,10 @@ export interface FuzzStats {
   requests: number
   byKind: Record<string, number>
   byStatus: Record<string, number>
+  /** Cases per route key, and must-refuse cases per route key. */
+  byRoute: Record<string, number>
+  mustRefuseByRoute: Record<string, number>
   refusedChecked: number
-  routes: number
 }
 
 /** The seed of a run: QUARRY_FUZZ_SEED when set, else a fresh one (printed with any failure). */
@@ -546,7 +554,7 @@ function describeCase(c: FuzzCase, req: Request): string {
 
 /** Sends `runs` generated cases; throws (with the seed and the offending request) at the first broken rule. */
 export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promise<FuzzStats> {
-  const stats: FuzzStats = { requests: 0, byKind: {}, byStatus: {}, refusedChecked: 0, routes: f.routes.length }
+  const stats: FuzzStats = { requests: 0, byKind: {}, byStatus: {}, byRoute: {}, mustRefuseByRoute: {}, refusedChecked: 0 }
   const property = fc.asyncProperty(caseArbitrary(f.routes), async (c) => {
     if (stats.requests % HEAL_EVERY === 0) await f.heal()
     const req = f.request(c)
@@ -566,6 +574,8 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
     }
     stats.requests++
     stats.byKind[c.kind] = (stats.byKind[c.kind] ?? 0) + 1
+    stats.byRoute[c.route] = (stats.byRoute[c.route] ?? 0) + 1
+    if (c.mustRefuse) stats.mustRefuseByRoute[c.route] = (stats.mustRefuseByRoute[c.route] ?? 0) + 1
     const bucket = `${Math.floor(res.status / 100)}xx`
     stats.byStatus[bucket] = (stats.byStatus[bucket] ?? 0) + 1
     const problem = (what: string) => new Error(`${what}: ${res.status} ${res.text.slice(0, 300)}\n  ${describeCase(c, req)}`)
