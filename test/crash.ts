@@ -17,7 +17,7 @@ import { listening, spawnServer } from './helpers'
 
 const ADMIN_PASSWORD = 'crash-admin-password'
 const WRITERS = 100
-const USERS = 4
+const USERS = 2
 const BOUNDARY = 'crash-boundary'
 
 /** mulberry32: a small seeded PRNG, so a round is replayed by its seed (timing aside). */
@@ -160,6 +160,17 @@ const USER_OPS: Record<string, (ctx: WriterCtx) => Promise<unknown>> = {
     await write(t, { fields: { ResourceName: name }, contents: contentsOf(t.acked) }, () =>
       ctx.client.call('PUT', `/api/resources/${t.id}`, ctx.jwt, { json: { ResourceName: name } }),
     )
+  },
+  async cloneResource(ctx) {
+    const source = ctx.rng.pick(live(ctx, 'resource').concat([undefined as never]))
+    if (!source || source.acked === 'gone') return USER_OPS.createResource!(ctx)
+    const name = `clone-${ctx.rng.int(0, 1e9)}`
+    const res = await ctx.client.call('POST', `/api/resources/${source.id}/clone`, ctx.jwt, { json: { Name: name } })
+    if (res.status !== 200) return
+    // the writer's own source has no write in flight, so the clone has its acknowledged contents
+    const t: Tracked = { area: 'resource', id: res.body.GUID, jwt: ctx.jwt, acked: { fields: { ResourceName: name }, contents: source.acked.contents } }
+    ctx.mine.push(t)
+    ctx.all.push(t)
   },
   async deleteResource(ctx) {
     const t = live(ctx, 'resource')[0]
