@@ -11,8 +11,8 @@ describe('SIGKILL under 100 concurrent writers', () => {
       const result = await crashRound(seed)
       console.log(`crash: ${JSON.stringify(result)}`)
       // the round really wrote before the kill and really cut writes off
-      expect(result.acknowledged).toBeGreaterThan(0)
-      expect(result.tracked).toBeGreaterThan(0)
+      expect(result.answered).toBeGreaterThan(0)
+      expect(result.tracked).toBeGreaterThanOrEqual(10)
     }, 60_000)
   }
 })

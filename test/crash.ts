@@ -19,6 +19,8 @@ const ADMIN_PASSWORD = 'crash-admin-password'
 const WRITERS = 100
 const USERS = 2
 const BOUNDARY = 'crash-boundary'
+/** Items the writers must have made before the kill's random delay starts. */
+const MIN_TRACKED_BEFORE_KILL = 10
 
 /** mulberry32: a small seeded PRNG, so a round is replayed by its seed (timing aside). */
 function prng(seed: number) {
@@ -51,8 +53,10 @@ interface Tracked {
 
 export interface CrashRoundResult {
   seed: number
+  /** The kill's delay after the writers had made their first items. */
   killAfterMs: number
-  acknowledged: number
+  /** Writer operations answered before the kill (any status). */
+  answered: number
   cutOff: number
   tracked: number
   orphansAfterKill: number
@@ -348,7 +352,7 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
 
     const all: Tracked[] = []
     let stopped = false
-    let acknowledged = 0
+    let answered = 0
     const writer = async (i: number) => {
       const isAdmin = i % 10 === 0
       const ctx: WriterCtx = { rng: prng(seed * 1000 + i), client, jwt: isAdmin ? admin : users[i % USERS]!, admin: isAdmin, mine: [], all }
@@ -357,14 +361,17 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
       while (!stopped) {
         try {
           await ops[ctx.rng.pick(names)]!(ctx)
-          acknowledged++
+          answered++
         } catch {
           return // the connection broke: the server was killed
         }
       }
     }
     const writers = Array.from({ length: WRITERS }, (_, i) => writer(i))
-    const killAfterMs = rng.int(200, 2500)
+    // The kill comes at a random moment once the writers are under way (on a loaded machine the first answers
+    // may take a while, and a kill before any of them would test nothing).
+    for (let waited = 0; all.length < MIN_TRACKED_BEFORE_KILL && waited < 30_000; waited += 10) await Bun.sleep(10)
+    const killAfterMs = rng.int(0, 2000)
     await Bun.sleep(killAfterMs)
     server.proc.kill('SIGKILL')
     await server.proc.exited
@@ -403,7 +410,7 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
     const final = await inspect(dataDir)
     if (final.integrity.join() !== 'ok' || final.missing.length || final.orphans.length)
       throw fail(`after the restart: integrity ${final.integrity.join('; ')}, missing ${final.missing.length}, orphans ${final.orphans.length}`)
-    return { seed, killAfterMs, acknowledged, cutOff, tracked: all.length, orphansAfterKill: down.orphans.length, sweptAtRestart: Number(sweep.removed) }
+    return { seed, killAfterMs, answered, cutOff, tracked: all.length, orphansAfterKill: down.orphans.length, sweptAtRestart: Number(sweep.removed) }
   } finally {
     if (server) {
       server.proc.kill('SIGKILL')
