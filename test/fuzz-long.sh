@@ -11,8 +11,12 @@ chunk=${QUARRY_FUZZ_CHUNK:-10000}
 seed=${QUARRY_FUZZ_SEED:-$((RANDOM * 32768 + RANDOM))}
 echo "fuzz-long: $total requests in chunks of $chunk from QUARRY_FUZZ_SEED=$seed ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs)"
 start=$(date +%s)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for ((done = 0; done < total; done += chunk, seed++)); do
-  QUARRY_FUZZ_SEED=$seed QUARRY_FUZZ_RUNS=$chunk node_modules/.bin/bun test test/fuzz.test.ts 2>&1 | grep -Ev '^ *[0-9]+ \|' | grep -E '^(fuzz:|\(pass\)|\(fail\)|error:|  \[|Counterexample)' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz-long: chunk with QUARRY_FUZZ_SEED=$seed failed" >&2; exit 1; }
+  status=0
+  QUARRY_FUZZ_SEED=$seed QUARRY_FUZZ_RUNS=$chunk node_modules/.bin/bun test test/fuzz.test.ts >"$log" 2>&1 || status=$?
+  grep -Ev '^ *[0-9]+ \|' "$log" | grep -E '^(fuzz:|\(pass\)|\(fail\)|error:|  \[|Counterexample)' || true
+  [ "$status" -eq 0 ] || { echo "fuzz-long: chunk with QUARRY_FUZZ_SEED=$seed failed" >&2; exit 1; }
 done
 echo "fuzz-long: $total requests passed in $(($(date +%s) - start)) s"
