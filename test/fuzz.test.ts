@@ -1,10 +1,10 @@
 // Generated bad input, short run (issue 8, part 1): see test/fuzz.ts for what is generated and checked.
-// QUARRY_FUZZ_RUNS sets the number of requests (default 2,500), QUARRY_FUZZ_SEED replays a run;
+// QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SEED replays a run;
 // test/fuzz-long.sh is the long run.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { fuzzFixture, fuzzSeed, runFuzz } from './fuzz'
 
-const runs = Number(process.env.QUARRY_FUZZ_RUNS ?? 2500)
+const runs = Number(process.env.QUARRY_FUZZ_RUNS ?? 2000)
 const seed = fuzzSeed()
 const fixture = await fuzzFixture()
 afterAll(() => fixture.s.close())
