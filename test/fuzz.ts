@@ -251,46 +251,58 @@ function jsonJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
 const BOUNDARY = 'fuzz-boundary-7d1'
 const part = (name: string, contents: string, extraHeaders = '') =>
   `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="f.txt"\r\n${extraHeaders}\r\n${contents}\r\n`
-const multipartBody = fc.oneof(
-  fc.string().map((s) => part('file', s) + `--${BOUNDARY}--\r\n`), // well-formed
-  fc.string().map((s) => part('other', s) + `--${BOUNDARY}--\r\n`), // no file part
-  fc.string().map((s) => part('file', s)), // no closing boundary
-  fc.tuple(fc.string(), fc.nat(60)).map(([s, n]) => (part('file', s) + `--${BOUNDARY}--\r\n`).slice(0, n)), // truncated
-  fc.integer({ min: 1_000, max: 100_000 }).map((n) => part('file', 'x', `X-Huge: ${'h'.repeat(n)}\r\n`) + `--${BOUNDARY}--\r\n`),
-  anyJson.map((m) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify(m)}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`),
-  fc.constantFrom(...BAD_JSON_TEXTS).map((m) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${m}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`),
-  fc.integer({ min: 65_000, max: 70_000 }).map((n) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\n${'n'.repeat(n)}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`),
-  fc.nat({ max: 300 }).map((n) => Array.from({ length: n }, (_, i) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + part('file', 'x') + `--${BOUNDARY}--\r\n`),
-  fc.constant(part('file', 'one') + part('file', 'two') + `--${BOUNDARY}--\r\n`),
-  fc.constant(`--${BOUNDARY}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${BOUNDARY}--\r\n`), // part without a name
-  fc.constant(`--${BOUNDARY}\r\n\r\n\r\n--${BOUNDARY}--\r\n`),
-  fc.constant(''),
-  badUtf8.map((b) => Buffer.concat([Buffer.from(part('file', '').slice(0, -2)), b, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)])),
-  fc.uint8Array({ maxLength: 256 }),
+/** A multipart body, and whether it is broken for every upload route (no `file` part, cut short, no form at all). */
+type Multipart = { body: string | Uint8Array; broken: boolean }
+const ok = (body: string | Uint8Array): Multipart => ({ body, broken: false })
+const broken = (body: string | Uint8Array): Multipart => ({ body, broken: true })
+const multipartBody: fc.Arbitrary<Multipart> = fc.oneof(
+  fc.string().map((s) => ok(part('file', s) + `--${BOUNDARY}--\r\n`)), // well-formed
+  fc.string().map((s) => broken(part('other', s) + `--${BOUNDARY}--\r\n`)), // no file part
+  fc.string().map((s) => broken(part('file', s))), // no closing boundary
+  fc.tuple(fc.string(), fc.nat(60)).map(([s, n]) => broken((part('file', s) + `--${BOUNDARY}--\r\n`).slice(0, n))), // truncated
+  fc.integer({ min: 1_000, max: 100_000 }).map((n) => ok(part('file', 'x', `X-Huge: ${'h'.repeat(n)}\r\n`) + `--${BOUNDARY}--\r\n`)),
+  anyJson.map((m) => ok(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify(m)}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.constantFrom(...BAD_JSON_TEXTS).map((m) => ok(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${m}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.integer({ min: 65_000, max: 70_000 }).map((n) => ok(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\n${'n'.repeat(n)}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.nat({ max: 300 }).map((n) => ok(Array.from({ length: n }, (_, i) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.constant(ok(part('file', 'one') + part('file', 'two') + `--${BOUNDARY}--\r\n`)),
+  fc.constant(broken(`--${BOUNDARY}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${BOUNDARY}--\r\n`)), // part without a name
+  fc.constant(broken(`--${BOUNDARY}\r\n\r\n\r\n--${BOUNDARY}--\r\n`)),
+  fc.constant(broken('')),
+  badUtf8.map((b) => ok(Buffer.concat([Buffer.from(part('file', '').slice(0, -2)), b, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]))),
+  fc.uint8Array({ maxLength: 256 }).map((b) => broken(b)), // no boundary in it
 )
-const multipartType = fc.constantFrom(
-  `multipart/form-data; boundary=${BOUNDARY}`,
-  `multipart/form-data; boundary="${BOUNDARY}"`,
-  'multipart/form-data',
-  'multipart/form-data; boundary=',
-  'multipart/form-data; boundary=other-boundary',
-  `multipart/form-data; boundary=${'b'.repeat(100)}`,
-  `multipart/mixed; boundary=${BOUNDARY}`,
-  'application/octet-stream',
+/** A Content-Type, and whether no multipart body can be read with it (no, empty or another boundary; not form-data). */
+const multipartType = fc.oneof(
+  fc.constantFrom(`multipart/form-data; boundary=${BOUNDARY}`, `multipart/form-data; boundary="${BOUNDARY}"`).map((type) => ({ type, broken: false })),
+  fc
+    .constantFrom(
+      'multipart/form-data',
+      'multipart/form-data; boundary=',
+      'multipart/form-data; boundary=other-boundary',
+      `multipart/form-data; boundary=${'b'.repeat(100)}`,
+      `multipart/mixed; boundary=${BOUNDARY}`,
+      'application/octet-stream',
+    )
+    .map((type) => ({ type, broken: true })),
 )
 function multipartJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
-  return fc.record({ caller: callerArb, params: paramsArb(route), body: multipartBody, type: multipartType, query: queryJunk }).map((c) => ({
-    kind: 'multipart',
-    route: route.key,
-    mustRefuse: false,
-    method: route.method,
-    path: route.path,
-    caller: c.caller,
-    params: c.params,
-    query: c.query,
-    headers: { 'content-type': c.type },
-    body: typeof c.body === 'string' ? c.body : new Uint8Array(c.body),
-  }))
+  // On an upload route a broken form must be refused (a cut-short upload stored as complete would lose data).
+  return fc.record({ caller: callerArb, params: paramsArb(route), body: multipartBody, type: multipartType, query: queryJunk }).map((c) => {
+    const mustRefuse = route.upload && (c.body.broken || c.type.broken)
+    return {
+      kind: mustRefuse ? 'multipart-broken' : 'multipart',
+      route: route.key,
+      mustRefuse,
+      method: route.method,
+      path: route.path,
+      caller: c.caller,
+      params: c.params,
+      query: c.query,
+      headers: { 'content-type': c.type.type },
+      body: typeof c.body.body === 'string' ? c.body.body : new Uint8Array(c.body.body),
+    }
+  })
 }
 
 const RAW_PARAMS = ['%C3%28', '%FF', '%00', '%2e%2e', '..', '.', '%', '%zz', '%2F', '%E2%82', '%ED%A0%80', '%F4%90%80%80', '1%00', '%20', '+', '*', '%0d%0aX-Injected:%201']
@@ -387,7 +399,8 @@ export function caseArbitrary(routes: RouteInfo[]): fc.Arbitrary<FuzzCase> {
     ...routes.map(pathJunk),
     ...routes.map(authJunk),
     ...writes.map(jsonJunk),
-    ...routes.filter((r) => r.upload).flatMap((r) => [multipartJunk(r), multipartJunk(r)]),
+    // upload routes are few but take the riskiest bodies: weighted up
+    ...routes.filter((r) => r.upload).flatMap((r) => Array.from({ length: 6 }, () => multipartJunk(r))),
     ...writes.filter((r) => !r.upload).map(multipartJunk),
   ]
   return fc.oneof({ weight: 1, arbitrary: fc.oneof(...refuse) }, { weight: 1, arbitrary: fc.oneof(...junk) })
