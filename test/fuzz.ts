@@ -76,8 +76,10 @@ const VIOLATION_PROBES: unknown[] = [null, 0, -1, 1.5, 'x', '', [], {}, true, 'x
 const violatable = (node: TSchema) => VIOLATION_PROBES.some((v) => !Value.Check(node, v))
 const stringViolatable = (node: TSchema) => VIOLATION_PROBES.some((v) => typeof v !== 'object' && !acceptsString(node, String(v)))
 
+/** The value as the server sees it after JSON: NaN and ±Infinity become null (which a nullable field accepts). */
+const asSent = (v: unknown): unknown => JSON.parse(JSON.stringify(v) ?? 'null')
 /** A JSON value the node refuses. */
-const violating = (node: TSchema) => fc.oneof(anyJson, fc.constantFrom(...VIOLATION_PROBES)).filter((v) => !Value.Check(node, v))
+const violating = (node: TSchema) => fc.oneof(anyJson, fc.constantFrom(...VIOLATION_PROBES)).map(asSent).filter((v) => !Value.Check(node, v))
 /** A path or query string the node refuses even after coercion. */
 const violatingString = (node: TSchema) =>
   fc
@@ -124,7 +126,8 @@ function badBodyObject(schema: TSchema): fc.Arbitrary<unknown> | undefined {
       )
   }
   // the whole body of the wrong type (body.ts refuses a non-object where an object is expected)
-  if (violatable(schema)) options.push(fc.oneof(fc.array(anyJson, { maxLength: 3 }), oddString, oddNumber, fc.constant(null)).filter((v) => !Value.Check(schema, v)))
+  if (violatable(schema))
+    options.push(fc.oneof(fc.array(anyJson, { maxLength: 3 }), oddString, oddNumber, fc.constant(null)).map(asSent).filter((v) => !Value.Check(schema, v)))
   return options.length ? fc.oneof(...options) : undefined
 }
 
