@@ -6,7 +6,8 @@
 #   bash bench/search.sh            one run; appends a block to bench/results/search.md
 #
 # Tunables (environment): BENCH_ENTRIES (1000000), BENCH_BATCH (1000), BENCH_ENTRY_BYTES (1024), BENCH_BASELINE_S (5),
-# BENCH_POLL_MS (10), BENCH_NO_RECORD=1 (do not append to the results file).
+# BENCH_POLL_MS (10), BENCH_STAGE (grep NEEDLE-7f3a: the search's stage, see bench/search.ts),
+# BENCH_NO_RECORD=1 (do not append to the results file).
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -50,7 +51,7 @@ f() { "$BUN" -e "const r = JSON.parse(await Bun.file('$TMP/result.json').text())
 TABLE="| measure | value |"$'\n'"| --- | ---: |"
 TABLE+=$'\n'"| ingest: entries/s ($(f r.entries) entries of $(f r.entryBytes) B, batches of $(f r.batch), one request at a time) | $(f r.ingestEntriesPerSecond) |"
 TABLE+=$'\n'"| ingest: MB/s of entry data / total seconds | $(f r.ingestMBPerSecond) / $(f r.ingestSeconds) |"
-TABLE+=$'\n'"| search \`tag=bench grep NEEDLE-7f3a\` over $(f r.entries) entries: time to first result (ms) | $(f r.firstResultMs) |"
+TABLE+=$'\n'"| search \`tag=bench ${BENCH_STAGE:-grep NEEDLE-7f3a}\` over $(f r.entries) entries: time to first result (ms) | $(f r.firstResultMs) |"
 TABLE+=$'\n'"| search: time to finish (ms) | $(f r.finishMs) |"
 TABLE+=$'\n'"| search: entries scanned per second / results / stored bytes | $(f r.scannedEntriesPerSecond) / $(f r.results) / $(f r.storeSize) |"
 TABLE+=$'\n'"| whoami alone, one at a time: requests / p50 / p99 / max (ms) | $(f 'r.whoamiAlone.count') / $(f 'r.whoamiAlone.p50') / $(f 'r.whoamiAlone.p99') / $(f 'r.whoamiAlone.max') |"

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { listening } from './process'
+import { listening } from './helpers'
 
 export const MAIN = join(import.meta.dir, '..', 'cli', 'main.ts')
 export const ADMIN_PASSWORD = 'admin-password-1'

@@ -4,7 +4,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { listening } from './process'
+import { listening } from './helpers'
 
 const ROOT = join(import.meta.dir, '..')
 const dir = mkdtempSync(join(tmpdir(), 'quarry-compile-'))

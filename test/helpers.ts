@@ -1,6 +1,7 @@
 // A real app on a temporary store, driven through app.handle() with real Requests.
 // Each call builds its own store and clock, so test files are independent and may run in any order.
 import { afterEach, expect } from 'bun:test'
+import type { Subprocess } from 'bun'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -241,4 +242,40 @@ export async function itemWorld(s: TestServer) {
   const stranger = await s.createUser()
   const gid = await s.createGroup('team', [owner.uid, member.uid])
   return { s, owner, member, stranger, gid, admin: s.adminJwt }
+}
+
+const SERVER_MAIN = join(import.meta.dir, '..', 'server', 'main.ts')
+
+/** Starts the real server process (server/main.ts) on a free loopback port, with only PATH and `env` set. */
+export function spawnServer(env: Record<string, string>) {
+  return Bun.spawn([process.execPath, 'run', SERVER_MAIN], {
+    env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+}
+
+/**
+ * Keeps reading the process's stdout (a closed pipe would break the server's logging) into `lines`, one log line
+ * each, and answers the base URL once the server listens.
+ */
+export function listening(proc: Subprocess<any, 'pipe', any>): Promise<{ url: string; lines: string[] }> {
+  const lines: string[] = []
+  return new Promise((resolve, reject) => {
+    void (async () => {
+      const decoder = new TextDecoder()
+      let buffered = ''
+      for await (const chunk of proc.stdout) {
+        buffered += decoder.decode(chunk)
+        const parts = buffered.split('\n')
+        buffered = parts.pop()!
+        for (const line of parts) {
+          lines.push(line)
+          const entry = JSON.parse(line)
+          if (entry.msg === 'listening') resolve({ url: entry.address, lines })
+        }
+      }
+      reject(new Error('server exited before listening'))
+    })()
+  })
 }

@@ -5,9 +5,8 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { listening } from './process'
+import { listening, spawnServer } from './helpers'
 
-const MAIN = join(import.meta.dir, '..', 'server', 'main.ts')
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
@@ -17,17 +16,9 @@ function tempDir() {
   return dir
 }
 
-function start(env: Record<string, string>) {
-  return Bun.spawn([process.execPath, 'run', MAIN], {
-    env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...env },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-}
-
 describe('server process', () => {
   test('bad configuration stops the start with one clear line', async () => {
-    const proc = start({ QUARRY_DATA_DIR: tempDir(), QUARRY_LISTEN: 'nowhere' })
+    const proc = spawnServer({ QUARRY_DATA_DIR: tempDir(), QUARRY_LISTEN: 'nowhere' })
     const code = await proc.exited
     const stderr = (await new Response(proc.stderr).text()).trim()
     expect(code).toBe(2)
@@ -37,7 +28,7 @@ describe('server process', () => {
 
   test('first start creates admin with a generated password shown once; a second start keeps it', async () => {
     const dataDir = tempDir()
-    const first = start({ QUARRY_DATA_DIR: dataDir })
+    const first = spawnServer({ QUARRY_DATA_DIR: dataDir })
     const { url, lines } = await listening(first)
     // the blob sweep runs in the background right after start
     for (let i = 0; i < 100 && !lines.some((l) => JSON.parse(l).msg === 'blob sweep'); i++) await Bun.sleep(20)
@@ -48,7 +39,7 @@ describe('server process', () => {
     const password = /generated password (\S+)/.exec(stderr)?.[1]
     expect(password).toBeDefined()
 
-    const second = start({ QUARRY_DATA_DIR: dataDir })
+    const second = spawnServer({ QUARRY_DATA_DIR: dataDir })
     const again = await listening(second)
     const login = await fetch(`${again.url}/api/login`, {
       method: 'POST',
@@ -68,7 +59,7 @@ describe('server process', () => {
 
   test('SIGTERM lets an in-flight request finish, then closes the store', async () => {
     const dataDir = tempDir()
-    const proc = start({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: 'admin-password-1' })
+    const proc = spawnServer({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: 'admin-password-1' })
     const { url } = await listening(proc)
     const login = await fetch(`${url}/api/login`, {
       method: 'POST',

@@ -9,6 +9,7 @@ import { CAPABILITY_NAMES, PUBLIC_ROUTES } from '../server/permissions'
 import { writeSearchArchive } from '../server/search/archive'
 import { ZERO_TIME } from '../server/time'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
+import { apiRoutes } from './routes'
 
 /**
  * Who may call a route:
@@ -273,10 +274,7 @@ async function fixture(): Promise<Fixture> {
 const UNRELATED = 'KitBuild'
 
 const probe = await createTestServer()
-const routes = probe.app.routes.map((r) => ({
-  key: `${r.method} ${r.path.length > 1 ? r.path.replace(/\/$/, '') : r.path}`,
-  permission: (r.hooks as { detail?: Record<string, unknown> }).detail?.['x-permission'],
-}))
+const routes = apiRoutes(probe.app)
 probe.close()
 
 describe('every route is accounted for', () => {

@@ -18,7 +18,8 @@ export interface Caller {
   /** Admin rights in effect for this request (an admin's token has none, decisions §3). */
   admin: boolean
   session?: { id: string; expires: number; temp: boolean }
-  token?: { id: string; capabilities: readonly string[] }
+  /** `expires`: when the token stops working, 0 for never. */
+  token?: { id: string; capabilities: readonly string[]; expires: number }
 }
 
 export type LoginResult =
@@ -56,6 +57,8 @@ export class AuthService {
   private readonly verified = new Map<string, JwtClaims>()
   private readonly endListeners: ((sessionIds: readonly string[]) => void)[] = []
   private readonly replaceListeners: ((oldId: string, newId: string) => void)[] = []
+  private readonly tokenEndListeners: ((tokenIds: readonly string[]) => void)[] = []
+  private readonly tokenExpiryListeners: ((tokenId: string, expires: number) => void)[] = []
 
   constructor(private readonly deps: AuthDeps) {
     this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
@@ -156,13 +159,41 @@ export class AuthService {
   }
 
   /**
-   * Runs a store change that ends every session of the user itself (locking an account), and reports the sessions
-   * the user had before it as ended once it succeeded. `ends` false: the change ends nothing and nothing is reported.
+   * Runs a store change that ends every session and API token of the user itself (locking or deleting an account),
+   * and reports the sessions and tokens the user had before it as ended once it succeeded. `ends` false: the change
+   * ends nothing and nothing is reported. (A locked owner's tokens stop working; unlocking does not bring back what
+   * they were attached to.)
    */
-  async endingSessionsOf(uid: number, change: () => Promise<void>, ends = true): Promise<void> {
+  async endingAccessOf(uid: number, change: () => Promise<void>, ends = true): Promise<void> {
     const ids = ends ? (await this.deps.store.sessions.listForUser(uid)).map((s) => s.id) : []
+    const tokenIds = ends ? (await this.deps.store.tokens.listForUser(uid)).map((t) => t.id) : []
     await change()
     this.ended(ids)
+    this.tokensEnded(tokenIds)
+  }
+
+  /**
+   * Calls `listener` with the ids of API tokens whenever they end: deleted, or their owner locked or deleted.
+   * (Expiry is a time, not an event: see onTokenExpiryChanged.) Searches detach the tokens they had attached.
+   */
+  onTokensEnded(listener: (tokenIds: readonly string[]) => void): void {
+    this.tokenEndListeners.push(listener)
+  }
+
+  /** Reports API tokens as ended (the tokens API calls it once a token is deleted). */
+  tokensEnded(ids: readonly string[]): void {
+    if (ids.length === 0) return
+    for (const listener of this.tokenEndListeners) listener(ids)
+  }
+
+  /** Calls `listener` when an API token gets a new expiry (changed or refreshed; 0: never): same token, new end. */
+  onTokenExpiryChanged(listener: (tokenId: string, expires: number) => void): void {
+    this.tokenExpiryListeners.push(listener)
+  }
+
+  /** Reports a token's new expiry (the tokens API calls it once the change is stored). */
+  tokenExpiryChanged(id: string, expires: number): void {
+    for (const listener of this.tokenExpiryListeners) listener(id, expires)
   }
 
   /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
@@ -263,7 +294,7 @@ export class AuthService {
     const { token, user } = found
     if (token.expires !== 0 && token.expires <= this.deps.clock()) throw Errors.unauthenticated('API token has expired')
     if (user.locked) throw Errors.unauthenticated('the owner of this API token is locked')
-    return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: token.capabilities } }
+    return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: token.capabilities, expires: token.expires } }
   }
 
   /** Whether a session is still within its lifetime and, unless a download session, its idle timeout. */

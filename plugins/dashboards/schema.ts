@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import { jsonWithRaw } from '../../server/raw-json'
 import { formatTime } from '../../server/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
+import { JsonOptionalUid } from '../groups/schema'
 import type { DashboardRow } from './repo'
 
 const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
@@ -14,7 +15,7 @@ const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
 export const DashboardBody = t.Object({
   Name: t.Optional(Text(MAX_NAME)),
   Description: t.Optional(Text(MAX_DESC)),
-  UID: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 2147483647 }), t.Null()])),
+  UID: t.Optional(JsonOptionalUid),
   GIDs: t.Optional(GIDs),
   Global: t.Optional(t.Union([t.Boolean(), t.Null()])),
   Labels: t.Optional(Labels),

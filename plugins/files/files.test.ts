@@ -584,6 +584,8 @@ describe('PATCH /api/files/{id}', () => {
     for (const json of [
       { Name: 5 }, { Name: 'x'.repeat(257) }, { Desc: 3 }, { Desc: 'x'.repeat(4097) }, { Global: 1 }, { GIDs: [0] }, { GIDs: 'x' },
       { GIDs: [-1] }, { Labels: 'a' }, { Labels: [1] }, { UID: 0 }, { UID: 'x' }, [],
+      // ids are JSON numbers: Elysia's integer type took these for [], [5] and 5 (found by the fuzz test)
+      { GIDs: '' }, { GIDs: '5' }, { GIDs: ['5'] }, { UID: '2' },
     ])
       await refused(s, 400, 'PATCH', `/api/files/${r.GUID}`, { jwt: owner.jwt, json })
     await refused(s, 400, 'PATCH', `/api/files/${r.GUID}`, { jwt: owner.jwt, body: '{"Name":', headers: { 'content-type': 'application/json' } })

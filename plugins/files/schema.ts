@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { Errors } from '../../server/errors'
 import { UUID } from '../../server/sharing'
 import { formatTime } from '../../server/time'
-import { Id } from '../groups/schema'
+import { JsonId } from '../groups/schema'
 import type { FileRow } from './repo'
 
 /** The user file record of the spec ("User file"): GIDs and Labels always arrays, strings never null. */
@@ -30,12 +30,12 @@ export const MAX_GIDS = 1024
 const Name = t.String({ maxLength: MAX_NAME })
 const Desc = t.String({ maxLength: MAX_DESC })
 /** A sharing list: any positive GID, also of a group that does not exist yet (decisions §5); null means none. */
-export const GIDs = t.Union([t.Array(Id, { maxItems: MAX_GIDS }), t.Null()])
+export const GIDs = t.Union([t.Array(JsonId, { maxItems: MAX_GIDS }), t.Null()])
 export const Labels = t.Union([t.Array(t.String({ maxLength: MAX_NAME }), { maxItems: MAX_LABELS }), t.Null()])
 
 /** PATCH: a structure like a listing entry; only these fields are looked at, absent ones keep their value. */
 export const PatchFileBody = t.Object({
-  UID: t.Optional(Id),
+  UID: t.Optional(JsonId),
   GIDs: t.Optional(GIDs),
   Global: t.Optional(t.Boolean()),
   Name: t.Optional(t.Union([Name, t.Null()])),

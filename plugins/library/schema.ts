@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import { jsonWithRaw } from '../../server/raw-json'
 import { formatTime } from '../../server/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
+import { JsonOptionalUid } from '../groups/schema'
 import type { LibraryRow } from './repo'
 
 const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
@@ -15,7 +16,7 @@ export const MAX_QUERY = 256 * 1024
  */
 export const LibraryBody = t.Object({
   GUID: t.Optional(Text(64)),
-  UID: t.Optional(t.Union([t.Integer({ minimum: 0, maximum: 2147483647 }), t.Null()])),
+  UID: t.Optional(JsonOptionalUid),
   GIDs: t.Optional(GIDs),
   Global: t.Optional(t.Union([t.Boolean(), t.Null()])),
   Name: t.Optional(Text(MAX_NAME)),

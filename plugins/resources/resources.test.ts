@@ -106,6 +106,10 @@ describe('POST /api/resources', () => {
       { ResourceName: 'x', GroupACL: [-3] },
       { ResourceName: 'x', GroupACL: ['a'] },
       { ResourceName: 'x', GroupACL: 4 },
+      // ids are JSON numbers: Elysia's integer type took these for [] and [5] (found by the fuzz test)
+      { ResourceName: 'x', GroupACL: '' },
+      { ResourceName: 'x', GroupACL: '5' },
+      { ResourceName: 'x', GroupACL: ['5'] },
       { ResourceName: 'x', Global: 'yes' },
       { ResourceName: 'x', Description: 7 },
       [],

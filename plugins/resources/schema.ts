@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { formatTime } from '../../server/time'
-import { Id } from '../groups/schema'
+import { JsonId } from '../groups/schema'
 import type { ResourceRow } from './repo'
 
 /** Resource metadata as the spec lists it; Domain and Labels are always present (the clone answer needs them). */
@@ -24,7 +24,7 @@ export type ResourceMetadata = typeof ResourceMetadata.static
 export const ResourceName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })
 const Description = t.Union([t.String({ maxLength: 4096 }), t.Null()])
 /** Any positive GID, also of a group that does not exist yet (decisions §5); null means not shared. */
-const GroupACL = t.Union([t.Array(Id, { maxItems: 1024 }), t.Null()])
+const GroupACL = t.Union([t.Array(JsonId, { maxItems: 1024 }), t.Null()])
 
 export const CreateResourceBody = t.Object({
   GroupACL: t.Optional(GroupACL),

@@ -35,9 +35,12 @@ const jsonNull = () => new Response('null', { headers: { 'content-type': JSON_TY
 
 /** How a caller is attached to a search: by its login session, or by its API token. */
 export function clientOf(caller: Caller): string {
-  return caller.session ? sessionClient(caller.session.id) : `token:${caller.token!.id}`
+  return caller.session ? sessionClient(caller.session.id) : tokenClient(caller.token!.id)
 }
 export const sessionClient = (sessionId: string) => `session:${sessionId}`
+export const tokenClient = (tokenId: string) => `token:${tokenId}`
+/** When the caller stops being a client by itself: an API token's expiry (0: never; sessions end by events). */
+const clientExpiresOf = (caller: Caller) => caller.token?.expires ?? 0
 
 /** Search ids are strings of digits (decisions §1). */
 function checkId(id: string): string {
@@ -62,6 +65,8 @@ const MAX_BATCH_TEXT = 4096
 export function searchCtrlPlugin({ config, store, auth, searches, clock }: SearchCtrlDeps) {
   auth.onSessionsEnded((ids) => searches.detachClients(ids.map(sessionClient)))
   auth.onSessionReplaced((oldId, newId) => searches.replaceClient(sessionClient(oldId), sessionClient(newId)))
+  auth.onTokensEnded((ids) => searches.detachClients(ids.map(tokenClient)))
+  auth.onTokenExpiryChanged((id, expires) => searches.setClientExpiry(tokenClient(id), expires))
 
   async function viewer(caller: Caller): Promise<Viewer> {
     const groups = await store.groups.groupsOf(caller.uid)
@@ -110,6 +115,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
           uid: caller.uid,
           gid: caller.user.defaultGid ?? 0,
           client: clientOf(caller),
+          clientExpires: clientExpiresOf(caller),
           clientKind: caller.session ? 'session' : 'token',
           userQuery: body.SearchString,
           query,
@@ -197,7 +203,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
     .put(
       '/api/searchctrl/:id/attach',
       async ({ caller, params }) => {
-        searches.attach(await viewer(caller), checkId(params.id), clientOf(caller))
+        searches.attach(await viewer(caller), checkId(params.id), clientOf(caller), clientExpiresOf(caller))
         return jsonNull()
       },
       { access: 'AttachSearch', params: IdParams, detail: { summary: 'Attach the calling session (or API token) to the search' } },

@@ -303,6 +303,68 @@ describe('launching and results', () => {
     expect(after.ItemCount).toBe(4000)
     expect(after.Finished).not.toBe('0001-01-01T00:00:00Z')
   })
+
+  test('a regex with catastrophic backtracking does not block the server: other requests answer while it runs', async () => {
+    // (a+)+$ on 29 a's and a b takes a backtracking engine (RegExp) about 2^29 steps, seconds per entry, all in
+    // one step; RE2 matches it in linear time. Real steps (the next event-loop turn), 4 entries each.
+    const { s, owner } = await setup()
+    const text = (i: number) => (i % 1000 === 0 ? `${'a'.repeat(29)}b` : i % 1000 === 500 ? 'aaaa' : `line ${i}`)
+    await ingest(s, Array.from({ length: 4000 }, (_, i) => entry(i, 'web', text(i))))
+    const id = await launch(s, owner.jwt, 'tag=web regex "(a+)+$"')
+    // Ask again and again while the search runs: each answer comes at once (2 s is a generous bound).
+    let askedWhileRunning = 0
+    for (;;) {
+      const asked = performance.now()
+      const whoami = await call(s, 'GET', '/api/info/whoami', owner.jwt)
+      expect(whoami.status).toBe(200)
+      expect(performance.now() - asked).toBeLessThan(2000)
+      if ((await details(s, owner.jwt, id)).Finished !== '0001-01-01T00:00:00Z') break
+      askedWhileRunning++
+      await Bun.sleep(5)
+    }
+    expect(askedWhileRunning).toBeGreaterThan(0)
+    await s.searches.settled()
+    expect(dataOf(await results(s, owner.jwt, id))).toEqual(['aaaa', 'aaaa', 'aaaa', 'aaaa'])
+  })
+
+  test.each([
+    ['a backreference', 'tag=web regex "(a)\\\\1"'],
+    ['a lookahead', 'tag=web regex (?=a)b'],
+  ])('a regex RE2 cannot compile (%s) is 400 with its position, and nothing is launched', async (_, query) => {
+    const { s, owner } = await setup()
+    const before = storeSnapshot(s)
+    const res = await call(s, 'POST', '/api/searchctrl/launch', owner.jwt, { json: { SearchString: query } })
+    expectError(res, 400, { Position: 14 })
+    expect(res.body.Error).toContain('RE2')
+    expect(storeSnapshot(s)).toEqual(before)
+    expect((await call(s, 'GET', '/api/searchctrl', owner.jwt)).body).toEqual([])
+  })
+
+  test('entries of several MiB: matched by grep and regex, read one at a time (a query stops after 1 MiB of data)', async () => {
+    const { s, owner } = await setup()
+    const big = `${'x'.repeat(5 << 19)} needle` // 2.5 MiB: base64 in JSON stays under the 4 MiB body limit
+    await ingest(s, [entry(1, 'web', big)])
+    await ingest(s, [entry(2, 'web', big)])
+    await ingest(s, [entry(3, 'web', 'small needle'), entry(4, 'web', 'nothing')])
+    const scan = s.store.entries.scan.bind(s.store.entries)
+    const rowsPerQuery: number[] = []
+    s.store.entries.scan = async (...args) => {
+      const rows = await scan(...args)
+      rowsPerQuery.push(rows.length)
+      return rows
+    }
+    for (const [q, lengths] of [
+      ['tag=web grep needle', [big.length, big.length, 12]],
+      ['tag=web regex "x+ needle$"', [big.length, big.length]],
+      ['tag=web regex "([a-z]{1,50})+ needle$"', [big.length, big.length, 12]],
+    ] as const) {
+      rowsPerQuery.length = 0
+      const id = await launch(s, owner.jwt, q)
+      await s.searches.settled()
+      const got = dataOf(await results(s, owner.jwt, id))
+      expect({ q, got: got.map((d) => d.length), rowsPerQuery }).toEqual({ q, got: [...lengths], rowsPerQuery: [1, 1, 2, 0] })
+    }
+  })
 })
 
 describe('states and transitions', () => {
@@ -798,6 +860,90 @@ describe('API tokens', () => {
     expect((await details(s, owner.jwt, id)).LaunchInfo).toEqual({ Background: false, Client: 'token' })
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
     expect((await s.call('PUT', `/api/searchctrl/${id}/detach`, { headers })).status).toBe(200)
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })
+  })
+
+  const HOUR = 3_600_000
+  /** Sessions outlive the clock moves of these tests; a search without client is removed after one minute. */
+  const tokenSetup = () => setup({ config: { searchGraceMs: 60_000, sessionIdleMs: 100 * HOUR, sessionLifetimeMs: 100 * HOUR } })
+
+  /** A token of `jwt`'s user that may launch and attach, expiring `expiresInMs` from now (never when 0). */
+  async function searchToken(s: TestServer, jwt: string, expiresInMs = 0) {
+    const json: Record<string, unknown> = { name: 'script', capabilities: ['Search', 'AttachSearch'] }
+    if (expiresInMs) json.expiresAt = new Date(s.clock.now() + expiresInMs).toISOString()
+    const created = await call(s, 'POST', '/api/tokens', jwt, { json })
+    expect(created.status).toBe(200)
+    return { id: created.body.id as string, headers: { 'Service-Token': created.body.token as string } }
+  }
+
+  test.each([
+    ['deleted by its owner', async (s: TestServer, w: World, tokenId: string) => call(s, 'DELETE', `/api/tokens/${tokenId}`, w.member.jwt)],
+    ['deleted by an admin', async (s: TestServer, _: World, tokenId: string) => call(s, 'DELETE', `/api/tokens/${tokenId}`, s.adminJwt)],
+    ['its owner locked', async (s: TestServer, w: World) => call(s, 'PUT', `/api/users/${w.member.uid}/lock`, s.adminJwt)],
+    ['its owner locked through PUT /api/users/{id}', async (s: TestServer, w: World) =>
+      call(s, 'PUT', `/api/users/${w.member.uid}`, s.adminJwt, { json: { Locked: true } })],
+    ['its owner deleted', async (s: TestServer, w: World) => call(s, 'DELETE', `/api/users/${w.member.uid}`, s.adminJwt)],
+  ])('a token attached to a search is detached when it ends: %s; the grace period then runs', async (_, end) => {
+    // The owner launches, a group member attaches with a token; the owner leaves: the token is the only client.
+    const w = await tokenSetup()
+    const { s, owner, member } = w
+    const token = await searchToken(s, member.jwt)
+    const id = await launch(s, owner.jwt, 'tag=web')
+    expect((await s.call('PUT', `/api/searchctrl/${id}/attach`, { headers: token.headers })).status).toBe(200)
+    await call(s, 'PUT', `/api/searchctrl/${id}/detach`, owner.jwt)
+    s.clock.advance(HOUR) // attached: no grace period runs
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    expect((await end(s, w, token.id)).status).toBe(200)
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    s.clock.advance(60_000)
+    expect(await listed(s, id)).toBeUndefined()
+  })
+
+  test('a token that expires is detached at its expiry, and the grace period runs from then', async () => {
+    const { s, owner } = await tokenSetup()
+    const token = await searchToken(s, owner.jwt, HOUR)
+    const kept = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    const dropped = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    await call(s, 'PATCH', `/api/searchctrl/${kept}/background`, owner.jwt)
+    s.clock.advance(HOUR - 1)
+    expect(await listed(s, kept)).toMatchObject({ State: 'ACTIVE/BACKGROUNDED', AttachedClients: 1 })
+    expect(await listed(s, dropped)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    s.clock.advance(1)
+    expect(await listed(s, kept)).toMatchObject({ State: 'DORMANT/BACKGROUNDED', AttachedClients: 0 })
+    expect(await listed(s, dropped)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    s.clock.advance(60_000)
+    expect(await listed(s, dropped)).toBeUndefined()
+    expect(await listed(s, kept)).toMatchObject({ State: 'DORMANT/BACKGROUNDED' })
+
+    // Noticed late (no request in between): removed at once, as the period began at the expiry.
+    const late = await searchToken(s, owner.jwt, HOUR)
+    const gone = (await s.call('POST', '/api/searchctrl/launch', { headers: late.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    s.clock.advance(HOUR + 60_000)
+    expect(await listed(s, gone)).toBeUndefined()
+  })
+
+  test('a refreshed token (PATCH: new secret, same id) keeps its attachments, with the new expiry; so does a changed expiry', async () => {
+    const { s, owner } = await tokenSetup()
+    const token = await searchToken(s, owner.jwt, HOUR)
+    const id = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    const refreshed = await call(s, 'PATCH', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: new Date(s.clock.now() + 3 * HOUR).toISOString() } })
+    expect(refreshed.status).toBe(200)
+    const headers = { 'Service-Token': refreshed.body.token as string }
+    s.clock.advance(2 * HOUR) // past the first expiry
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    // It is the same client: attaching again is still one, the new secret detaches it.
+    expect((await s.call('PUT', `/api/searchctrl/${id}/attach`, { headers })).status).toBe(200)
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
+    // PUT moves the expiry: never, then in one hour.
+    expect((await call(s, 'PUT', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: null } })).status).toBe(200)
+    s.clock.advance(2 * HOUR)
+    expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
+    const soon = new Date(s.clock.now() + HOUR).toISOString()
+    expect((await call(s, 'PUT', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: soon } })).status).toBe(200)
+    s.clock.advance(HOUR)
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    // A refresh after the expiry does not bring the attachment back.
+    expect((await call(s, 'PATCH', `/api/tokens/${token.id}`, owner.jwt, { json: {} })).status).toBe(200)
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })
   })
 })

@@ -134,6 +134,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
           expires: body.expiresAt !== undefined ? expiryOf(body.expiresAt) : undefined,
         }
         await tokens.update(token.id, changes)
+        if (changes.expires !== undefined) auth.tokenExpiryChanged(token.id, changes.expires)
         return toTokenRecord((await tokens.get(token.id))!)
       },
       {
@@ -151,6 +152,8 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         const secret = newSecret()
         const expires = expiryOf(body.expiresAt)
         await tokens.replaceSecret(token.id, hashSecret(secret), expires)
+        // The same token (same id) under a new secret: what it is attached to stays, with its new expiry.
+        auth.tokenExpiryChanged(token.id, expires)
         return { ...toTokenRecord({ ...token, expires }), token: secret }
       },
       {
@@ -164,7 +167,9 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
     .delete(
       '/api/tokens/:id',
       async ({ caller, params }) => {
-        await tokens.delete((await visible(caller, params.id)).id)
+        const { id } = await visible(caller, params.id)
+        await tokens.delete(id)
+        auth.tokensEnded([id])
         return {}
       },
       { access: 'TokenWrite', params: TokenParams, response: Empty, detail: { summary: 'Delete a token' } },

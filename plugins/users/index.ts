@@ -116,7 +116,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
           if (body.Locked) refuseLock(caller, target)
           changes.locked = body.Locked
         }
-        await auth.endingSessionsOf(target.uid, () => conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes)), changes.locked === true)
+        await auth.endingAccessOf(target.uid, () => conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes)), changes.locked === true)
         return {}
       },
       { access: 'session', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },
@@ -127,7 +127,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         const target = await existing(params.id)
         if (target.uid === caller.uid) throw Errors.forbidden('you cannot delete your own account')
         if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be deleted')
-        await auth.endingSessionsOf(target.uid, async () => void (await users.delete(target.uid)))
+        await auth.endingAccessOf(target.uid, async () => void (await users.delete(target.uid)))
         await onUserDeleted?.(target.uid)
         return {}
       },
@@ -138,7 +138,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
       async ({ caller, params }) => {
         const target = await existing(params.id)
         refuseLock(caller, target)
-        await auth.endingSessionsOf(target.uid, () => users.update(target.uid, { locked: true }))
+        await auth.endingAccessOf(target.uid, () => users.update(target.uid, { locked: true }))
         return {}
       },
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Lock an account and end its sessions (idempotent)' } },

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { formatTime } from '../../server/time'
-import { GroupDetails, Id, toGroupDetails } from '../groups/schema'
+import { GroupDetails, Id, JsonId, toGroupDetails } from '../groups/schema'
 import type { GroupRow } from '../groups/repo'
 import type { PreferenceRow, UserRow } from './repo'
 
@@ -45,9 +45,9 @@ export const PasswordBody = t.Object({ OrigPass: t.Optional(Password), NewPass: 
 
 export const AdminStatus = t.Object({ UID: t.Integer(), Admin: t.Boolean() })
 
-export const SearchGroupBody = t.Object({ GID: Id })
+export const SearchGroupBody = t.Object({ GID: JsonId })
 
-export const GroupsBody = t.Object({ GIDs: t.Array(Id, { maxItems: 10000 }) })
+export const GroupsBody = t.Object({ GIDs: t.Array(JsonId, { maxItems: 10000 }) })
 
 export const PreferenceRecord = t.Object({ Data: t.String(), Name: t.String(), Synced: t.Boolean(), UID: t.Integer(), Updated: t.String() })
 

@@ -898,6 +898,14 @@ describe('group membership', () => {
     }
   })
 
+  test('GIDs must be JSON numbers: "" and "5" are 400, not [] and [5] (found by the fuzz test)', async () => {
+    const user = await s.createUser()
+    const g1 = await s.createGroup(freshName('g'))
+    for (const GIDs of ['', String(g1), [String(g1)], `[${g1}]`])
+      await refused(s, 400, 'POST', `/api/users/${user.uid}/group`, { jwt: s.adminJwt, json: { GIDs } })
+    await refused(s, 400, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: s.adminJwt, json: { GID: String(g1) } })
+  })
+
   test('only admins add and remove memberships', async () => {
     const user = await s.createUser()
     const g1 = await s.createGroup(freshName('g'), [user.uid])

@@ -31,9 +31,10 @@ export interface EntriesRepo {
    * One step of a walk through the entries with `ts` in [after, end), in (ts, tag, id) order: the next `limit`
    * entries of any tag, each with its source and bytes when its tag is one of `tagIds` (every tag when null) and
    * without them otherwise. The walk follows the index, and the row of an entry is read only when its tag is wanted,
-   * so a step costs at most `limit` index entries whatever the tags asked for.
+   * so a step costs at most `limit` index entries whatever the tags asked for. It also ends once the data read reach
+   * `maxBytes` (at least one entry is answered), so a step reads about maxBytes plus one entry whatever their sizes.
    */
-  scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number): Promise<ScanRow[]>
+  scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes?: number): Promise<ScanRow[]>
   /** Whether the store answers (for /api/stats/ping). */
   ping(): Promise<void>
 }
@@ -83,7 +84,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
   async tagIds() {
     return new Map(this.q.tags.all().map((t) => [t.name, t.id]))
   }
-  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number) {
+  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY) {
     const key = tagIds === null ? '*' : tagIds.join(',')
     let q = this.scans.get(key)
     if (!q) {
@@ -97,7 +98,15 @@ export class SqliteEntriesRepo implements EntriesRepo {
       )
       this.scans.set(key, q)
     }
-    return q.all(after.ts, after.tagId, after.id, end, limit).map((r) => ({ ts: r.ts, tagId: r.tag_id, id: r.id, src: r.src, data: r.data }))
+    const rows: ScanRow[] = []
+    let bytes = 0
+    // Row by row (iterate, not all): the walk stops reading once the byte budget is spent.
+    for (const r of q.iterate(after.ts, after.tagId, after.id, end, limit)) {
+      rows.push({ ts: r.ts, tagId: r.tag_id, id: r.id, src: r.src, data: r.data })
+      bytes += r.data?.byteLength ?? 0
+      if (bytes >= maxBytes) break
+    }
+    return rows
   }
   async ping() {
     this.q.ping.get()

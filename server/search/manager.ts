@@ -9,12 +9,16 @@
 // Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
 //
 // Guarantees:
-// - A search reads the entries in chunks of CHUNK and yields to the event loop after every step of about STEP_MS,
-//   so requests keep being answered while it runs.
+// - A search reads the entries in chunks of CHUNK (and at most about CHUNK_BYTES of data) and yields to the event
+//   loop after every step of about STEP_MS (checked after every entry), so requests keep being answered while it
+//   runs; regex stages use a linear-time engine (RE2), so no pattern makes the matching of one entry run away.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
 //   client (checked by sweep(), which every operation runs first and the server runs periodically).
+// - A client that ends detaches from every search: a session or API token that ends (detachClients), and an API
+//   token once its expiry has passed (sweep(), the grace period counted from the expiry). A client that continues
+//   under a new name (refreshed JWT) or with a new expiry (refreshed or changed token) keeps its attachments.
 // - Deleting removes the search from memory, its row, its working files and its blobs before it answers.
 // - Saved searches are rows + blobs and are loaded again at start; a search that was 'saving' at a crash is
 //   finished from its working files when they are there.
@@ -26,7 +30,7 @@ import type { Logger } from '../log'
 import { formatTime } from '../time'
 import { type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo } from './entries'
-import { ALL_TAGS, type Query, type Stage, formatQuery } from './query'
+import { ALL_TAGS, type Query, type Stage, compileRegex, formatQuery } from './query'
 import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
 import {
   INDEX_ENTRY_BYTES,
@@ -43,6 +47,8 @@ import {
 
 /** Entries read per query (index entries; the rows of those whose tag is wanted). */
 export const CHUNK = 128
+/** A query also ends once it has read this much entry data (an entry may be MiBs: see the ingest body limit). */
+export const CHUNK_BYTES = 1 << 20
 /**
  * A step reads chunks until it has run this long, then yields to the event loop: steps stay short however busy the
  * machine is (a fixed number of entries per step took 5 times longer under load and held other requests that long).
@@ -97,6 +103,8 @@ export interface LaunchRequest {
   uid: number
   gid: number
   client: string
+  /** When the client stops being one (an API token's expiry); 0: it ends only by an event (detachClients). */
+  clientExpires: number
   clientKind: LaunchInfo['client']
   userQuery: string
   query: Query
@@ -143,6 +151,8 @@ const blobKeys = (id: string) => ({ results: `searches/${id}/results`, index: `s
 
 export class SearchManager {
   private readonly searches = new Map<string, Search>()
+  /** The clients that end at a time (API tokens with an expiry), with that time; sweep() detaches them then. */
+  private readonly clientExpiry = new Map<string, number>()
   private readonly dir: string
 
   constructor(private readonly deps: ManagerDeps) {
@@ -246,6 +256,7 @@ export class SearchManager {
     if (!req.noHistory)
       await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
     this.searches.set(id, s)
+    this.noteExpiry(req.client, req.clientExpires)
     s.runner = this.run(s, req.query)
     return s
   }
@@ -265,11 +276,22 @@ export class SearchManager {
       let done = wanted !== null && wanted.length === 0
       const stepMs = this.deps.stepMs ?? STEP_MS
       let stepStart = performance.now()
+      // Ends a step once it has run stepMs: checked after every entry, not only every chunk, so one step runs at most
+      // stepMs plus the matching of one entry (entries are at most the ingest body limit; matching is linear).
+      // stepMs 0 (tests): exactly one chunk per step.
+      const due = () => performance.now() - stepStart >= stepMs
+      const endStep = async () => {
+        await writer.flush()
+        this.progress(s, writer)
+        await (this.deps.step ?? nextTurn)()
+        stepStart = performance.now()
+      }
       while (!done && !s.halt) {
-        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK)
+        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, CHUNK_BYTES)
         if (rows.length === 0) break
         cursor = rows.at(-1)!
         for (const row of rows) {
+          if (s.halt) break
           if (row.data === null) continue
           if (!tagNames.has(row.tagId)) for (const [name, id] of await entries.tagIds()) tagNames.set(id, name)
           const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
@@ -282,12 +304,9 @@ export class SearchManager {
             done = true
             break
           }
+          if (stepMs > 0 && due()) await endStep()
         }
-        if (performance.now() - stepStart < stepMs) continue
-        await writer.flush()
-        this.progress(s, writer)
-        await (this.deps.step ?? nextTurn)()
-        stepStart = performance.now()
+        if (!done && !s.halt && due()) await endStep()
       }
       await writer.flush()
       this.progress(s, writer)
@@ -348,10 +367,26 @@ export class SearchManager {
     await this.remove(s)
   }
 
-  attach(v: Viewer, id: string, client: string): void {
+  /** `expires`: when the client ends by itself (an API token's expiry), 0 for never. */
+  attach(v: Viewer, id: string, client: string, expires = 0): void {
     const s = this.viewable(v, id)
     s.clients.add(client)
     s.unattendedSince = 0
+    this.noteExpiry(client, expires)
+  }
+
+  private noteExpiry(client: string, expires: number): void {
+    if (expires > 0) this.clientExpiry.set(client, expires)
+    else this.clientExpiry.delete(client)
+  }
+
+  /**
+   * A client keeps its attachments with a new expiry (a refreshed or changed API token; 0: never). The sweep runs
+   * first, so a token that had already expired has lost them and does not get them back.
+   */
+  setClientExpiry(client: string, expires: number): void {
+    this.sweep()
+    if (this.clientExpiry.has(client) || [...this.searches.values()].some((s) => s.clients.has(client))) this.noteExpiry(client, expires)
   }
 
   detach(v: Viewer, id: string, client: string): void {
@@ -359,9 +394,10 @@ export class SearchManager {
   }
 
   /** The sessions have ended: every search they were attached to loses them. */
-  detachClients(clients: readonly string[]): void {
+  detachClients(clients: readonly string[], since = this.deps.clock()): void {
     if (clients.length === 0) return
-    for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c)
+    for (const c of clients) this.clientExpiry.delete(c)
+    for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c, since)
   }
 
   /** A client continues under a new name (a refreshed JWT is a new session): its attachments move along. */
@@ -369,9 +405,10 @@ export class SearchManager {
     for (const s of this.searches.values()) if (s.clients.delete(from)) s.clients.add(to)
   }
 
-  private detachClient(s: Search, client: string): void {
+  /** `since`: when the client left (the grace period runs from then). */
+  private detachClient(s: Search, client: string, since = this.deps.clock()): void {
     if (!s.clients.delete(client) || s.clients.size > 0) return
-    s.unattendedSince = this.deps.clock()
+    s.unattendedSince = since
     this.maybeTransfer(s)
   }
 
@@ -383,6 +420,7 @@ export class SearchManager {
   /** Removes searches nobody keeps: no client for the grace period, neither backgrounded nor saved. */
   sweep(): void {
     const now = this.deps.clock()
+    for (const [client, expires] of this.clientExpiry) if (expires <= now) this.detachClients([client], expires)
     for (const s of this.searches.values()) {
       if (s.save === 'none' && !s.background && s.clients.size === 0 && now - s.unattendedSince >= this.deps.graceMs) {
         void this.remove(s).catch((e: unknown) => this.deps.log.error('could not remove a search', { search: s.record.id, error: String(e) }))
@@ -605,7 +643,6 @@ class Pipeline {
   private counter: { n: number } | null = null
 
   constructor(stages: Stage[]) {
-    const decoder = new TextDecoder()
     for (const stage of stages) {
       switch (stage.op) {
         case 'grep': {
@@ -614,8 +651,9 @@ class Pipeline {
           break
         }
         case 'regex': {
-          const re = new RegExp(stage.pattern)
-          this.steps.push((d) => re.test(decoder.decode(d)))
+          // RE2 (linear time) on the UTF-8 bytes themselves: no decoding, no backtracking (see query.ts).
+          const re = compileRegex(stage.pattern)
+          this.steps.push((d) => re.test(d))
           break
         }
         case 'limit': {

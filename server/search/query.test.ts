@@ -37,6 +37,11 @@ describe('query language', () => {
     ['tag=a limit 0', 12],
     ['tag=a limit ten', 12],
     ['tag=a regex (', 12],
+    // RE2 syntax: no backreferences, no lookaround, repeat counts up to 1000
+    ['tag=a regex "(a)\\\\1"', 12],
+    ['tag=a grep x | regex (?=a)b', 21],
+    ['tag=a regex (?<!a)b', 12],
+    ['tag=a regex a{1001}', 12],
     ['tag=a count | limit 1', 14],
     ['tag=a count 3', 12],
     ['tag=a grep x |', 14],

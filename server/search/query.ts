@@ -3,10 +3,16 @@
 //   tag=<name>[,<name>...] [ <stage> ( | <stage> )* ]
 //   stage := grep <text> | regex <pattern> | limit <n> | count
 //
+// A regex pattern is RE2 syntax (re2js, a linear-time engine): matching an entry costs time in proportion to its
+// size whatever the pattern, so no query can make a search step run away (a backtracking engine such as RegExp
+// takes exponential time on patterns like `(a+)+$`). RE2 has no backreferences and no lookaround: such a pattern
+// is refused like any other parse error.
 // `tag=*` selects every tag. An argument is a bare word (no blank, `|` or `"`) or a double-quoted string with
 // `\"` and `\\` escapes. `count` may only be the last stage. A `|` right after the tag list is allowed. The
 // normalised form (the EffectiveQuery) has single blanks, tags without repeats, and arguments quoted only
 // where they must be.
+
+import { RE2JS } from 're2js'
 
 export const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
 export const ALL_TAGS = '*'
@@ -119,11 +125,7 @@ export function parseQuery(src: string): Query {
       }
       case 'regex': {
         const a = one()
-        try {
-          new RegExp(a.text)
-        } catch (e) {
-          throw new QueryError(`invalid regular expression (${e instanceof Error ? e.message : e})`, a.pos)
-        }
+        compileRegex(a.text, a.pos)
         stages.push({ op: 'regex', pattern: a.text })
         break
       }
@@ -148,6 +150,18 @@ export function parseQuery(src: string): Query {
     }
   }
   return { tags, stages }
+}
+
+/**
+ * The compiled RE2 form of a regex stage's pattern. A pattern RE2 cannot compile (bad syntax, backreferences,
+ * lookaround, a repeat count over 1000) is a QueryError at `pos`, the position of the argument in the query.
+ */
+export function compileRegex(pattern: string, pos = 0): RE2JS {
+  try {
+    return RE2JS.compile(pattern)
+  } catch (e) {
+    throw new QueryError(`invalid regular expression, RE2 syntax (${e instanceof Error ? e.message : e})`, pos)
+  }
 }
 
 function quote(text: string): string {

@@ -1,0 +1,629 @@
+// Generated bad input (issue 8, part 1): requests derived from the app's own route table and TypeBox schemas,
+// sent through app.handle() as anonymous, a user, a token holder and an admin. Two kinds of case:
+// - must-refuse: a body, path or query value that breaks the route's schema (a required field missing, a value of
+//   the wrong type or out of range); it must get a 4xx;
+// - junk: anything else odd (bad JSON, bad UTF-8, bad multipart, extra fields, huge strings and numbers, odd paths,
+//   query strings, methods and credentials); it may succeed when it happens to be valid.
+// For every case: no 5xx, no thrown error or hang, a 4xx has the `{"Error": ...}` body, and a 4xx changed no row
+// and no blob file. Used by test/fuzz.test.ts (short run) and test/fuzz-long.sh (long run), with a fixed seed.
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import fc from 'fast-check'
+import { CAPABILITY_NAMES, userHolds } from '../server/permissions'
+import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshot, type TestServer } from './helpers'
+import { apiRoutes, type RouteInfo } from './routes'
+
+export type CallerKind = 'anonymous' | 'user' | 'token' | 'admin'
+const CALLERS: CallerKind[] = ['anonymous', 'user', 'token', 'admin']
+
+/** A path parameter: a real id of the fixture (index taken modulo the pool), or a string sent encoded or verbatim. */
+type Param = { real: number } | { raw: string; verbatim?: boolean }
+
+export interface FuzzCase {
+  /** Which generator made it, for the report and the figures. */
+  kind: string
+  /** The key of the route it was derived from (`METHOD path`), for the coverage figures. */
+  route: string
+  mustRefuse: boolean
+  caller: CallerKind
+  method: string
+  /** The route's path pattern, or any path for odd-path cases. */
+  path: string
+  params: Record<string, Param>
+  /** Raw query string without `?`, or ''. */
+  query: string
+  headers: Record<string, string>
+  body?: string | Uint8Array
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Values
+
+const hugeString = fc.integer({ min: 5_000, max: 300_000 }).map((n) => 'é'.repeat(n))
+const oddString = fc.oneof(
+  { weight: 4, arbitrary: fc.string() },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary' }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('', ' ', '\u0000', '\ud800', '\uffff', '../../etc/passwd', "'; DROP TABLE users; --", '%00', '\u202e', 'null', 'true', '0', '-1', '1e999', 'NaN'),
+  },
+  { weight: 1, arbitrary: hugeString },
+)
+const oddNumber = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(0, -0, -1, 1.5, 2 ** 31, 2 ** 31 - 1, 2 ** 32, 2 ** 53 + 1, 1e308, -1e308, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER),
+)
+const anyJson: fc.Arbitrary<unknown> = fc.oneof(
+  oddString,
+  oddNumber,
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 6 }),
+  fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
+  fc.array(fc.integer({ min: -5, max: 2 ** 31 + 5 }), { maxLength: 2000 }),
+)
+
+/** Whether a schema node accepts the string as a path or query value, also after the number and boolean coercion Elysia applies. */
+function acceptsString(node: TSchema, s: string): boolean {
+  if (Value.Check(node, s as unknown)) return true
+  if (s.trim() !== '' && !Number.isNaN(Number(s)) && Value.Check(node, Number(s))) return true
+  return (s === 'true' || s === 'false') && Value.Check(node, s === 'true')
+}
+
+const VIOLATION_PROBES: unknown[] = [null, 0, -1, 1.5, 'x', '', [], {}, true, 'x'.repeat(70_000), 2 ** 40]
+/** A node some value breaks (t.Any breaks on nothing, so a route taking any JSON has no must-refuse body). */
+const violatable = (node: TSchema) => VIOLATION_PROBES.some((v) => !Value.Check(node, v))
+const stringViolatable = (node: TSchema) => VIOLATION_PROBES.some((v) => typeof v !== 'object' && !acceptsString(node, String(v)))
+
+/** The value as the server sees it after JSON: NaN and ±Infinity become null (which a nullable field accepts). */
+const asSent = (v: unknown): unknown => JSON.parse(JSON.stringify(v) ?? 'null')
+/** A JSON value the node refuses. */
+const violating = (node: TSchema) => fc.oneof(anyJson, fc.constantFrom(...VIOLATION_PROBES)).map(asSent).filter((v) => !Value.Check(node, v))
+/** A path or query string the node refuses even after coercion. */
+const violatingString = (node: TSchema) =>
+  fc
+    .oneof(oddString, oddNumber.map(String), fc.constantFrom('abc', '1.5', '0', '-1', 'x'.repeat(65), '1e999', 'NaN', ' '))
+    .filter((s) => !acceptsString(node, s))
+
+/** Whether a missing property is filled in (Elysia applies schema defaults), so leaving it out is no violation. */
+const hasDefault = (node: TSchema) => JSON.stringify(node).includes('"default"')
+
+type Props = Record<string, TSchema>
+const propsOf = (schema: TSchema | undefined): Props => (schema?.properties ?? {}) as Props
+const requiredOf = (schema: TSchema | undefined): string[] => (schema?.required ?? []) as string[]
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests
+
+const callerArb = fc.constantFrom(...CALLERS)
+/** Path parameter values that are no id of anything. */
+const GARBAGE_PARAMS = ['0', '-1', 'abc', '1.5', '99999999999', '00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-4fff-bfff-ffffffffffff', ' ', 'null', 'x'.repeat(200)]
+const paramArb: fc.Arbitrary<Param> = fc.oneof(
+  { weight: 3, arbitrary: fc.nat().map((real) => ({ real })) },
+  { weight: 1, arbitrary: fc.constantFrom(...GARBAGE_PARAMS).map((raw) => ({ raw })) },
+  { weight: 1, arbitrary: oddString.map((raw) => ({ raw })) },
+)
+const paramsArb = (route: RouteInfo) => fc.record(Object.fromEntries(route.paramNames.map((n) => [n, paramArb])) as Record<string, fc.Arbitrary<Param>>)
+
+const JSON_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'application/vnd.api+json', '', 'application/json; charset=utf-16', 'multipart/form-data']
+const jsonHeaders = fc.constantFrom(...JSON_TYPES).map((t): Record<string, string> => (t ? { 'content-type': t } : {}))
+
+/** A body object whose property `key` breaks its schema (or, when required and without default, is missing); other fields random. */
+function badBodyObject(schema: TSchema): fc.Arbitrary<unknown> | undefined {
+  const props = propsOf(schema)
+  const options: fc.Arbitrary<unknown>[] = []
+  const others = fc.dictionary(fc.constantFrom(...Object.keys(props), 'Extra', '__proto__', 'constructor'), anyJson, { maxKeys: 4 })
+  for (const [key, node] of Object.entries(props)) {
+    if (violatable(node)) options.push(fc.tuple(others, violating(node)).map(([o, v]) => ({ ...o, [key]: v })))
+    if (requiredOf(schema).includes(key) && !hasDefault(node))
+      options.push(
+        others.map((o) => {
+          const copy = { ...o }
+          delete copy[key]
+          return copy
+        }),
+      )
+  }
+  // the whole body of the wrong type (body.ts refuses a non-object where an object is expected)
+  if (violatable(schema))
+    options.push(fc.oneof(fc.array(anyJson, { maxLength: 3 }), oddString, oddNumber, fc.constant(null)).map(asSent).filter((v) => !Value.Check(schema, v)))
+  return options.length ? fc.oneof(...options) : undefined
+}
+
+/** Must-refuse cases of one route: its body, a path parameter or a query parameter breaks the schema. */
+function mustRefuseCases(route: RouteInfo): fc.Arbitrary<FuzzCase>[] {
+  const base = { mustRefuse: true, method: route.method, path: route.path, route: route.key }
+  const out: fc.Arbitrary<FuzzCase>[] = []
+  const bad = route.body && !route.upload ? badBodyObject(route.body) : undefined
+  if (bad)
+    out.push(
+      fc.record({ caller: callerArb, params: paramsArb(route), body: bad, ct: fc.constantFrom('application/json', 'text/plain', '') }).map((c): FuzzCase => ({
+        ...base,
+        kind: 'schema-body',
+        caller: c.caller,
+        params: c.params,
+        query: '',
+        headers: c.ct ? { 'content-type': c.ct } : ({} as Record<string, string>),
+        body: JSON.stringify(c.body) ?? 'null',
+      })),
+    )
+  for (const [name, node] of Object.entries(propsOf(route.params))) {
+    if (!stringViolatable(node)) continue
+    out.push(
+      // '' and dot segments are no parameter: the URL then names another route (or is normalized away)
+      fc.record({ caller: callerArb, params: paramsArb(route), value: violatingString(node).filter((v) => !['', '.', '..'].includes(v)), body: validishBody(route) }).map((c): FuzzCase => ({
+        ...base,
+        kind: 'schema-param',
+        caller: c.caller,
+        params: { ...c.params, [name]: { raw: c.value } },
+        query: '',
+        headers: c.body === undefined ? ({} as Record<string, string>) : { 'content-type': 'application/json' },
+        body: c.body,
+      })),
+    )
+  }
+  for (const [name, node] of Object.entries(propsOf(route.query))) {
+    if (!stringViolatable(node)) continue
+    out.push(
+      fc.record({ caller: callerArb, params: paramsArb(route), value: violatingString(node), body: validishBody(route) }).map((c): FuzzCase => ({
+        ...base,
+        kind: 'schema-query',
+        caller: c.caller,
+        params: c.params,
+        query: `${encodeURIComponent(name)}=${encodeLoosely(c.value)}`,
+        headers: c.body === undefined ? ({} as Record<string, string>) : { 'content-type': 'application/json' },
+        body: c.body,
+      })),
+    )
+  }
+  return out
+}
+
+/** For routes with a body: a JSON object with some of its fields (values random), so the other checks are reached. */
+function validishBody(route: RouteInfo): fc.Arbitrary<string | undefined> {
+  if (!route.body || route.upload) return fc.constant(undefined)
+  const props = Object.keys(propsOf(route.body))
+  return fc.dictionary(fc.constantFrom('Extra', ...props), anyJson, { maxKeys: 4 }).map((o) => JSON.stringify(o))
+}
+
+/** encodeURIComponent, except that a lone surrogate (which it refuses) is sent as an invalid UTF-8 byte. */
+function encodeLoosely(s: string): string {
+  try {
+    return encodeURIComponent(s)
+  } catch {
+    return encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x')) + '%ED%A0%80'
+  }
+}
+
+const BAD_JSON_TEXTS = [
+  '{',
+  '{"a":',
+  '[1,2',
+  '{"a":1,}',
+  '{a:1}',
+  "{'a':1}",
+  'nul',
+  '{"a":"\\ud800"}',
+  '{"a":"\\x"}',
+  '\ufeff{}',
+  '{"__proto__":{"admin":true}}',
+  '{"constructor":{"prototype":{"admin":true}}}',
+  '{}{}',
+  '{"a":1e999999}',
+  '{"a":-}',
+  '   ',
+  '\u0000',
+]
+const deepNesting = fc.integer({ min: 1_000, max: 200_000 }).map((n) => '['.repeat(n) + ']'.repeat(n))
+const deepObject = fc.integer({ min: 1_000, max: 50_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n))
+
+/** Bytes that are not valid UTF-8, inside a JSON string or alone. */
+const badUtf8 = fc.oneof(
+  fc.tuple(fc.string(), fc.uint8Array({ min: 0x80, max: 0xff, minLength: 1, maxLength: 32 })).map(([key, bytes]) => {
+    const enc = new TextEncoder()
+    return Buffer.concat([enc.encode(`{"${key.replace(/["\\]/g, '')}":"`), bytes, enc.encode('"}')])
+  }),
+  fc.constantFrom(Uint8Array.of(0xc3, 0x28), Uint8Array.of(0xff, 0xfe, 0x7b, 0x7d), Uint8Array.of(0x7b, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x3a, 0x31, 0x7d)),
+  fc.uint8Array({ maxLength: 512 }),
+)
+
+/** Junk JSON bodies for a route: the schema's fields with random values and extra fields, bad text, bad bytes. */
+function jsonJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
+  const props = Object.keys(propsOf(route.body))
+  const fields = fc.dictionary(fc.constantFrom('Extra', 'x', '__proto__', ...props), anyJson, { maxKeys: 6 }).map((o) => JSON.stringify(o))
+  const body = fc.oneof(
+    { weight: 4, arbitrary: fields },
+    { weight: 1, arbitrary: anyJson.map((v) => JSON.stringify(v) ?? '') },
+    { weight: 2, arbitrary: fc.constantFrom(...BAD_JSON_TEXTS) },
+    { weight: 1, arbitrary: fc.oneof(deepNesting, deepObject) },
+    { weight: 2, arbitrary: badUtf8 },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
+  )
+  return fc.record({ caller: callerArb, params: paramsArb(route), body, headers: jsonHeaders, query: queryJunk }).map((c) => ({
+    kind: typeof c.body === 'string' ? 'json-junk' : 'bad-utf8',
+    route: route.key,
+    mustRefuse: false,
+    method: route.method,
+    path: route.path,
+    ...c,
+  }))
+}
+
+// Multipart: broken boundaries, truncated bodies, a missing file part, huge part headers, junk meta fields.
+const BOUNDARY = 'fuzz-boundary-7d1'
+const part = (name: string, contents: string, extraHeaders = '') =>
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="f.txt"\r\n${extraHeaders}\r\n${contents}\r\n`
+/** A multipart body, and whether it is broken for every upload route (no `file` part, cut short, no form at all). */
+type Multipart = { body: string | Uint8Array; broken: boolean }
+const ok = (body: string | Uint8Array): Multipart => ({ body, broken: false })
+const broken = (body: string | Uint8Array): Multipart => ({ body, broken: true })
+const multipartBody: fc.Arbitrary<Multipart> = fc.oneof(
+  fc.string().map((s) => ok(part('file', s) + `--${BOUNDARY}--\r\n`)), // well-formed
+  fc.string().map((s) => broken(part('other', s) + `--${BOUNDARY}--\r\n`)), // no file part
+  fc.string().map((s) => broken(part('file', s))), // no closing boundary
+  fc.tuple(fc.string(), fc.nat(60)).map(([s, n]) => broken((part('file', s) + `--${BOUNDARY}--\r\n`).slice(0, n))), // truncated
+  fc.integer({ min: 1_000, max: 100_000 }).map((n) => ok(part('file', 'x', `X-Huge: ${'h'.repeat(n)}\r\n`) + `--${BOUNDARY}--\r\n`)),
+  anyJson.map((m) => ok(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify(m)}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.constantFrom(...BAD_JSON_TEXTS).map((m) => ok(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${m}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.integer({ min: 65_000, max: 70_000 }).map((n) => ok(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\n\r\n${'n'.repeat(n)}\r\n` + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.nat({ max: 300 }).map((n) => ok(Array.from({ length: n }, (_, i) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + part('file', 'x') + `--${BOUNDARY}--\r\n`)),
+  fc.constant(ok(part('file', 'one') + part('file', 'two') + `--${BOUNDARY}--\r\n`)),
+  fc.constant(broken(`--${BOUNDARY}\r\nContent-Disposition: form-data\r\n\r\nx\r\n--${BOUNDARY}--\r\n`)), // part without a name
+  fc.constant(broken(`--${BOUNDARY}\r\n\r\n\r\n--${BOUNDARY}--\r\n`)),
+  fc.constant(broken('')),
+  badUtf8.map((b) => ok(Buffer.concat([Buffer.from(part('file', '').slice(0, -2)), b, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]))),
+  fc.uint8Array({ maxLength: 256 }).map((b) => broken(b)), // no boundary in it
+)
+/** A Content-Type, and whether no multipart body can be read with it (no, empty or another boundary; not form-data). */
+const multipartType = fc.oneof(
+  fc.constantFrom(`multipart/form-data; boundary=${BOUNDARY}`, `multipart/form-data; boundary="${BOUNDARY}"`).map((type) => ({ type, broken: false })),
+  fc
+    .constantFrom(
+      'multipart/form-data',
+      'multipart/form-data; boundary=',
+      'multipart/form-data; boundary=other-boundary',
+      `multipart/form-data; boundary=${'b'.repeat(100)}`,
+      `multipart/mixed; boundary=${BOUNDARY}`,
+      'application/octet-stream',
+    )
+    .map((type) => ({ type, broken: true })),
+)
+function multipartJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
+  // On an upload route a broken form must be refused (a cut-short upload stored as complete would lose data).
+  return fc.record({ caller: callerArb, params: paramsArb(route), body: multipartBody, type: multipartType, query: queryJunk }).map((c) => {
+    const mustRefuse = route.upload && (c.body.broken || c.type.broken)
+    return {
+      kind: mustRefuse ? 'multipart-broken' : 'multipart',
+      route: route.key,
+      mustRefuse,
+      method: route.method,
+      path: route.path,
+      caller: c.caller,
+      params: c.params,
+      query: c.query,
+      headers: { 'content-type': c.type.type },
+      body: typeof c.body.body === 'string' ? c.body.body : new Uint8Array(c.body.body),
+    }
+  })
+}
+
+const RAW_PARAMS = ['%C3%28', '%FF', '%00', '%2e%2e', '..', '.', '%', '%zz', '%2F', '%E2%82', '%ED%A0%80', '%F4%90%80%80', '1%00', '%20', '+', '*', '%0d%0aX-Injected:%201']
+const queryJunk = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('') },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      'admin=true',
+      'admin=true&admin=false',
+      'admin[]=1',
+      'admin=%FF',
+      '%FF=%FF',
+      'bytes=1e999',
+      'bytes=-5',
+      'bytes=abc',
+      'bytes=99999999999999999999',
+      '=&=&&',
+      '__proto__[admin]=true',
+      'constructor=x',
+      '%C3%28',
+      'a=%00',
+    ),
+  },
+  { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 50_000 }).map((n) => `admin=${'a'.repeat(n)}`) },
+  { weight: 2, arbitrary: fc.dictionary(oddString, oddString, { maxKeys: 4 }).map((o) => Object.entries(o).map(([k, v]) => `${encodeLoosely(k)}=${encodeLoosely(v)}`).join('&')) },
+)
+
+/** Odd paths: raw percent sequences in parameters, mangled route paths, unknown paths, odd methods. */
+function pathJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
+  const rawParam = fc.oneof(fc.constantFrom(...RAW_PARAMS), fc.integer({ min: 1_000, max: 20_000 }).map((n) => 'z'.repeat(n))).map((raw): Param => ({ raw, verbatim: true }))
+  const params = fc.record(Object.fromEntries(route.paramNames.map((n) => [n, fc.oneof(paramArb, rawParam)])) as Record<string, fc.Arbitrary<Param>>)
+  const mangle = fc.constantFrom(
+    (p: string) => p,
+    (p: string) => `${p}/`,
+    (p: string) => p.replace('/api/', '/api//'),
+    (p: string) => `${p}/..`,
+    (p: string) => `${p}/%2e%2e/x`,
+    (p: string) => p.toUpperCase(),
+    (p: string) => `${p}/extra/segments`,
+    (p: string) => p.replace('/api', '/api/%00'),
+    (p: string) => `/api/${p.split('/').pop()}`,
+  )
+  const method = fc.constantFrom(route.method, route.method, 'GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND')
+  return fc.record({ caller: callerArb, params, mangle, method, query: queryJunk, body: validishBody(route) }).map((c): FuzzCase => ({
+    kind: 'odd-path',
+    route: route.key,
+    mustRefuse: false,
+    method: c.method,
+    path: c.mangle(route.path),
+    caller: c.caller,
+    params: c.params,
+    query: c.query,
+    headers: c.body === undefined ? ({} as Record<string, string>) : { 'content-type': 'application/json' },
+    body: ['GET', 'HEAD'].includes(c.method) ? undefined : c.body,
+  }))
+}
+
+/** Odd credentials: broken or foreign JWTs, tokens, cookies and auth schemes on top of (or instead of) the caller's. */
+const authJunk = (route: RouteInfo) =>
+  fc
+    .record({
+      caller: callerArb,
+      params: paramsArb(route),
+      header: fc.constantFrom('authorization', 'service-token', 'cookie'),
+      value: fc.oneof(
+        fc.constantFrom('Bearer ', 'Bearer x.y.z', 'Bearer eyJhbGciOiJub25lIn0.eyJ1aWQiOjF9.', 'Basic YWRtaW46YWRtaW4=', 'bearer', 'token=', 'token=x.y.z', 'Bearer \u00ff'),
+        fc.string().map((s) => `Bearer ${s}`),
+        fc.integer({ min: 10_000, max: 60_000 }).map((n) => `Bearer ${'a'.repeat(n)}`),
+        fc.string({ unit: 'binary-ascii' }),
+      ),
+      body: validishBody(route),
+    })
+    .map(
+      (c): FuzzCase => ({
+        kind: 'odd-auth',
+        route: route.key,
+        mustRefuse: false,
+        method: route.method,
+        path: route.path,
+        caller: c.caller,
+        params: c.params,
+        query: '',
+        headers: { [c.header]: c.value.replace(/[\r\n]/g, ''), ...(c.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: c.body,
+      }),
+    )
+
+/** Every case generator over every route of the table: must-refuse ones and junk, the junk weighted by kind. */
+export function caseArbitrary(routes: RouteInfo[]): fc.Arbitrary<FuzzCase> {
+  const refuse = routes.flatMap(mustRefuseCases)
+  const writes = routes.filter((r) => r.method !== 'GET')
+  const junk = [
+    ...routes.map(pathJunk),
+    ...routes.map(authJunk),
+    ...writes.map(jsonJunk),
+    // upload routes are few but take the riskiest bodies: weighted up
+    ...routes.filter((r) => r.upload).flatMap((r) => Array.from({ length: 6 }, () => multipartJunk(r))),
+    ...writes.filter((r) => !r.upload).map(multipartJunk),
+  ]
+  return fc.oneof({ weight: 1, arbitrary: fc.oneof(...refuse) }, { weight: 1, arbitrary: fc.oneof(...junk) })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fixture: callers and real items to aim at
+
+interface Item {
+  /** What fills path parameters: ids, GUIDs, ThingUUIDs. */
+  ids: string[]
+  /** Whether the item is still there (a junk request that happened to be valid may have deleted it). */
+  alive(): Promise<boolean>
+}
+
+interface World {
+  s: TestServer
+  /** The regular user who owns the items; the token is theirs too. */
+  user: { uid: number; jwt: string }
+  adminJwt: string
+  token: string
+}
+
+const okAs = async (s: TestServer, path: string, headers: Record<string, string>) => (await s.call('GET', path, { headers })).status === 200
+const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` })
+const UPLOAD = (meta?: unknown) => ({
+  body: (meta === undefined ? '' : `--${BOUNDARY}\r\nContent-Disposition: form-data; name="meta"\r\n\r\n${JSON.stringify(meta)}\r\n`) + part('file', 'fuzz contents') + `--${BOUNDARY}--\r\n`,
+  headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+})
+async function must(res: Promise<CallResult>, what: string): Promise<CallResult> {
+  const r = await res
+  if (r.status !== 200) throw new Error(`fuzz fixture: ${what} failed: ${r.status} ${r.text}`)
+  return r
+}
+
+/**
+ * The items whose ids fill path parameters, one maker per area, each owned by (or naming) the fixture's user so
+ * that validation on an existing item is reached. An area with items of its own (dashboards, searches, ...)
+ * adds a maker here; areas without one still get the other areas' ids and garbage.
+ */
+const ITEM_MAKERS: Record<string, (w: World) => Promise<Item>> = {
+  user: async (w) => ({ ids: [String(w.user.uid), '1'], alive: () => okAs(w.s, `/api/users/${w.user.uid}`, bearer(w.adminJwt)) }),
+  group: async (w) => {
+    const gid = (await must(w.s.call('POST', '/api/groups', { jwt: w.adminJwt, json: { Name: `fuzz-${crypto.randomUUID()}` } }), 'group')).body as number
+    await must(w.s.call('POST', `/api/users/${w.user.uid}/group`, { jwt: w.adminJwt, json: { GIDs: [gid] } }), 'membership')
+    return { ids: [String(gid)], alive: () => okAs(w.s, `/api/groups/${gid}`, bearer(w.adminJwt)) }
+  },
+  resource: async (w) => {
+    const guid = (await must(w.s.call('POST', '/api/resources', { jwt: w.user.jwt, json: { ResourceName: 'fuzz' } }), 'resource')).body.GUID as string
+    await must(w.s.call('PUT', `/api/resources/${guid}/raw`, { jwt: w.user.jwt, ...UPLOAD() }), 'resource upload')
+    return { ids: [guid], alive: () => okAs(w.s, `/api/resources/${guid}`, bearer(w.adminJwt)) }
+  },
+  file: async (w) => {
+    const f = (await must(w.s.call('POST', '/api/files', { jwt: w.user.jwt, ...UPLOAD({ Name: 'fuzz' }) }), 'file')).body
+    return { ids: [f.GUID, f.ThingUUID], alive: () => okAs(w.s, `/api/files/${f.GUID}/details`, bearer(w.user.jwt)) }
+  },
+  token: async (w) => {
+    const id = (await must(w.s.call('POST', '/api/tokens', { jwt: w.user.jwt, json: { name: 'fuzz-target', capabilities: ['DashboardRead'] } }), 'token')).body.id
+    return { ids: [id], alive: () => okAs(w.s, `/api/tokens/${id}`, bearer(w.user.jwt)) }
+  },
+}
+
+export interface FuzzFixture {
+  s: TestServer
+  routes: RouteInfo[]
+  /** Re-creates callers and items that valid junk requests locked, deleted or logged out. */
+  heal(): Promise<void>
+  request(c: FuzzCase): Request
+  /** Real ids for path parameters. */
+  ids(): string[]
+}
+
+export async function fuzzFixture(): Promise<FuzzFixture> {
+  const s = await createTestServer({ loginMaxFailures: 1000 })
+  const w: World = { s, user: { uid: 0, jwt: '' }, adminJwt: s.adminJwt, token: '' }
+  const items = new Map<string, Item>()
+
+  let users = 0
+  async function newUser() {
+    const name = `fuzzer${++users}`
+    const json = { User: name, Pass: `password-${name}`, Name: name, Email: `${name}@example.com`, Admin: false }
+    const uid = (await must(s.call('POST', '/api/users', { jwt: w.adminJwt, json }), 'user')).body as number
+    w.user = { uid, jwt: await s.login(name, json.Pass) }
+    items.clear()
+  }
+  async function newToken() {
+    w.token = (await must(s.call('POST', '/api/tokens', { jwt: w.user.jwt, json: { name: 'fuzz', capabilities: CAPABILITY_NAMES.filter((c) => userHolds({ admin: false }, c)) } }), 'token')).body.token
+  }
+
+  async function heal() {
+    // The test server keeps every log line; the fuzzer's can be as long as its URLs, so let them go.
+    s.logs.length = 0
+    // The admin (UID 1) may have been renamed, demoted, locked or given a new password by a valid junk request.
+    if (!(await okAs(s, '/api/info/whoami', bearer(w.adminJwt)))) {
+      await s.store.users.update(1, { username: 'admin', admin: true, locked: false })
+      await s.store.users.setPasswordHash(1, await s.auth.hashPassword(ADMIN_PASSWORD))
+      w.adminJwt = await s.login('admin', ADMIN_PASSWORD)
+    }
+    if (!(await okAs(s, '/api/info/whoami', bearer(w.user.jwt)))) await newUser()
+    if (!(await okAs(s, '/api/info/whoami', { 'service-token': w.token }))) await newToken()
+    for (const [area, make] of Object.entries(ITEM_MAKERS)) {
+      const item = items.get(area)
+      if (!item || !(await item.alive())) items.set(area, await make(w))
+    }
+  }
+
+  await newUser()
+  await newToken()
+  await heal()
+
+  const ids = () => [...items.values()].flatMap((i) => i.ids)
+
+  function request(c: FuzzCase): Request {
+    const pool = ids()
+    const path = c.path.replace(/:(\w+)/g, (_, name: string) => {
+      const p = c.params[name]
+      if (!p) return 'missing'
+      if ('real' in p) return pool[p.real % pool.length]!
+      return p.verbatim ? p.raw : encodeLoosely(p.raw)
+    })
+    const headers = new Headers()
+    if (c.caller === 'user') headers.set('authorization', `Bearer ${w.user.jwt}`)
+    if (c.caller === 'admin') headers.set('authorization', `Bearer ${w.adminJwt}`)
+    if (c.caller === 'token') headers.set('service-token', w.token)
+    for (const [k, v] of Object.entries(c.headers)) {
+      try {
+        headers.set(k, v)
+      } catch {
+        headers.set(k, v.replace(/[^\x20-\x7e]/g, '?')) // a value no HTTP client could send as is
+      }
+    }
+    const url = `http://localhost${path}${c.query ? `?${c.query}` : ''}`
+    const hasBody = c.body !== undefined && c.method !== 'GET' && c.method !== 'HEAD'
+    return new Request(url, { method: c.method, headers, body: hasBody ? c.body : undefined })
+  }
+
+  return { s, routes: apiRoutes(s.app).filter((r) => r.path.startsWith('/api')), heal, request, ids }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The run
+
+export interface FuzzStats {
+  requests: number
+  byKind: Record<string, number>
+  byStatus: Record<string, number>
+  /** Cases per route key, and must-refuse cases per route key. */
+  byRoute: Record<string, number>
+  mustRefuseByRoute: Record<string, number>
+  refusedChecked: number
+}
+
+/** The seed of a run: QUARRY_FUZZ_SEED when set, else a fresh one (printed with any failure). */
+export function fuzzSeed(): number {
+  const raw = process.env.QUARRY_FUZZ_SEED
+  return raw ? Number(raw) : Math.floor(Math.random() * 2 ** 31)
+}
+
+const HANG_MS = 15_000
+const HEAL_EVERY = 100
+
+function describeCase(c: FuzzCase, req: Request): string {
+  const body = c.body === undefined ? '' : typeof c.body === 'string' ? c.body.slice(0, 300) : `bytes ${Buffer.from(c.body.subarray(0, 120)).toString('hex')}`
+  return `[${c.kind}${c.mustRefuse ? ', must refuse' : ''}] ${c.caller}: ${req.method} ${req.url.slice(0, 300)} headers ${JSON.stringify(Object.fromEntries(req.headers)).slice(0, 300)} body ${JSON.stringify(body)}`
+}
+
+/** Sends `runs` generated cases; throws (with the seed and the offending request) at the first broken rule. */
+export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promise<FuzzStats> {
+  const stats: FuzzStats = { requests: 0, byKind: {}, byStatus: {}, byRoute: {}, mustRefuseByRoute: {}, refusedChecked: 0 }
+  // The store's snapshot is taken again only when a row was written since the last one: total_changes() counts
+  // every row written on the app's connection (by triggers too), so an equal count means nothing changed.
+  const db = f.s.store.db
+  const changes = () => db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+  let cached = { at: -1, snapshot: '' }
+  const snapshot = () => {
+    const at = changes()
+    if (at !== cached.at) cached = { at, snapshot: JSON.stringify(storeSnapshot(f.s)) }
+    return cached.snapshot
+  }
+  const property = fc.asyncProperty(caseArbitrary(f.routes), async (c) => {
+    if (stats.requests % HEAL_EVERY === 0) await f.heal()
+    const req = f.request(c)
+    const before = snapshot()
+    const blobsBefore = JSON.stringify(blobFiles(f.s))
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let res: CallResult
+    try {
+      res = await Promise.race([
+        f.s.handle(req),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${HANG_MS} ms`)), HANG_MS))),
+      ])
+    } catch (e) {
+      throw new Error(`the app threw or hung: ${(e as Error).message}\n  ${describeCase(c, req)}`)
+    } finally {
+      clearTimeout(timer)
+    }
+    stats.requests++
+    stats.byKind[c.kind] = (stats.byKind[c.kind] ?? 0) + 1
+    stats.byRoute[c.route] = (stats.byRoute[c.route] ?? 0) + 1
+    if (c.mustRefuse) stats.mustRefuseByRoute[c.route] = (stats.mustRefuseByRoute[c.route] ?? 0) + 1
+    const bucket = `${Math.floor(res.status / 100)}xx`
+    stats.byStatus[bucket] = (stats.byStatus[bucket] ?? 0) + 1
+    const problem = (what: string) => new Error(`${what}: ${res.status} ${res.text.slice(0, 300)}\n  ${describeCase(c, req)}`)
+    if (res.status >= 500) throw problem('a 5xx')
+    if (c.mustRefuse && (res.status < 400 || res.status >= 500)) throw problem('a request that breaks the schema was not refused')
+    if (res.status >= 400) {
+      // the one refusal of another shape is the login's, as decisions §2 gives it: {"LoginStatus": false, "Reason": ...}
+      const wellFormed = typeof res.body?.Error === 'string' || (res.body?.LoginStatus === false && typeof res.body?.Reason === 'string')
+      if (req.method !== 'HEAD' && !wellFormed) throw problem('a refusal without an {"Error": ...} body')
+      stats.refusedChecked++
+      const after = snapshot()
+      if (after !== before) throw problem(`a refused request changed the store (before ${before.length} chars, after ${after.length})`)
+      if (JSON.stringify(blobFiles(f.s)) !== blobsBefore) throw problem('a refused request changed the blob files')
+    }
+  })
+  try {
+    await fc.assert(property, { seed, numRuns: runs, endOnFailure: true })
+  } catch (e) {
+    const cause = (e as Error).cause instanceof Error ? `\n${((e as Error).cause as Error).message}` : ''
+    throw new Error(`fuzz run failed; reproduce with QUARRY_FUZZ_SEED=${seed} QUARRY_FUZZ_RUNS=${runs}${cause}\n${(e as Error).message}`)
+  }
+  return stats
+}
