@@ -34,8 +34,11 @@ export interface CallResult {
 }
 
 export interface TestServerOptions {
-  /** The blob store to use instead of a disk store in the server's temporary directory (e.g. the test S3 server). */
-  blobs?: () => Promise<BlobStore>
+  /**
+   * The blob store to use instead of a disk store in the server's temporary directory `dir` (e.g. the test S3
+   * server, or a disk store wrapped by the test).
+   */
+  blobs?: (dir: string) => Promise<BlobStore>
   /** Search chunk size and step (see AppDeps.search). */
   search?: AppDeps['search']
 }
@@ -43,7 +46,7 @@ export interface TestServerOptions {
 export async function createTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'quarry-test-'))
   const store = createSqliteStore(join(dir, 'quarry.db'))
-  const blobs = options.blobs ? await options.blobs() : await createDiskBlobStore({ dataDir: dir })
+  const blobs = options.blobs ? await options.blobs(dir) : await createDiskBlobStore({ dataDir: dir })
   const config: Config = {
     ...loadConfig({}).config,
     dataDir: dir,
@@ -233,6 +236,38 @@ export function blobFiles(s: TestServer): string[] {
   const root = join(s.dir, 'blobs')
   if (!existsSync(root)) return []
   return (readdirSync(root, { recursive: true }) as string[]).filter((p) => statSync(join(root, p)).isFile()).sort()
+}
+
+/**
+ * A disk blob store (in the server's directory) whose `body` can be held: `hold()` arms it for the next download,
+ * answering `reached` (that download has read its row and is about to open the blob) and `release`. For the race
+ * of a download with a replace of the same item.
+ */
+export function heldBodies() {
+  let armed: { reached: () => void; gate: Promise<void> } | undefined
+  return {
+    blobs: async (dir: string): Promise<BlobStore> => {
+      const inner = await createDiskBlobStore({ dataDir: dir })
+      return {
+        ...inner,
+        async body(key: string) {
+          const held = armed
+          armed = undefined
+          if (held) {
+            held.reached()
+            await held.gate
+          }
+          return inner.body(key)
+        },
+      }
+    },
+    hold() {
+      const reached = Promise.withResolvers<void>()
+      const gate = Promise.withResolvers<void>()
+      armed = { reached: reached.resolve, gate: gate.promise }
+      return { reached: reached.promise, release: () => gate.resolve() }
+    },
+  }
 }
 
 /** The callers of item tests: owner, member (shares group `gid` with the owner), stranger, and the admin's JWT. */

@@ -3,7 +3,7 @@
 // user file API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'
 import { createS3BlobStore } from '../../server/blob'
-import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
+import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, heldBodies, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 import { MISSING_S3, testS3 } from '../../test/s3'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -531,6 +531,34 @@ describe('replacing contents: PUT and POST /api/files/{id}', () => {
     release()
     expectError(await pending, 404)
     expect(blobFiles(s)).toEqual([])
+  })
+})
+
+describe('a download racing a replace or a delete of the same file', () => {
+  test('the blob the row named is deleted before the download opens it: the new contents, or 404, not a 500', async () => {
+    const held = heldBodies()
+    const s = await createTestServer({}, { blobs: held.blobs })
+    try {
+      const { owner } = await itemWorld(s)
+      const f = await create(s, owner.jwt, 'version one')
+      const replaced = held.hold()
+      const downloading = download(s, owner.jwt, f.GUID)
+      await replaced.reached // the download has read the row naming version one's blob
+      expect((await send(s, 'POST', `/api/files/${f.GUID}`, owner.jwt, 'version two, longer')).status).toBe(200)
+      expect(blobFiles(s)).toHaveLength(1) // version one's blob is gone
+      replaced.release()
+      const d = await downloading
+      expect({ status: d.status, text: new TextDecoder().decode(d.bytes), type: d.type }).toEqual({ status: 200, text: 'version two, longer', type: TEXT })
+
+      const deleted = held.hold()
+      const gone = download(s, owner.jwt, f.GUID)
+      await deleted.reached
+      expect((await s.call('DELETE', `/api/files/${f.GUID}`, { jwt: owner.jwt })).status).toBe(200)
+      deleted.release()
+      expect((await gone).status).toBe(404)
+    } finally {
+      s.close()
+    }
   })
 })
 

@@ -5,7 +5,7 @@
 // of the caller, else a global one (else, for an admin, anyone's). Admins with ?admin=true may use the ThingUUID
 // everywhere; DELETE accepts it from everyone.
 import { Elysia, t } from 'elysia'
-import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
+import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { type Reacher, UUID, canReach, pickReached } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
@@ -181,9 +181,10 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
     .get(
       '/api/files/:id',
       async ({ caller, params, query }) => {
-        const f = await readable(caller, params.id, adminView(caller, query))
+        const read = () => readable(caller, params.id, adminView(caller, query))
+        const { row: f, body } = await openBody(blobs, await read(), read)
         const type = f.type === EMPTY_TYPE || f.type === '' ? 'application/octet-stream' : f.type
-        return contents(await blobs.body(f.blobKey), type, f.size)
+        return contents(body ?? new Uint8Array(0), type, body ? f.size : 0)
       },
       {
         access: { key: 'UserFileRead', download: true, cookie: true },

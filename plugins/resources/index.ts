@@ -2,7 +2,7 @@
 // group in GroupACL, everyone for a global resource, admins. Write and delete: owner and admins. A caller who
 // may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
-import { type BlobStore, BlobTooLargeError, discardBlob } from '../../server/blob'
+import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { UUID, canReach } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
@@ -202,9 +202,9 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
     .get(
       '/api/resources/:guid/raw',
       async ({ caller, params }) => {
-        const r = await readable(caller, params.guid)
-        if (!r.blobKey) return contents(new Uint8Array(0), 'application/octet-stream', 0)
-        return contents(await blobs.body(r.blobKey), 'application/octet-stream', r.size)
+        const read = () => readable(caller, params.guid)
+        const { row, body } = await openBody(blobs, await read(), read)
+        return body ? contents(body, 'application/octet-stream', row.size) : contents(new Uint8Array(0), 'application/octet-stream', 0)
       },
       {
         access: { key: 'ResourceRead', download: true, cookie: true },

@@ -3,7 +3,7 @@
 // file covers the rules of the resource API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'
 import { createS3BlobStore } from '../../server/blob'
-import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
+import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, heldBodies, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 import { MISSING_S3, testS3 } from '../../test/s3'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -647,6 +647,36 @@ describe('POST /api/resources/{guid}/clone', () => {
     await refused(s, 404, 'POST', `/api/resources/${own.GUID}/clone`, { jwt: stranger.jwt, json: { Name: 'c' } })
     for (const json of [{}, { Name: '' }, { Name: 3 }, { name: 'c' }])
       await refused(s, 400, 'POST', `/api/resources/${own.GUID}/clone`, { jwt: owner.jwt, json })
+  })
+})
+
+describe('a download racing a replace or a delete of the same resource', () => {
+  test('the blob the row named is deleted before the download opens it: the new contents, or 404, not a 500', async () => {
+    // bench/load.sh: 4 clients per user upload to and download from the same resources.
+    const held = heldBodies()
+    const s = await createTestServer({}, { blobs: held.blobs })
+    try {
+      const { owner } = await itemWorld(s)
+      const r = await create(s, owner.jwt)
+      expect((await upload(s, owner.jwt, r.GUID, 'version one')).status).toBe(200)
+      const replaced = held.hold()
+      const downloading = download(s, owner.jwt, r.GUID)
+      await replaced.reached // the download has read the row naming version one's blob
+      expect((await upload(s, owner.jwt, r.GUID, 'version two, longer')).status).toBe(200)
+      expect(blobFiles(s)).toHaveLength(1) // version one's blob is gone
+      replaced.release()
+      const d = await downloading
+      expect({ status: d.status, text: new TextDecoder().decode(d.bytes) }).toEqual({ status: 200, text: 'version two, longer' })
+
+      const deleted = held.hold()
+      const gone = download(s, owner.jwt, r.GUID)
+      await deleted.reached
+      expect((await s.call('DELETE', `/api/resources/${r.GUID}`, { jwt: owner.jwt })).status).toBe(200)
+      deleted.release()
+      expect((await gone).status).toBe(404)
+    } finally {
+      s.close()
+    }
   })
 })
 

@@ -139,6 +139,30 @@ export class Meter {
 }
 
 /**
+ * The download body of the blob an item's row names (null when it names none). A replace that commits between
+ * reading the row and opening its blob deletes that blob; then the row is read again (`reread`, which checks access
+ * again and answers 404 for an item deleted meanwhile) and the blob it names now is opened, so a download racing an
+ * upload answers one whole version instead of a 500. `BlobNotFoundError` when the row still names the missing blob.
+ */
+export async function openBody<R extends { blobKey: string | null }>(
+  blobs: BlobStore,
+  row: R,
+  reread: () => Promise<R>,
+): Promise<{ row: R; body: Blob | ReadableStream<Uint8Array> | null }> {
+  for (let attempt = 1; ; attempt++) {
+    if (!row.blobKey) return { row, body: null }
+    try {
+      return { row, body: await blobs.body(row.blobKey) }
+    } catch (e) {
+      if (!(e instanceof BlobNotFoundError) || attempt >= 3) throw e
+      const fresh = await reread()
+      if (fresh.blobKey === row.blobKey) throw e
+      row = fresh
+    }
+  }
+}
+
+/**
  * Deletes a blob that no metadata points at any more. A failure is logged, not raised: the request that let go
  * of the blob has succeeded, and what is left is an orphan for the sweep, never a dangling reference.
  */
