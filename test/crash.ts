@@ -420,6 +420,9 @@ async function inspect(dataDir: string) {
   const db = new Database(join(dataDir, 'quarry.db'))
   const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all().map((r) => r.integrity_check)
   const foreignKeys = db.query('PRAGMA foreign_key_check').all()
+  // A search the kill caught being saved keeps its row ('saving') and working files; the restart finishes the
+  // move, writing its blobs again under the same keys: blobs of such a search are no orphans.
+  const saving = db.query<{ id: string }, []>("SELECT id FROM saved_searches WHERE state = 'saving'").all().map((r) => `searches/${r.id}/`)
   db.close()
   const store = createSqliteStore(join(dataDir, 'quarry.db'))
   const references = await blobReferences(store)
@@ -432,7 +435,7 @@ async function inspect(dataDir: string) {
     integrity,
     foreignKeys,
     missing: references.filter((r) => !files.has(r.key)),
-    orphans: [...files].filter((k) => !referenced.has(k)),
+    orphans: [...files].filter((k) => !referenced.has(k) && !saving.some((prefix) => k.startsWith(prefix))),
   }
 }
 
