@@ -8,11 +8,16 @@ import { Errors } from './errors'
 const rawBodies = new WeakMap<Request, string>()
 
 /**
- * Routes whose body may be any JSON value (preferences are stored as sent, search metadata is any JSON, ingest
- * takes an array). Every other JSON body must be an
- * object: Elysia would quietly turn `[]`, `"s"` or `5` into `{}` for a schema whose fields are all optional.
+ * Routes whose JSON body is no object: any JSON value (preferences are stored as sent, search metadata is any
+ * JSON) or an array (ingest; Elysia would quietly turn the JSON string `""` into `[]`, found by the
+ * generated-input test). Every other JSON body must be an object: Elysia would quietly turn `[]`, `"s"` or `5`
+ * into `{}` for a schema whose fields are all optional.
  */
-const ANY_JSON_ROUTES = new Set(['/api/users/:id/preferences', '/api/searchctrl/:id/save', '/api/ingest/json'])
+const BODY_SHAPES: Record<string, 'any' | 'array'> = {
+  '/api/users/:id/preferences': 'any',
+  '/api/searchctrl/:id/save': 'any',
+  '/api/ingest/json': 'array',
+}
 
 /** The body text of a request exactly as sent, for routes that must store it verbatim. */
 export function rawBody(request: Request): string {
@@ -54,8 +59,10 @@ export function bodyPlugin(limit: number) {
       } catch {
         throw Errors.badRequest('malformed JSON body')
       }
-      const isObject = typeof value === 'object' && value !== null && !Array.isArray(value)
-      if (!isObject && !ANY_JSON_ROUTES.has(route)) throw Errors.badRequest('the request body must be a JSON object')
+      const shape = Object.hasOwn(BODY_SHAPES, route) ? BODY_SHAPES[route] : 'object'
+      if (shape === 'array' && !Array.isArray(value)) throw Errors.badRequest('the request body must be a JSON array')
+      if (shape === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value)))
+        throw Errors.badRequest('the request body must be a JSON object')
       return value
     }
     return Object.fromEntries(new URLSearchParams(text))

@@ -41,7 +41,7 @@ type State = 'gone' | { fields: Record<string, unknown>; contents?: Uint8Array }
 
 /** One item a writer made: the state its last acknowledged write left, and the state of a write cut off by the kill. */
 interface Tracked {
-  area: 'resource' | 'file' | 'token' | 'user' | 'group'
+  area: 'resource' | 'file' | 'token' | 'user' | 'group' | 'dashboard' | 'library' | 'ingest' | 'search'
   id: string
   /** For files: the GUID to download by. */
   guid?: string
@@ -59,6 +59,8 @@ export interface CrashRoundResult {
   answered: number
   cutOff: number
   tracked: number
+  /** Items checked after the restart, by area (ingest: batches; search: searches saved before the kill). */
+  trackedByArea: Record<string, number>
   orphansAfterKill: number
   sweptAtRestart: number
 }
@@ -224,6 +226,86 @@ const USER_OPS: Record<string, (ctx: WriterCtx) => Promise<unknown>> = {
     const t = live(ctx, 'token')[0]
     if (t) await write(t, 'gone', () => ctx.client.call('DELETE', `/api/tokens/${t.id}`, ctx.jwt))
   },
+  async createDashboard(ctx) {
+    const name = `d-${ctx.rng.int(0, 1e9)}`
+    const data = { v: ctx.rng.int(0, 1e9) }
+    const res = await ctx.client.call('POST', '/api/dashboards', ctx.jwt, { json: { Name: name, Data: data } })
+    if (res.status !== 200) return
+    track(ctx, { area: 'dashboard', id: String(res.body), jwt: ctx.jwt, acked: { fields: { Name: name, Data: JSON.stringify(data) } } })
+  },
+  async updateDashboard(ctx) {
+    const t = ctx.rng.pick(live(ctx, 'dashboard').concat([undefined as never]))
+    if (!t) return USER_OPS.createDashboard!(ctx)
+    const data = { v: ctx.rng.int(0, 1e9), tiles: [ctx.rng.int(0, 9)] }
+    await write(t, { fields: { ...fieldsOf(t.acked), Data: JSON.stringify(data) } }, () => ctx.client.call('PUT', `/api/dashboards/${t.id}`, ctx.jwt, { json: { Data: data } }))
+  },
+  async deleteDashboard(ctx) {
+    const t = live(ctx, 'dashboard')[0]
+    if (t) await write(t, 'gone', () => ctx.client.call('DELETE', `/api/dashboards/${t.id}`, ctx.jwt))
+  },
+  async createLibraryEntry(ctx) {
+    const name = `l-${ctx.rng.int(0, 1e9)}`
+    const query = `tag=q${ctx.rng.int(0, 1e9)}`
+    const res = await ctx.client.call('POST', '/api/library', ctx.jwt, { json: { Name: name, Query: query } })
+    if (res.status !== 200) return
+    track(ctx, { area: 'library', id: res.body.ThingUUID, jwt: ctx.jwt, acked: { fields: { Name: name, Query: query } } })
+  },
+  async updateLibraryEntry(ctx) {
+    const t = ctx.rng.pick(live(ctx, 'library').concat([undefined as never]))
+    if (!t) return USER_OPS.createLibraryEntry!(ctx)
+    const fields = { Name: `lu-${ctx.rng.int(0, 1e9)}`, Query: `tag=u${ctx.rng.int(0, 1e9)}` }
+    await write(t, { fields }, () => ctx.client.call('PUT', `/api/library/${t.id}`, ctx.jwt, { json: fields }))
+  },
+  async deleteLibraryEntry(ctx) {
+    const t = live(ctx, 'library')[0]
+    if (t) await write(t, 'gone', () => ctx.client.call('DELETE', `/api/library/${t.id}`, ctx.jwt))
+  },
+  async ingest(ctx) {
+    const { tag, batch } = ingestBatch(ctx)
+    const res = await ctx.client.call('POST', '/api/ingest/json', ctx.jwt, { json: batch })
+    // an answered batch is there whole after the kill; one cut off is there whole or not at all
+    const t: Tracked = { area: 'ingest', id: tag, jwt: ctx.jwt, acked: res.status === 200 ? { fields: { Count: batch.length } } : 'gone' }
+    track(ctx, t)
+  },
+  async savedSearch(ctx) {
+    // entries of a tag of its own, a search over them saved; once DORMANT/SAVED it must survive the kill with the same results
+    const { tag, batch, start, end } = ingestBatch(ctx)
+    if ((await ctx.client.call('POST', '/api/ingest/json', ctx.jwt, { json: batch })).status !== 200) return
+    // over the batch's own seconds only: a search walks every entry of its time range, whatever the tag
+    const launched = await ctx.client.call('POST', '/api/searchctrl/launch', ctx.jwt, { json: { SearchString: `tag=${tag}`, SearchStart: start, SearchEnd: end } })
+    if (launched.status !== 200) return
+    const id = launched.body.SearchID as string
+    if ((await ctx.client.call('PATCH', `/api/searchctrl/${id}/save`, ctx.jwt)).status !== 200) return
+    // saved once dormant: no client attached (the launching session is, until it detaches)
+    if ((await ctx.client.call('PUT', `/api/searchctrl/${id}/detach`, ctx.jwt)).status !== 200) return
+    for (let i = 0; i < 200; i++) {
+      const d = await ctx.client.call('GET', `/api/searchctrl/${id}/details`, ctx.jwt)
+      if (d.status === 200 && d.body.State === 'DORMANT/SAVED') {
+        track(ctx, { area: 'search', id, jwt: ctx.jwt, acked: { fields: { Data: batch.map((e) => e.Data).join() } } })
+        return
+      }
+      await Bun.sleep(25)
+    }
+  },
+}
+
+function track(ctx: WriterCtx, t: Tracked) {
+  ctx.mine.push(t)
+  ctx.all.push(t)
+}
+
+/** 1–50 entries of a tag no other batch has, one a second from a random second of 2020, and the time range they span. */
+function ingestBatch(ctx: WriterCtx) {
+  const tag = `t${ctx.rng.int(0, 1e9)}-${ctx.mine.length}-${ctx.all.length}`
+  const first = Date.UTC(2020, 0, 1) + ctx.rng.int(0, 3e7) * 1000
+  const length = ctx.rng.int(1, 50)
+  const batch = Array.from({ length }, (_, i) => ({
+    TS: new Date(first + i * 1000).toISOString(),
+    Tag: tag,
+    SRC: '192.0.2.1',
+    Data: Buffer.from(`${tag} entry ${i} ${'x'.repeat(ctx.rng.int(0, 200))}`).toString('base64'),
+  }))
+  return { tag, batch, start: new Date(first).toISOString(), end: new Date(first + length * 1000).toISOString() }
 }
 
 const ADMIN_OPS: Record<string, (ctx: WriterCtx) => Promise<unknown>> = {
@@ -259,8 +341,9 @@ const ADMIN_OPS: Record<string, (ctx: WriterCtx) => Promise<unknown>> = {
   },
 }
 
-/** Reads an item back through the API as admin (or its owner): undefined when it is not there. */
-const READ_BACK: Record<Tracked['area'], (c: Client, admin: string, t: Tracked) => Promise<{ fields: Record<string, unknown>; contents?: Uint8Array } | undefined>> = {
+type ReadBack = { fields: Record<string, unknown>; contents?: Uint8Array } | undefined
+/** Reads an item back through the API as admin (or its owner), ingested batches by their tag's count: undefined when it is not there. */
+const READ_BACK: Record<Tracked['area'], (c: Client, admin: string, t: Tracked, tagCounts: Map<string, number>) => Promise<ReadBack>> = {
   async resource(c, admin, t) {
     const meta = await c.call('GET', `/api/resources/${t.id}`, admin)
     if (meta.status === 404) return undefined
@@ -293,6 +376,36 @@ const READ_BACK: Record<Tracked['area'], (c: Client, admin: string, t: Tracked) 
     if (res.status !== 200) throw new Error(`group ${t.id}: ${res.status}`)
     return { fields: res.body }
   },
+  async dashboard(c, admin, t) {
+    const res = await c.call('GET', `/api/dashboards/${t.id}`, admin)
+    if (res.status === 404) return undefined
+    if (res.status !== 200) throw new Error(`dashboard ${t.id}: ${res.status}`)
+    return { fields: { ...res.body, Data: JSON.stringify(res.body.Data) } }
+  },
+  async library(c, _admin, t) {
+    const res = await c.call('GET', `/api/library/${t.id}`, t.jwt)
+    if (res.status === 404) return undefined
+    if (res.status !== 200) throw new Error(`library entry ${t.id}: ${res.status}`)
+    return { fields: res.body }
+  },
+  async ingest(_c, _admin, t, tagCounts) {
+    const n = tagCounts.get(t.id)
+    return n === undefined ? undefined : { fields: { Count: n } }
+  },
+  async search(c, _admin, t) {
+    const res = await c.call('GET', `/api/searchctrl/${t.id}/download/json`, t.jwt)
+    if (res.status === 404) return undefined
+    if (res.status !== 200) throw new Error(`search ${t.id}: ${res.status}`)
+    return { fields: { Data: (res.body as { Data: string }[]).map((r) => r.Data).join() } }
+  },
+}
+
+/** Entries per ingest tag, read from the store (WAL: a reader beside the running server). */
+function tagCounts(dataDir: string): Map<string, number> {
+  const db = new Database(join(dataDir, 'quarry.db'), { readonly: true })
+  const rows = db.query<{ name: string; n: number }, []>('SELECT t.name AS name, count(*) AS n FROM entries e JOIN ingest_tags t ON t.id = e.tag_id GROUP BY t.name').all()
+  db.close()
+  return new Map(rows.map((r) => [r.name, r.n]))
 }
 
 function matches(actual: { fields: Record<string, unknown>; contents?: Uint8Array } | undefined, want: State): boolean {
@@ -307,6 +420,9 @@ async function inspect(dataDir: string) {
   const db = new Database(join(dataDir, 'quarry.db'))
   const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all().map((r) => r.integrity_check)
   const foreignKeys = db.query('PRAGMA foreign_key_check').all()
+  // A search the kill caught being saved keeps its row ('saving') and working files; the restart finishes the
+  // move, writing its blobs again under the same keys: blobs of such a search are no orphans.
+  const saving = db.query<{ id: string }, []>("SELECT id FROM saved_searches WHERE state = 'saving'").all().map((r) => `searches/${r.id}/`)
   db.close()
   const store = createSqliteStore(join(dataDir, 'quarry.db'))
   const references = await blobReferences(store)
@@ -319,7 +435,7 @@ async function inspect(dataDir: string) {
     integrity,
     foreignKeys,
     missing: references.filter((r) => !files.has(r.key)),
-    orphans: [...files].filter((k) => !referenced.has(k)),
+    orphans: [...files].filter((k) => !referenced.has(k) && !saving.some((prefix) => k.startsWith(prefix))),
   }
 }
 
@@ -351,6 +467,11 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
     }
 
     const all: Tracked[] = []
+    // A saved search per user before the writers start (under 100 writers few get to DORMANT/SAVED before the kill)
+    for (const [i, jwt] of users.entries()) {
+      await USER_OPS.savedSearch!({ rng: prng(seed * 1000 - 1 - i), client, jwt, admin: false, mine: [], all })
+      if (all.length !== i + 1) throw fail('setup: a saved search did not get to DORMANT/SAVED')
+    }
     let stopped = false
     let answered = 0
     const writer = async (i: number) => {
@@ -370,7 +491,7 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
     const writers = Array.from({ length: WRITERS }, (_, i) => writer(i))
     // The kill comes at a random moment once the writers are under way (on a loaded machine the first answers
     // may take a while, and a kill before any of them would test nothing).
-    for (let waited = 0; all.length < MIN_TRACKED_BEFORE_KILL && waited < 30_000; waited += 10) await Bun.sleep(10)
+    for (let waited = 0; all.length < USERS + MIN_TRACKED_BEFORE_KILL && waited < 30_000; waited += 10) await Bun.sleep(10)
     const killAfterMs = rng.int(0, 2000)
     await Bun.sleep(killAfterMs)
     server.proc.kill('SIGKILL')
@@ -394,10 +515,11 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
     const after = new Client(server.url)
     const adminAgain = await after.login('admin', ADMIN_PASSWORD)
     let cutOff = 0
+    const counts = tagCounts(dataDir)
     for (const t of all) {
       if (t.inflight) cutOff++
       // the tokens' owners' sessions survive the restart, so their JWTs still read
-      const actual = await READ_BACK[t.area](after, adminAgain, t)
+      const actual = await READ_BACK[t.area](after, adminAgain, t, counts)
       if (!matches(actual, t.acked) && !(t.inflight && matches(actual, t.inflight)))
         throw fail(
           `${t.area} ${t.id}: want ${JSON.stringify(t.acked === 'gone' ? 'gone' : t.acked.fields)}${t.inflight ? ` or ${JSON.stringify(t.inflight === 'gone' ? 'gone' : t.inflight.fields)}` : ''}, have ${JSON.stringify(actual?.fields ?? 'gone')}`,
@@ -410,7 +532,7 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
     const final = await inspect(dataDir)
     if (final.integrity.join() !== 'ok' || final.missing.length || final.orphans.length)
       throw fail(`after the restart: integrity ${final.integrity.join('; ')}, missing ${final.missing.length}, orphans ${final.orphans.length}`)
-    return { seed, killAfterMs, answered, cutOff, tracked: all.length, orphansAfterKill: down.orphans.length, sweptAtRestart: Number(sweep.removed) }
+    return { seed, killAfterMs, answered, cutOff, tracked: all.length, trackedByArea: Object.fromEntries(Object.entries(Object.groupBy(all, (t) => t.area)).map(([a, ts]) => [a, ts!.length])), orphansAfterKill: down.orphans.length, sweptAtRestart: Number(sweep.removed) }
   } finally {
     if (server) {
       server.proc.kill('SIGKILL')

@@ -464,6 +464,26 @@ const ITEM_MAKERS: Record<string, (w: World) => Promise<Item>> = {
     const id = (await must(w.s.call('POST', '/api/tokens', { jwt: w.user.jwt, json: { name: 'fuzz-target', capabilities: ['DashboardRead'] } }), 'token')).body.id
     return { ids: [id], alive: () => okAs(w.s, `/api/tokens/${id}`, bearer(w.user.jwt)) }
   },
+  dashboard: async (w) => {
+    const id = (await must(w.s.call('POST', '/api/dashboards', { jwt: w.user.jwt, json: { Name: 'fuzz', Data: { tiles: [] } } }), 'dashboard')).body as number
+    const guid = (await must(w.s.call('GET', `/api/dashboards/${id}`, { jwt: w.user.jwt }), 'dashboard read')).body.GUID as string
+    return { ids: [String(id), guid], alive: () => okAs(w.s, `/api/dashboards/${id}`, bearer(w.user.jwt)) }
+  },
+  library: async (w) => {
+    const e = (await must(w.s.call('POST', '/api/library', { jwt: w.user.jwt, json: { Name: 'fuzz', Query: 'tag=fuzz' } }), 'library entry')).body
+    return { ids: [e.ThingUUID, e.GUID], alive: () => okAs(w.s, `/api/library/${e.ThingUUID}`, bearer(w.user.jwt)) }
+  },
+  search: async (w) => {
+    // one launched search, and one saved (SAVED once it is dormant) with a result to download
+    await must(w.s.call('POST', '/api/ingest/json', { jwt: w.adminJwt, json: [{ TS: '2000-01-01T00:00:00Z', Tag: 'fuzz', Data: 'ZnV6eg==' }] }), 'ingest')
+    const launch = async () => (await must(w.s.call('POST', '/api/searchctrl/launch', { jwt: w.user.jwt, json: { SearchString: 'tag=*' } }), 'search')).body.SearchID as string
+    const launched = await launch()
+    const saved = await launch()
+    await must(w.s.call('PATCH', `/api/searchctrl/${saved}/save`, { jwt: w.user.jwt }), 'search save')
+    await w.s.searches.settled()
+    const alive = async () => (await okAs(w.s, `/api/searchctrl/${launched}`, bearer(w.user.jwt))) && okAs(w.s, `/api/searchctrl/${saved}`, bearer(w.user.jwt))
+    return { ids: [launched, saved], alive }
+  },
 }
 
 export interface FuzzFixture {
@@ -586,6 +606,8 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
   const property = fc.asyncProperty(caseArbitrary(f.routes), async (c) => {
     if (stats.requests % HEAL_EVERY === 0) await f.heal()
     const req = f.request(c)
+    // searches run and are saved in the background: what an earlier accepted request started ends first
+    await f.s.searches.settled()
     const before = snapshot()
     const blobsBefore = JSON.stringify(blobFiles(f.s))
     let timer: ReturnType<typeof setTimeout> | undefined

@@ -117,6 +117,8 @@ describe('POST /api/ingest/json', () => {
 
   test.each([
     ['an object instead of an array', { Tag: 'web', Data: 'aGk=' }],
+    ['an empty JSON string instead of an array', ''],
+    ['a JSON string holding an array', JSON.stringify([entry(1)])],
     ['a missing Data', [{ Tag: 'web' }]],
     ['a bad TS', [entry(1), { ...entry(2), TS: 'yesterday' }]],
     ['a bad tag', [entry(1), { ...entry(2), Tag: 'no spaces' }]],
