@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import { formatTime } from '../../server/time'
 import { type Search, stateWords } from '../../server/search/manager'
+import { searchQueryAndTimes } from '../../server/search/repo'
 
 const Time = t.Union([t.String(), t.Null()])
 
@@ -87,12 +88,7 @@ export function toDetail(s: Search) {
   return {
     ID: r.id,
     UID: r.uid,
-    UserQuery: r.userQuery,
-    EffectiveQuery: r.effectiveQuery,
-    StartRange: formatTime(r.startRange),
-    EndRange: formatTime(r.endRange),
-    Started: formatTime(r.started),
-    Finished: formatTime(r.finished),
+    ...searchQueryAndTimes(r),
     StoreSize: r.storeSize,
     IndexSize: r.indexSize,
   }

@@ -31,7 +31,7 @@ import { formatTime } from '../time'
 import { type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo } from './entries'
 import { ALL_TAGS, type Query, type Stage, compileRegex, formatQuery } from './query'
-import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
+import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchQueryAndTimes } from './repo'
 import {
   INDEX_ENTRY_BYTES,
   type ResultSource,
@@ -496,12 +496,7 @@ export class SearchManager {
   async exportArchive(s: Search): Promise<ReadableStream<Uint8Array>> {
     const r = s.record
     const description = {
-      UserQuery: r.userQuery,
-      EffectiveQuery: r.effectiveQuery,
-      StartRange: formatTime(r.startRange),
-      EndRange: formatTime(r.endRange),
-      Started: formatTime(r.started),
-      Finished: formatTime(r.finished),
+      ...searchQueryAndTimes(r),
       Metadata: r.metadata ?? null,
       ItemCount: r.itemCount,
     }

@@ -1,5 +1,6 @@
 // Saved searches and the search history over SQLite. Plain objects in and out; no HTTP, no blob store here.
 import type { Database, Statement } from 'bun:sqlite'
+import { formatTime } from '../time'
 
 export interface ImportInfo {
   time: number
@@ -38,6 +39,18 @@ export interface SearchRecord {
   noHistory: boolean
   /** Why the search failed; '' when it did not. */
   error: string
+}
+
+/** The query and times of a search as the wire writes them (the search detail of the spec, and an archive's description). */
+export function searchQueryAndTimes(r: SearchRecord) {
+  return {
+    UserQuery: r.userQuery,
+    EffectiveQuery: r.effectiveQuery,
+    StartRange: formatTime(r.startRange),
+    EndRange: formatTime(r.endRange),
+    Started: formatTime(r.started),
+    Finished: formatTime(r.finished),
+  }
 }
 
 export interface SavedSearchRow extends SearchRecord {
