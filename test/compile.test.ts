@@ -37,6 +37,20 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
     expect(cli(['whoami']).stdout.toString()).toMatch(/User:\s+admin/)
     const usage = cli(['user', 'frob'])
     expect(usage.exitCode).toBe(2)
+
+    // An upload larger than one hash batch (1 MiB) is hashed on the SHA-1 worker thread, which the executable must
+    // carry too (a worker started from a file was missing from it: 500).
+    const jwt = (await (await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }) })).json()).JWT
+    const auth = { Authorization: `Bearer ${jwt}` }
+    const created = await (await fetch(`${url}/api/resources`, { method: 'POST', headers: auth, body: JSON.stringify({ ResourceName: 'big' }) })).json()
+    const contents = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => (i * 31) & 0xff)
+    const form = new FormData()
+    form.append('file', new Blob([contents]), 'big.bin')
+    const put = await fetch(`${url}/api/resources/${created.GUID}/raw`, { method: 'PUT', headers: auth, body: form })
+    expect({ status: put.status, body: await put.json() }).toMatchObject({
+      status: 200,
+      body: { Size: contents.byteLength, Hash: new Bun.CryptoHasher('sha1').update(contents).digest('base64') },
+    })
   } finally {
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)

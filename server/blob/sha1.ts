@@ -28,6 +28,41 @@ export interface FromHashWorker {
   digest?: string
 }
 
+/**
+ * The worker thread's program: one SHA-1 state per hash id; each batch is hashed and transferred back (so the main
+ * thread reuses it), the digest answered with the final batch. Messages of one id arrive in the order they were sent,
+ * so batches are hashed in stream order. It is started from its own source text (a Blob URL), not from a file, so
+ * that the single executable (`bun build --compile`) needs no separate worker entry point: it must therefore refer to
+ * nothing outside its own body.
+ */
+function hashWorkerMain() {
+  const scope = globalThis as unknown as Worker
+  const states = new Map<number, Bun.CryptoHasher>()
+  scope.onmessage = (event: MessageEvent<ToHashWorker>) => {
+    const m = event.data
+    if (m.abort) {
+      states.delete(m.id)
+      return
+    }
+    let state = states.get(m.id)
+    if (!state) {
+      state = new Bun.CryptoHasher('sha1')
+      states.set(m.id, state)
+    }
+    if (m.len > 0) state.update(new Uint8Array(m.buf, 0, m.len))
+    let digest: string | undefined
+    if (m.final) {
+      digest = state.digest('base64')
+      states.delete(m.id)
+    }
+    const reply: FromHashWorker = { id: m.id, buf: m.buf, digest }
+    scope.postMessage(reply, [m.buf])
+  }
+}
+let hashWorkerUrl: string | undefined
+const workerUrl = () =>
+  (hashWorkerUrl ??= URL.createObjectURL(new Blob([`(${hashWorkerMain.toString()})()`], { type: 'application/javascript' })))
+
 const pool: Uint8Array[] = []
 const takeBatch = () => pool.pop() ?? new Uint8Array(BATCH)
 const release = (batch: Uint8Array) => {
@@ -40,7 +75,7 @@ let lastId = 0
 
 function hashWorker(): Worker {
   if (worker) return worker
-  const w = new Worker(new URL('./sha1-worker.ts', import.meta.url).href)
+  const w = new Worker(workerUrl())
   w.onmessage = (event: MessageEvent<FromHashWorker>) => {
     const m = event.data
     release(new Uint8Array(m.buf))
