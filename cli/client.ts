@@ -174,6 +174,14 @@ export class Client {
     const declared = Number(res.headers.get('content-length') ?? NaN)
     const writer = Bun.file(partial).writer()
     let written = 0
+    // Ctrl-C (or a TERM) mid-download: no `<file>.part` is left behind, and the shell sees the signal's exit status.
+    const interrupted = (signal: NodeJS.Signals) => {
+      progress?.stop()
+      rmSync(partial, { force: true })
+      process.exit(signal === 'SIGINT' ? 130 : 143)
+    }
+    process.once('SIGINT', interrupted)
+    process.once('SIGTERM', interrupted)
     progress?.start(Number.isFinite(declared) ? declared : undefined)
     try {
       if (res.body) {
@@ -193,6 +201,8 @@ export class Client {
       rmSync(partial, { force: true })
       throw e instanceof ApiError || e instanceof CliError ? e : new CliError(`download of ${path} failed: ${(e as Error).message}`)
     } finally {
+      process.off('SIGINT', interrupted)
+      process.off('SIGTERM', interrupted)
       progress?.stop()
     }
   }

@@ -170,4 +170,43 @@ describe('search commands', () => {
     expect(existsSync(join(dir, 'out.tar'))).toBe(false)
     expect(existsSync(join(dir, 'out.tar.part'))).toBe(false)
   }, SLOW)
+
+  test('Ctrl-C during an export leaves no file and exits 130', async () => {
+    // A stand-in server that sends the first bytes of an archive and then holds the rest back.
+    let sent!: () => void
+    const started = new Promise<void>((resolve) => (sent = resolve))
+    const stub = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new Uint8Array(64 * 1024))
+              sent()
+            },
+          }),
+          { headers: { 'content-length': String(1024 * 1024) } },
+        ),
+    })
+    try {
+      const dir = tempDir()
+      const file = join(dir, 'held.tar.gz')
+      const proc = Bun.spawn([process.execPath, 'run', MAIN, '--server', stub.url.origin, '--token', 'x', 'search', 'export', '42', file], {
+        env: { PATH: process.env.PATH ?? '', HOME: dir },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      await started
+      for (let i = 0; i < 200 && !existsSync(`${file}.part`); i++) await Bun.sleep(10)
+      expect(existsSync(`${file}.part`)).toBe(true)
+      await Bun.sleep(100) // the first bytes reach the file
+      proc.kill('SIGINT')
+      expect(await proc.exited).toBe(130)
+      expect(existsSync(file)).toBe(false)
+      expect(existsSync(`${file}.part`)).toBe(false)
+    } finally {
+      stub.stop(true)
+    }
+  }, SLOW)
 })

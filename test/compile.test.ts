@@ -40,9 +40,9 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
 
     // An upload larger than one hash batch (1 MiB) is hashed on the SHA-1 worker thread, which the executable must
     // carry too (a worker started from a file was missing from it: 500).
-    const jwt = (await (await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }) })).json()).JWT
+    const jwt = ((await (await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }) })).json()) as { JWT: string }).JWT
     const auth = { Authorization: `Bearer ${jwt}` }
-    const created = await (await fetch(`${url}/api/resources`, { method: 'POST', headers: auth, body: JSON.stringify({ ResourceName: 'big' }) })).json()
+    const created = (await (await fetch(`${url}/api/resources`, { method: 'POST', headers: auth, body: JSON.stringify({ ResourceName: 'big' }) })).json()) as { GUID: string }
     const contents = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => (i * 31) & 0xff)
     const form = new FormData()
     form.append('file', new Blob([contents]), 'big.bin')
