@@ -11,22 +11,13 @@
 // entries RE2 meets (2.5 MiB of letters against patterns RE2 cannot reduce to a literal scan).
 // Medians of the rounds are printed; entries/s and MB/s (10^6 bytes of entry data per second).
 import { compileRegex } from '../server/search/query'
+import { NEEDLE, entryText } from './search-texts'
 
 const count = Number(process.argv[2] ?? 200_000)
 const rounds = Number(process.argv[3] ?? 3)
 const ENTRY_BYTES = 1024
-const NEEDLE = 'NEEDLE-7f3a'
 
-/** The texts of bench/search.ts: words from a small alphabet, some lines, 1 in 100 with the needle. */
-function text(seed: number, needle: boolean): string {
-  let x = seed * 2654435761 + 1
-  let s = needle ? `${NEEDLE} ` : ''
-  while (s.length < ENTRY_BYTES) {
-    x = (x * 1103515245 + 12345) >>> 0
-    s += `${(x % 100000).toString(36)}${x % 7 === 0 ? '\n' : ' '}`
-  }
-  return s.slice(0, ENTRY_BYTES)
-}
+const text = (seed: number, needle: boolean) => entryText(seed, needle, ENTRY_BYTES)
 
 const entries = Array.from({ length: count }, (_, i) => Buffer.from(text(i, i % 100 === 0)))
 const bytes = entries.reduce((n, e) => n + e.byteLength, 0)

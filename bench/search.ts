@@ -13,7 +13,7 @@
 // BENCH_BASELINE_S (5), BENCH_POLL_MS (10), BENCH_STAGE (`grep NEEDLE-7f3a`: the stage after `tag=bench`; any stage
 // that keeps exactly the entries holding the needle, e.g. `regex "(?i)needle-7f3a"`).
 
-export {}
+import { NEEDLE, entryText } from './search-texts'
 
 const [base, password] = process.argv.slice(2)
 if (!base || !password) {
@@ -25,7 +25,6 @@ const BATCH = Number(process.env.BENCH_BATCH ?? 1000)
 const ENTRY_BYTES = Number(process.env.BENCH_ENTRY_BYTES ?? 1024)
 const BASELINE_S = Number(process.env.BENCH_BASELINE_S ?? 5)
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 10)
-const NEEDLE = 'NEEDLE-7f3a'
 /** One entry in NEEDLE_EVERY holds the needle. */
 const NEEDLE_EVERY = 100
 const QUERY = `tag=bench ${process.env.BENCH_STAGE ?? `grep ${NEEDLE}`}`
@@ -51,15 +50,7 @@ const get = async (path: string) => json(await fetch(`${base}${path}`, { headers
 
 // --- entry texts: words from a small alphabet, ENTRY_BYTES long; a few variants, base64-encoded once ---------
 const VARIANTS = 64
-function text(seed: number, needle: boolean): string {
-  let x = seed * 2654435761 + 1
-  let s = needle ? `${NEEDLE} ` : ''
-  while (s.length < ENTRY_BYTES) {
-    x = (x * 1103515245 + 12345) >>> 0
-    s += `${(x % 100000).toString(36)}${x % 7 === 0 ? '\n' : ' '}`
-  }
-  return s.slice(0, ENTRY_BYTES)
-}
+const text = (seed: number, needle: boolean) => entryText(seed, needle, ENTRY_BYTES)
 const plain = Array.from({ length: VARIANTS }, (_, i) => Buffer.from(text(i, false)).toString('base64'))
 const needled = Array.from({ length: VARIANTS }, (_, i) => Buffer.from(text(i + VARIANTS, true)).toString('base64'))
 

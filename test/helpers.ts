@@ -239,9 +239,8 @@ export function blobFiles(s: TestServer): string[] {
 }
 
 /**
- * A disk blob store (in the server's directory) whose `body` can be held: `hold()` arms it for the next download,
- * answering `reached` (that download has read its row and is about to open the blob) and `release`. For the race
- * of a download with a replace of the same item.
+ * A disk blob store (in the server's directory) whose `body` can be held: `during()` holds the next download
+ * between reading its row and opening the blob. For the race of a download with a replace or delete of the same item.
  */
 export function heldBodies() {
   let armed: { reached: () => void; gate: Promise<void> } | undefined
@@ -261,11 +260,24 @@ export function heldBodies() {
         },
       }
     },
-    hold() {
+    /**
+     * Starts `download`, holds it once it has read its row, runs `change` meanwhile (a replace or delete of the
+     * same item; what it answers may include checks made while the download is held), then lets the download go
+     * on. Answers both results.
+     */
+    async during<D, C>(download: () => Promise<D>, change: () => Promise<C>): Promise<{ changed: C; downloaded: D }> {
       const reached = Promise.withResolvers<void>()
       const gate = Promise.withResolvers<void>()
       armed = { reached: reached.resolve, gate: gate.promise }
-      return { reached: reached.promise, release: () => gate.resolve() }
+      const downloading = download()
+      await reached.promise
+      let changed: C
+      try {
+        changed = await change()
+      } finally {
+        gate.resolve()
+      }
+      return { changed, downloaded: await downloading }
     },
   }
 }

@@ -541,21 +541,21 @@ describe('a download racing a replace or a delete of the same file', () => {
     try {
       const { owner } = await itemWorld(s)
       const f = await create(s, owner.jwt, 'version one')
-      const replaced = held.hold()
-      const downloading = download(s, owner.jwt, f.GUID)
-      await replaced.reached // the download has read the row naming version one's blob
-      expect((await send(s, 'POST', `/api/files/${f.GUID}`, owner.jwt, 'version two, longer')).status).toBe(200)
-      expect(blobFiles(s)).toHaveLength(1) // version one's blob is gone
-      replaced.release()
-      const d = await downloading
+      // the download has read the row naming version one's blob when the replace runs
+      const replaced = await held.during(
+        () => download(s, owner.jwt, f.GUID),
+        async () => ({ status: (await send(s, 'POST', `/api/files/${f.GUID}`, owner.jwt, 'version two, longer')).status, blobs: blobFiles(s).length }),
+      )
+      expect(replaced.changed).toEqual({ status: 200, blobs: 1 }) // version one's blob is gone
+      const d = replaced.downloaded
       expect({ status: d.status, text: new TextDecoder().decode(d.bytes), type: d.type }).toEqual({ status: 200, text: 'version two, longer', type: TEXT })
 
-      const deleted = held.hold()
-      const gone = download(s, owner.jwt, f.GUID)
-      await deleted.reached
-      expect((await s.call('DELETE', `/api/files/${f.GUID}`, { jwt: owner.jwt })).status).toBe(200)
-      deleted.release()
-      expect((await gone).status).toBe(404)
+      const deleted = await held.during(
+        () => download(s, owner.jwt, f.GUID),
+        async () => (await s.call('DELETE', `/api/files/${f.GUID}`, { jwt: owner.jwt })).status,
+      )
+      expect(deleted.changed).toBe(200)
+      expect(deleted.downloaded.status).toBe(404)
     } finally {
       s.close()
     }

@@ -47,6 +47,19 @@ export interface FilesDeps {
   clock: () => number
 }
 
+/**
+ * POST and PUT /api/files/{id} are the same operation (decisions §5): one set of hooks for both, made afresh per
+ * route because Elysia writes into the hook object it is given (one object shared by two routes breaks both).
+ */
+const replaceHooks = () => ({
+  access: 'UserFileWrite' as const,
+  params: IdParams,
+  query: AdminQuery,
+  parse: leaveMultipart,
+  response: UserFile,
+  detail: { summary: 'Replace the contents (multipart, only the file part is used); answers the record' },
+})
+
 export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDeps) {
   const { files } = store
 
@@ -252,22 +265,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         detail: { summary: 'Delete a file and its contents, by GUID or ThingUUID' },
       },
     )
-    .post('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), {
-      access: 'UserFileWrite',
-      params: IdParams,
-      query: AdminQuery,
-      parse: leaveMultipart,
-      response: UserFile,
-      detail: { summary: 'Replace the contents (multipart, only the file part is used); answers the record' },
-    })
-    .put('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), {
-      access: 'UserFileWrite',
-      params: IdParams,
-      query: AdminQuery,
-      parse: leaveMultipart,
-      response: UserFile,
-      detail: { summary: 'Replace the contents (multipart, only the file part is used); answers the record' },
-    })
+    .post('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), replaceHooks())
+    .put('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), replaceHooks())
 
   /** New blob key first, then the metadata points at it, then the old blob goes. */
   async function replace(caller: Caller, id: string, query: { admin?: string }, request: Request) {

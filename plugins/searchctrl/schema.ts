@@ -46,21 +46,12 @@ export const Detail = t.Object({
 
 export const ImportWire = t.Object({ Imported: t.Boolean(), Time: t.String(), BatchName: t.String(), BatchInfo: t.String() })
 
-/** The full record of decisions §6, plus Finished. */
+/** The full record of decisions §6: the detail's fields (Finished among them) and more. */
 export const Details = t.Object({
-  ID: t.String(),
-  UID: t.Integer(),
+  ...Detail.properties,
   GIDs: t.Array(t.Integer()),
-  UserQuery: t.String(),
-  EffectiveQuery: t.String(),
-  StartRange: t.String(),
-  EndRange: t.String(),
-  Started: t.String(),
-  Finished: t.String(),
   LastUpdate: t.String(),
   Duration: t.String(),
-  StoreSize: t.Integer(),
-  IndexSize: t.Integer(),
   ItemCount: t.Integer(),
   Metadata: t.Unknown(),
   Import: ImportWire,
