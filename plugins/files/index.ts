@@ -231,8 +231,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         }
         const updated = await files.update(f.thingUuid, {
           uid,
-          name: body.Name === null ? '' : body.Name,
-          description: body.Desc === null ? '' : body.Desc,
+          name: body.Name,
+          description: body.Desc,
           global: caller.admin ? body.Global : undefined,
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
