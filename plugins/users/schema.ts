@@ -46,7 +46,8 @@ export const PasswordBody = t.Object({ OrigPass: OptionalText(Password), NewPass
 
 export const AdminStatus = t.Object({ UID: t.Integer(), Admin: t.Boolean() })
 
-export const SearchGroupBody = t.Object({ GID: JsonId })
+/** `null` clears the default search group, as DELETE does (the js-client sends it that way). */
+export const SearchGroupBody = t.Object({ GID: t.Union([JsonId, t.Null()]) })
 
 export const GroupsBody = t.Object({ GIDs: t.Array(JsonId, { maxItems: 10000 }) })
 
