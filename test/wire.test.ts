@@ -483,10 +483,34 @@ describe('service routes', () => {
       ServerTimezoneOffset: expect.any(Number),
       DistributedWebservers: false,
       IngestAllowed: true,
+      MapTileUrl: 'https://tile.openstreetmap.org',
+      DisableMapTileProxy: true,
     })
     expect(res.body.ServerTime).toMatch(ISO)
     expect(Number.isInteger(res.body.ServerTimezoneOffset)).toBe(true)
     expect(res.body.ServerTimezone.length).toBeGreaterThan(0)
+  })
+
+  test('GET /api/settings: MapTileUrl and DisableMapTileProxy as configured, of the types the js-client checks', async () => {
+    const s = await setup({ mapTileUrl: 'https://tiles.example.com/{z}/{x}/{y}.png', disableMapTileProxy: false })
+    const u = await s.createUser()
+    const res = await s.call('GET', '/api/settings', { jwt: u.jwt })
+    expect(res.body).toMatchObject({ MapTileUrl: 'https://tiles.example.com/{z}/{x}/{y}.png', DisableMapTileProxy: false })
+    // the js-client's toSystemSettings + isSystemSettings
+    const settings = {
+      mapTileURL: res.body.MapTileUrl,
+      disableMapTileProxy: res.body.DisableMapTileProxy,
+      webServerIsDistributed: res.body.DistributedWebservers,
+      maxFileSize: res.body.MaxFileSize,
+      maxResourceSize: res.body.MaxResourceSize,
+    }
+    expect(typeof settings.mapTileURL).toBe('string')
+    expect(typeof settings.disableMapTileProxy).toBe('boolean')
+    expect(typeof settings.webServerIsDistributed).toBe('boolean')
+    expect(Number.isInteger(settings.maxFileSize) && Number.isInteger(settings.maxResourceSize)).toBe(true)
+    // an API token with no particular permission reads them too (the route needs none)
+    const token = (await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 't', capabilities: ['Stats'] } })).body.token
+    expect((await s.call('GET', '/api/settings', { headers: { 'Service-Token': token } })).body.MapTileUrl).toBe(settings.mapTileURL)
   })
 
   test('GET /api/docs: an OpenAPI document; every non-public operation carries x-permission', async () => {
@@ -510,6 +534,15 @@ describe('service routes', () => {
     expect(permissions.get('GET /api/info/whoami')).toBe('self')
     expect(permissions.get('PUT /api/logout')).toBe('session')
     expect(permissions.has('POST /api/login')).toBe(true)
+    // the settings answer documents its new fields
+    const settings = (doc.paths['/api/settings']!.get as any).responses['200'].content['application/json'].schema
+    expect(settings.properties.MapTileUrl).toEqual({ type: 'string' })
+    expect(settings.properties.DisableMapTileProxy).toEqual({ type: 'boolean' })
+    expect(settings.required).toEqual(expect.arrayContaining(['MapTileUrl', 'DisableMapTileProxy']))
+    // ... and so does the search list entry
+    const entry = (doc.paths['/api/searchctrl']!.get as any).responses['200'].content['application/json'].schema.items
+    expect(Object.keys(entry.properties.LaunchInfo.properties).sort()).toEqual(['expires', 'method', 'reference', 'started'])
+    expect(Object.keys(entry.properties.Import.properties).sort()).toEqual(['BatchInfo', 'BatchName', 'Imported', 'Time'])
   })
 })
 
