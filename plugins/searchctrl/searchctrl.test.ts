@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib'
 import tar from 'tar-stream'
 import { type BlobStore, createDiskBlobStore } from '../../server/blob'
 import { writeSearchArchive } from '../../server/search/archive'
+import { engineKey } from '../stats'
 import { ZERO_TIME } from '../../server/time'
 import type { Config } from '../../server/config'
 import {
@@ -801,9 +802,16 @@ describe('GET /api/searchhistory', () => {
 })
 
 describe('stats and notifications', () => {
-  test('ping: the web server and the embedded engine are OK', async () => {
+  /** The engine's key: where the server listens, as `<host>:<port>` (spec "status objects"). */
+  const engine = (s: TestServer) => `${s.config.listenHost}:${s.config.listenPort}`
+
+  test('ping: the web server and the embedded engine are OK; the engine is keyed <host>:<port>', async () => {
     const { s, owner } = await setup()
-    expect((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).toEqual({ webserver: 'OK', embedded: 'OK' })
+    expect(engine(s)).toBe('127.0.0.1:8080')
+    const body = (await call(s, 'GET', '/api/stats/ping', owner.jwt)).body
+    expect(body).toEqual({ webserver: 'OK', [engine(s)]: 'OK' })
+    // every key but webserver names an indexer as host:port (the Go client's GetPingStates reads it so)
+    for (const key of Object.keys(body).filter((k) => k !== 'webserver')) expect(key).toMatch(/^[^\s:]+:\d{1,5}$/)
   })
 
   test('ping reports the engine down when its store does not answer', async () => {
@@ -812,13 +820,13 @@ describe('stats and notifications', () => {
     entries.ping = async () => {
       throw new Error('store closed')
     }
-    expect((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).toEqual({ webserver: 'OK', embedded: 'ERROR: store closed' })
+    expect((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).toEqual({ webserver: 'OK', [engine(s)]: 'ERROR: store closed' })
   })
 
-  test('sysDesc: real host facts for both', async () => {
+  test('sysDesc: real host facts for both, under the same keys as ping', async () => {
     const { s, owner } = await setup()
     const body = (await call(s, 'GET', '/api/stats/sysDesc', owner.jwt)).body
-    expect(Object.keys(body).sort()).toEqual(['embedded', 'webserver'])
+    expect(Object.keys(body).sort()).toEqual([engine(s), 'webserver'].sort())
     const os = await import('node:os')
     expect(body.webserver).toMatchObject({
       CPUCount: os.cpus().length,
@@ -826,7 +834,17 @@ describe('stats and notifications', () => {
       SystemVersion: `${os.type()} ${os.release()}`,
     })
     expect(body.webserver.CPUModel.length).toBeGreaterThan(0)
-    expect(body.embedded).toEqual(body.webserver)
+    expect(body[engine(s)]).toEqual(body.webserver)
+  })
+
+  test('the key follows the configured address; a wildcard address is named by the host name', async () => {
+    const { s, owner } = await setup({ config: { listenHost: '0.0.0.0', listenPort: 9404 } })
+    const os = await import('node:os')
+    expect(Object.keys((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).sort()).toEqual([`${os.hostname()}:9404`, 'webserver'].sort())
+    expect(engineKey('::1', 8080)).toBe('[::1]:8080')
+    expect(engineKey('::', 8080, 'box')).toBe('box:8080')
+    expect(engineKey('10.0.0.5', 9404, 'box')).toBe('10.0.0.5:9404')
+    expect(engineKey('quarry.example.com', 443, 'box')).toBe('quarry.example.com:443')
   })
 
   test('notifications: an empty object when there are none', async () => {
