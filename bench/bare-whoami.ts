@@ -37,7 +37,7 @@ interface UserDbRow {
   email: string
   admin: number
   locked: number
-  default_gid: number | null
+  search_gid: number | null
   last_active: number
 }
 interface GroupDbRow {
@@ -47,7 +47,7 @@ interface GroupDbRow {
 }
 
 const userQ = db.query<UserDbRow, [number]>(
-  'SELECT uid, username, name, email, admin, locked, default_gid, last_active FROM users WHERE uid = ?',
+  'SELECT uid, username, name, email, admin, locked, search_gid, last_active FROM users WHERE uid = ?',
 )
 const groupsQ = db.query<GroupDbRow, [number]>(
   'SELECT g.gid AS gid, g.name AS name, g.description AS description FROM user_groups m JOIN groups g ON g.gid = m.gid WHERE m.uid = +? ORDER BY m.gid',
@@ -119,7 +119,7 @@ async function whoami(req: Request): Promise<Response> {
     Email: u.email,
     Admin: u.admin === 1,
     Locked: u.locked === 1,
-    ...(u.default_gid ? { DefaultGID: u.default_gid } : {}),
+    ...(u.search_gid ? { DefaultGID: u.search_gid } : {}),
     TS: u.last_active ? new Date(u.last_active).toISOString() : ZERO_TIME,
     Synced: false,
     Groups: groupsQ.all(u.uid).map((g) => ({ GID: g.gid, Name: g.name, Desc: g.description, Synced: false })),

@@ -74,7 +74,7 @@ export async function createApp(deps: AppDeps) {
     .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
     .use(ingestPlugin({ store, auth, clock }))
     .use(searchCtrlPlugin({ config, store, auth, searches, clock }))
-    .use(statsPlugin({ auth, searches }))
+    .use(statsPlugin({ config, auth, searches }))
     .use(notificationsPlugin({ auth }))
     .use(dashboardsPlugin({ store, auth, clock }))
     .use(libraryPlugin({ store, auth, clock }))

@@ -32,6 +32,8 @@ describe('configuration', () => {
     expect(config.blobSweepGraceMs).toBe(3_600_000)
     expect(config.searchGraceMs).toBe(600_000)
     expect(config.maxImportBytes).toBe(1024 ** 3)
+    expect(config.mapTileUrl).toBe('https://tile.openstreetmap.org')
+    expect(config.disableMapTileProxy).toBe(true)
     expect(warnings).toEqual([])
   })
 
@@ -45,6 +47,8 @@ describe('configuration', () => {
       QUARRY_MAX_BODY_SIZE: '64KiB',
       QUARRY_LOG_LEVEL: 'warn',
       QUARRY_TOKEN_API_ADMIN_ONLY: 'true',
+      QUARRY_MAP_TILE_URL: ' https://tiles.example.com/osm/{z}/{x}/{y}.png?key=abc ',
+      QUARRY_DISABLE_MAP_TILE_PROXY: 'false',
     })
     expect(config.listenHost).toBe('::1')
     expect(config.listenPort).toBe(9000)
@@ -55,6 +59,8 @@ describe('configuration', () => {
     expect(config.maxBodyBytes).toBe(65536)
     expect(config.logLevel).toBe('warn')
     expect(config.tokenApiAdminOnly).toBe(true)
+    expect(config.mapTileUrl).toBe('https://tiles.example.com/osm/{z}/{x}/{y}.png?key=abc')
+    expect(config.disableMapTileProxy).toBe(false)
   })
 
   test.each([
@@ -73,6 +79,10 @@ describe('configuration', () => {
     [{ QUARRY_SEARCH_GRACE: 'soon' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_SEARCH_GRACE: '0s' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_MAX_IMPORT_SIZE: 'big' }, 'QUARRY_MAX_IMPORT_SIZE'],
+    [{ QUARRY_MAP_TILE_URL: 'tiles.example.com' }, 'QUARRY_MAP_TILE_URL'],
+    [{ QUARRY_MAP_TILE_URL: 'ftp://tiles.example.com' }, 'QUARRY_MAP_TILE_URL'],
+    [{ QUARRY_MAP_TILE_URL: 'https://user:secret@tiles.example.com' }, 'QUARRY_MAP_TILE_URL'],
+    [{ QUARRY_DISABLE_MAP_TILE_PROXY: 'perhaps' }, 'QUARRY_DISABLE_MAP_TILE_PROXY'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })

@@ -35,6 +35,10 @@ export interface Config {
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
   passwordHash: { memoryCost: number; timeCost: number }
   buildId: string
+  /** GET /api/settings `MapTileUrl`: where the GUI fetches map tiles. */
+  mapTileUrl: string
+  /** GET /api/settings `DisableMapTileProxy`: true tells the GUI to fetch tiles from mapTileUrl itself. */
+  disableMapTileProxy: boolean
 }
 
 export class ConfigError extends Error {}
@@ -46,6 +50,7 @@ const KNOWN = new Set([
   'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE', 'QUARRY_BLOB_SWEEP_GRACE',
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE',
+  'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
@@ -84,6 +89,24 @@ function parseCount(name: string, raw: string, min: number, max: number): number
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max)
     throw new ConfigError(`${name}: "${raw}" must be a whole number from ${min} to ${max}`)
   return Number(raw)
+}
+
+/**
+ * Map tiles (GET /api/settings): Quarry runs no tile proxy of its own (the original platform serves one under
+ * /api/maps), so by default the GUI is told to fetch OpenStreetMap's tiles itself.
+ */
+export const DEFAULT_MAP_TILE_URL = 'https://tile.openstreetmap.org'
+
+/** An http(s) URL that every client is given: no user name or password in it. */
+function parsePublicUrl(name: string, raw: string): string {
+  const value = raw.trim()
+  let url: URL | undefined
+  try {
+    url = new URL(value)
+  } catch {}
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password)
+    throw new ConfigError(`${name}: "${raw}" must be an http(s) URL without credentials (example: https://tile.openstreetmap.org)`)
+  return value
 }
 
 export function parseListen(raw: string): { host: string; port: number } {
@@ -168,6 +191,8 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     s3: parseS3(get),
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
+    mapTileUrl: parsePublicUrl('QUARRY_MAP_TILE_URL', get('QUARRY_MAP_TILE_URL') ?? DEFAULT_MAP_TILE_URL),
+    disableMapTileProxy: parseBool('QUARRY_DISABLE_MAP_TILE_PROXY', get('QUARRY_DISABLE_MAP_TILE_PROXY') ?? 'true'),
   }
   return { config, warnings }
 }

@@ -1,4 +1,6 @@
 // Small pieces of the wire format of decisions §1 that handlers apply themselves.
+import type { TLiteral, TString, TUnion } from '@sinclair/typebox'
+import { t } from 'elysia'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -23,4 +25,20 @@ export function sharingList(gids: readonly number[] | null | undefined): number[
  */
 export function contents(body: Blob | ReadableStream<Uint8Array> | Uint8Array, type: string, size: number): Response {
   return new Response(body, { headers: { 'content-type': type, 'content-length': String(size), 'content-disposition': 'inline' } })
+}
+
+/**
+ * An optional string of a request body that also takes `null`, which the handler sees as `""` (decisions §1:
+ * clients send null when they have nothing, for example the js-client's token description). Every optional
+ * string field of every body schema is built with it, so the rule holds everywhere and in one place; the
+ * OpenAPI document shows the field as the string schema or null. (Request bodies are only decoded; the encode
+ * side exists for the type alone.)
+ */
+export function OptionalText<S extends TString | TUnion<(TString | TLiteral<string>)[]>>(schema: S) {
+  return t.Optional(
+    t
+      .Transform(t.Union([schema, t.Null()]))
+      .Decode((v): string => (v === null ? '' : (v as string)))
+      .Encode((v) => v as never),
+  )
 }

@@ -57,6 +57,28 @@ describe('server process', () => {
     expect(await new Response(second.stderr).text()).not.toContain('generated password')
   })
 
+  test('the stats key the engine by the address the server got: port 0 becomes the real port', async () => {
+    const proc = spawnServer({ QUARRY_DATA_DIR: tempDir(), QUARRY_LISTEN: '127.0.0.1:0', QUARRY_ADMIN_PASSWORD: 'process-test-password' })
+    try {
+      const { url } = await listening(proc)
+      const port = new URL(url).port
+      expect(Number(port)).toBeGreaterThan(0)
+      const login = await fetch(`${url}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ User: 'admin', Pass: 'process-test-password' }),
+      })
+      const { JWT } = (await login.json()) as { JWT: string }
+      const ping = await fetch(`${url}/api/stats/ping`, { headers: { authorization: `Bearer ${JWT}` } })
+      expect(await ping.json()).toEqual({ webserver: 'OK', [`127.0.0.1:${port}`]: 'OK' })
+      const sysDesc = (await (await fetch(`${url}/api/stats/sysDesc`, { headers: { authorization: `Bearer ${JWT}` } })).json()) as object
+      expect(Object.keys(sysDesc).sort()).toEqual([`127.0.0.1:${port}`, 'webserver'])
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
+  })
+
   test('SIGTERM lets an in-flight request finish, then closes the store', async () => {
     const dataDir = tempDir()
     const proc = spawnServer({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: 'admin-password-1' })

@@ -1,7 +1,10 @@
 // The wire rules every route follows (decisions §1) and the service routes of decisions §2.
 import { describe, expect, test } from 'bun:test'
 import { PUBLIC_ROUTES } from '../server/permissions'
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import { type TestServer, expectError, refused, serverPerTest } from './helpers'
+import { apiRoutes } from './routes'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -157,6 +160,78 @@ describe('request bodies', () => {
     expect(bad.text).not.toContain(marker)
     expect(await groupNames(s)).toEqual([])
     expect((await s.call('GET', '/api/users', { jwt: s.adminJwt })).body).toHaveLength(2)
+  })
+})
+
+describe('null strings (decisions §1: null for an optional string is "")', () => {
+  /** Whether a schema takes some string: a string schema, a string literal, or a union holding one. */
+  const takesString = (s: TSchema): boolean =>
+    s.type === 'string' || typeof s.const === 'string' || ((s.anyOf as TSchema[] | undefined) ?? []).some(takesString)
+  /** Times take null, "" or absent as unset (decisions §1 "Times"): null stays null for the time parser. */
+  const TIMES = new Set(['expiresAt', 'SearchStart', 'SearchEnd', 'TS'])
+
+  test('every optional string of every body schema takes null, and the handler sees ""', async () => {
+    const s = await setup()
+    const seen: string[] = []
+    for (const r of apiRoutes(s.app)) {
+      const item = (r.body?.type === 'array' ? r.body.items : r.body) as TSchema | undefined
+      const props = (item?.properties ?? {}) as Record<string, TSchema>
+      const required = new Set((item?.required ?? []) as string[])
+      for (const [name, prop] of Object.entries(props)) {
+        if (required.has(name) || !takesString(prop)) continue
+        seen.push(`${r.key} ${name}`)
+        expect({ field: `${r.key} ${name}`, null: Value.Check(prop, null) }).toEqual({ field: `${r.key} ${name}`, null: true })
+        if (!TIMES.has(name)) expect({ field: `${r.key} ${name}`, decoded: Value.Decode(prop, null) }).toEqual({ field: `${r.key} ${name}`, decoded: '' })
+      }
+    }
+    // the sweep reached the fields of issue 14 and of every area
+    for (const field of [
+      'POST /api/tokens description', 'PUT /api/tokens/:id description', 'PUT /api/users/:id Name', 'PUT /api/users/:id/pwd OrigPass',
+      'POST /api/groups Desc', 'PUT /api/groups/:gid Name', 'POST /api/resources Description', 'PUT /api/resources/:guid ResourceName',
+      'PATCH /api/files/:id Desc', 'POST /api/library Query', 'PUT /api/dashboards/:id GUID', 'POST /api/ingest/json SRC',
+    ])
+      expect(seen).toContain(field)
+  })
+
+  test('through the real app: null fields are stored as "" (or, where "" keeps a value, keep it)', async () => {
+    const s = await setup()
+    const u = await s.createUser({ Name: 'Real Name' })
+    const ok = async (method: string, path: string, json: unknown) => {
+      const res = await s.call(method, path, { jwt: u.jwt, json })
+      expect({ route: `${method} ${path}`, status: res.status, text: res.text }).toMatchObject({ status: 200 })
+      return res.body
+    }
+    // users: empty fields are ignored (decisions §4), so null ones are too
+    await ok('PUT', `/api/users/${u.uid}`, { User: null, Name: null, Email: null })
+    expect((await s.call('GET', '/api/info/whoami', { jwt: u.jwt })).body).toMatchObject({ User: u.User, Name: 'Real Name', Email: u.Email })
+    // groups (admin)
+    const gid = (await s.call('POST', '/api/groups', { jwt: s.adminJwt, json: { Name: 'nulls', Desc: null } })).body as number
+    expect((await s.call('GET', `/api/groups/${gid}`, { jwt: s.adminJwt })).body).toMatchObject({ Name: 'nulls', Desc: '' })
+    expect((await s.call('PUT', `/api/groups/${gid}`, { jwt: s.adminJwt, json: { Name: null, Desc: null } })).status).toBe(200)
+    expect((await s.call('GET', `/api/groups/${gid}`, { jwt: s.adminJwt })).body).toMatchObject({ Name: 'nulls', Desc: '' })
+    // resources: a null name keeps the name
+    const r = await ok('POST', '/api/resources', { ResourceName: 'res', Description: null })
+    expect(r.Description).toBe('')
+    expect(await ok('PUT', `/api/resources/${r.GUID}`, { ...r, ResourceName: null, Description: null })).toMatchObject({ ResourceName: 'res', Description: '' })
+    // library and dashboards: null texts are "", a null GUID is generated
+    const e = await ok('POST', '/api/library', { GUID: null, Name: null, Description: null, Query: null })
+    expect(e).toMatchObject({ GUID: expect.stringMatching(UUID), Name: '', Description: '', Query: '' })
+    const id = await ok('POST', '/api/dashboards', { GUID: null, Name: null, Description: null })
+    expect((await s.call('GET', `/api/dashboards/${id}`, { jwt: u.jwt })).body).toMatchObject({ GUID: expect.stringMatching(UUID), Name: '', Description: '' })
+    // tokens (the js-client's create)
+    expect(await ok('POST', '/api/tokens', { name: 't', description: null, capabilities: ['Search'], expiresAt: null })).toMatchObject({ description: '' })
+  })
+
+  test('a value of the wrong type is still 400 and changes nothing', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    await refused(s, 400, 'POST', '/api/tokens', { jwt: u.jwt, json: { name: 't', description: 5, capabilities: ['Search'] } })
+    await refused(s, 400, 'POST', '/api/groups', { jwt: s.adminJwt, json: { Name: 'g', Desc: {} } })
+    await refused(s, 400, 'PUT', `/api/users/${u.uid}`, { jwt: u.jwt, json: { Name: false } })
+    await refused(s, 400, 'POST', '/api/library', { jwt: u.jwt, json: { Name: ['x'] } })
+    // a required string stays required: null is no name
+    await refused(s, 400, 'POST', '/api/tokens', { jwt: u.jwt, json: { name: null, capabilities: ['Search'] } })
+    await refused(s, 400, 'POST', '/api/resources', { jwt: u.jwt, json: { ResourceName: null } })
   })
 })
 
@@ -408,10 +483,34 @@ describe('service routes', () => {
       ServerTimezoneOffset: expect.any(Number),
       DistributedWebservers: false,
       IngestAllowed: true,
+      MapTileUrl: 'https://tile.openstreetmap.org',
+      DisableMapTileProxy: true,
     })
     expect(res.body.ServerTime).toMatch(ISO)
     expect(Number.isInteger(res.body.ServerTimezoneOffset)).toBe(true)
     expect(res.body.ServerTimezone.length).toBeGreaterThan(0)
+  })
+
+  test('GET /api/settings: MapTileUrl and DisableMapTileProxy as configured, of the types the js-client checks', async () => {
+    const s = await setup({ mapTileUrl: 'https://tiles.example.com/{z}/{x}/{y}.png', disableMapTileProxy: false })
+    const u = await s.createUser()
+    const res = await s.call('GET', '/api/settings', { jwt: u.jwt })
+    expect(res.body).toMatchObject({ MapTileUrl: 'https://tiles.example.com/{z}/{x}/{y}.png', DisableMapTileProxy: false })
+    // the js-client's toSystemSettings + isSystemSettings
+    const settings = {
+      mapTileURL: res.body.MapTileUrl,
+      disableMapTileProxy: res.body.DisableMapTileProxy,
+      webServerIsDistributed: res.body.DistributedWebservers,
+      maxFileSize: res.body.MaxFileSize,
+      maxResourceSize: res.body.MaxResourceSize,
+    }
+    expect(typeof settings.mapTileURL).toBe('string')
+    expect(typeof settings.disableMapTileProxy).toBe('boolean')
+    expect(typeof settings.webServerIsDistributed).toBe('boolean')
+    expect(Number.isInteger(settings.maxFileSize) && Number.isInteger(settings.maxResourceSize)).toBe(true)
+    // an API token with no particular permission reads them too (the route needs none)
+    const token = (await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 't', capabilities: ['Stats'] } })).body.token
+    expect((await s.call('GET', '/api/settings', { headers: { 'Service-Token': token } })).body.MapTileUrl).toBe(settings.mapTileURL)
   })
 
   test('GET /api/docs: an OpenAPI document; every non-public operation carries x-permission', async () => {
@@ -435,6 +534,15 @@ describe('service routes', () => {
     expect(permissions.get('GET /api/info/whoami')).toBe('self')
     expect(permissions.get('PUT /api/logout')).toBe('session')
     expect(permissions.has('POST /api/login')).toBe(true)
+    // the settings answer documents its new fields
+    const settings = (doc.paths['/api/settings']!.get as any).responses['200'].content['application/json'].schema
+    expect(settings.properties.MapTileUrl).toEqual({ type: 'string' })
+    expect(settings.properties.DisableMapTileProxy).toEqual({ type: 'boolean' })
+    expect(settings.required).toEqual(expect.arrayContaining(['MapTileUrl', 'DisableMapTileProxy']))
+    // ... and so does the search list entry
+    const entry = (doc.paths['/api/searchctrl']!.get as any).responses['200'].content['application/json'].schema.items
+    expect(Object.keys(entry.properties.LaunchInfo.properties).sort()).toEqual(['expires', 'method', 'reference', 'started'])
+    expect(Object.keys(entry.properties.Import.properties).sort()).toEqual(['BatchInfo', 'BatchName', 'Imported', 'Time'])
   })
 })
 

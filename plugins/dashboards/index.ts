@@ -114,8 +114,8 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
         }
         const updated = await dashboards.update(d.id, {
           uid,
-          name: body.Name === undefined ? undefined : (body.Name ?? ''),
-          description: body.Description === undefined ? undefined : (body.Description ?? ''),
+          name: body.Name,
+          description: body.Description,
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
           labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
           data: dataText(request, body.Data),

@@ -1,11 +1,12 @@
 import { t } from 'elysia'
 import { jsonWithRaw } from '../../server/raw-json'
+import { OptionalText } from '../../server/wire'
 import { formatTime } from '../../server/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
 import { JsonOptionalUid } from '../groups/schema'
 import type { DashboardRow } from './repo'
 
-const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
+const Text = (maxLength: number) => OptionalText(t.String({ maxLength }))
 
 /**
  * POST and PUT: the dashboard structure (spec "Dashboard"); unknown keys (ID, Created, Updated, Synced) are
@@ -13,14 +14,14 @@ const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
  * `GUID` that is empty or the nil UUID mean unset (Go clients send zero values).
  */
 export const DashboardBody = t.Object({
-  Name: t.Optional(Text(MAX_NAME)),
-  Description: t.Optional(Text(MAX_DESC)),
+  Name: Text(MAX_NAME),
+  Description: Text(MAX_DESC),
   UID: t.Optional(JsonOptionalUid),
   GIDs: t.Optional(GIDs),
   Global: t.Optional(t.Union([t.Boolean(), t.Null()])),
   Labels: t.Optional(Labels),
   Data: t.Optional(t.Unknown()),
-  GUID: t.Optional(Text(64)),
+  GUID: Text(64),
 })
 export type DashboardBody = typeof DashboardBody.static
 

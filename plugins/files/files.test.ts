@@ -336,9 +336,9 @@ describe('visibility', () => {
     await refused(w.s, 404, 'DELETE', `/api/files/${unknown}?admin=true`, { jwt: w.admin })
     expectError(await send(w.s, 'POST', `/api/files/${unknown}`, w.admin, 'x'), 404)
     expect(blobFiles(w.s)).toHaveLength(4)
-    // the GUID in any case; the ThingUUID is not a GUID for a normal read
+    // the GUID and the ThingUUID in any case
     expect((await details(w.s, w.owner.jwt, w.own.GUID.toUpperCase())).body.ThingUUID).toBe(w.own.ThingUUID)
-    expectError(await details(w.s, w.owner.jwt, w.own.ThingUUID), 404)
+    expect((await details(w.s, w.owner.jwt, w.own.ThingUUID.toUpperCase())).body.ThingUUID).toBe(w.own.ThingUUID)
   })
 
   test('a deleted group leaves every GIDs list (and its members lose access); later groups grant access', async () => {
@@ -406,10 +406,10 @@ describe('GUID resolution', () => {
     const q = '?admin=true'
     expect((await details(w.s, w.admin, w.group.ThingUUID, q)).body).toEqual(w.group)
     expect(new TextDecoder().decode((await download(w.s, w.admin, w.owned.ThingUUID, q)).bytes)).toBe('owned')
-    // without the flag the ThingUUID is not an id for reads
-    expectError(await details(w.s, w.admin, w.group.ThingUUID), 404)
-    // a non-admin's ?admin=true is ignored
-    expectError(await details(w.s, w.owner.jwt, w.group.ThingUUID, q), 404)
+    // without the flag too; a non-admin's ?admin=true is ignored: the owner reads its file either way
+    expect((await details(w.s, w.admin, w.group.ThingUUID)).body).toEqual(w.group)
+    expect((await details(w.s, w.owner.jwt, w.group.ThingUUID, q)).body).toEqual(w.group)
+    expectError(await details(w.s, w.stranger.jwt, w.group.ThingUUID, q), 404)
     const patched = await w.s.call('PATCH', `/api/files/${w.group.ThingUUID}${q}`, { jwt: w.admin, json: { Desc: 'by admin', Global: true } })
     expect(patched.body).toMatchObject({ ThingUUID: w.group.ThingUUID, UID: w.owner.uid, Desc: 'by admin', Global: true })
     const replaced = await send(w.s, 'PUT', `/api/files/${w.owned.ThingUUID}${q}`, w.admin, 'replaced by admin')
@@ -429,6 +429,93 @@ describe('GUID resolution', () => {
     // the member may read the global file by GUID but not delete anyone's by ThingUUID
     await refused(w.s, 403, 'DELETE', `/api/files/${w.global.ThingUUID}`, { jwt: w.member.jwt })
     await refused(w.s, 404, 'DELETE', `/api/files/${w.owned.ThingUUID}`, { jwt: w.stranger.jwt })
+  })
+})
+
+describe('ThingUUID on every route, for every caller (decisions §5)', () => {
+  /** Three files with one GUID, as in sameGuid(), and what the js-client reads back: the record by ThingUUID. */
+  async function three() {
+    const w = await world()
+    const guid = crypto.randomUUID()
+    const global = await create(w.s, w.admin, 'global', { ...meta({ Name: 'global', Global: true }), guid })
+    const group = await create(w.s, w.owner.jwt, 'group', { ...meta({ Name: 'group', GIDs: [w.gid] }), guid })
+    const owned = await create(w.s, w.member.jwt, 'owned', { ...meta({ Name: 'owned' }), guid })
+    return { ...w, guid, global, group, owned }
+  }
+
+  test('the owner, without ?admin=true: details, contents, PATCH, PUT, POST and DELETE by ThingUUID', async () => {
+    const w = await three()
+    const id = w.group.ThingUUID
+    // what the js-client's getOneFileDetails parses (RawFileMetadata): every record field, lists as arrays
+    const d = await details(w.s, w.owner.jwt, id)
+    expect(d.status).toBe(200)
+    expect(d.body).toEqual(w.group)
+    expect(Object.keys(d.body).sort()).toEqual(RECORD_KEYS)
+    expect(new TextDecoder().decode((await download(w.s, w.owner.jwt, id)).bytes)).toBe('group')
+    const patched = await w.s.call('PATCH', `/api/files/${id}`, { jwt: w.owner.jwt, json: { Name: 'renamed', Desc: null, Labels: ['a'] } })
+    expect(patched.body).toMatchObject({ ThingUUID: id, GUID: w.guid, Name: 'renamed', Desc: '', Labels: ['a'] })
+    expect((await send(w.s, 'PUT', `/api/files/${id}`, w.owner.jwt, 'put')).body).toMatchObject({ ThingUUID: id, Size: 3 })
+    expect((await send(w.s, 'POST', `/api/files/${id}`, w.owner.jwt, 'posted')).body).toMatchObject({ ThingUUID: id, Size: 6 })
+    expect((await details(w.s, w.owner.jwt, id)).body).toMatchObject({ Name: 'renamed', Size: 6 })
+    // the other two files of that GUID are untouched
+    expect((await details(w.s, w.member.jwt, w.owned.ThingUUID)).body).toEqual(w.owned)
+    expect((await details(w.s, w.stranger.jwt, w.global.ThingUUID)).body).toEqual(w.global)
+    expect((await w.s.call('DELETE', `/api/files/${id}`, { jwt: w.owner.jwt })).body).toEqual({})
+    expect(await w.s.store.files.get(id)).toBeUndefined()
+    expect(blobFiles(w.s)).toHaveLength(2)
+  })
+
+  test('a ThingUUID names exactly that file: a member of the group reads it, not its own file of the same GUID', async () => {
+    const w = await three()
+    expect((await details(w.s, w.member.jwt, w.group.ThingUUID)).body).toEqual(w.group)
+    expect(new TextDecoder().decode((await download(w.s, w.member.jwt, w.group.ThingUUID)).bytes)).toBe('group')
+    // ... while the GUID names the member's own
+    expect((await details(w.s, w.member.jwt, w.guid)).body).toEqual(w.owned)
+    // a file whose GUID is the text of another file's ThingUUID is not what that ThingUUID names
+    const decoy = await create(w.s, w.stranger.jwt, 'decoy', { name: 'decoy', guid: w.group.ThingUUID })
+    expect(decoy.GUID).toBe(w.group.ThingUUID)
+    expect((await details(w.s, w.member.jwt, w.group.ThingUUID)).body).toEqual(w.group)
+    expectError(await details(w.s, w.stranger.jwt, w.group.ThingUUID), 404)
+    await refused(w.s, 404, 'PATCH', `/api/files/${w.group.ThingUUID}`, { jwt: w.stranger.jwt, json: { Name: 'x' } })
+    expect((await details(w.s, w.stranger.jwt, decoy.ThingUUID)).body).toEqual(decoy)
+  })
+
+  test('the same read and write rules: readers who may not write 403, others 404, nothing changes', async () => {
+    const w = await three()
+    for (const [jwt, file, status] of [
+      [w.member.jwt, w.group, 403], [w.stranger.jwt, w.global, 403], [w.owner.jwt, w.global, 403],
+      [w.stranger.jwt, w.group, 404], [w.stranger.jwt, w.owned, 404], [w.owner.jwt, w.owned, 404],
+    ] as const) {
+      const read = await details(w.s, jwt, file.ThingUUID)
+      if (status === 403) expect(read.body).toEqual(file)
+      else expectError(read, 404)
+      if (status === 404) expect((await download(w.s, jwt, file.ThingUUID)).status).toBe(404)
+      await refused(w.s, status, 'PATCH', `/api/files/${file.ThingUUID}`, { jwt, json: { Name: 'x' } })
+      await refused(w.s, status, 'DELETE', `/api/files/${file.ThingUUID}`, { jwt })
+      for (const method of ['PUT', 'POST']) {
+        const before = storeSnapshot(w.s)
+        const blobs = blobFiles(w.s)
+        expectError(await send(w.s, method, `/api/files/${file.ThingUUID}`, jwt, 'nope'), status)
+        expect(storeSnapshot(w.s)).toEqual(before)
+        expect(blobFiles(w.s)).toEqual(blobs)
+      }
+    }
+  })
+
+  test('an API token with UserFileRead reads by ThingUUID; with UserFileWrite changes by it', async () => {
+    const w = await three()
+    const token = async (capabilities: string[]) =>
+      (await w.s.call('POST', '/api/tokens', { jwt: w.owner.jwt, json: { name: 't', capabilities } })).body.token as string
+    const reader = await token(['UserFileRead'])
+    const read = await w.s.call('GET', `/api/files/${w.group.ThingUUID}/details`, { headers: { 'Service-Token': reader } })
+    expect(read.body).toEqual(w.group)
+    const before = storeSnapshot(w.s)
+    const denied = await w.s.call('PATCH', `/api/files/${w.group.ThingUUID}`, { headers: { 'Service-Token': reader }, json: { Name: 'x' } })
+    expectError(denied, 403, { Cap: 'UserFileWrite' })
+    expect(storeSnapshot(w.s)).toEqual(before)
+    const writer = await token(['UserFileWrite'])
+    const patched = await w.s.call('PATCH', `/api/files/${w.group.ThingUUID}`, { headers: { 'Service-Token': writer }, json: { Name: 'by token' } })
+    expect(patched.body).toMatchObject({ ThingUUID: w.group.ThingUUID, Name: 'by token' })
   })
 })
 

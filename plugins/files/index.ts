@@ -2,8 +2,8 @@
 // Read: owner, members of a group in GIDs, everyone for a global file, admins. Write and delete: owner and
 // admins. A caller who may not read gets 404; a reader who may not write gets 403. An admin's token acts as a
 // normal user. Several files may share a GUID: the one used is the caller's own, else one shared with a group
-// of the caller, else a global one (else, for an admin, anyone's). Admins with ?admin=true may use the ThingUUID
-// everywhere; DELETE accepts it from everyone.
+// of the caller, else a global one (else, for an admin, anyone's). Every route also takes the ThingUUID, from
+// every caller under the same rules (decisions §5): the js-client reads each file back by ThingUUID.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { type Reacher, UUID, canReach, pickReached } from '../../server/sharing'
@@ -73,14 +73,16 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
 
   /**
    * The file an id names for this caller, when the caller may read it; 400 for an id that is no UUID, 404 when
-   * nothing readable matches. `byThing`: the id may also be a ThingUUID (tried first).
+   * nothing readable matches. A ThingUUID names exactly one file: when the id is one, that file is the answer or
+   * nothing is (never another file whose GUID happens to be the same text); otherwise the id is a GUID.
    */
-  async function readable(caller: Caller, rawId: string, byThing: boolean): Promise<FileRow> {
+  async function readable(caller: Caller, rawId: string): Promise<FileRow> {
     if (!UUID.test(rawId)) throw Errors.badRequest('invalid file id: expected a UUID')
     const id = rawId.toLowerCase()
+    const byThing = await files.get(id)
     if (byThing) {
-      const f = await files.get(id)
-      if (f && (await canRead(caller, f))) return f
+      if (await canRead(caller, byThing)) return byThing
+      throw Errors.notFound('file')
     }
     const best = pickReached(await files.byGuid(id, caller.uid), reacher(caller))
     if (!best) throw Errors.notFound('file')
@@ -88,8 +90,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
   }
 
   /** The file when the caller may change it: 404 when it may not read it, 403 when it only reads. */
-  async function writable(caller: Caller, rawId: string, byThing: boolean): Promise<FileRow> {
-    const f = await readable(caller, rawId, byThing)
+  async function writable(caller: Caller, rawId: string): Promise<FileRow> {
+    const f = await readable(caller, rawId)
     if (!caller.admin && f.uid !== caller.uid) throw Errors.forbidden('only the owner or an admin may change this file')
     return f
   }
@@ -193,8 +195,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
     )
     .get(
       '/api/files/:id',
-      async ({ caller, params, query }) => {
-        const read = () => readable(caller, params.id, adminView(caller, query))
+      async ({ caller, params }) => {
+        const read = () => readable(caller, params.id)
         const { row: f, body } = await openBody(blobs, await read(), read)
         const type = f.type === EMPTY_TYPE || f.type === '' ? 'application/octet-stream' : f.type
         return contents(body ?? new Uint8Array(0), type, body ? f.size : 0)
@@ -203,24 +205,24 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         access: { key: 'UserFileRead', download: true, cookie: true },
         params: IdParams,
         query: AdminQuery,
-        detail: { summary: 'The contents, by GUID (admins with ?admin=true: also by ThingUUID); also with the download token' },
+        detail: { summary: 'The contents, by GUID or ThingUUID; also with the download token' },
       },
     )
     .get(
       '/api/files/:id/details',
-      async ({ caller, params, query }) => toUserFile(await readable(caller, params.id, adminView(caller, query))),
+      async ({ caller, params }) => toUserFile(await readable(caller, params.id)),
       {
         access: 'UserFileRead',
         params: IdParams,
         query: AdminQuery,
         response: UserFile,
-        detail: { summary: 'The record of one file' },
+        detail: { summary: 'The record of one file, by GUID or ThingUUID' },
       },
     )
     .patch(
       '/api/files/:id',
       async ({ caller, params, query, body }) => {
-        const f = await writable(caller, params.id, adminView(caller, query))
+        const f = await writable(caller, params.id)
         if (!caller.admin && body.Global !== undefined && body.Global !== f.global) throw Errors.forbidden('only admins may change Global')
         let uid: number | undefined
         if (adminView(caller, query) && body.UID !== undefined && body.UID !== f.uid) {
@@ -229,8 +231,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         }
         const updated = await files.update(f.thingUuid, {
           uid,
-          name: body.Name === null ? '' : body.Name,
-          description: body.Desc === null ? '' : body.Desc,
+          name: body.Name,
+          description: body.Desc,
           global: caller.admin ? body.Global : undefined,
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
@@ -251,7 +253,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
     .delete(
       '/api/files/:id',
       async ({ caller, params }) => {
-        const f = await writable(caller, params.id, true)
+        const f = await writable(caller, params.id)
         const deleted = await files.delete(f.thingUuid)
         if (!deleted) throw Errors.notFound('file')
         await discardBlob(blobs, deleted.blobKey, log)
@@ -265,12 +267,12 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         detail: { summary: 'Delete a file and its contents, by GUID or ThingUUID' },
       },
     )
-    .post('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), replaceHooks())
-    .put('/api/files/:id', ({ caller, params, query, request }) => replace(caller, params.id, query, request), replaceHooks())
+    .post('/api/files/:id', ({ caller, params, request }) => replace(caller, params.id, request), replaceHooks())
+    .put('/api/files/:id', ({ caller, params, request }) => replace(caller, params.id, request), replaceHooks())
 
   /** New blob key first, then the metadata points at it, then the old blob goes. */
-  async function replace(caller: Caller, id: string, query: { admin?: string }, request: Request) {
-    const f = await writable(caller, id, adminView(caller, query))
+  async function replace(caller: Caller, id: string, request: Request) {
+    const f = await writable(caller, id)
     const key = newBlobKey(f.thingUuid)
     const { result } = await receive(request, key)
     const swapped = await files.setContents(f.thingUuid, { blobKey: key, size: result.size, type: result.type, updated: clock() })

@@ -1,4 +1,4 @@
-import { sharingList } from '../../server/wire'
+import { OptionalText, sharingList } from '../../server/wire'
 import { t } from 'elysia'
 import { Errors } from '../../server/errors'
 import { UUID } from '../../server/sharing'
@@ -38,8 +38,8 @@ export const PatchFileBody = t.Object({
   UID: t.Optional(JsonId),
   GIDs: t.Optional(GIDs),
   Global: t.Optional(t.Boolean()),
-  Name: t.Optional(t.Union([Name, t.Null()])),
-  Desc: t.Optional(t.Union([Desc, t.Null()])),
+  Name: OptionalText(Name),
+  Desc: OptionalText(Desc),
   Labels: t.Optional(Labels),
 })
 

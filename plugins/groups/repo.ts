@@ -58,7 +58,7 @@ export class SqliteGroupsRepo implements GroupsRepo {
       members: db.query('SELECT uid FROM user_groups WHERE gid = +? ORDER BY uid'),
       add: db.query('INSERT OR IGNORE INTO user_groups (uid, gid) VALUES (?, ?)'),
       remove: db.query('DELETE FROM user_groups WHERE uid = ? AND gid = ?'),
-      clearDefault: db.query('UPDATE users SET default_gid = NULL WHERE uid = ? AND default_gid = ?'),
+      clearDefault: db.query('UPDATE users SET search_gid = NULL WHERE uid = ? AND search_gid = ?'),
     }
   }
 
@@ -80,7 +80,7 @@ export class SqliteGroupsRepo implements GroupsRepo {
     uniqueWrite(() => this.db.run(`UPDATE groups SET ${sets.join(', ')} WHERE gid = ?`, [...values, gid]))
   }
   async delete(gid: number) {
-    // Memberships go by ON DELETE CASCADE and default search groups by ON DELETE SET NULL. Sharing lists
+    // Memberships go by ON DELETE CASCADE, default search groups by a trigger (migration 9). Sharing lists
     // of later areas hold GIDs without a foreign key (a list may name a group that does not exist yet),
     // so each such table adds a trigger on groups deletion in its own migration.
     return this.q.del.run(gid).changes > 0

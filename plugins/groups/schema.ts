@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { GroupRow } from './repo'
+import { OptionalText } from '../../server/wire'
 
 /** GIDs and UIDs are int32 from 1 upward (decisions §1). In paths: Elysia's t.Integer, which reads the digits of a segment. */
 export const Id = t.Integer({ minimum: 1, maximum: 2147483647 })
@@ -19,9 +20,9 @@ export type GroupDetails = typeof GroupDetails.static
 export const GroupName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })
 export const GroupDesc = t.String({ maxLength: 4096 })
 
-export const CreateGroupBody = t.Object({ Name: GroupName, Desc: t.Optional(GroupDesc) })
+export const CreateGroupBody = t.Object({ Name: GroupName, Desc: OptionalText(GroupDesc) })
 /** Absent or empty-string fields keep their value (decisions §4). */
-export const UpdateGroupBody = t.Object({ Name: t.Optional(t.Union([t.Literal(''), GroupName])), Desc: t.Optional(GroupDesc) })
+export const UpdateGroupBody = t.Object({ Name: OptionalText(t.Union([t.Literal(''), GroupName])), Desc: OptionalText(GroupDesc) })
 
 export const GidParams = t.Object({ gid: Id })
 

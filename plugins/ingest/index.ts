@@ -7,13 +7,14 @@ import { TAG_NAME } from '../../server/search/query'
 import type { NewEntry } from '../../server/search/entries'
 import type { Store } from '../../server/store'
 import { parseTime } from '../../server/time'
+import { OptionalText } from '../../server/wire'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
 
 const Entry = t.Object({
   TS: t.Optional(t.Union([t.String(), t.Null()])),
   Tag: t.String(),
-  SRC: t.Optional(t.Union([t.String(), t.Null()])),
+  SRC: OptionalText(t.String()),
   Data: t.String(),
 })
 

@@ -123,9 +123,9 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
         // absent fields keep their value.
         const updated = await library.update(e.thingUuid, {
           uid,
-          name: body.Name === undefined ? undefined : (body.Name ?? ''),
-          description: body.Description === undefined ? undefined : (body.Description ?? ''),
-          query: body.Query === undefined ? undefined : (body.Query ?? ''),
+          name: body.Name,
+          description: body.Description,
+          query: body.Query,
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
           labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
           metadata: metadataText(request, body.Metadata),

@@ -1,11 +1,12 @@
 import { t } from 'elysia'
 import { jsonWithRaw } from '../../server/raw-json'
+import { OptionalText } from '../../server/wire'
 import { formatTime } from '../../server/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
 import { JsonOptionalUid } from '../groups/schema'
 import type { LibraryRow } from './repo'
 
-const Text = (maxLength: number) => t.Union([t.String({ maxLength }), t.Null()])
+const Text = (maxLength: number) => OptionalText(t.String({ maxLength }))
 /** A query may be long (a whole search pipeline). */
 export const MAX_QUERY = 256 * 1024
 
@@ -15,13 +16,13 @@ export const MAX_QUERY = 256 * 1024
  * mean unset (Go clients send zero values).
  */
 export const LibraryBody = t.Object({
-  GUID: t.Optional(Text(64)),
+  GUID: Text(64),
   UID: t.Optional(JsonOptionalUid),
   GIDs: t.Optional(GIDs),
   Global: t.Optional(t.Union([t.Boolean(), t.Null()])),
-  Name: t.Optional(Text(MAX_NAME)),
-  Description: t.Optional(Text(MAX_DESC)),
-  Query: t.Optional(Text(MAX_QUERY)),
+  Name: Text(MAX_NAME),
+  Description: Text(MAX_DESC),
+  Query: Text(MAX_QUERY),
   Labels: t.Optional(Labels),
   Metadata: t.Optional(t.Unknown()),
 })

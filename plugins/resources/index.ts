@@ -132,8 +132,8 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
         const r = await writable(caller, params.guid)
         // Regular users change GroupACL, ResourceName and Description; admins also Global; the rest is ignored.
         const updated = await resources.update(r.guid, {
-          name: body.ResourceName,
-          description: body.Description === null ? '' : body.Description,
+          name: body.ResourceName || undefined,
+          description: body.Description,
           global: caller.admin ? body.Global : undefined,
           gids: body.GroupACL === undefined ? undefined : sharingList(body.GroupACL),
           modified: clock(),

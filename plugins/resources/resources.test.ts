@@ -250,8 +250,11 @@ describe('PUT /api/resources/{guid}', () => {
     const r = await create(s, owner.jwt, { GroupACL: [gid] })
     await refused(s, 403, 'PUT', `/api/resources/${r.GUID}`, { jwt: member.jwt, json: { ResourceName: 'x' } })
     await refused(s, 404, 'PUT', `/api/resources/${r.GUID}`, { jwt: stranger.jwt, json: { ResourceName: 'x' } })
-    for (const json of [{ ResourceName: '' }, { GroupACL: [0] }, { GroupACL: 'x' }, { Description: 3 }, { Global: 1 }])
+    for (const json of [{ ResourceName: ' \t ' }, { ResourceName: 5 }, { GroupACL: [0] }, { GroupACL: 'x' }, { Description: 3 }, { Global: 1 }])
       await refused(s, 400, 'PUT', `/api/resources/${r.GUID}`, { jwt: owner.jwt, json })
+    // an empty or null name keeps the name (null strings are empty ones, decisions §1)
+    for (const ResourceName of ['', null])
+      expect((await s.call('PUT', `/api/resources/${r.GUID}`, { jwt: owner.jwt, json: { ResourceName } })).body.ResourceName).toBe(r.ResourceName)
   })
 })
 

@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import { formatTime } from '../../server/time'
 import { JsonId } from '../groups/schema'
 import type { ResourceRow } from './repo'
+import { OptionalText } from '../../server/wire'
 
 /** Resource metadata as the spec lists it; Domain and Labels are always present (the clone answer needs them). */
 export const ResourceMetadata = t.Object({
@@ -22,7 +23,7 @@ export const ResourceMetadata = t.Object({
 export type ResourceMetadata = typeof ResourceMetadata.static
 
 export const ResourceName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })
-const Description = t.Union([t.String({ maxLength: 4096 }), t.Null()])
+const Description = t.String({ maxLength: 4096 })
 /** Any positive GID, also of a group that does not exist yet (decisions §5); null means not shared. */
 const GroupACL = t.Union([t.Array(JsonId, { maxItems: 1024 }), t.Null()])
 
@@ -30,15 +31,18 @@ export const CreateResourceBody = t.Object({
   GroupACL: t.Optional(GroupACL),
   Global: t.Optional(t.Boolean()),
   ResourceName,
-  Description: t.Optional(Description),
+  Description: OptionalText(Description),
 })
 
-/** The full metadata as read; only the user-settable fields are looked at, absent ones keep their value. */
+/**
+ * The full metadata as read; only the user-settable fields are looked at, absent ones keep their value, and so
+ * does an empty (or null) ResourceName.
+ */
 export const UpdateResourceBody = t.Object({
   GroupACL: t.Optional(GroupACL),
   Global: t.Optional(t.Boolean()),
-  ResourceName: t.Optional(ResourceName),
-  Description: t.Optional(Description),
+  ResourceName: OptionalText(t.Union([t.Literal(''), ResourceName])),
+  Description: OptionalText(Description),
 })
 
 export const CloneBody = t.Object({ Name: ResourceName })

@@ -138,7 +138,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
       '/api/searchctrl',
       async ({ caller, query }) => {
         const all = caller.admin && query.admin === 'true'
-        return searches.list(await viewer(caller), all).map(toListEntry)
+        return searches.list(await viewer(caller), all).map((s) => toListEntry(s, config.searchGraceMs))
       },
       {
         access: 'AttachSearch',
@@ -147,7 +147,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
         detail: { summary: 'Searches the caller may view: own and shared with a group of theirs (?admin=true by an admin: all)' },
       },
     )
-    .get('/api/searchctrl/all', async ({ caller }) => searches.list(await viewer(caller), true).map(toListEntry), {
+    .get('/api/searchctrl/all', async ({ caller }) => searches.list(await viewer(caller), true).map((s) => toListEntry(s, config.searchGraceMs)), {
       access: 'admin',
       response: t.Array(ListEntry),
       detail: { summary: 'Every search on the server (admin)' },
@@ -160,7 +160,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
     })
     .get(
       '/api/searchctrl/:id/details',
-      async ({ caller, params }) => toDetails(searches.viewable(await viewer(caller), checkId(params.id)), clock()),
+      async ({ caller, params }) => toDetails(searches.viewable(await viewer(caller), checkId(params.id)), clock(), config.searchGraceMs),
       { access: 'AttachSearch', params: IdParams, response: Details, detail: { summary: 'The full record of the search' } },
     )
     .patch(
@@ -289,7 +289,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
             },
             read.files,
           )
-          return toDetails(s, now)
+          return toDetails(s, now, config.searchGraceMs)
         } finally {
           removeWorkFiles(read.files) // gone already when adopted
         }

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { formatTime } from '../../server/time'
 import { type Search, stateWords } from '../../server/search/manager'
-import { searchQueryAndTimes } from '../../server/search/repo'
+import { type SearchRecord, searchQueryAndTimes } from '../../server/search/repo'
 
 const Time = t.Union([t.String(), t.Null()])
 
@@ -20,14 +20,37 @@ export const IdParams = t.Object({ id: t.String({ maxLength: 32 }) })
 export const DownloadParams = t.Object({ id: t.String({ maxLength: 32 }), format: t.String({ maxLength: 16 }) })
 export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
 
-/** Search list entry (spec): StoredData is the size of the stored results in bytes. */
+export const ImportWire = t.Object({ Imported: t.Boolean(), Time: t.String(), BatchName: t.String(), BatchInfo: t.String() })
+
+/**
+ * How a search was launched, in the clients' names (js-client RawSearch2.LaunchInfo, Go SearchLaunchInfo): the
+ * method (`manual` for a login session, `script` for an API token, `""` for an imported search), what launched
+ * it (`reference`, blank for these methods), when it started, and when it will be removed (zero time: not
+ * scheduled, because it is kept or still has a client).
+ */
+export const LaunchInfoWire = t.Object({ started: t.String(), expires: t.String(), method: t.String(), reference: t.String() })
+
+/**
+ * Search list entry: the spec's fields (StoredData is the size of the stored results in bytes) and those the
+ * clients' list types declare (js-client RawSearch2, Go SearchCtrlStatus, which crash or misread without them):
+ * every one always present, strings never null, GIDs an array, times RFC 3339 (zero time when unset).
+ */
 export const ListEntry = t.Object({
   ID: t.String(),
   UID: t.Integer(),
   GID: t.Integer(),
+  GIDs: t.Array(t.Integer()),
+  Global: t.Boolean(),
   State: t.String(),
   AttachedClients: t.Integer(),
   StoredData: t.Integer(),
+  UserQuery: t.String(),
+  EffectiveQuery: t.String(),
+  StartRange: t.String(),
+  EndRange: t.String(),
+  NoHistory: t.Boolean(),
+  Import: ImportWire,
+  LaunchInfo: LaunchInfoWire,
 })
 
 /** Search detail (spec), answered as a one-element array. */
@@ -44,8 +67,6 @@ export const Detail = t.Object({
   IndexSize: t.Integer(),
 })
 
-export const ImportWire = t.Object({ Imported: t.Boolean(), Time: t.String(), BatchName: t.String(), BatchInfo: t.String() })
-
 /** The full record of decisions §6: the detail's fields (Finished among them) and more. */
 export const Details = t.Object({
   ...Detail.properties,
@@ -55,7 +76,8 @@ export const Details = t.Object({
   ItemCount: t.Integer(),
   Metadata: t.Unknown(),
   Import: ImportWire,
-  LaunchInfo: t.Object({ Background: t.Boolean(), Client: t.String() }),
+  LaunchInfo: LaunchInfoWire,
+  Background: t.Boolean(),
   State: t.String(),
   NoHistory: t.Boolean(),
   Error: t.String(),
@@ -70,8 +92,43 @@ export const HistoryEntry = t.Object({
   Synced: t.Boolean(),
 })
 
-export function toListEntry(s: Search) {
-  return { ID: s.record.id, UID: s.record.uid, GID: s.record.gid, State: stateWords(s), AttachedClients: s.clients.size, StoredData: s.record.storeSize }
+function importWire(r: SearchRecord) {
+  return r.import
+    ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
+    : { Imported: false, Time: formatTime(0), BatchName: '', BatchInfo: '' }
+}
+
+/** `graceMs`: how long a search nobody keeps outlives its last client (the manager's sweep removes it then). */
+function launchInfoWire(s: Search, graceMs: number) {
+  const r = s.record
+  const removable = s.save === 'none' && !s.background && s.clients.size === 0 && s.unattendedSince > 0
+  return {
+    started: formatTime(r.started),
+    expires: formatTime(removable ? s.unattendedSince + graceMs : 0),
+    method: r.import ? '' : r.launchInfo.client === 'token' ? 'script' : 'manual',
+    reference: '',
+  }
+}
+
+export function toListEntry(s: Search, graceMs: number) {
+  const r = s.record
+  return {
+    ID: r.id,
+    UID: r.uid,
+    GID: r.gid,
+    GIDs: r.gid > 0 ? [r.gid] : [],
+    Global: false,
+    State: stateWords(s),
+    AttachedClients: s.clients.size,
+    StoredData: r.storeSize,
+    UserQuery: r.userQuery,
+    EffectiveQuery: r.effectiveQuery,
+    StartRange: formatTime(r.startRange),
+    EndRange: formatTime(r.endRange),
+    NoHistory: r.noHistory,
+    Import: importWire(r),
+    LaunchInfo: launchInfoWire(s, graceMs),
+  }
 }
 
 export function toDetail(s: Search) {
@@ -85,7 +142,7 @@ export function toDetail(s: Search) {
   }
 }
 
-export function toDetails(s: Search, now: number) {
+export function toDetails(s: Search, now: number, graceMs: number) {
   const r = s.record
   return {
     ...toDetail(s),
@@ -94,10 +151,9 @@ export function toDetails(s: Search, now: number) {
     Duration: goDuration((r.finished || now) - r.started),
     ItemCount: r.itemCount,
     Metadata: r.metadata ?? null,
-    Import: r.import
-      ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
-      : { Imported: false, Time: formatTime(0), BatchName: '', BatchInfo: '' },
-    LaunchInfo: { Background: r.launchInfo.background, Client: r.launchInfo.client },
+    Import: importWire(r),
+    LaunchInfo: launchInfoWire(s, graceMs),
+    Background: s.background,
     State: stateWords(s),
     NoHistory: r.noHistory,
     Error: r.error,

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib'
 import tar from 'tar-stream'
 import { type BlobStore, createDiskBlobStore } from '../../server/blob'
 import { writeSearchArchive } from '../../server/search/archive'
+import { engineKey } from '../stats'
 import { ZERO_TIME } from '../../server/time'
 import type { Config } from '../../server/config'
 import {
@@ -221,7 +222,8 @@ describe('launching and results', () => {
       IndexSize: 24,
       Metadata: { from: 'test' },
       Import: { Imported: false, Time: '0001-01-01T00:00:00Z', BatchName: '', BatchInfo: '' },
-      LaunchInfo: { Background: false, Client: 'session' },
+      LaunchInfo: { started: new Date(s.clock.now()).toISOString(), expires: ZERO_TIME, method: 'manual', reference: '' },
+      Background: false,
       State: 'ACTIVE',
       NoHistory: false,
       Duration: '0s',
@@ -639,7 +641,7 @@ describe('who may do what', () => {
     const entry = { ID: id, UID: owner.uid, GID: gid, State: 'ACTIVE', AttachedClients: 1 }
     for (const jwt of [owner.jwt, member.jwt]) {
       const list = (await call(s, 'GET', '/api/searchctrl', jwt)).body
-      expect(list).toEqual([{ ...entry, StoredData: expect.any(Number) }])
+      expect(list).toEqual([expect.objectContaining({ ...entry, StoredData: expect.any(Number) })])
       expect(list[0].StoredData).toBeGreaterThan(0)
     }
     expect((await call(s, 'GET', '/api/searchctrl', stranger.jwt)).body.map((e: { ID: string }) => e.ID)).toEqual([own])
@@ -800,9 +802,16 @@ describe('GET /api/searchhistory', () => {
 })
 
 describe('stats and notifications', () => {
-  test('ping: the web server and the embedded engine are OK', async () => {
+  /** The engine's key: where the server listens, as `<host>:<port>` (spec "status objects"). */
+  const engine = (s: TestServer) => `${s.config.listenHost}:${s.config.listenPort}`
+
+  test('ping: the web server and the embedded engine are OK; the engine is keyed <host>:<port>', async () => {
     const { s, owner } = await setup()
-    expect((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).toEqual({ webserver: 'OK', embedded: 'OK' })
+    expect(engine(s)).toBe('127.0.0.1:8080')
+    const body = (await call(s, 'GET', '/api/stats/ping', owner.jwt)).body
+    expect(body).toEqual({ webserver: 'OK', [engine(s)]: 'OK' })
+    // every key but webserver names an indexer as host:port (the Go client's GetPingStates reads it so)
+    for (const key of Object.keys(body).filter((k) => k !== 'webserver')) expect(key).toMatch(/^[^\s:]+:\d{1,5}$/)
   })
 
   test('ping reports the engine down when its store does not answer', async () => {
@@ -811,13 +820,13 @@ describe('stats and notifications', () => {
     entries.ping = async () => {
       throw new Error('store closed')
     }
-    expect((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).toEqual({ webserver: 'OK', embedded: 'ERROR: store closed' })
+    expect((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).toEqual({ webserver: 'OK', [engine(s)]: 'ERROR: store closed' })
   })
 
-  test('sysDesc: real host facts for both', async () => {
+  test('sysDesc: real host facts for both, under the same keys as ping', async () => {
     const { s, owner } = await setup()
     const body = (await call(s, 'GET', '/api/stats/sysDesc', owner.jwt)).body
-    expect(Object.keys(body).sort()).toEqual(['embedded', 'webserver'])
+    expect(Object.keys(body).sort()).toEqual([engine(s), 'webserver'].sort())
     const os = await import('node:os')
     expect(body.webserver).toMatchObject({
       CPUCount: os.cpus().length,
@@ -825,7 +834,17 @@ describe('stats and notifications', () => {
       SystemVersion: `${os.type()} ${os.release()}`,
     })
     expect(body.webserver.CPUModel.length).toBeGreaterThan(0)
-    expect(body.embedded).toEqual(body.webserver)
+    expect(body[engine(s)]).toEqual(body.webserver)
+  })
+
+  test('the key follows the configured address; a wildcard address is named by the host name', async () => {
+    const { s, owner } = await setup({ config: { listenHost: '0.0.0.0', listenPort: 9404 } })
+    const os = await import('node:os')
+    expect(Object.keys((await call(s, 'GET', '/api/stats/ping', owner.jwt)).body).sort()).toEqual([`${os.hostname()}:9404`, 'webserver'].sort())
+    expect(engineKey('::1', 8080)).toBe('[::1]:8080')
+    expect(engineKey('::', 8080, 'box')).toBe('box:8080')
+    expect(engineKey('10.0.0.5', 9404, 'box')).toBe('10.0.0.5:9404')
+    expect(engineKey('quarry.example.com', 443, 'box')).toBe('quarry.example.com:443')
   })
 
   test('notifications: an empty object when there are none', async () => {
@@ -859,7 +878,7 @@ describe('API tokens', () => {
     const headers = { 'Service-Token': created.body.token as string }
     const res = await s.call('POST', '/api/searchctrl/launch', { headers, json: { SearchString: 'tag=web' } })
     const id = res.body.SearchID
-    expect((await details(s, owner.jwt, id)).LaunchInfo).toEqual({ Background: false, Client: 'token' })
+    expect((await details(s, owner.jwt, id)).LaunchInfo).toMatchObject({ method: 'script', expires: ZERO_TIME })
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
     expect((await s.call('PUT', `/api/searchctrl/${id}/detach`, { headers })).status).toBe(200)
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })
@@ -950,6 +969,74 @@ describe('API tokens', () => {
   })
 })
 
+describe('list entries as the clients read them (js-client RawSearch2, Go SearchCtrlStatus)', () => {
+  const KEYS = [
+    'AttachedClients', 'EffectiveQuery', 'EndRange', 'GID', 'GIDs', 'Global', 'ID', 'Import', 'LaunchInfo', 'NoHistory', 'StartRange',
+    'State', 'StoredData', 'UID', 'UserQuery',
+  ].sort()
+
+  test('GET /api/searchctrl, /all and ?admin=true: every declared field, with its type; the same entry on each route', async () => {
+    const { s, owner, gid } = await setup()
+    await ingest(s, lines(8))
+    const id = await launch(s, owner.jwt, { SearchString: '  tag=web  grep line', SearchStart: entry(2).TS, SearchEnd: entry(7).TS, NoHistory: true })
+    await s.searches.settled()
+    const d = await details(s, owner.jwt, id)
+    const expected = {
+      ID: id,
+      UID: owner.uid,
+      GID: gid,
+      GIDs: [gid],
+      Global: false,
+      State: 'ACTIVE',
+      AttachedClients: 1,
+      StoredData: d.StoreSize,
+      UserQuery: '  tag=web  grep line',
+      EffectiveQuery: d.EffectiveQuery,
+      StartRange: new Date(entry(2).TS).toISOString(),
+      EndRange: new Date(entry(7).TS).toISOString(),
+      NoHistory: true,
+      Import: { Imported: false, Time: ZERO_TIME, BatchName: '', BatchInfo: '' },
+      LaunchInfo: { started: d.Started, expires: ZERO_TIME, method: 'manual', reference: '' },
+    }
+    expect(d.EffectiveQuery).toBeString()
+    expect(d.LaunchInfo).toEqual(expected.LaunchInfo)
+    for (const [path, jwt] of [['/api/searchctrl', owner.jwt], ['/api/searchctrl/all', s.adminJwt], ['/api/searchctrl?admin=true', s.adminJwt]] as const) {
+      const res = await call(s, 'GET', path, jwt)
+      expect(res.status).toBe(200)
+      const e = (res.body as Record<string, unknown>[]).find((x) => x.ID === id)!
+      expect({ path, keys: Object.keys(e).sort() }).toEqual({ path, keys: KEYS })
+      expect({ path, entry: e }).toEqual({ path, entry: expected })
+      // what the js-client's toSearch2 does with it must not throw
+      expect((e.State as string).split('/')).toEqual(['ACTIVE'])
+    }
+  })
+
+  test('no group: GID 0 and GIDs []; a token launch is method "script"; expires is set only once nothing keeps the search', async () => {
+    const { s, stranger } = await setup({ config: { searchGraceMs: 60_000 } })
+    const token = (await call(s, 'POST', '/api/tokens', stranger.jwt, { json: { name: 'script', capabilities: ['Search', 'AttachSearch'] } })).body.token as string
+    const res = await s.call('POST', '/api/searchctrl/launch', { headers: { 'Service-Token': token }, json: { SearchString: 'tag=web' } })
+    const id = res.body.SearchID as string
+    expect(await listed(s, id)).toMatchObject({ GID: 0, GIDs: [], LaunchInfo: { method: 'script', reference: '', expires: ZERO_TIME } })
+    s.clock.advance(1000)
+    expect((await s.call('PUT', `/api/searchctrl/${id}/detach`, { headers: { 'Service-Token': token } })).status).toBe(200)
+    const removal = new Date(s.clock.now() + 60_000).toISOString()
+    expect((await listed(s, id))!).toMatchObject({ AttachedClients: 0, LaunchInfo: { expires: removal } })
+    expect((await details(s, stranger.jwt, id)).LaunchInfo.expires).toBe(removal)
+    // backgrounded: kept, so no removal time
+    expect((await call(s, 'PATCH', `/api/searchctrl/${id}/background`, stranger.jwt)).status).toBe(200)
+    expect((await listed(s, id))!).toMatchObject({ State: 'DORMANT/BACKGROUNDED', LaunchInfo: { expires: ZERO_TIME } })
+    expect((await details(s, stranger.jwt, id)).Background).toBe(true)
+  })
+
+  test('a caller who may not see a search does not get its entry; a non-admin\'s ?admin=true and /all change nothing', async () => {
+    const { s, owner, stranger } = await setup()
+    const id = await launch(s, owner.jwt, 'tag=web')
+    expect((await call(s, 'GET', '/api/searchctrl?admin=true', stranger.jwt)).body).toEqual([])
+    expectError(await call(s, 'GET', '/api/searchctrl/all', stranger.jwt), 403)
+    expect(await listed(s, id)).toBeDefined()
+  })
+})
+
 describe('export and import', () => {
   /** A saved search of the owner over 30 entries, with metadata. */
   async function savedSearch(w: World): Promise<string> {
@@ -1015,6 +1102,9 @@ describe('export and import', () => {
     const again = await importAs(s, stranger.jwt, (await exported(s, member.jwt, copy.ID)).bytes)
     expect(again.status).toBe(200)
     expect(again.body).toMatchObject({ UID: stranger.uid, GIDs: [], Import: { Imported: true, BatchName: '', BatchInfo: '' } })
+    // the list entry of an imported search carries the same Import, and no launch method
+    const entry = (await call(s, 'GET', '/api/searchctrl', member.jwt)).body.find((e: { ID: string }) => e.ID === copy.ID)
+    expect(entry).toMatchObject({ Import: copy.Import, LaunchInfo: { ...copy.LaunchInfo, method: '' }, UserQuery: copy.UserQuery, StartRange: copy.StartRange })
     expect(await results(s, stranger.jwt, again.body.ID)).toEqual(original.results)
 
     // Imported searches survive a restart like any saved search.

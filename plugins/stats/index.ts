@@ -1,14 +1,24 @@
 // Status of the web server and the embedded engine (spec "status objects"): GET /api/stats/ping and
-// GET /api/stats/sysDesc, keyed by `webserver` and by ENGINE_KEY (the embedded engine runs in this process,
-// so both describe the same host).
+// GET /api/stats/sysDesc, keyed by `webserver` and by the engine's address (the embedded engine runs in this
+// process, so both describe the same host).
+import { hostname } from 'node:os'
 import { Elysia, t } from 'elysia'
+import type { Config } from '../../server/config'
 import type { SearchManager } from '../../server/search/manager'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
 import { type SystemDescription, describeSystem } from './system'
 
-/** The key of the embedded engine in the status objects (where a distributed setup names `<indexer>:<port>`). */
-export const ENGINE_KEY = 'embedded'
+/**
+ * The key of the embedded engine in the status objects: `<host>:<port>`, as the spec keys each indexer, taken from
+ * where this server listens (the port it was given, or the one it got for port 0). A wildcard listen address
+ * names no host, so the machine's host name stands in; an IPv6 literal is bracketed. The cluster issue will
+ * add one such key per replica.
+ */
+export function engineKey(listenHost: string, port: number, machine = hostname()): string {
+  const host = ['', '0.0.0.0', '::', '[::]'].includes(listenHost) ? machine : listenHost
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`
+}
 
 const SysDesc = t.Object({
   VirtSystem: t.String(),
@@ -21,13 +31,15 @@ const SysDesc = t.Object({
   SystemVersion: t.String(),
 })
 
-export function statsPlugin({ auth, searches }: { auth: AuthService; searches: SearchManager }) {
+export function statsPlugin({ config, auth, searches }: { config: Config; auth: AuthService; searches: SearchManager }) {
   let described: SystemDescription | undefined
+  /** `port`: the listening server's (undefined when requests come through app.handle, as in tests). */
+  const keyOf = (port: number | undefined) => engineKey(config.listenHost, port || config.listenPort)
   return new Elysia({ name: 'quarry-stats' })
     .use(authGuard(auth))
     .get(
       '/api/stats/ping',
-      async () => {
+      async ({ server }) => {
         let engine = 'OK'
         try {
           await searches.ping()
@@ -35,7 +47,7 @@ export function statsPlugin({ auth, searches }: { auth: AuthService; searches: S
           engine = `ERROR: ${e instanceof Error ? e.message : String(e)}`
         }
         // This answer is itself the proof that the web server is up.
-        return { webserver: 'OK', [ENGINE_KEY]: engine }
+        return { webserver: 'OK', [keyOf(server?.port)]: engine }
       },
       {
         access: 'Stats',
@@ -45,9 +57,9 @@ export function statsPlugin({ auth, searches }: { auth: AuthService; searches: S
     )
     .get(
       '/api/stats/sysDesc',
-      async () => {
+      async ({ server }) => {
         described ??= await describeSystem()
-        return { webserver: described, [ENGINE_KEY]: described }
+        return { webserver: described, [keyOf(server?.port)]: described }
       },
       {
         access: 'Stats',

@@ -23,6 +23,8 @@ const Settings = t.Object({
   ServerTimezoneOffset: t.Integer(),
   DistributedWebservers: t.Boolean(),
   IngestAllowed: t.Boolean(),
+  MapTileUrl: t.String(),
+  DisableMapTileProxy: t.Boolean(),
 })
 
 export function systemPlugin({ config, auth, clock, startedAt }: { config: Config; auth: AuthService; clock: () => number; startedAt: number }) {
@@ -48,6 +50,8 @@ export function systemPlugin({ config, auth, clock, startedAt }: { config: Confi
           ServerTimezoneOffset: -now.getTimezoneOffset() * 60,
           DistributedWebservers: false,
           IngestAllowed: true,
+          MapTileUrl: config.mapTileUrl,
+          DisableMapTileProxy: config.disableMapTileProxy,
         }
       },
       { access: 'self', response: Settings, detail: { summary: 'Server limits and clock' } },

@@ -62,11 +62,14 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
     return CAPABILITY_NAMES.filter((c) => chosen.has(c))
   }
 
-  /** Expiry from the wire: 0 for never; a time already past is refused. */
-  function expiryOf(value: string | null | undefined): number {
+  /**
+   * Expiry from the wire: 0 for never. A time already past is refused on create and refresh; `pastAllowed` (PUT)
+   * takes it, and the token is then expired and stays listed (decisions §3; the js-client sets "now").
+   */
+  function expiryOf(value: string | null | undefined, pastAllowed = false): number {
     const ms = parseTime(value)
     if (ms === undefined) throw Errors.badRequest('expiresAt must be an RFC 3339 time')
-    if (ms !== 0 && ms <= clock()) throw Errors.badRequest('expiresAt must be in the future')
+    if (!pastAllowed && ms !== 0 && ms <= clock()) throw Errors.badRequest('expiresAt must be in the future')
     return ms
   }
 
@@ -128,10 +131,10 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         const owner = token.uid === caller.uid ? caller.user : await store.users.get(token.uid)
         if (!owner) throw Errors.notFound('token')
         const changes = {
-          name: body.name,
+          name: body.name || undefined,
           description: body.description,
           capabilities: body.capabilities !== undefined || body.categories !== undefined ? permissionsOf(owner, body) : undefined,
-          expires: body.expiresAt !== undefined ? expiryOf(body.expiresAt) : undefined,
+          expires: body.expiresAt !== undefined ? expiryOf(body.expiresAt, true) : undefined,
         }
         await tokens.update(token.id, changes)
         if (changes.expires !== undefined) auth.tokenExpiryChanged(token.id, changes.expires)

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import { formatTime } from '../../server/time'
 import type { TokenRow } from './repo'
+import { OptionalText } from '../../server/wire'
 
 /** The token record of decisions §3 (wire names in camelCase, as the published clients use them). */
 export const TokenRecord = t.Object({
@@ -16,13 +17,15 @@ export const TokenRecord = t.Object({
 /** Create and refresh answers: the record and, this once, the secret. */
 export const TokenWithSecret = t.Composite([TokenRecord, t.Object({ token: t.String() })])
 
+const TokenName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })
+const Description = t.String({ maxLength: 4096 })
 const Names = t.Array(t.String({ maxLength: 64 }), { maxItems: 256 })
 /** RFC 3339 with any offset; null, "" or absent: never expires. */
 const ExpiresAt = t.Union([t.String({ maxLength: 64 }), t.Null()])
 
 export const CreateTokenBody = t.Object({
-  name: t.String({ minLength: 1, maxLength: 256, pattern: '\\S' }),
-  description: t.Optional(t.String({ maxLength: 4096 })),
+  name: TokenName,
+  description: OptionalText(Description),
   /** Permission names, chosen singly. */
   capabilities: t.Optional(Names),
   /** Permission groups by category (`Dashboards`, `Search`, ...), each adding all its permissions. */
@@ -30,10 +33,13 @@ export const CreateTokenBody = t.Object({
   expiresAt: t.Optional(ExpiresAt),
 })
 
-/** Absent fields keep their value; the secret cannot be changed here (a refresh makes a new one). */
+/**
+ * Absent fields keep their value, and so does an empty (or null) name; the secret cannot be changed here (a
+ * refresh makes a new one). The js-client sends the whole token back, with `id` and a null description.
+ */
 export const UpdateTokenBody = t.Object({
-  name: t.Optional(t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })),
-  description: t.Optional(t.String({ maxLength: 4096 })),
+  name: OptionalText(t.Union([t.Literal(''), TokenName])),
+  description: OptionalText(Description),
   capabilities: t.Optional(Names),
   categories: t.Optional(Names),
   expiresAt: t.Optional(ExpiresAt),

@@ -446,14 +446,40 @@ describe('PUT /api/tokens/{id}', () => {
     expect(await whoami(s, bearer(offered))).toBe('status 401')
   })
 
+  test('null strings are empty strings (decisions §1): a null description clears it, an empty or null name keeps it', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const t = await makeToken(s, u.jwt, { name: 'a', description: 'first', capabilities: ['Search'] })
+    const path = `/api/tokens/${t.id}`
+    const res = await s.call('PUT', path, { jwt: u.jwt, json: { description: null } })
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { ...recordOf(t), description: '' } })
+    for (const name of ['', null]) expect((await s.call('PUT', path, { jwt: u.jwt, json: { name } })).body).toEqual({ ...recordOf(t), description: '' })
+    expect((await s.call('GET', path, { jwt: u.jwt })).body).toEqual({ ...recordOf(t), description: '' })
+  })
+
+  test('an expiry in the past is accepted: the token is expired at once (401) and stays listed', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const t = await makeToken(s, u.jwt, { name: 'a', capabilities: ['Search', 'TokenRead'], expiresAt: future(s, DAY) })
+    expect(await whoami(s, bearer(t.token))).toBe(u.uid)
+    const past = new Date(s.clock.now() - MINUTE).toISOString()
+    const res = await s.call('PUT', `/api/tokens/${t.id}`, { jwt: u.jwt, json: { expiresAt: past } })
+    expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { ...recordOf(t), expiresAt: past } })
+    expect(await whoami(s, bearer(t.token))).toBe('status 401')
+    expect((await s.call('GET', '/api/tokens', { jwt: u.jwt })).body).toEqual([{ ...recordOf(t), expiresAt: past }])
+    // a refresh with a later expiry makes it usable again (under a new secret)
+    const refreshed = await s.call('PATCH', `/api/tokens/${t.id}`, { jwt: u.jwt, json: { expiresAt: future(s, DAY) } })
+    expect(await whoami(s, bearer(refreshed.body.token))).toBe(u.uid)
+  })
+
   const BAD: [string, unknown][] = [
-    ['empty name', { name: '' }],
     ['blank name', { name: ' \t ' }],
     ['unknown capability', { capabilities: ['NoSuchThing'] }],
     ['unknown category', { categories: ['NoSuchGroup'] }],
     ['no permission left', { capabilities: [] }],
-    ['expiry in the past', { expiresAt: '2001-01-01T00:00:00Z' }],
     ['expiry not a time', { expiresAt: 'next week' }],
+    ['description a number', { description: 5 }],
+    ['name an object', { name: {} }],
     ['name and a bad capability together', { name: 'renamed', capabilities: ['Nope'] }],
   ]
   for (const [what, body] of BAD) {
@@ -830,5 +856,55 @@ describe('permission lists', () => {
     // a token holding no permission of the token API may read it too
     const t = await makeToken(s, u.jwt, { name: 'x', capabilities: ['Search'] })
     expect((await s.call('GET', '/api/info/capabilities', bearer(t.token))).body).toEqual(info)
+  })
+})
+
+// What the js-client (gravwell/js-client, src/functions/tokens) sends: toRawCreatableToken and toRawUpdatableToken
+// always carry description and expiresAt, null when there is none; updates go to ?admin=true with the id in the
+// body. Answers are checked against its RawToken / RawTokenWithSecret types.
+describe('tokens as the js-client sends them', () => {
+  /** The fields RawToken declares, with the types its toToken() relies on. */
+  function expectRawToken(body: Record<string, unknown>) {
+    expect(body).toEqual({
+      id: expect.stringMatching(UUID),
+      uid: expect.any(Number),
+      name: expect.any(String),
+      description: expect.any(String),
+      capabilities: expect.any(Array),
+      createdAt: expect.stringMatching(ISO),
+      expiresAt: expect.any(String),
+      ...(body.token === undefined ? {} : { token: expect.any(String) }),
+    })
+    for (const c of body.capabilities as unknown[]) expect(c).toBeString()
+  }
+
+  test('createOneToken: description and expiresAt null', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const res = await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 'Current name', description: null, capabilities: ['KitWrite'], expiresAt: null } })
+    expect(res.status).toBe(200)
+    expectRawToken(res.body)
+    expect(res.body).toMatchObject({ name: 'Current name', description: '', capabilities: ['KitWrite'], expiresAt: ZERO, uid: u.uid })
+  })
+
+  test('updateOneToken: the whole token back, with description null and an expiry of "now"', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const t = await makeToken(s, u.jwt, { name: 'Current name', description: null, capabilities: ['KitWrite'], expiresAt: null })
+    const body = { id: t.id, name: t.name, description: null, capabilities: t.capabilities, expiresAt: null }
+    for (const changes of [{ name: 'New Name' }, { description: 'New description' }, { description: null }, { capabilities: ['Stats'] }, { expiresAt: null }]) {
+      const res = await s.call('PUT', `/api/tokens/${t.id}?admin=true`, { jwt: u.jwt, json: { ...body, ...changes } })
+      expect({ status: res.status, text: res.text }).toMatchObject({ status: 200 })
+      expectRawToken(res.body)
+      expect(res.body).toMatchObject({ ...changes, description: changes.description ?? '', expiresAt: ZERO })
+    }
+    // `{ expiresAt: new Date() }`: already past when the server reads it
+    const now = new Date(s.clock.now()).toISOString()
+    s.clock.advance(5)
+    const res = await s.call('PUT', `/api/tokens/${t.id}?admin=true`, { jwt: u.jwt, json: { ...body, expiresAt: now } })
+    expect(res.status).toBe(200)
+    expectRawToken(res.body)
+    expect(res.body.expiresAt).toBe(now)
+    expect((await s.call('GET', '/api/tokens', { jwt: u.jwt })).body.map((x: { id: string }) => x.id)).toEqual([t.id])
   })
 })

@@ -202,12 +202,21 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
       '/api/users/:id/searchgroup',
       async ({ caller, params, body }) => {
         const target = await ownOrAdmin(caller, params.id)
-        if (!(await groups.get(body.GID))) throw Errors.notFound('group')
-        if (!(await groups.isMember(target.uid, body.GID))) throw Errors.badRequest('the user is not a member of that group')
+        // decisions §4: an admin names any positive GID, also of a group that does not exist yet or that the user
+        // is not in (clients set it before they create the group); anyone else only a group they belong to, so
+        // that nobody shares their searches with a group they are not part of. `null` clears it (the js-client).
+        if (body.GID !== null && !caller.admin && !(await groups.isMember(caller.uid, body.GID)))
+          throw Errors.forbidden(`you are not a member of group ${body.GID}`)
         await users.setDefaultGid(target.uid, body.GID)
         return {}
       },
-      { access: 'SetSearchGroup', params: UidParams, body: SearchGroupBody, response: Empty, detail: { summary: 'Set the default search group (a group the user is in)' } },
+      {
+        access: 'SetSearchGroup',
+        params: UidParams,
+        body: SearchGroupBody,
+        response: Empty,
+        detail: { summary: 'Set the default search group (admins: any positive GID; others: a group of theirs); GID null clears it' },
+      },
     )
     .delete(
       '/api/users/:id/searchgroup',

@@ -59,11 +59,11 @@ export interface UserDbRow {
   password_hash: string
   admin: number
   locked: number
-  default_gid: number | null
+  search_gid: number | null
   last_active: number
 }
 
-const COLUMNS = 'uid, username, name, email, password_hash, admin, locked, default_gid, last_active'
+const COLUMNS = 'uid, username, name, email, password_hash, admin, locked, search_gid, last_active'
 
 /** The user columns under a table alias, for queries of other repositories that join users. */
 export const userColumns = (alias: string) => COLUMNS.split(', ').map((c) => `${alias}.${c} AS ${c}`).join(', ')
@@ -77,7 +77,7 @@ export function toUser(r: UserDbRow): UserRow {
     passwordHash: r.password_hash,
     admin: r.admin === 1,
     locked: r.locked === 1,
-    defaultGid: r.default_gid,
+    defaultGid: r.search_gid,
     lastActive: r.last_active,
   }
 }
@@ -110,7 +110,7 @@ export class SqliteUsersRepo implements UsersRepo {
         'INSERT INTO users (username, name, email, password_hash, admin, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING uid',
       ),
       setPassword: db.query('UPDATE users SET password_hash = ? WHERE uid = ?'),
-      setDefaultGid: db.query('UPDATE users SET default_gid = ? WHERE uid = ?'),
+      setDefaultGid: db.query('UPDATE users SET search_gid = ? WHERE uid = ?'),
       touch: db.query('UPDATE users SET last_active = ? WHERE uid = ?'),
       del: db.query('DELETE FROM users WHERE uid = ?'),
       endSessions: db.query('DELETE FROM sessions WHERE uid = ?'),

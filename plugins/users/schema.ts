@@ -3,6 +3,7 @@ import { formatTime } from '../../server/time'
 import { GroupDetails, Id, JsonId, toGroupDetails } from '../groups/schema'
 import type { GroupRow } from '../groups/repo'
 import type { PreferenceRow, UserRow } from './repo'
+import { OptionalText } from '../../server/wire'
 
 export const UserDetails = t.Object({
   UID: t.Integer(),
@@ -34,18 +35,19 @@ export const CreateUserBody = t.Object({
 
 /** Empty strings and absent fields are ignored (decisions §4), hence no minLength here. */
 export const UpdateUserBody = t.Object({
-  User: t.Optional(t.Union([t.Literal(''), Username])),
-  Name: t.Optional(RealName),
-  Email: t.Optional(Email),
+  User: OptionalText(t.Union([t.Literal(''), Username])),
+  Name: OptionalText(RealName),
+  Email: OptionalText(Email),
   Admin: t.Optional(t.Boolean()),
   Locked: t.Optional(t.Boolean()),
 })
 
-export const PasswordBody = t.Object({ OrigPass: t.Optional(Password), NewPass: t.String({ minLength: 1, maxLength: 1024 }) })
+export const PasswordBody = t.Object({ OrigPass: OptionalText(Password), NewPass: t.String({ minLength: 1, maxLength: 1024 }) })
 
 export const AdminStatus = t.Object({ UID: t.Integer(), Admin: t.Boolean() })
 
-export const SearchGroupBody = t.Object({ GID: JsonId })
+/** `null` clears the default search group, as DELETE does (the js-client sends it that way). */
+export const SearchGroupBody = t.Object({ GID: t.Union([JsonId, t.Null()]) })
 
 export const GroupsBody = t.Object({ GIDs: t.Array(JsonId, { maxItems: 10000 }) })
 

@@ -1,6 +1,10 @@
 // HTTP-level tests of the users API (spec "Users and groups", "Account lock", "Errors", "Authentication";
 // decisions §1 and §4), through the real app on a temporary store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { migrate } from '../../server/db'
+import { MIGRATIONS } from '../../server/migrations'
+import { SqliteUsersRepo } from './repo'
 import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, refused, storeSnapshot, type TestServer } from '../../test/helpers'
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
@@ -700,24 +704,76 @@ describe('searchgroup', () => {
     await okEmpty(s, 'DELETE', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt })
   })
 
-  test('the group must exist (404) and the user must be a member (400)', async () => {
+  test('a non-admin names only a group of theirs: another group or one that does not exist is 403, nothing changes', async () => {
     const user = await s.createUser()
     const mine = await s.createGroup(freshName('g'), [user.uid])
     const notMine = await s.createGroup(freshName('g'))
     await okEmpty(s, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt, json: { GID: mine } })
-    await refused(s, 404, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt, json: { GID: 999999 } })
-    await refused(s, 400, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt, json: { GID: notMine } })
-    // also for an admin, on their own account or another's
-    await refused(s, 400, 'PUT', '/api/users/1/searchgroup', { jwt: s.adminJwt, json: { GID: notMine } })
-    await refused(s, 400, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: s.adminJwt, json: { GID: notMine } })
+    for (const GID of [notMine, 999999]) {
+      const res = await refused(s, 403, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt, json: { GID } })
+      expect(res.body.Error).toContain(String(GID))
+    }
     expect((await ok(s, 'GET', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt })).text).toBe(String(mine))
+    // an API token of an admin acts as its user: the same rule
+    const token = (await ok(s, 'POST', '/api/tokens', { jwt: s.adminJwt, json: { name: 't', capabilities: ['SetSearchGroup'] } })).body.token
+    await refused(s, 403, 'PUT', '/api/users/1/searchgroup', { headers: { 'Service-Token': token }, json: { GID: notMine } })
+  })
+
+  test('an admin names any positive GID for anyone: a group the user is not in, or one that does not exist yet', async () => {
+    const user = await s.createUser()
+    const notMine = await s.createGroup(freshName('g'))
+    await okEmpty(s, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: s.adminJwt, json: { GID: notMine } })
+    expect((await userRecord(s, user.uid)).DefaultGID).toBe(notMine)
+    await okEmpty(s, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: s.adminJwt, json: { GID: 777777 } })
+    expect((await ok(s, 'GET', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt })).text).toBe('777777')
+    expect((await userRecord(s, user.uid)).DefaultGID).toBe(777777)
+    await okEmpty(s, 'PUT', '/api/users/1/searchgroup', { jwt: s.adminJwt, json: { GID: 2147483647 } })
+    expect((await ok(s, 'GET', '/api/users/1/searchgroup', { jwt: s.adminJwt })).text).toBe('2147483647')
+    await okEmpty(s, 'DELETE', '/api/users/1/searchgroup', { jwt: s.adminJwt })
+  })
+
+  test('what the js-client does on a fresh server: admin sets GID 1 (no group 1 yet), reads DefaultGID, clears it with GID null', async () => {
+    const fresh = await createTestServer()
+    try {
+      expect((await fresh.call('GET', '/api/groups', { jwt: fresh.adminJwt })).body).toEqual([])
+      const user = await fresh.createUser()
+      await okEmpty(fresh, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: fresh.adminJwt, json: { GID: 1 } })
+      const record = await ok(fresh, 'GET', `/api/users/${user.uid}`, { jwt: fresh.adminJwt })
+      expect(record.body.DefaultGID).toBe(1)
+      expect((await ok(fresh, 'GET', `/api/users/${user.uid}/searchgroup`, { jwt: fresh.adminJwt })).text).toBe('1')
+      // updateOneUserSearchGroup(id, null) sends {"GID": null}
+      await okEmpty(fresh, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: fresh.adminJwt, json: { GID: null } })
+      expect('DefaultGID' in (await ok(fresh, 'GET', `/api/users/${user.uid}`, { jwt: fresh.adminJwt })).body).toBe(false)
+      expect((await ok(fresh, 'GET', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt })).text).toBe('0')
+      // and DELETE clears it too
+      await okEmpty(fresh, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: fresh.adminJwt, json: { GID: 1 } })
+      await okEmpty(fresh, 'DELETE', `/api/users/${user.uid}/searchgroup`, { jwt: fresh.adminJwt })
+      expect('DefaultGID' in (await ok(fresh, 'GET', `/api/users/${user.uid}`, { jwt: fresh.adminJwt })).body).toBe(false)
+      // a group created later under that GID, then deleted, clears a default that names it
+      await okEmpty(fresh, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: fresh.adminJwt, json: { GID: 1 } })
+      expect(await fresh.createGroup('later')).toBe(1)
+      expect((await ok(fresh, 'GET', `/api/users/${user.uid}`, { jwt: fresh.adminJwt })).body.DefaultGID).toBe(1)
+      await okEmpty(fresh, 'DELETE', '/api/groups/1', { jwt: fresh.adminJwt })
+      expect('DefaultGID' in (await ok(fresh, 'GET', `/api/users/${user.uid}`, { jwt: fresh.adminJwt })).body).toBe(false)
+    } finally {
+      fresh.close()
+    }
+  })
+
+  test('a non-admin clears their own with GID null', async () => {
+    const user = await s.createUser()
+    const mine = await s.createGroup(freshName('g'), [user.uid])
+    await okEmpty(s, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt, json: { GID: mine } })
+    await okEmpty(s, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt, json: { GID: null } })
+    expect((await ok(s, 'GET', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt })).text).toBe('0')
   })
 
   test('malformed bodies are 400', async () => {
     const user = await s.createUser()
     await s.createGroup(freshName('g'), [user.uid])
-    for (const json of [{}, { GID: 0 }, { GID: -1 }, { GID: 'one' }, { GID: 1.5 }]) {
+    for (const json of [{}, { GID: 0 }, { GID: -1 }, { GID: 'one' }, { GID: 1.5 }, { GID: 2147483648 }, { GID: [1] }]) {
       await refused(s, 400, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: user.jwt, json })
+      await refused(s, 400, 'PUT', `/api/users/${user.uid}/searchgroup`, { jwt: s.adminJwt, json })
     }
   })
 
@@ -733,6 +789,22 @@ describe('searchgroup', () => {
     await okEmpty(s, 'DELETE', `/api/users/${other.uid}/searchgroup`, { jwt: s.adminJwt })
     expect((await ok(s, 'GET', `/api/users/${other.uid}/searchgroup`, { jwt: other.jwt })).text).toBe('0')
     await refused(s, 404, 'GET', '/api/users/999999/searchgroup', { jwt: s.adminJwt })
+  })
+
+  test('a store from before migration 9 keeps its default search groups', async () => {
+    const db = new Database(':memory:', { strict: true })
+    db.run('PRAGMA foreign_keys = ON')
+    db.run('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)')
+    for (const m of MIGRATIONS.filter((m) => m.version < 9)) {
+      db.run(m.sql)
+      db.run('INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, 0)', [m.version, m.name])
+    }
+    db.run("INSERT INTO groups (name) VALUES ('g')")
+    db.run("INSERT INTO users (username, name, email, password_hash, created, default_gid) VALUES ('a', 'a', 'a@x', 'h', 0, 1), ('b', 'b', 'b@x', 'h', 0, NULL)")
+    migrate(db)
+    const users = new SqliteUsersRepo(db)
+    expect([(await users.get(1))!.defaultGid, (await users.get(2))!.defaultGid]).toEqual([1, null])
+    db.close()
   })
 
   test('leaving the group, or its deletion, clears the default search group', async () => {
