@@ -32,6 +32,7 @@ describe('configuration', () => {
     expect(config.blobSweepGraceMs).toBe(3_600_000)
     expect(config.searchGraceMs).toBe(600_000)
     expect(config.maxImportBytes).toBe(1024 ** 3)
+    expect(config.userQuotaBytes).toBe(10 * 1024 ** 3)
     expect(warnings).toEqual([])
   })
 
@@ -73,8 +74,17 @@ describe('configuration', () => {
     [{ QUARRY_SEARCH_GRACE: 'soon' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_SEARCH_GRACE: '0s' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_MAX_IMPORT_SIZE: 'big' }, 'QUARRY_MAX_IMPORT_SIZE'],
+    [{ QUARRY_USER_QUOTA: 'plenty' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_USER_QUOTA: '0' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_USER_QUOTA: '0GiB' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_USER_QUOTA: '-5MiB' }, 'QUARRY_USER_QUOTA'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
+  })
+
+  test('QUARRY_USER_QUOTA takes a size or unlimited', () => {
+    expect(loadConfig({ QUARRY_USER_QUOTA: '500MiB' }).config.userQuotaBytes).toBe(500 * 1024 ** 2)
+    expect(loadConfig({ QUARRY_USER_QUOTA: 'Unlimited' }).config.userQuotaBytes).toBeUndefined()
   })
 
   test('unknown QUARRY_ variables are reported, not fatal', () => {
