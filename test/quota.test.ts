@@ -395,14 +395,31 @@ describe('saving a search against the quota', () => {
     await s.searches.settled()
     const d = await details(s, alice.jwt, id)
     expect(d.State).toBe('DORMANT/SAVING/ERROR')
-    expect(d.StoreSize).toBeGreaterThan(64 * KiB)
+    expect(d.StoreSize + d.IndexSize).toBeGreaterThan(64 * KiB)
     expect(await usage(s, alice.uid)).toBe(0)
     expect(await s.blobs.stat(`searches/${id}/results`)).toBeUndefined()
     expect(s.logs.join('\n')).toContain('exceed the storage quota')
-    // Room made (the quota raised by the admin), a second save moves it.
+    // Room made (the quota raised by the admin), a second save moves it (with the results it had when it stopped).
     s.config.userQuotaBytes = 1024 * KiB
     expect((await s.call('PATCH', `/api/searchctrl/${id}/save`, { jwt: alice.jwt })).status).toBe(200)
     await s.searches.settled()
     expect((await details(s, alice.jwt, id)).State).toBe('DORMANT/SAVED')
+  })
+
+  test('a launch cannot write unbounded results: a search stops (ERROR) once its results pass the owner\'s quota', async () => {
+    const { s, alice } = await setup({ userQuotaBytes: 64 * KiB })
+    await ingest(s, 100) // about 140 KiB of results for tag=web
+    const id = await launch(s, alice.jwt, 'tag=web')
+    const byAdmin = await launch(s, s.adminJwt, 'tag=web')
+    await s.searches.settled()
+    const d = await details(s, alice.jwt, id)
+    expect(d.State).toBe('ACTIVE/ERROR')
+    // Stopped within one step (4 entries here) of the quota; the results so far stay readable.
+    expect(d.StoreSize + d.IndexSize).toBeGreaterThan(64 * KiB)
+    expect(d.StoreSize + d.IndexSize).toBeLessThan(72 * KiB)
+    expect((await s.call('GET', `/api/searchctrl/${id}/download/json`, { jwt: alice.jwt })).body.length).toBe(d.ItemCount)
+    expect(s.logs.join('\n')).toContain('the results exceed the storage quota')
+    // The admin's search is not bounded.
+    expect(await details(s, s.adminJwt, byAdmin)).toMatchObject({ State: 'ACTIVE', ItemCount: 100 })
   })
 })

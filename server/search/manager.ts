@@ -231,6 +231,10 @@ export class SearchManager {
 
   async launch(req: LaunchRequest): Promise<Search> {
     this.sweep()
+    // A search's results are bounded by its owner's quota (the whole quota, not what is left: unsaved results are
+    // working files, not stored bytes): one that could never be saved stops growing there, so a short launch
+    // request cannot make the server write unbounded results (issue 12 point 7).
+    const maxResultBytes = await this.deps.quotas?.limitFor(req.uid)
     const now = this.deps.clock()
     const id = this.newId()
     const files = workFiles(this.dir, id)
@@ -271,12 +275,12 @@ export class SearchManager {
       await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
     this.searches.set(id, s)
     this.noteExpiry(req.client, req.clientExpires)
-    s.runner = this.run(s, req.query)
+    s.runner = this.run(s, req.query, maxResultBytes)
     return s
   }
 
   /** Feeds the search from the entries store, one step per event-loop turn, until done, stopped or deleted. */
-  private async run(s: Search, query: Query): Promise<void> {
+  private async run(s: Search, query: Query, maxResultBytes = Number.POSITIVE_INFINITY): Promise<void> {
     const { entries, clock, log } = this.deps
     const writer = new ResultWriter(s.work!)
     const pipeline = new Pipeline(query.stages)
@@ -297,6 +301,8 @@ export class SearchManager {
       const endStep = async () => {
         await writer.flush()
         this.progress(s, writer)
+        if (writer.bytes > maxResultBytes)
+          throw new Error(`the results exceed the storage quota of ${maxResultBytes} bytes (QUARRY_USER_QUOTA): the search was stopped there`)
         await (this.deps.step ?? nextTurn)()
         stepStart = performance.now()
       }
