@@ -79,8 +79,8 @@ export async function createApp(deps: AppDeps) {
     .use(searchCtrlPlugin({ config, store, auth, searches, clock, quotas }))
     .use(statsPlugin({ auth, searches }))
     .use(notificationsPlugin({ auth }))
-    .use(dashboardsPlugin({ store, auth, clock }))
-    .use(libraryPlugin({ store, auth, clock }))
+    .use(dashboardsPlugin({ store, auth, clock, quotas }))
+    .use(libraryPlugin({ store, auth, clock, quotas }))
   return { app, auth, searches }
 }
 

@@ -37,13 +37,22 @@ export class QuotaExceeded extends Error {
 }
 
 /**
- * A user's stored bytes, one row, three indexed sums (covering indexes of migration 009). Plain SQL with `?`
- * placeholders (the user id three times) that PostgreSQL runs as well with `$1`.
+ * A user's stored bytes, one row, five indexed sums (covering indexes of migration 009): contents of resources and
+ * user files, results plus index of SAVED searches, and the text of dashboards and library entries (bounded per
+ * request by QUARRY_MAX_BODY_SIZE, but not in number). Plain SQL; PostgreSQL runs it with `$1` for `?1`.
  */
 export const USAGE_SQL = `SELECT
-  (SELECT coalesce(sum(size), 0) FROM resources WHERE uid = ?)
-  + (SELECT coalesce(sum(size), 0) FROM user_files WHERE uid = ?)
-  + (SELECT coalesce(sum(store_size + index_size), 0) FROM saved_searches WHERE uid = ? AND state = 'saved') AS used`
+  (SELECT coalesce(sum(size), 0) FROM resources WHERE uid = ?1)
+  + (SELECT coalesce(sum(size), 0) FROM user_files WHERE uid = ?1)
+  + (SELECT coalesce(sum(store_size + index_size), 0) FROM saved_searches WHERE uid = ?1 AND state = 'saved')
+  + (SELECT coalesce(sum(stored_bytes), 0) FROM dashboards WHERE uid = ?1)
+  + (SELECT coalesce(sum(stored_bytes), 0) FROM library WHERE uid = ?1) AS used`
+
+/** The bytes a dashboard row stores (its stored_bytes column; migration 009 fills it the same way). */
+export const DASHBOARD_BYTES_SQL = 'octet_length(name) + octet_length(description) + octet_length(labels) + octet_length(data)'
+/** The bytes a library entry stores (its stored_bytes column). */
+export const LIBRARY_BYTES_SQL =
+  'octet_length(name) + octet_length(description) + octet_length(query) + octet_length(labels) + coalesce(octet_length(metadata), 0)'
 
 export interface QuotaRepo {
   /** Bytes the user stores now (see USAGE_SQL). */
@@ -51,7 +60,7 @@ export interface QuotaRepo {
 }
 
 export function sqliteUsage(db: Database, uid: number): number {
-  return db.query<{ used: number }, [number, number, number]>(USAGE_SQL).get(uid, uid, uid)?.used ?? 0
+  return db.query<{ used: number }, [number]>(USAGE_SQL).get(uid)?.used ?? 0
 }
 
 /**
@@ -62,6 +71,26 @@ export function checkQuotaSqlite(db: Database, uid: number, limit: number | unde
   if (limit === undefined || adding <= 0) return
   const used = sqliteUsage(db, uid)
   if (used + adding > limit) throw new QuotaExceeded(limit, used, adding)
+}
+
+/**
+ * The same check made after the write, in its transaction, for writes whose size the store computes (dashboards,
+ * library): throwing rolls the write back. `adding`: the row's new stored bytes minus its old ones.
+ */
+export function checkQuotaAfterWriteSqlite(db: Database, uid: number, limit: number | undefined, adding: number): void {
+  if (limit === undefined || adding <= 0) return
+  const used = sqliteUsage(db, uid)
+  if (used > limit) throw new QuotaExceeded(limit, used - adding, adding)
+}
+
+/** Runs a store write; an exceeded quota becomes 413 naming it (as conflictOnDuplicate does for 409). */
+export async function quotaChecked<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (e) {
+    if (e instanceof QuotaExceeded) throw quotaRefusal(e)
+    throw e
+  }
 }
 
 export class SqliteQuotaRepo implements QuotaRepo {

@@ -423,3 +423,25 @@ describe('saving a search against the quota', () => {
     expect(await details(s, s.adminJwt, byAdmin)).toMatchObject({ State: 'ACTIVE', ItemCount: 100 })
   })
 })
+
+describe('dashboards and library entries count too', () => {
+  test('creating or growing them over the quota is 413 and changes nothing; shrinking is fine', async () => {
+    const { s, alice } = await setup({ userQuotaBytes: 100 * KiB })
+    const big = (n: number) => ({ blob: 'x'.repeat(n) })
+    const dash = await s.call('POST', '/api/dashboards', { jwt: alice.jwt, json: { Name: 'd', Data: big(60 * KiB) } })
+    expect(dash.status).toBe(200)
+    const used = await usage(s, alice.uid)
+    expect(used).toBeGreaterThan(60 * KiB)
+    await overQuota(s, () => s.call('POST', '/api/dashboards', { jwt: alice.jwt, json: { Name: 'd2', Data: big(50 * KiB) } }))
+    await overQuota(s, () => s.call('PUT', `/api/dashboards/${dash.body}`, { jwt: alice.jwt, json: { Data: big(110 * KiB) } }))
+    await overQuota(s, () => s.call('POST', '/api/library', { jwt: alice.jwt, json: { Name: 'q', Query: 'tag=x', Metadata: big(50 * KiB) } }))
+    // Shrink the dashboard, then the entry fits; growing the entry past the quota is refused.
+    expect((await s.call('PUT', `/api/dashboards/${dash.body}`, { jwt: alice.jwt, json: { Data: big(10 * KiB) } })).status).toBe(200)
+    const entry = await s.call('POST', '/api/library', { jwt: alice.jwt, json: { Name: 'q', Query: 'tag=x', Metadata: big(50 * KiB) } })
+    expect(entry.status).toBe(200)
+    await overQuota(s, () => s.call('PUT', `/api/library/${entry.body.ThingUUID}`, { jwt: alice.jwt, json: { Metadata: big(95 * KiB) } }))
+    // A file upload sees the dashboard and the entry in the usage.
+    expect(await usage(s, alice.uid)).toBeGreaterThan(60 * KiB)
+    await overQuota(s, () => upload(s, 'POST', '/api/files', alice.jwt, bytesOf(45 * KiB), { name: 'f' }))
+  })
+})
