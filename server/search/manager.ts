@@ -372,7 +372,7 @@ export class SearchManager {
     if (s.save === 'none') {
       const quota = await this.deps.quotas?.of(s.record.uid)
       const size = s.record.storeSize + s.record.indexSize
-      if (quota && quota.used + size > quota.limit) throw Errors.quotaExceeded(quota.limit, quota.used, size)
+      if (quota && size > 0 && quota.used + size > quota.limit) throw Errors.quotaExceeded(quota.limit, quota.used, size)
     }
     if (metadata !== undefined) s.record.metadata = metadata
     if (s.save === 'none') s.save = 'saving'
@@ -488,7 +488,7 @@ export class SearchManager {
     try {
       const quota = await this.deps.quotas?.of(s.record.uid)
       const size = s.record.storeSize + s.record.indexSize
-      if (quota && quota.used + size > quota.limit) throw new QuotaExceeded(quota.limit, quota.used, size)
+      if (quota && size > 0 && quota.used + size > quota.limit) throw new QuotaExceeded(quota.limit, quota.used, size)
       await blobs.put(keys.results, Bun.file(work.results).stream())
       await blobs.put(keys.index, Bun.file(work.index).stream())
       if (s.removed) throw new Error('deleted while being saved')
