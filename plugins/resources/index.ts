@@ -249,7 +249,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         // A clone is a full copy of the contents, owned by the caller: it counts against the caller's quota, and is
         // refused before anything is copied when it would not fit (checked again with the row).
         const quota = await quotas.of(caller.uid, caller.user)
-        if (quota && quota.used + source.size > quota.limit) throw Errors.quotaExceeded(quota.limit, quota.used, source.size)
+        if (quota && source.size > 0 && quota.used + source.size > quota.limit) throw Errors.quotaExceeded(quota.limit, quota.used, source.size)
         const guid = crypto.randomUUID()
         const key = source.blobKey ? newBlobKey(guid) : null
         if (source.blobKey && key) await blobs.copy(source.blobKey, key)
