@@ -5,6 +5,7 @@ import { bodyPlugin } from './body'
 import type { Config } from './config'
 import { errorPlugin } from './errors'
 import type { Logger } from './log'
+import { Quotas } from './quota'
 import { requestLogPlugin } from './request-log'
 import type { Store } from './store'
 import { UniqueViolation } from './unique'
@@ -46,7 +47,9 @@ export async function createApp(deps: AppDeps) {
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const auth = new AuthService({ config, store, log, clock, signingKey })
   await ensurePrimaryAdmin(deps, auth, clock())
+  const quotas = new Quotas(config, store)
   const searches = new SearchManager({
+    quotas,
     entries: store.entries,
     searches: store.searches,
     blobs: deps.blobs,
@@ -70,14 +73,14 @@ export async function createApp(deps: AppDeps) {
     .use(usersPlugin({ config, store, auth, clock, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
-    .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
-    .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock }))
+    .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock, quotas }))
+    .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock, quotas }))
     .use(ingestPlugin({ store, auth, clock }))
-    .use(searchCtrlPlugin({ config, store, auth, searches, clock }))
+    .use(searchCtrlPlugin({ config, store, auth, searches, clock, quotas }))
     .use(statsPlugin({ config, auth, searches }))
     .use(notificationsPlugin({ auth }))
-    .use(dashboardsPlugin({ store, auth, clock }))
-    .use(libraryPlugin({ store, auth, clock }))
+    .use(dashboardsPlugin({ store, auth, clock, quotas }))
+    .use(libraryPlugin({ store, auth, clock, quotas }))
   return { app, auth, searches }
 }
 

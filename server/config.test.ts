@@ -34,6 +34,7 @@ describe('configuration', () => {
     expect(config.maxImportBytes).toBe(1024 ** 3)
     expect(config.mapTileUrl).toBe('https://tile.openstreetmap.org')
     expect(config.disableMapTileProxy).toBe(true)
+    expect(config.userQuotaBytes).toBe(10 * 1024 ** 3)
     expect(warnings).toEqual([])
   })
 
@@ -83,8 +84,17 @@ describe('configuration', () => {
     [{ QUARRY_MAP_TILE_URL: 'ftp://tiles.example.com' }, 'QUARRY_MAP_TILE_URL'],
     [{ QUARRY_MAP_TILE_URL: 'https://user:secret@tiles.example.com' }, 'QUARRY_MAP_TILE_URL'],
     [{ QUARRY_DISABLE_MAP_TILE_PROXY: 'perhaps' }, 'QUARRY_DISABLE_MAP_TILE_PROXY'],
+    [{ QUARRY_USER_QUOTA: 'plenty' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_USER_QUOTA: '0' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_USER_QUOTA: '0GiB' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_USER_QUOTA: '-5MiB' }, 'QUARRY_USER_QUOTA'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
+  })
+
+  test('QUARRY_USER_QUOTA takes a size or unlimited', () => {
+    expect(loadConfig({ QUARRY_USER_QUOTA: '500MiB' }).config.userQuotaBytes).toBe(500 * 1024 ** 2)
+    expect(loadConfig({ QUARRY_USER_QUOTA: 'Unlimited' }).config.userQuotaBytes).toBeUndefined()
   })
 
   test('unknown QUARRY_ variables are reported, not fatal', () => {

@@ -20,6 +20,8 @@ export interface Config {
   maxResourceBytes: number
   /** Largest search archive POST /api/searchctrl/import accepts (compressed bytes). */
   maxImportBytes: number
+  /** Bytes each non-admin user may store (resources, user files, saved searches; server/quota.ts); undefined: no limit. */
+  userQuotaBytes: number | undefined
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
   searchGraceMs: number
   /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
@@ -51,6 +53,7 @@ const KNOWN = new Set([
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE',
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
+  'QUARRY_USER_QUOTA',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
@@ -76,6 +79,17 @@ export function parseBytes(name: string, raw: string): number {
   const bytes = Number(m[1]) * unit
   if (bytes <= 0 || !Number.isSafeInteger(bytes)) throw new ConfigError(`${name}: must be a positive size`)
   return bytes
+}
+
+/** A size, or `unlimited` (undefined) for no limit at all. */
+function parseLimit(name: string, raw: string): number | undefined {
+  if (raw.trim().toLowerCase() === 'unlimited') return undefined
+  if (/^\s*0+\s*[a-z]*\s*$/i.test(raw)) throw new ConfigError(`${name}: "${raw}" must be a positive size or unlimited (0 is not a quota)`)
+  try {
+    return parseBytes(name, raw)
+  } catch {
+    throw new ConfigError(`${name}: "${raw}" is not a size or unlimited (examples: 10GiB, 500MiB, unlimited)`)
+  }
 }
 
 function parseBool(name: string, raw: string): boolean {
@@ -181,6 +195,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     maxFileBytes: parseBytes('QUARRY_MAX_FILE_SIZE', get('QUARRY_MAX_FILE_SIZE') ?? '8MiB'),
     maxResourceBytes: parseBytes('QUARRY_MAX_RESOURCE_SIZE', get('QUARRY_MAX_RESOURCE_SIZE') ?? '2GiB'),
     maxImportBytes: parseBytes('QUARRY_MAX_IMPORT_SIZE', get('QUARRY_MAX_IMPORT_SIZE') ?? '1GiB'),
+    // 10 GiB: room for several resources of the largest default size (2 GiB) and many saved searches, yet one
+    // account alone cannot fill a typical server's disk; `unlimited` gives back the behaviour of earlier versions.
+    userQuotaBytes: parseLimit('QUARRY_USER_QUOTA', get('QUARRY_USER_QUOTA') ?? '10GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
     blobSweepGraceMs: parseDuration('QUARRY_BLOB_SWEEP_GRACE', get('QUARRY_BLOB_SWEEP_GRACE') ?? '1h'),
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),

@@ -26,6 +26,13 @@ export const Errors = {
   conflict: (message: string) => new ApiError(409, message),
   tooLarge: (limit: number) => new ApiError(413, `request body exceeds the limit of ${limit} bytes`),
   tooManyRequests: (message: string) => new ApiError(429, message),
+  /** A write that would take its owner past the storage quota (server/quota.ts); `adding` unknown while streaming. */
+  quotaExceeded: (limit: number, used: number, adding?: number) =>
+    new ApiError(
+      413,
+      `storage quota exceeded: the quota is ${limit} bytes per user (QUARRY_USER_QUOTA), ${used} bytes are in use` +
+        (adding === undefined ? ', and this would store more than the rest' : `, and this would add ${adding}`),
+    ),
   /** A search query that does not parse: `Position` is the 0-based character offset of the problem. */
   badQuery: (message: string, position: number) => new ApiError(400, message, { Position: position }),
 } as const

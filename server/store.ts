@@ -15,6 +15,7 @@ import { SqliteEntriesRepo, type EntriesRepo } from './search/entries'
 import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
 import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
 import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
+import { SqliteQuotaRepo, type QuotaRepo } from './quota'
 
 export interface Store {
   users: UsersRepo
@@ -30,6 +31,8 @@ export interface Store {
   searches: SearchesRepo
   dashboards: DashboardsRepo
   library: LibraryRepo
+  /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
+  quota: QuotaRepo
   close(): void
 }
 
@@ -53,6 +56,7 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     searches: new SqliteSearchesRepo(db),
     dashboards: new SqliteDashboardsRepo(db),
     library: new SqliteLibraryRepo(db),
+    quota: new SqliteQuotaRepo(db),
     close: () => db.close(),
   }
 }

@@ -6,6 +6,7 @@
 // `Data` is kept as the exact JSON text the client sent (large integers, key order, white space).
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/errors'
+import { type Quotas, quotaChecked } from '../../server/quota'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
 import { type Reacher, UUID, canReach, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
@@ -22,7 +23,7 @@ import { DashboardBody, DashboardIdParams, dashboardJson, dashboardListJson } fr
 const BLANK_DATA = '{}'
 const LIST_SUMMARY = 'Answers an array of dashboards (no response schema: Data is spliced in as sent)'
 
-export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: AuthService; clock: () => number }) {
+export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store; auth: AuthService; clock: () => number; quotas: Quotas }) {
   const { dashboards } = store
   const reacher = (caller: Caller): Reacher => ({ uid: caller.uid, all: caller.admin })
 
@@ -75,7 +76,8 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global dashboards')
         const guid = wantedGuid(body.GUID)
         const now = clock()
-        const id = await dashboards.create({
+        const limit = await quotas.limitFor(uid)
+        const id = await quotaChecked(() => dashboards.create({
           guid: guid === undefined || guid === 'invalid' ? crypto.randomUUID() : guid,
           uid,
           name: body.Name ?? '',
@@ -86,7 +88,7 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
           created: now,
           updated: now,
           gids: sharingList(body.GIDs),
-        })
+        }, limit))
         return bareNumber(set, id)
       },
       {
@@ -112,7 +114,8 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
           if (!(await store.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
           uid = body.UID
         }
-        const updated = await dashboards.update(d.id, {
+        const limit = await quotas.limitFor(uid ?? d.uid)
+        const updated = await quotaChecked(() => dashboards.update(d.id, {
           uid,
           name: body.Name,
           description: body.Description,
@@ -121,7 +124,7 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
           data: dataText(request, body.Data),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),
-        })
+        }, limit))
         if (!updated) throw Errors.notFound('dashboard')
         return rawJson(set, dashboardJson(updated))
       },

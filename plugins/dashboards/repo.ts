@@ -1,6 +1,7 @@
 // Dashboards and their sharing lists over SQLite. Plain objects in and out; no HTTP here. `data` is JSON text
 // kept exactly as the client sent it.
 import type { Database, Statement } from 'bun:sqlite'
+import { DASHBOARD_BYTES_SQL, checkQuotaAfterWriteSqlite } from '../../server/quota'
 
 export interface DashboardRow {
   id: number
@@ -47,10 +48,16 @@ export interface DashboardsRepo {
   listOwned(uid: number): Promise<DashboardRow[]>
   /** Shared with the group. */
   listShared(gid: number): Promise<DashboardRow[]>
-  /** Stores a new dashboard under a fresh random id; answers the id. */
-  create(row: Omit<DashboardRow, 'id'>): Promise<number>
-  /** Changes fields and the sharing list in one transaction; undefined when the dashboard is gone. */
-  update(id: number, changes: DashboardChanges): Promise<DashboardRow | undefined>
+  /**
+   * Stores a new dashboard under a fresh random id; answers the id. `quota`: the owner's storage quota, checked in
+   * the same transaction (QuotaExceeded; undefined: not checked).
+   */
+  create(row: Omit<DashboardRow, 'id'>, quota?: number): Promise<number>
+  /**
+   * Changes fields and the sharing list in one transaction; undefined when the dashboard is gone. `quota`: the
+   * (new) owner's storage quota, checked in the same transaction for the bytes the change adds.
+   */
+  update(id: number, changes: DashboardChanges, quota?: number): Promise<DashboardRow | undefined>
   delete(id: number): Promise<boolean>
 }
 
@@ -162,7 +169,7 @@ export class SqliteDashboardsRepo implements DashboardsRepo {
   async listShared(gid: number) {
     return this.q.shared.all(gid).map(fromDb)
   }
-  async create(row: Omit<DashboardRow, 'id'>) {
+  async create(row: Omit<DashboardRow, 'id'>, quota?: number) {
     return this.db.transaction(() => {
       let id = randomDashboardId()
       while (this.q.exists.get(id)) id = randomDashboardId()
@@ -170,12 +177,21 @@ export class SqliteDashboardsRepo implements DashboardsRepo {
         id, row.guid, row.uid, row.name, row.description, row.global ? 1 : 0, JSON.stringify(row.labels), row.data, row.created, row.updated,
       )
       for (const gid of row.gids) this.q.addGid.run(id, gid)
+      checkQuotaAfterWriteSqlite(this.db, row.uid, quota, this.measure(id).bytes)
       return id
     })()
   }
-  async update(id: number, changes: DashboardChanges) {
+  /** Sets the row's stored_bytes from its text members; answers them and its owner. */
+  private measure(id: number): { uid: number; bytes: number } {
+    return this.db
+      .query<{ uid: number; bytes: number }, [number]>(`UPDATE dashboards SET stored_bytes = ${DASHBOARD_BYTES_SQL} WHERE id = ? RETURNING uid, stored_bytes AS bytes`)
+      .get(id)!
+  }
+
+  async update(id: number, changes: DashboardChanges, quota?: number) {
     return this.db.transaction(() => {
-      if (!this.q.exists.get(id)) return undefined
+      const before = this.db.query<{ uid: number; bytes: number }, [number]>('SELECT uid, stored_bytes AS bytes FROM dashboards WHERE id = ?').get(id)
+      if (!before) return undefined
       const sets = ['updated = ?']
       const values: (string | number)[] = [changes.updated]
       if (changes.uid !== undefined) (sets.push('uid = ?'), values.push(changes.uid))
@@ -189,6 +205,8 @@ export class SqliteDashboardsRepo implements DashboardsRepo {
         this.q.clearGids.run(id)
         for (const gid of changes.gids) this.q.addGid.run(id, gid)
       }
+      const after = this.measure(id)
+      checkQuotaAfterWriteSqlite(this.db, after.uid, quota, after.bytes - (after.uid === before.uid ? before.bytes : 0))
       return fromDb(this.q.get.get(id)!)
     })()
   }

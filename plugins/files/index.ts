@@ -10,6 +10,7 @@ import { type Reacher, UUID, canReach, pickReached } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
+import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
 import { MultipartError, type UploadForm, streamUpload, leaveMultipart } from '../../server/upload/multipart'
@@ -45,6 +46,7 @@ export interface FilesDeps {
   auth: AuthService
   log: Logger
   clock: () => number
+  quotas: Quotas
 }
 
 /**
@@ -60,7 +62,7 @@ const replaceHooks = () => ({
   detail: { summary: 'Replace the contents (multipart, only the file part is used); answers the record' },
 })
 
-export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDeps) {
+export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: FilesDeps) {
   const { files } = store
 
   /** Admins reach every file (an admin's token acts as a normal user: `caller.admin` is false then). */
@@ -100,13 +102,16 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
 
   /**
    * Streams the `file` part of a multipart request into the blob store under `key`, sniffing its type on the
-   * way, and answers it with the form's small text fields. 413 over maxFileBytes, 400 for a bad form; in both
-   * cases nothing is left under `key`.
+   * way, and answers it with the form's small text fields. 413 over maxFileBytes or over the room `quota` leaves
+   * (with `replacing` bytes given back by the version it replaces), 400 for a bad form; in every case nothing is
+   * left under `key`.
    */
-  async function receive(request: Request, key: string): Promise<UploadForm<Stored>> {
+  async function receive(request: Request, key: string, quota: OwnerQuota | undefined, replacing = 0): Promise<UploadForm<Stored>> {
     const limit = config.maxFileBytes
+    const room = Quotas.room(quota, replacing)
     const declared = Number(request.headers.get('content-length') ?? 0)
     if (declared > limit + MULTIPART_OVERHEAD) throw Errors.tooLarge(limit)
+    if (quota && declared > room + MULTIPART_OVERHEAD) throw quotaRefusalWhileStreaming(quota)
     try {
       return await streamUpload(
         request,
@@ -125,14 +130,14 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
               },
             }),
           )
-          const put = await blobs.put(key, watched, { maxBytes: limit })
+          const put = await blobs.put(key, watched, { maxBytes: Math.min(limit, room) })
           return { size: put.size, type: put.size === 0 ? EMPTY_TYPE : sniffContentType(head.subarray(0, headSize)) }
         },
         () => blobs.delete(key),
         { fieldLimit: FIELD_LIMIT },
       )
     } catch (e) {
-      if (e instanceof BlobTooLargeError) throw Errors.tooLarge(limit)
+      if (e instanceof BlobTooLargeError) throw quota && room < limit ? quotaRefusalWhileStreaming(quota) : Errors.tooLarge(limit)
       if (e instanceof MultipartError) throw Errors.badRequest(e.message)
       throw e
     }
@@ -158,30 +163,35 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
       async ({ caller, request }) => {
         const thingUuid = crypto.randomUUID()
         const key = newBlobKey(thingUuid)
-        const { result, fields, filename } = await receive(request, key)
+        // The caller's quota bounds the stream (an admin's is none: they may also create files for another user,
+        // whose quota the commit checks, with the row).
+        const { result, fields, filename } = await receive(request, key, await quotas.of(caller.uid, caller.user))
         try {
           const wanted = parseCreateFields(fields)
           const uid = wanted.uid ?? caller.uid
           if (uid !== caller.uid && !caller.admin) throw Errors.forbidden('only admins may create files for another user')
           if (wanted.global && !caller.admin) throw Errors.forbidden('only admins may create global files')
           if (uid !== caller.uid && !(await store.users.get(uid))) throw Errors.badRequest(`no user ${uid}`)
-          await files.create({
-            thingUuid,
-            guid: wanted.guid ?? crypto.randomUUID(),
-            uid,
-            name: wanted.name ?? filename ?? '',
-            description: wanted.desc,
-            global: wanted.global,
-            size: result.size,
-            type: result.type,
-            labels: wanted.labels,
-            updated: clock(),
-            blobKey: key,
-            gids: wanted.gids,
-          })
+          await files.create(
+            {
+              thingUuid,
+              guid: wanted.guid ?? crypto.randomUUID(),
+              uid,
+              name: wanted.name ?? filename ?? '',
+              description: wanted.desc,
+              global: wanted.global,
+              size: result.size,
+              type: result.type,
+              labels: wanted.labels,
+              updated: clock(),
+              blobKey: key,
+              gids: wanted.gids,
+            },
+            await quotas.limitFor(uid),
+          )
         } catch (e) {
           await discardBlob(blobs, key, log)
-          throw e
+          throw e instanceof QuotaExceeded ? quotaRefusal(e) : e
         }
         return toUserFile((await files.get(thingUuid))!)
       },
@@ -274,8 +284,16 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
   async function replace(caller: Caller, id: string, request: Request) {
     const f = await writable(caller, id)
     const key = newBlobKey(f.thingUuid)
-    const { result } = await receive(request, key)
-    const swapped = await files.setContents(f.thingUuid, { blobKey: key, size: result.size, type: result.type, updated: clock() })
+    // The owner's quota: the new size minus the old counts, while streaming and again with the row.
+    const quota = await quotas.of(f.uid)
+    const { result } = await receive(request, key, quota, f.size)
+    let swapped: Awaited<ReturnType<typeof files.setContents>>
+    try {
+      swapped = await files.setContents(f.thingUuid, { blobKey: key, size: result.size, type: result.type, updated: clock() }, quota?.limit)
+    } catch (e) {
+      await discardBlob(blobs, key, log)
+      throw e instanceof QuotaExceeded ? quotaRefusal(e) : e
+    }
     if (!swapped) {
       // Deleted while the upload ran: nothing points at the new blob.
       await discardBlob(blobs, key, log)

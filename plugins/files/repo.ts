@@ -1,5 +1,6 @@
 // User file metadata and sharing lists over SQLite. Plain objects in and out; no HTTP, no blob store here.
 import type { Database, Statement } from 'bun:sqlite'
+import { checkQuotaSqlite } from '../../server/quota'
 
 export interface FileRow {
   thingUuid: string
@@ -46,16 +47,19 @@ export interface FilesRepo {
   listAll(): Promise<FileRow[]>
   /** Files the user owns, reaches through a group of the sharing list, or that are global. */
   listVisible(uid: number): Promise<FileRow[]>
-  create(row: FileRow): Promise<void>
+  /** Inserts the file; `quota`: the owner's storage quota, checked in the same transaction (QuotaExceeded). */
+  create(row: FileRow, quota?: number): Promise<void>
   /** Changes metadata and the sharing list in one transaction; undefined when the file is gone. */
   update(thingUuid: string, changes: FileChanges): Promise<FileRow | undefined>
   /**
    * Points the file at new contents in one transaction. Answers the updated row and the key it pointed at
-   * before (for the caller to delete), or undefined when the file is gone.
+   * before (for the caller to delete), or undefined when the file is gone. `quota`: the owner's storage quota,
+   * checked in the same transaction for the new size minus the old (QuotaExceeded).
    */
   setContents(
     thingUuid: string,
     contents: { blobKey: string; size: number; type: string; updated: number },
+    quota?: number,
   ): Promise<{ row: FileRow; oldKey: string } | undefined>
   /** Deletes the file and its sharing list; answers the deleted row (for its blob key). */
   delete(thingUuid: string): Promise<FileRow | undefined>
@@ -159,8 +163,9 @@ export class SqliteFilesRepo implements FilesRepo {
   async listVisible(uid: number) {
     return this.q.visible.all(uid).map(fromDb)
   }
-  async create(row: FileRow) {
+  async create(row: FileRow, quota?: number) {
     this.db.transaction(() => {
+      checkQuotaSqlite(this.db, row.uid, quota, row.size)
       this.q.insert.run(
         row.thingUuid, row.guid, row.uid, row.name, row.description, row.global ? 1 : 0, row.size, row.type,
         JSON.stringify(row.labels), row.updated, row.blobKey,
@@ -186,10 +191,11 @@ export class SqliteFilesRepo implements FilesRepo {
       return fromDb(this.q.get.get(thingUuid)!)
     })()
   }
-  async setContents(thingUuid: string, c: { blobKey: string; size: number; type: string; updated: number }) {
+  async setContents(thingUuid: string, c: { blobKey: string; size: number; type: string; updated: number }, quota?: number) {
     return this.db.transaction(() => {
       const before = this.q.get.get(thingUuid)
       if (!before) return undefined
+      checkQuotaSqlite(this.db, before.uid, quota, c.size - before.size)
       this.q.setContents.run(c.blobKey, c.size, c.type, c.updated, thingUuid)
       return { row: fromDb(this.q.get.get(thingUuid)!), oldKey: before.blob_key }
     })()

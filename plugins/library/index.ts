@@ -7,6 +7,7 @@
 // as the exact JSON text the client sent.
 import { Elysia } from 'elysia'
 import { Errors } from '../../server/errors'
+import { type Quotas, quotaChecked } from '../../server/quota'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
 import { type Reacher, UUID, canReach, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
@@ -17,7 +18,7 @@ import type { AuthService, Caller } from '../auth/service'
 import type { LibraryFor, LibraryRow } from './repo'
 import { AdminQuery, LibraryBody, LibraryIdParams, entryJson } from './schema'
 
-export function libraryPlugin({ store, auth, clock }: { store: Store; auth: AuthService; clock: () => number }) {
+export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; auth: AuthService; clock: () => number; quotas: Quotas }) {
   const { library } = store
 
   /** Admin reach: an admin (by session) asking with ?admin=true; the flag from anyone else is ignored (rule 2). */
@@ -99,7 +100,8 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
           updated: clock(),
           gids: sharingList(body.GIDs),
         }
-        await library.create(row)
+        const limit = await quotas.limitFor(uid)
+        await quotaChecked(() => library.create(row, limit))
         return rawJson(set, entryJson(row, may(caller, row, false)))
       },
       {
@@ -121,7 +123,8 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
         }
         // The complete entry comes back; ThingUUID and GUID never change, UID only by an admin with the flag;
         // absent fields keep their value.
-        const updated = await library.update(e.thingUuid, {
+        const limit = await quotas.limitFor(uid ?? e.uid)
+        const updated = await quotaChecked(() => library.update(e.thingUuid, {
           uid,
           name: body.Name,
           description: body.Description,
@@ -131,7 +134,7 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
           metadata: metadataText(request, body.Metadata),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),
-        })
+        }, limit))
         if (!updated) throw Errors.notFound('library entry')
         return rawJson(set, entryJson(updated, may(caller, updated, all)))
       },

@@ -1,6 +1,7 @@
 // Search library entries and their sharing lists over SQLite. Plain objects in and out; no HTTP here.
 // `metadata` is JSON text kept exactly as the client sent it, null when there is none.
 import type { Database, Statement } from 'bun:sqlite'
+import { LIBRARY_BYTES_SQL, checkQuotaAfterWriteSqlite } from '../../server/quota'
 
 export interface LibraryRow {
   thingUuid: string
@@ -45,9 +46,11 @@ export interface LibraryRepo {
   listOwned(uid: number): Promise<LibraryRow[]>
   /** Every entry (admin view). */
   listAll(): Promise<LibraryRow[]>
-  create(row: LibraryRow): Promise<void>
+  /** Inserts the entry; `quota`: the owner's storage quota, checked in the same transaction (QuotaExceeded). */
+  create(row: LibraryRow, quota?: number): Promise<void>
   /** Changes fields and the sharing list in one transaction; undefined when the entry is gone. */
-  update(thingUuid: string, changes: LibraryChanges): Promise<LibraryRow | undefined>
+  /** `quota`: the (new) owner's storage quota, checked in the same transaction for the bytes the change adds. */
+  update(thingUuid: string, changes: LibraryChanges, quota?: number): Promise<LibraryRow | undefined>
   delete(thingUuid: string): Promise<boolean>
 }
 
@@ -134,18 +137,30 @@ export class SqliteLibraryRepo implements LibraryRepo {
   async listAll() {
     return this.q.all.all().map(fromDb)
   }
-  async create(row: LibraryRow) {
+  async create(row: LibraryRow, quota?: number) {
     this.db.transaction(() => {
       this.q.insert.run(
         row.thingUuid, row.guid, row.uid, row.name, row.description, row.query, row.global ? 1 : 0, JSON.stringify(row.labels),
         row.metadata, row.updated,
       )
       for (const gid of row.gids) this.q.addGid.run(row.thingUuid, gid)
+      checkQuotaAfterWriteSqlite(this.db, row.uid, quota, this.measure(row.thingUuid).bytes)
     })()
   }
-  async update(thingUuid: string, changes: LibraryChanges) {
+  /** Sets the row's stored_bytes from its text members; answers them and its owner. */
+  private measure(thingUuid: string): { uid: number; bytes: number } {
+    return this.db
+      .query<{ uid: number; bytes: number }, [string]>(
+        `UPDATE library SET stored_bytes = ${LIBRARY_BYTES_SQL} WHERE thing_uuid = ? RETURNING uid, stored_bytes AS bytes`,
+      )
+      .get(thingUuid)!
+  }
+  async update(thingUuid: string, changes: LibraryChanges, quota?: number) {
     return this.db.transaction(() => {
-      if (!this.q.get.get(thingUuid)) return undefined
+      const before = this.db
+        .query<{ uid: number; bytes: number }, [string]>('SELECT uid, stored_bytes AS bytes FROM library WHERE thing_uuid = ?')
+        .get(thingUuid)
+      if (!before) return undefined
       const sets = ['updated = ?']
       const values: (string | number | null)[] = [changes.updated]
       if (changes.uid !== undefined) (sets.push('uid = ?'), values.push(changes.uid))
@@ -160,6 +175,8 @@ export class SqliteLibraryRepo implements LibraryRepo {
         this.q.clearGids.run(thingUuid)
         for (const gid of changes.gids) this.q.addGid.run(thingUuid, gid)
       }
+      const after = this.measure(thingUuid)
+      checkQuotaAfterWriteSqlite(this.db, after.uid, quota, after.bytes - (after.uid === before.uid ? before.bytes : 0))
       return fromDb(this.q.get.get(thingUuid)!)
     })()
   }

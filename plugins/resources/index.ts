@@ -7,6 +7,7 @@ import { UUID, canReach } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
+import { QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
@@ -45,9 +46,10 @@ export interface ResourcesDeps {
   auth: AuthService
   log: Logger
   clock: () => number
+  quotas: Quotas
 }
 
-export function resourcesPlugin({ config, store, blobs, auth, log, clock }: ResourcesDeps) {
+export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas }: ResourcesDeps) {
   const { resources } = store
 
   function parseGuid(raw: string): string {
@@ -168,20 +170,30 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
         const limit = config.maxResourceBytes
         const declared = Number(request.headers.get('content-length') ?? 0)
         if (declared > limit + MULTIPART_OVERHEAD) throw Errors.tooLarge(limit)
+        // The owner's quota bounds the upload while it streams (new size minus old); the commit checks it again.
+        const quota = await quotas.of(r.uid)
+        const room = Quotas.room(quota, r.size)
+        if (quota && declared > room + MULTIPART_OVERHEAD) throw quotaRefusalWhileStreaming(quota)
         const key = newBlobKey(r.guid)
         let stored: { size: number; sha1: string }
         try {
           stored = await streamFilePart(
             request,
-            (stream) => blobs.put(key, stream, { maxBytes: limit }),
+            (stream) => blobs.put(key, stream, { maxBytes: Math.min(limit, room) }),
             () => blobs.delete(key),
           )
         } catch (e) {
-          if (e instanceof BlobTooLargeError) throw Errors.tooLarge(limit)
+          if (e instanceof BlobTooLargeError) throw quota && room < limit ? quotaRefusalWhileStreaming(quota) : Errors.tooLarge(limit)
           if (e instanceof MultipartError) throw Errors.badRequest(e.message)
           throw e
         }
-        const swapped = await resources.setContents(r.guid, { blobKey: key, size: stored.size, hash: stored.sha1, modified: clock() })
+        let swapped: Awaited<ReturnType<typeof resources.setContents>>
+        try {
+          swapped = await resources.setContents(r.guid, { blobKey: key, size: stored.size, hash: stored.sha1, modified: clock() }, quota?.limit)
+        } catch (e) {
+          await discardBlob(blobs, key, log)
+          throw e instanceof QuotaExceeded ? quotaRefusal(e) : e
+        }
         if (!swapped) {
           // Deleted while the upload ran: nothing points at the new blob.
           await discardBlob(blobs, key, log)
@@ -234,29 +246,36 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
       '/api/resources/:guid/clone',
       async ({ caller, params, body }) => {
         const source = await readable(caller, params.guid)
+        // A clone is a full copy of the contents, owned by the caller: it counts against the caller's quota, and is
+        // refused before anything is copied when it would not fit (checked again with the row).
+        const quota = await quotas.of(caller.uid, caller.user)
+        if (quota && source.size > 0 && quota.used + source.size > quota.limit) throw Errors.quotaExceeded(quota.limit, quota.used, source.size)
         const guid = crypto.randomUUID()
         const key = source.blobKey ? newBlobKey(guid) : null
         if (source.blobKey && key) await blobs.copy(source.blobKey, key)
         try {
           // The clone is the caller's own, unshared and not global; contents, size, hash and labels come along.
-          await resources.create({
-            guid,
-            uid: caller.uid,
-            name: body.Name,
-            description: source.description,
-            global: false,
-            version: 0,
-            size: source.size,
-            hash: source.hash,
-            blobKey: key,
-            modified: clock(),
-            domain: source.domain,
-            labels: source.labels,
-            gids: [],
-          })
+          await resources.create(
+            {
+              guid,
+              uid: caller.uid,
+              name: body.Name,
+              description: source.description,
+              global: false,
+              version: 0,
+              size: source.size,
+              hash: source.hash,
+              blobKey: key,
+              modified: clock(),
+              domain: source.domain,
+              labels: source.labels,
+              gids: [],
+            },
+            quota?.limit,
+          )
         } catch (e) {
           await discardBlob(blobs, key, log)
-          throw e
+          throw e instanceof QuotaExceeded ? quotaRefusal(e) : e
         }
         return toMetadata((await resources.get(guid))!)
       },

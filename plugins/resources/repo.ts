@@ -1,5 +1,6 @@
 // Resource metadata and sharing lists over SQLite. Plain objects in and out; no HTTP, no blob store here.
 import type { Database, Statement } from 'bun:sqlite'
+import { checkQuotaSqlite } from '../../server/quota'
 
 export interface ResourceRow {
   guid: string
@@ -40,16 +41,22 @@ export interface ResourcesRepo {
   listVisible(uid: number): Promise<ResourceRow[]>
   /** Whether the user is a member of one of the groups in the resource's sharing list. */
   sharedWith(guid: string, uid: number): Promise<boolean>
-  create(row: NewResource): Promise<void>
+  /**
+   * Inserts the resource. `quota`: the owner's storage quota, checked in the same transaction (QuotaExceeded when
+   * the row's size would take the owner past it; undefined: not checked).
+   */
+  create(row: NewResource, quota?: number): Promise<void>
   /** Changes metadata and the sharing list in one transaction; undefined when the resource is gone. */
   update(guid: string, changes: ResourceChanges): Promise<ResourceRow | undefined>
   /**
    * Points the resource at new contents and bumps its version, in one transaction. Answers the updated row and
-   * the key it pointed at before (for the caller to delete), or undefined when the resource is gone.
+   * the key it pointed at before (for the caller to delete), or undefined when the resource is gone. `quota`: the
+   * owner's storage quota, checked in the same transaction for the new size minus the old (QuotaExceeded).
    */
   setContents(
     guid: string,
     contents: { blobKey: string; size: number; hash: string; modified: number },
+    quota?: number,
   ): Promise<{ row: ResourceRow; oldKey: string | null } | undefined>
   /** Deletes the resource and its sharing list; answers the deleted row (for its blob key). */
   delete(guid: string): Promise<ResourceRow | undefined>
@@ -153,8 +160,9 @@ export class SqliteResourcesRepo implements ResourcesRepo {
   async sharedWith(guid: string, uid: number) {
     return this.q.shared.get(guid, uid) !== null
   }
-  async create(row: NewResource) {
+  async create(row: NewResource, quota?: number) {
     this.db.transaction(() => {
+      checkQuotaSqlite(this.db, row.uid, quota, row.size)
       this.q.insert.run(
         row.guid, row.uid, row.name, row.description, row.global ? 1 : 0, row.version, row.size, row.hash,
         row.blobKey, row.modified, row.domain, JSON.stringify(row.labels),
@@ -178,10 +186,11 @@ export class SqliteResourcesRepo implements ResourcesRepo {
       return fromDb(this.q.get.get(guid)!)
     })()
   }
-  async setContents(guid: string, c: { blobKey: string; size: number; hash: string; modified: number }) {
+  async setContents(guid: string, c: { blobKey: string; size: number; hash: string; modified: number }, quota?: number) {
     return this.db.transaction(() => {
       const before = this.q.get.get(guid)
       if (!before) return undefined
+      checkQuotaSqlite(this.db, before.uid, quota, c.size - before.size)
       this.q.setContents.run(c.blobKey, c.size, c.hash, c.modified, guid)
       return { row: fromDb(this.q.get.get(guid)!), oldKey: before.blob_key }
     })()

@@ -4,22 +4,25 @@
 // Who may do what: view (list, detail, attach, detach, background, save, download): owner, members of the
 // search's group, admins; stop and delete: owner and admins (group members 403). A caller who may not view a
 // search gets 404, as for a missing one.
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/body'
 import type { Config } from '../../server/config'
 import { ArchiveError } from '../../server/search/archive'
 import { MultipartError, leaveMultipart, streamUpload } from '../../server/upload/multipart'
 import { Errors } from '../../server/errors'
+import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../../server/quota'
 import { QueryError, parseQuery } from '../../server/search/query'
-import { type SearchManager, type Viewer, stateWords } from '../../server/search/manager'
-import { csv, jsonArray, removeWorkFiles, text } from '../../server/search/results'
+import { type ImportBound, type ReadArchive, type SearchManager, type Viewer, stateWords } from '../../server/search/manager'
+import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
 import { JSON_TYPE } from '../../server/wire'
 import { authGuard } from '../auth/guard'
 import type { AuthService, Caller } from '../auth/service'
 import {
-  AdminQuery, Detail, Details, DownloadParams, HistoryEntry, IdParams, LaunchBody, Launched, ListEntry, toDetail, toDetails, toListEntry,
+  AdminQuery, Detail, Details, DownloadParams, HistoryEntry, IdParams, ImportQuery, LaunchBody, Launched, ListEntry, toDetail, toDetails, toListEntry,
 } from './schema'
 
 export interface SearchCtrlDeps {
@@ -28,6 +31,7 @@ export interface SearchCtrlDeps {
   auth: AuthService
   searches: SearchManager
   clock: () => number
+  quotas: Quotas
 }
 
 /** The answer of background, save, stop and delete: the spec's "Body null". */
@@ -56,13 +60,23 @@ const DOWNLOADS: Record<string, { type: string; ext: string; body: (s: ReadableS
 
 /** Room for the multipart framing and the small fields around the archive when Content-Length is checked. */
 const MULTIPART_OVERHEAD = 64 * 1024
-/** An archive may expand to at most this many times its compressed size (the zip-bomb bound). */
+/**
+ * What an import may store (results plus index) relative to the compressed bytes actually received: at most
+ * EXPANSION_RATIO times them plus EXPANSION_FLOOR (the fixed cost of a small archive: its descriptions, tar padding
+ * and the index of a few records), and never more than EXPANSION_LIMIT times QUARRY_MAX_IMPORT_SIZE, whatever was
+ * received. Measured on records of the server's own shape: syslog-like entries compress 7.7:1 (gzip level 1, what
+ * the server writes) to 12.7:1 (level 9), entries differing only in their time 29:1 to 50:1; bombs of identical
+ * records reach 85:1 to 332:1 and gzip itself about 1,000:1. 64 passes every real archive and refuses the bombs: a
+ * 31 KB archive can no longer store 110 MB, only about 3 MB (docs/search-archive.md "What one import may store").
+ */
+const EXPANSION_RATIO = 64
+const EXPANSION_FLOOR = 1024 * 1024
 const EXPANSION_LIMIT = 16
 /** GID, BatchName and BatchInfo are small fields. */
 const FIELD_LIMIT = 16 * 1024
 const MAX_BATCH_TEXT = 4096
 
-export function searchCtrlPlugin({ config, store, auth, searches, clock }: SearchCtrlDeps) {
+export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas }: SearchCtrlDeps) {
   auth.onSessionsEnded((ids) => searches.detachClients(ids.map(sessionClient)))
   auth.onSessionReplaced((oldId, newId) => searches.replaceClient(sessionClient(oldId), sessionClient(newId)))
   auth.onTokensEnded((ids) => searches.detachClients(ids.map(tokenClient)))
@@ -74,22 +88,114 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
   }
 
   /**
-   * The optional fields of an import: GID shares the search with a group (an admin may name any positive GID, as
-   * sharing lists allow; others only a group they belong to: 403), BatchName and BatchInfo are kept as given.
+   * The group an import is shared with (0: none): an admin may name any positive GID, as sharing lists allow; others
+   * only a group they belong to (403). Checked before the archive is read.
    */
-  async function importFields(caller: Caller, fields: Record<string, string>) {
-    let gid = 0
-    const rawGid = fields.GID?.trim() ?? ''
-    if (rawGid !== '' && rawGid !== '0') {
-      if (!/^\d{1,10}$/.test(rawGid) || Number(rawGid) > 2147483647) throw Errors.badRequest('invalid GID: expected a positive group id')
-      gid = Number(rawGid)
-      if (!caller.admin && !(await store.groups.isMember(caller.uid, gid))) throw Errors.forbidden(`you are not a member of group ${gid}`)
-    }
+  async function importGid(caller: Caller, raw: string | undefined): Promise<number> {
+    const rawGid = raw?.trim() ?? ''
+    if (rawGid === '' || rawGid === '0') return 0
+    if (!/^\d{1,10}$/.test(rawGid) || Number(rawGid) > 2147483647) throw Errors.badRequest('invalid GID: expected a positive group id')
+    const gid = Number(rawGid)
+    if (!caller.admin && !(await store.groups.isMember(caller.uid, gid))) throw Errors.forbidden(`you are not a member of group ${gid}`)
+    return gid
+  }
+
+  /** BatchName and BatchInfo are kept as given. */
+  function batchFields(fields: Record<string, string>) {
     const batchName = fields.BatchName ?? ''
     const batchInfo = fields.BatchInfo ?? ''
     if (batchName.length > MAX_BATCH_TEXT || batchInfo.length > MAX_BATCH_TEXT)
       throw Errors.badRequest(`BatchName and BatchInfo are at most ${MAX_BATCH_TEXT} characters`)
-    return { gid, batchName, batchInfo }
+    return { batchName, batchInfo }
+  }
+
+  /**
+   * Reads the `file` part of an import. The group is checked before the archive is read: a GID in the query before
+   * any of the body, a GID field before the file part before any of the file. When the file part comes first and
+   * no GID is in the query, a GID field may still follow it: the compressed bytes are then only spooled to a
+   * temporary file (at most QUARRY_MAX_IMPORT_SIZE, and at most the importer's remaining quota), and the archive is
+   * read from it only once the whole form, and so the group, has been checked. Nothing is left behind on refusal.
+   */
+  async function receiveImport(caller: Caller, request: Request, queryGid: string | undefined) {
+    const limit = config.maxImportBytes
+    const quota = await quotas.of(caller.uid, caller.user)
+    const bound: ImportBound = { ratio: EXPANSION_RATIO, floor: EXPANSION_FLOOR, max: limit * EXPANSION_LIMIT, quota }
+    const read = (stream: ReadableStream<Uint8Array>) =>
+      searches.readArchive(stream, { maxCompressedBytes: limit, maxExpandedBytes: limit * EXPANSION_LIMIT }, bound)
+    type Received = { read: ReadArchive; spool?: undefined } | { spool: string; read?: undefined }
+    let checkedGid: number | undefined = queryGid === undefined ? undefined : await importGid(caller, queryGid)
+    let form
+    try {
+      form = await streamUpload<Received>(
+        request,
+        async (stream, before) => {
+          if (checkedGid === undefined && before.GID !== undefined) checkedGid = await importGid(caller, before.GID)
+          if (checkedGid !== undefined) return { read: await read(stream) }
+          return { spool: await spool(stream, quota) }
+        },
+        async (r) => (r.read ? removeWorkFiles(r.read.files) : rmSync(r.spool, { force: true })),
+        { fieldLimit: FIELD_LIMIT },
+      )
+    } catch (e) {
+      if (e instanceof ArchiveError || e instanceof MultipartError) throw Errors.badRequest(`not a usable search archive: ${e.message}`)
+      if (e instanceof QuotaExceeded) throw quotaRefusal(e)
+      throw e
+    }
+    const received = form.result
+    try {
+      const fieldGid = form.fields.GID
+      let gid: number
+      if (checkedGid === undefined) gid = await importGid(caller, fieldGid)
+      else {
+        gid = checkedGid
+        // A GID in the query and another in the form: which one was meant is unclear.
+        if (fieldGid !== undefined && (await importGid(caller, fieldGid)) !== gid) throw Errors.badRequest('the query and the form name different GIDs')
+      }
+      const batch = batchFields(form.fields)
+      if (received.read) return { read: received.read, gid, ...batch }
+      try {
+        return { read: await read(Bun.file(received.spool).stream()), gid, ...batch }
+      } catch (e) {
+        if (e instanceof ArchiveError) throw Errors.badRequest(`not a usable search archive: ${e.message}`)
+        if (e instanceof QuotaExceeded) throw quotaRefusal(e)
+        throw e
+      }
+    } catch (e) {
+      if (received.read) removeWorkFiles(received.read.files)
+      throw e
+    } finally {
+      if (received.spool) rmSync(received.spool, { force: true })
+    }
+  }
+
+  /**
+   * Writes the compressed archive to a fresh temporary file in the search working directory: at most
+   * QUARRY_MAX_IMPORT_SIZE (400) and at most the room the importer's quota leaves (413; an import stores at least
+   * as many bytes as it has records, so no larger archive could fit).
+   */
+  async function spool(stream: ReadableStream<Uint8Array>, quota: OwnerQuota | undefined): Promise<string> {
+    const limit = config.maxImportBytes
+    const room = quota ? Math.max(0, quota.limit - quota.used) : Number.POSITIVE_INFINITY
+    const dir = workDir(config.dataDir)
+    mkdirSync(dir, { recursive: true })
+    const path = join(dir, `import-${crypto.randomUUID()}.tar.gz`)
+    const sink = Bun.file(path).writer()
+    let size = 0
+    try {
+      for await (const chunk of stream) {
+        size += chunk.byteLength
+        if (size > limit) throw new ArchiveError(`the archive is larger than the limit of ${limit} bytes`)
+        if (size > room) throw new QuotaExceeded(quota!.limit, quota!.used, size)
+        sink.write(chunk)
+        await sink.flush()
+      }
+      await sink.end()
+      return path
+    } catch (e) {
+      await Promise.resolve(sink.end()).catch(() => undefined)
+      rmSync(path, { force: true })
+      throw e
+    }
   }
 
   return new Elysia({ name: 'quarry-searchctrl' })
@@ -243,25 +349,12 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
     )
     .post(
       '/api/searchctrl/import',
-      async ({ caller, request }) => {
+      async ({ caller, request, query }) => {
         const limit = config.maxImportBytes
         const declared = Number(request.headers.get('content-length') ?? 0)
         if (declared > limit + MULTIPART_OVERHEAD) throw Errors.badRequest(`the archive exceeds the limit of ${limit} bytes`)
-        let form
+        const { read, gid, batchName, batchInfo } = await receiveImport(caller, request, query.GID)
         try {
-          form = await streamUpload(
-            request,
-            (stream) => searches.readArchive(stream, { maxCompressedBytes: limit, maxExpandedBytes: limit * EXPANSION_LIMIT }),
-            async (read) => removeWorkFiles(read.files),
-            { fieldLimit: FIELD_LIMIT },
-          )
-        } catch (e) {
-          if (e instanceof ArchiveError || e instanceof MultipartError) throw Errors.badRequest(`not a usable search archive: ${e.message}`)
-          throw e
-        }
-        const read = form.result
-        try {
-          const { gid, batchName, batchInfo } = await importFields(caller, form.fields)
           const d = read.description
           const times = [d.StartRange, d.EndRange, d.Started, d.Finished].map((v) => parseTime(v))
           if (times.some((v) => v === undefined)) throw Errors.badRequest('not a usable search archive: a time in search.json cannot be read')
@@ -290,16 +383,20 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
             read.files,
           )
           return toDetails(s, now, config.searchGraceMs)
+        } catch (e) {
+          throw e instanceof QuotaExceeded ? quotaRefusal(e) : e
         } finally {
           removeWorkFiles(read.files) // gone already when adopted
         }
       },
       {
         access: { key: 'SaveSearch', cookie: true },
+        query: ImportQuery,
         parse: leaveMultipart,
         response: Details,
         detail: {
-          summary: 'Import a search archive (multipart file; optional GID, BatchName, BatchInfo) as a SAVED search of the caller; answers its details',
+          summary:
+            'Import a search archive (multipart file; optional GID, BatchName, BatchInfo; GID also in the query) as a SAVED search of the caller; answers its details',
         },
       },
     )

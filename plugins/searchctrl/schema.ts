@@ -20,6 +20,9 @@ export const IdParams = t.Object({ id: t.String({ maxLength: 32 }) })
 export const DownloadParams = t.Object({ id: t.String({ maxLength: 32 }), format: t.String({ maxLength: 16 }) })
 export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
 
+/** The import's group may also be named in the query, so that it is checked before any of the body is read. */
+export const ImportQuery = t.Object({ GID: t.Optional(t.String()), admin: t.Optional(t.String()) })
+
 export const ImportWire = t.Object({ Imported: t.Boolean(), Time: t.String(), BatchName: t.String(), BatchInfo: t.String() })
 
 /**

@@ -9,6 +9,7 @@ import searches from './008_searches'
 import dashboards from './005_dashboards'
 import library from './006_library'
 import searchGid from './009_search_gid'
+import quota from './010_quota'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -20,4 +21,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 7, name: 'entries', sql: entries },
   { version: 8, name: 'searches', sql: searches },
   { version: 9, name: 'search_gid', sql: searchGid },
+  { version: 10, name: 'quota', sql: quota },
 ]

@@ -27,8 +27,9 @@ import { join } from 'node:path'
 import { type BlobStore, discardBlob } from '../blob'
 import { Errors } from '../errors'
 import type { Logger } from '../log'
+import { type OwnerQuota, QuotaExceeded, type Quotas } from '../quota'
 import { formatTime } from '../time'
-import { type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
+import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo } from './entries'
 import { ALL_TAGS, type Query, type Stage, compileRegex, formatQuery } from './query'
 import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchQueryAndTimes } from './repo'
@@ -60,6 +61,17 @@ const SAVE_FAILED = 'saving failed: '
 const IMPORT_FLUSH_RECORDS = 1024
 /** History entries answered at most. */
 const HISTORY_LIMIT = 1000
+
+/**
+ * How much an import may store, checked record by record while the archive streams in: at most `ratio` times the
+ * compressed bytes received so far plus `floor`, never more than `max`, and never more than the room `quota` leaves.
+ */
+export interface ImportBound {
+  ratio: number
+  floor: number
+  max: number
+  quota?: OwnerQuota
+}
 
 /** An archive read into working files, not yet a search. */
 export interface ReadArchive {
@@ -116,6 +128,8 @@ export interface LaunchRequest {
 }
 
 export interface ManagerDeps {
+  /** Storage quotas: a saved search counts against its owner's once SAVED (server/quota.ts); absent: none. */
+  quotas?: Quotas
   entries: EntriesRepo
   searches: SearchesRepo
   blobs: BlobStore
@@ -217,6 +231,10 @@ export class SearchManager {
 
   async launch(req: LaunchRequest): Promise<Search> {
     this.sweep()
+    // A search's results are bounded by its owner's quota (the whole quota, not what is left: unsaved results are
+    // working files, not stored bytes): one that could never be saved stops growing there, so a short launch
+    // request cannot make the server write unbounded results (issue 12 point 7).
+    const maxResultBytes = await this.deps.quotas?.limitFor(req.uid)
     const now = this.deps.clock()
     const id = this.newId()
     const files = workFiles(this.dir, id)
@@ -257,12 +275,12 @@ export class SearchManager {
       await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
     this.searches.set(id, s)
     this.noteExpiry(req.client, req.clientExpires)
-    s.runner = this.run(s, req.query)
+    s.runner = this.run(s, req.query, maxResultBytes)
     return s
   }
 
   /** Feeds the search from the entries store, one step per event-loop turn, until done, stopped or deleted. */
-  private async run(s: Search, query: Query): Promise<void> {
+  private async run(s: Search, query: Query, maxResultBytes = Number.POSITIVE_INFINITY): Promise<void> {
     const { entries, clock, log } = this.deps
     const writer = new ResultWriter(s.work!)
     const pipeline = new Pipeline(query.stages)
@@ -283,6 +301,8 @@ export class SearchManager {
       const endStep = async () => {
         await writer.flush()
         this.progress(s, writer)
+        if (writer.bytes > maxResultBytes)
+          throw new Error(`the results exceed the storage quota of ${maxResultBytes} bytes (QUARRY_USER_QUOTA): the search was stopped there`)
         await (this.deps.step ?? nextTurn)()
         stepStart = performance.now()
       }
@@ -347,6 +367,13 @@ export class SearchManager {
   /** PATCH .../save: SAVING, then SAVED once dormant and finished; a body replaces Metadata. */
   async save(v: Viewer, id: string, metadata: unknown): Promise<void> {
     const s = this.viewable(v, id)
+    // Refused up front (413, nothing changed) when the results so far already take the owner past the quota; a
+    // search that grows past it afterwards ends in ERROR when it is moved (transfer).
+    if (s.save === 'none') {
+      const quota = await this.deps.quotas?.of(s.record.uid)
+      const size = s.record.storeSize + s.record.indexSize
+      if (quota && size > 0 && quota.used + size > quota.limit) throw Errors.quotaExceeded(quota.limit, quota.used, size)
+    }
     if (metadata !== undefined) s.record.metadata = metadata
     if (s.save === 'none') s.save = 'saving'
     await this.deps.searches.putSaved(this.row(s))
@@ -445,32 +472,42 @@ export class SearchManager {
   /** Starts moving a saving search's results to the blob store once it is dormant and finished. */
   private maybeTransfer(s: Search): void {
     if (s.save !== 'saving' || s.running || s.clients.size > 0 || s.transfer || s.removed || !s.work) return
-    s.transfer = this.transfer(s, s.work).finally(() => {
+    s.transfer = this.transfer(s, s.work).then(() => undefined).finally(() => {
       s.transfer = null
     })
   }
 
-  private async transfer(s: Search, work: WorkFiles): Promise<void> {
+  /**
+   * Moves the results to the blob store and marks the search saved; answers the error when that failed (the search
+   * then stays SAVING with ERROR and its working files). The owner's quota is checked before anything is copied
+   * and again in the transaction that marks it saved.
+   */
+  private async transfer(s: Search, work: WorkFiles): Promise<unknown> {
     const { blobs, searches, log } = this.deps
     const keys = blobKeys(s.record.id)
     try {
+      const quota = await this.deps.quotas?.of(s.record.uid)
+      const size = s.record.storeSize + s.record.indexSize
+      if (quota && size > 0 && quota.used + size > quota.limit) throw new QuotaExceeded(quota.limit, quota.used, size)
       await blobs.put(keys.results, Bun.file(work.results).stream())
       await blobs.put(keys.index, Bun.file(work.index).stream())
       if (s.removed) throw new Error('deleted while being saved')
       s.blob = keys
       s.save = 'saved'
       if (s.record.error.startsWith(SAVE_FAILED)) s.record.error = ''
-      await searches.putSaved(this.row(s))
+      await searches.putSaved(this.row(s), quota?.limit)
       s.work = null
       removeWorkFiles(work)
+      return undefined
     } catch (e) {
       await discardBlob(blobs, keys.results, log)
       await discardBlob(blobs, keys.index, log)
-      if (s.removed) return
+      if (s.removed) return e
       s.blob = null
       s.save = 'saving'
       s.record.error = `${SAVE_FAILED}${e instanceof Error ? e.message : String(e)}`
       log.error('could not save a search', { search: s.record.id, error: s.record.error })
+      return e
     }
   }
 
@@ -507,12 +544,34 @@ export class SearchManager {
    * Reads a search archive into fresh working files. Resolves once the whole archive was read and found sound;
    * on any failure (ArchiveError for the archive's faults) the files are removed and nothing is left.
    */
-  async readArchive(stream: ReadableStream<Uint8Array>, limits: Partial<ArchiveLimits>): Promise<ReadArchive> {
+  async readArchive(stream: ReadableStream<Uint8Array>, limits: Partial<ArchiveLimits>, bound?: ImportBound): Promise<ReadArchive> {
     const files = this.importFiles()
     const writer = new ResultWriter(files)
+    // The compressed bytes received so far: what an import's stored bytes are bounded relative to.
+    let compressed = 0
+    const counted = bound
+      ? stream.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, ctl) {
+              compressed += chunk.byteLength
+              ctl.enqueue(chunk)
+            },
+          }),
+        )
+      : stream
+    const room = bound?.quota ? bound.quota.limit - bound.quota.used : Number.POSITIVE_INFINITY
     try {
-      const description = await readSearchArchive(stream, limits, async (record) => {
+      const description = await readSearchArchive(counted, limits, async (record) => {
         writer.add(JSON.stringify(record))
+        if (bound) {
+          const stored = writer.bytes
+          if (stored > bound.max) throw new ArchiveError(`the archive expands to more than the limit of ${bound.max} bytes`)
+          if (stored > bound.ratio * compressed + bound.floor)
+            throw new ArchiveError(
+              `the archive expands to more than ${bound.ratio} times its compressed size (${compressed} bytes received, ${stored} bytes to store): refused as a possible zip bomb`,
+            )
+          if (stored > room) throw new QuotaExceeded(bound.quota!.limit, bound.quota!.used, stored)
+        }
         if (writer.queued >= IMPORT_FLUSH_RECORDS) await writer.flush()
       })
       await writer.close()
@@ -554,8 +613,8 @@ export class SearchManager {
     }
     try {
       await this.deps.searches.putSaved(this.row(s))
-      await this.transfer(s, own)
-      if (s.save !== 'saved') throw new Error(s.record.error)
+      const failed = await this.transfer(s, own)
+      if (s.save !== 'saved') throw failed ?? new Error(s.record.error)
     } catch (e) {
       await this.deps.searches.deleteSaved(id)
       removeWorkFiles(own)

@@ -1,5 +1,6 @@
 // Saved searches and the search history over SQLite. Plain objects in and out; no HTTP, no blob store here.
 import type { Database, Statement } from 'bun:sqlite'
+import { checkQuotaSqlite } from '../quota'
 import { formatTime } from '../time'
 
 export interface ImportInfo {
@@ -70,8 +71,12 @@ export interface HistoryRow {
 
 export interface SearchesRepo {
   listSaved(): Promise<SavedSearchRow[]>
-  /** Inserts or replaces the row of a saved search. */
-  putSaved(row: SavedSearchRow): Promise<void>
+  /**
+   * Inserts or replaces the row of a saved search. `quota`: the owner's storage quota, checked in the same
+   * transaction when the row becomes 'saved' (a 'saving' row does not count yet): QuotaExceeded when its results
+   * and index would take the owner past it.
+   */
+  putSaved(row: SavedSearchRow, quota?: number): Promise<void>
   deleteSaved(id: string): Promise<SavedSearchRow | undefined>
   /** Whether any saved search has this id (ids of searches in memory are checked by the manager). */
   savedExists(id: string): Promise<boolean>
@@ -160,13 +165,20 @@ export class SqliteSearchesRepo implements SearchesRepo {
   async listSaved() {
     return this.q.list.all().map(fromDb)
   }
-  async putSaved(r: SavedSearchRow) {
-    this.q.put.run(
-      r.id, r.uid, r.gid, r.state, r.userQuery, r.effectiveQuery, r.startRange, r.endRange, r.started, r.finished, r.lastUpdate,
-      r.storeSize, r.indexSize, r.itemCount, r.metadata === null || r.metadata === undefined ? null : JSON.stringify(r.metadata),
-      r.import === null ? null : JSON.stringify(r.import), JSON.stringify(r.launchInfo), r.noHistory ? 1 : 0, r.error,
-      r.resultsKey, r.indexKey,
-    )
+  async putSaved(r: SavedSearchRow, quota?: number) {
+    this.db.transaction(() => {
+      if (r.state === 'saved') {
+        const counted = this.q.get.get(r.id)
+        const before = counted?.state === 'saved' ? counted.store_size + counted.index_size : 0
+        checkQuotaSqlite(this.db, r.uid, quota, r.storeSize + r.indexSize - before)
+      }
+      this.q.put.run(
+        r.id, r.uid, r.gid, r.state, r.userQuery, r.effectiveQuery, r.startRange, r.endRange, r.started, r.finished, r.lastUpdate,
+        r.storeSize, r.indexSize, r.itemCount, r.metadata === null || r.metadata === undefined ? null : JSON.stringify(r.metadata),
+        r.import === null ? null : JSON.stringify(r.import), JSON.stringify(r.launchInfo), r.noHistory ? 1 : 0, r.error,
+        r.resultsKey, r.indexKey,
+      )
+    })()
   }
   async deleteSaved(id: string) {
     return this.db.transaction(() => {

@@ -60,6 +60,11 @@ export class ResultWriter {
     this.results.write(line)
   }
 
+  /** Bytes of results and index this writer will have stored once what is queued is flushed. */
+  get bytes(): number {
+    return this.storeSize + this.pending + this.indexSize + this.offsets.length * INDEX_ENTRY_BYTES
+  }
+
   /** Records queued since the last flush. */
   get queued(): number {
     return this.offsets.length

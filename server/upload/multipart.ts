@@ -48,7 +48,8 @@ export const FIELD_LIMIT = 64 * 1024
  */
 export async function streamUpload<T>(
   request: Request,
-  sink: (stream: ReadableStream<Uint8Array>) => Promise<T>,
+  /** `fields`: the text fields that came before the file part (a route may refuse on them before reading the file). */
+  sink: (stream: ReadableStream<Uint8Array>, fields: Readonly<Record<string, string>>) => Promise<T>,
   discard: (result: T) => Promise<void>,
   opts: { fieldLimit?: number } = {},
 ): Promise<UploadForm<T>> {
@@ -143,7 +144,7 @@ export async function streamUpload<T>(
       },
       { highWaterMark: QUEUE_CHUNKS },
     )
-    sinkResult = sink(web)
+    sinkResult = sink(web, { ...fields })
     sinkResult.catch((e) => abort(e))
   })
   bb.on('error', (e: unknown) => abort(new MultipartError(`malformed multipart form: ${(e as Error).message ?? e}`)))
