@@ -27,6 +27,8 @@ describe('configuration', () => {
     expect(config.sessionLifetimeMs).toBe(24 * 3_600_000)
     expect(config.loginMaxFailures).toBe(5)
     expect(config.loginFailureWindowMs).toBe(5 * 60_000)
+    expect(config.adminLoginRate).toBe(10)
+    expect(config.loginThrottleEntries).toBe(100_000)
     expect(config.logLevel).toBe('info')
     expect(config.tokenApiAdminOnly).toBe(false)
     expect(config.blobSweepGraceMs).toBe(3_600_000)
@@ -45,6 +47,8 @@ describe('configuration', () => {
       QUARRY_MAX_BODY_SIZE: '64KiB',
       QUARRY_LOG_LEVEL: 'warn',
       QUARRY_TOKEN_API_ADMIN_ONLY: 'true',
+      QUARRY_ADMIN_LOGIN_RATE: '30',
+      QUARRY_LOGIN_THROTTLE_ENTRIES: '5000',
     })
     expect(config.listenHost).toBe('::1')
     expect(config.listenPort).toBe(9000)
@@ -55,6 +59,8 @@ describe('configuration', () => {
     expect(config.maxBodyBytes).toBe(65536)
     expect(config.logLevel).toBe('warn')
     expect(config.tokenApiAdminOnly).toBe(true)
+    expect(config.adminLoginRate).toBe(30)
+    expect(config.loginThrottleEntries).toBe(5000)
   })
 
   test.each([
@@ -73,6 +79,9 @@ describe('configuration', () => {
     [{ QUARRY_SEARCH_GRACE: 'soon' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_SEARCH_GRACE: '0s' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_MAX_IMPORT_SIZE: 'big' }, 'QUARRY_MAX_IMPORT_SIZE'],
+    [{ QUARRY_ADMIN_LOGIN_RATE: '0' }, 'QUARRY_ADMIN_LOGIN_RATE'],
+    [{ QUARRY_ADMIN_LOGIN_RATE: 'fast' }, 'QUARRY_ADMIN_LOGIN_RATE'],
+    [{ QUARRY_LOGIN_THROTTLE_ENTRIES: '10' }, 'QUARRY_LOGIN_THROTTLE_ENTRIES'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })

@@ -1,5 +1,5 @@
 // Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; decisions §1, §2).
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, spyOn, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -159,10 +159,110 @@ describe('brute-force throttling', () => {
     expectLoginSuccess(await attempt(s, 'slow', 'slow-password'), false)
   })
 
-  test('UID 1 admin is never refused with 429', async () => {
+  test('UID 1 admin is not locked by 5 failures', async () => {
     const s = await setup()
     await fail(s, 'admin', 5)
     expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
+  })
+
+  /** Fires `count` wrong guesses at once, then (in the same burst) the right one; counts the password checks. */
+  async function burst(s: TestServer, user: string, right: string, count: number) {
+    const verify = spyOn(s.auth, 'verifyPassword')
+    const started = performance.now()
+    const answers = await Promise.all([
+      ...Array.from({ length: count }, (_, i) => attempt(s, user, `wrong-${i}-password`)),
+      attempt(s, user, right),
+    ])
+    const ms = performance.now() - started
+    const checks = verify.mock.calls.length
+    verify.mockRestore()
+    const statuses: Record<number, number> = {}
+    for (const r of answers) statuses[r.status] = (statuses[r.status] ?? 0) + 1
+    return { answers, statuses, checks, ms, last: answers.at(-1)! }
+  }
+
+  test('60 parallel guesses at one account: 5 are checked, the rest (the right password too) get 429 unchecked', async () => {
+    const s = await setup()
+    await s.createUser({ User: 'victim', Pass: 'victim-password' })
+    const { statuses, checks, last, answers } = await burst(s, 'victim', 'victim-password', 59)
+    expect(statuses).toEqual({ 422: 5, 429: 55 })
+    expect(checks).toBe(5)
+    expect(last.status).toBe(429)
+    for (const r of answers.filter((a) => a.status === 429)) {
+      expect(r.body).toEqual({ LoginStatus: false, Reason: expect.any(String), Error: expect.any(String) })
+      expect(Number(r.headers.get('retry-after'))).toBe(s.config.loginFailureWindowMs / 1000)
+    }
+    // still refused until the window has passed, then in
+    s.clock.advance(s.config.loginFailureWindowMs - 1)
+    expect((await attempt(s, 'victim', 'victim-password')).status).toBe(429)
+    s.clock.advance(1)
+    expectLoginSuccess(await attempt(s, 'victim', 'victim-password'), false)
+  })
+
+  test('an unknown name answers a parallel burst exactly as a known one, and its spellings share one count', async () => {
+    const s = await setup()
+    const { statuses, checks } = await burst(s, 'nobody-here', 'whatever-password', 59)
+    expect(statuses).toEqual({ 422: 5, 429: 55 })
+    expect(checks).toBe(5)
+    // the lookup ignores ASCII case, so the throttle does too, for known and unknown names alike
+    await s.createUser({ User: 'casey', Pass: 'casey-password' })
+    for (const [known, unknown] of [['casey', 'ghost'], ['CASEY', 'GHOST'], ['Casey', 'Ghost'], ['cAsey', 'gHost'], ['caseY', 'ghosT']]) {
+      expectLoginFailure(await attempt(s, known!, 'wrong-password'), 422, INVALID)
+      expectLoginFailure(await attempt(s, unknown!, 'wrong-password'), 422, INVALID)
+    }
+    expect((await attempt(s, 'casey', 'casey-password')).status).toBe(429)
+    expect((await attempt(s, 'ghost', 'any-password')).status).toBe(429)
+  })
+
+  test('UID 1 under a parallel burst: adminLoginRate checks a minute, shared by all requests; then in again', async () => {
+    const s = await setup()
+    expect(s.config.adminLoginRate).toBe(10)
+    const first = await burst(s, 'admin', ADMIN_PASSWORD, 59)
+    expect(first.statuses).toEqual({ 422: 10, 429: 50 })
+    expect(first.checks).toBe(10)
+    expect(first.last.status).toBe(429)
+    // the rate holds: within the minute every further guess is refused without a check
+    s.clock.advance(59_999)
+    const second = await burst(s, 'admin', 'wrong-again-password', 9)
+    expect(second.statuses).toEqual({ 429: 10 })
+    expect(second.checks).toBe(0)
+    // a minute after the window opened the admin gets in (strangers cannot lock it out for longer)
+    s.clock.advance(1)
+    expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
+    // and a successful login resets the count
+    await fail(s, 'admin', 10)
+    expect((await attempt(s, 'admin', ADMIN_PASSWORD)).status).toBe(429)
+  })
+
+  test('the throttle keeps at most loginThrottleEntries rows; new names past it get 429, rows past their window are swept', async () => {
+    const s = await setup({ loginThrottleEntries: 100 })
+    const rows = () => s.store.db.query<{ n: number }, []>('SELECT count(*) AS n FROM login_attempts').get()!.n
+    await s.createUser({ User: 'latecomer', Pass: 'latecomer-password' })
+    expect(rows()).toBe(0)
+    for (let i = 0; rows() < 100; i++) expectLoginFailure(await attempt(s, `made-up-${i}`, 'wrong-password'), 422, INVALID)
+    // a name with no row, known or not, is refused alike, unchecked; nothing is added
+    const verify = spyOn(s.auth, 'verifyPassword')
+    expect((await attempt(s, 'another-made-up', 'wrong-password')).status).toBe(429)
+    expect((await attempt(s, 'latecomer', 'wrong-password')).status).toBe(429)
+    expect(verify.mock.calls.length).toBe(0)
+    verify.mockRestore()
+    expect(rows()).toBe(100)
+    // names with a row go on as before, and UID 1 is never refused by the bound
+    expectLoginFailure(await attempt(s, 'made-up-0', 'wrong-password'), 422, INVALID)
+    expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
+    // once their windows have passed, the sweep frees the rows
+    s.clock.advance(s.config.loginFailureWindowMs)
+    await s.auth.sweepExpiredSessions()
+    expect(rows()).toBe(0)
+    expectLoginSuccess(await attempt(s, 'latecomer', 'latecomer-password'), false)
+  })
+
+  test('a user name of 1024 characters costs the throttle one row of fixed size', async () => {
+    const s = await setup()
+    expectLoginFailure(await attempt(s, 'x'.repeat(1024), 'wrong-password'), 422, INVALID)
+    const subjects = s.store.db.query<{ subject: string }, []>('SELECT subject FROM login_attempts').all().map((r) => r.subject)
+    expect(subjects.length).toBe(1)
+    expect(subjects[0]!.length).toBeLessThan(80)
   })
 })
 

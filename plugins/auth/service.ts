@@ -8,7 +8,7 @@ import type { Logger } from '../../server/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'
 import type { Store } from '../../server/store'
 import type { UserRow } from '../users/repo'
-import type { SessionRow } from './repo'
+import type { LoginReservation, SessionRow } from './repo'
 import { hashSecret, hashesEqual } from '../tokens/secret'
 
 /** Who is making a request, as the guard established it: by a login session or by an API token. */
@@ -24,15 +24,17 @@ export interface Caller {
 
 export type LoginResult =
   | { ok: true; jwt: string; user: UserRow }
-  | { ok: false; status: 422 | 423 | 429; reason: string }
+  | { ok: false; status: 422 | 423; reason: string }
+  | { ok: false; status: 429; reason: string; retryAfterMs: number }
 
 /** Sessions are written back at most this often, so a busy client does not turn every read into a write. */
 const TOUCH_INTERVAL_MS = 1000
 /** GET /api/login/tmptoken: a session usable only for downloads, for this long. */
 export const DOWNLOAD_SESSION_MS = 3000
-/** Failed logins to UID 1 past the threshold are slowed down by this much instead of refused. */
-const PRIMARY_ADMIN_DELAY_MS = 1000
+/** UID 1's attempts are limited per this window (config.adminLoginRate per minute). */
+const PRIMARY_ADMIN_WINDOW_MS = 60_000
 const INVALID_CREDENTIALS = 'Invalid username or password'
+const THROTTLED = 'Too many failed logins; try again later'
 /** Verified JWTs remembered at once; the oldest is forgotten first. */
 const VERIFIED_JWT_CACHE_SIZE = 10_000
 
@@ -76,49 +78,49 @@ export class AuthService {
     const { store, clock } = this.deps
     const now = clock()
     const user = await store.users.getByName(username)
-    if (user?.uid !== 1 && (await this.throttled(username, now))) {
-      return { ok: false, status: 429, reason: 'Too many failed logins; try again later' }
-    }
+    const subject = throttleSubject(user, username)
+    // The attempt is counted before the password is checked, so no number of parallel guesses gets more than the
+    // limit verified; a refused attempt costs no hashing. Unknown names take the same path with their own row.
+    const reservation = await this.reserveAttempt(user?.uid, subject, now)
+    if (!reservation.reserved) return { ok: false, status: 429, reason: THROTTLED, retryAfterMs: Math.max(0, reservation.until - now) }
     // An unknown name costs as much as a wrong password, so timing does not tell which it was.
     const matches = user
       ? await this.verifyPassword(password, user.passwordHash)
       : (await this.verifyPassword(password, await this.getDummyHash()), false)
     if (!user || !matches) {
-      await this.countFailure(username, user?.uid, now)
       this.deps.log.info('login failed', { user: username, origin })
       return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
     }
     if (user.locked) return { ok: false, status: 423, reason: 'Account is locked' }
-    await store.sessions.clearFailures(username)
+    await store.sessions.clearLoginAttempts(subject)
     await store.users.touch(user.uid, now)
     return { ok: true, jwt: await this.openSession(user.uid, origin, false), user }
   }
 
   /**
-   * Checks a user's current password where an API asks for it again (OrigPass). Wrong guesses count
-   * against the same throttle as logins, so a stolen session cannot be used to guess the password.
+   * Checks a user's current password where an API asks for it again (OrigPass). Guesses count against the same
+   * throttle as logins, so a stolen session cannot be used to guess the password.
    */
   async confirmPassword(user: UserRow, password: string | undefined): Promise<void> {
-    const now = this.deps.clock()
-    if (user.uid !== 1 && (await this.throttled(user.username, now))) throw Errors.tooManyRequests('too many wrong passwords; try again later')
-    if (!password || !(await this.verifyPassword(password, user.passwordHash))) {
-      await this.countFailure(user.username, user.uid, now)
+    const subject = throttleSubject(user, user.username)
+    if (!(await this.reserveAttempt(user.uid, subject, this.deps.clock())).reserved)
+      throw Errors.tooManyRequests('too many wrong passwords; try again later')
+    if (!password || !(await this.verifyPassword(password, user.passwordHash)))
       throw Errors.forbidden('OrigPass does not match the current password')
-    }
-    await this.deps.store.sessions.clearFailures(user.username)
+    await this.deps.store.sessions.clearLoginAttempts(subject)
   }
 
-  private async throttled(username: string, now: number): Promise<boolean> {
+  /**
+   * Reserves one password check. Every account and unknown name: loginMaxFailures per loginFailureWindowMs. UID 1,
+   * which strangers must not be able to lock out (decisions §2): adminLoginRate per minute, so a lockout by
+   * strangers lasts at most a minute after they stop, and guessing stays as slow as for everyone else. It is
+   * exempt from the row bound, having one row of its own.
+   */
+  private reserveAttempt(uid: number | undefined, subject: string, now: number): Promise<LoginReservation> {
     const { config, store } = this.deps
-    const failures = await store.sessions.getFailures(username)
-    return failures !== undefined && failures.failures >= config.loginMaxFailures && now - failures.windowStart < config.loginFailureWindowMs
-  }
-
-  /** Records a failed password; UID 1 is never refused, only slowed down once past the threshold. */
-  private async countFailure(username: string, uid: number | undefined, now: number): Promise<void> {
-    const { config, store } = this.deps
-    const count = await store.sessions.recordFailure(username, now, config.loginFailureWindowMs)
-    if (uid === 1 && count > config.loginMaxFailures) await Bun.sleep(PRIMARY_ADMIN_DELAY_MS)
+    return uid === 1
+      ? store.sessions.reserveLoginAttempt(subject, now, PRIMARY_ADMIN_WINDOW_MS, config.adminLoginRate, Number.MAX_SAFE_INTEGER)
+      : store.sessions.reserveLoginAttempt(subject, now, config.loginFailureWindowMs, config.loginMaxFailures, config.loginThrottleEntries)
   }
 
   /** Creates a session row and answers the JWT that points to it. */
@@ -198,7 +200,9 @@ export class AuthService {
 
   /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
   async sweepExpiredSessions(): Promise<void> {
-    this.ended(await this.deps.store.sessions.deleteExpired(this.deps.clock(), this.deps.config.sessionIdleMs))
+    const now = this.deps.clock()
+    this.ended(await this.deps.store.sessions.deleteExpired(now, this.deps.config.sessionIdleMs))
+    await this.deps.store.sessions.sweepLoginAttempts(now)
   }
 
   /**
@@ -353,6 +357,17 @@ function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | '
     if (m) return { kind: 'jwt', value: decodeURIComponent(m[1]!) }
   }
   return undefined
+}
+
+/**
+ * The login throttle's row for a login name: the account's UID when one has that name; otherwise a hash of the name
+ * (a fixed size whatever a client sends), folded as the user lookup compares names (ASCII case, NFC), so every
+ * spelling that would find one account shares one row, as known names do.
+ */
+function throttleSubject(user: UserRow | undefined, name: string): string {
+  if (user) return `uid:${user.uid}`
+  const folded = name.normalize('NFC').replace(/[A-Z]/g, (c) => c.toLowerCase())
+  return `name:${new Bun.CryptoHasher('sha256').update(folded).digest('hex')}`
 }
 
 /** The login session of a caller on a route that declares access 'session' (the guard admits no token there). */

@@ -8,6 +8,7 @@ import entries from './007_entries'
 import searches from './008_searches'
 import dashboards from './005_dashboards'
 import library from './006_library'
+import loginAttempts from './009_login_attempts'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -18,4 +19,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 6, name: 'library', sql: library },
   { version: 7, name: 'entries', sql: entries },
   { version: 8, name: 'searches', sql: searches },
+  { version: 9, name: 'login_attempts', sql: loginAttempts },
 ]
