@@ -9,7 +9,9 @@ import { createDiskBlobStore } from '../../server/blob'
 import { loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
 import { createSqliteStore } from '../../server/store'
-import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, serverPerTest } from '../../test/helpers'
+import { writeSearchArchive } from '../../server/search/archive'
+import { ZERO_TIME } from '../../server/time'
+import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, refused, serverPerTest } from '../../test/helpers'
 
 const INVALID = 'Invalid username or password'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -530,6 +532,65 @@ describe('credentials on the request', () => {
     expectError(await whoami(s, undefined, { ...ws, 'sec-websocket-protocol': 'garbage' }), 401)
     await s.call('PUT', '/api/logout', { jwt: u.jwt })
     expectError(await whoami(s, undefined, ws), 401)
+  })
+
+  test('a malformed, oversized or empty token cookie is 401 with an Error body, never a server fault', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const download = `/api/resources/${crypto.randomUUID()}/raw`
+    for (const cookie of [
+      'token=%E0%A4%A', 'token=%', 'token=%ZZ', 'token=%C0%AF', 'token=', 'token=""', 'token="', `token=${'a'.repeat(9000)}`,
+      `token=${u.jwt}%`, `token=${encodeURIComponent(u.jwt)}x`, 'token=a.b.c', 'token;token=;token=%', `xtoken=${u.jwt}`,
+    ]) {
+      expectError(await s.call('GET', download, { headers: { cookie } }), 401)
+      expectError(await s.call('POST', '/api/searchctrl/import', { headers: { cookie, origin: 'http://localhost' } }), 401)
+    }
+    expect(s.logs.filter((l) => l.includes('"level":"error"'))).toEqual([])
+    // the genuine cookie, plain, percent-encoded or quoted, still authenticates (a 404: no such resource)
+    for (const cookie of [`token=${u.jwt}`, `a=b; token=${encodeURIComponent(u.jwt)}`, `token="${u.jwt}"`])
+      expectError(await s.call('GET', download, { headers: { cookie } }), 404)
+  })
+
+  test('a cookie-authenticated request that changes something must come from this server (Origin or Sec-Fetch-Site)', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const cookie = `token=${u.jwt}`
+    const form = new FormData()
+    form.append('file', new Blob([await new Response(writeSearchArchive(
+      { UserQuery: 'tag=x', EffectiveQuery: 'tag=x', StartRange: ZERO_TIME, EndRange: ZERO_TIME, Started: ZERO_TIME, Finished: ZERO_TIME },
+      [{ Data: 'aGk=' }],
+    )).arrayBuffer()]), 'search.tar.gz')
+    const formRes = new Response(form)
+    const type = formRes.headers.get('content-type')!
+    const bytes = new Uint8Array(await formRes.arrayBuffer())
+    const importWith = (headers: Record<string, string>) => ({ body: bytes, headers: { 'content-type': type, ...headers } })
+    for (const headers of <Record<string, string>[]>[
+      { cookie },
+      { cookie, origin: 'https://evil.example' },
+      { cookie, origin: 'http://localhost.evil.example' },
+      { cookie, origin: 'http://evil.example@localhost' },
+      { cookie, origin: 'null' },
+      { cookie, origin: 'not a url' },
+      { cookie, 'sec-fetch-site': 'cross-site' },
+      { cookie, 'sec-fetch-site': 'same-site' },
+      { cookie, 'sec-fetch-site': 'none' },
+      { cookie, origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' },
+      { cookie, host: 'localhost', origin: 'http://localhost:8080' },
+    ])
+      await refused(s, 403, 'POST', '/api/searchctrl/import', importWith(headers))
+    // this server's own pages: by Origin (against the Host the request was sent to) or by Sec-Fetch-Site
+    for (const headers of <Record<string, string>[]>[
+      { cookie, origin: 'http://localhost' },
+      { cookie, 'sec-fetch-site': 'same-origin' },
+      { cookie, host: 'quarry.example:8443', origin: 'https://quarry.example:8443' },
+    ]) {
+      const res = await s.call('POST', '/api/searchctrl/import', importWith(headers))
+      expect(res.status).toBe(200)
+      expect(res.body.UID).toBe(u.uid)
+    }
+    // a JWT in a header is no browser's doing: no proof of origin needed; a GET by cookie needs none either
+    expect((await s.call('POST', '/api/searchctrl/import', { ...importWith({ origin: 'https://evil.example' }), jwt: u.jwt })).status).toBe(200)
+    expectError(await s.call('GET', `/api/resources/${crypto.randomUUID()}/raw`, { headers: { cookie, origin: 'https://evil.example' } }), 404)
   })
 
   test('GET /api/testauth is 200 {} with a JWT and 401 without', async () => {

@@ -261,7 +261,11 @@ export class AuthService {
   async authenticate(request: Request, spec: AccessSpec): Promise<Caller> {
     const credential = credentialOf(request, spec.cookie === true)
     if (!credential) throw Errors.unauthenticated()
-    return credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value)
+    const caller = await (credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value))
+    // A browser sends the cookie with requests other sites make it send; a header credential it never adds itself.
+    if (credential.cookie && !SAFE_METHODS.has(request.method) && !sameOrigin(request))
+      throw Errors.forbidden('a request authenticated by cookie must come from this server\'s own pages (Origin or Sec-Fetch-Site)')
+    return caller
   }
 
   private async bySession(token: string): Promise<Caller> {
@@ -338,7 +342,7 @@ export class AuthService {
  * `Sec-WebSocket-Protocol`, else (where the route allows it) in cookie `token`; or an API token in
  * `Service-Token` (or its alias `Gravwell-Token`).
  */
-function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | 'token'; value: string } | undefined {
+function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | 'token'; value: string; cookie?: true } | undefined {
   const headers = request.headers
   const authz = headers.get('authorization')
   if (authz) {
@@ -352,11 +356,55 @@ function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | '
     if (proto) return { kind: 'jwt', value: proto.split(',')[0]!.trim() }
   }
   if (allowCookie) {
-    const cookie = headers.get('cookie')
-    const m = cookie ? /(?:^|;\s*)token=([^;]+)/.exec(cookie) : null
-    if (m) return { kind: 'jwt', value: decodeURIComponent(m[1]!) }
+    const value = tokenCookie(headers.get('cookie'))
+    if (value !== undefined) return { kind: 'jwt', value, cookie: true }
   }
   return undefined
+}
+
+/** Methods that change nothing, for which a cookie needs no proof of origin. */
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD'])
+
+/**
+ * Whether a request comes from a page of this server: its Origin names the host the request was sent to, or,
+ * without an Origin, its Sec-Fetch-Site says same-origin. Neither (a non-browser client, or a browser too old to
+ * say): not proven, so refused; such clients send the JWT in a header, which no other site can make a browser add.
+ */
+function sameOrigin(request: Request): boolean {
+  const headers = request.headers
+  const host = (headers.get('host') ?? new URL(request.url).host).toLowerCase()
+  const origin = headers.get('origin')
+  if (origin !== null) {
+    try {
+      const url = new URL(origin)
+      return url.origin === origin && url.host === host
+    } catch {
+      return false
+    }
+  }
+  return headers.get('sec-fetch-site')?.trim().toLowerCase() === 'same-origin'
+}
+
+/** Longest `token` cookie value looked at: a JWT of ours is a few hundred characters. */
+const MAX_TOKEN_COOKIE = 8192
+
+/**
+ * The value of cookie `token` (the first one), percent-decoded and without the quotes RFC 6265 allows around it.
+ * Whatever a client sends, the answer is a string or undefined, never an exception: a malformed or oversized value
+ * is no credential (401), not a server fault.
+ */
+export function tokenCookie(header: string | null): string | undefined {
+  if (!header) return undefined
+  const m = /(?:^|;)\s*token=([^;]*)/.exec(header)
+  if (!m) return undefined
+  let raw = m[1]!.trim()
+  if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) raw = raw.slice(1, -1)
+  if (raw === '' || raw.length > MAX_TOKEN_COOKIE) return undefined
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return undefined
+  }
 }
 
 /**
