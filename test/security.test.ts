@@ -3,9 +3,10 @@
 // anonymous → 401, callers without the right → 403 (or the row's `deny`), callers with it → 200.
 // The token columns follow from the permission each route declares (x-permission), not from the rows:
 // a token of the owner without that permission → 403, with it → what the owner's login gets, expired → 401,
-// of a locked owner → 401; admin-level and session-only routes refuse every token with 403.
+// of a locked owner → 401; admin-level and session-only routes refuse every token with 403. Only the few
+// 'self' routes (SELF_ROUTES: who the token is, server facts) admit a token whatever it lists.
 import { describe, expect, test } from 'bun:test'
-import { CAPABILITY_NAMES, PUBLIC_ROUTES } from '../server/permissions'
+import { CAPABILITY_NAMES, PUBLIC_ROUTES, SELF_ROUTES } from '../server/permissions'
 import { writeSearchArchive } from '../server/search/archive'
 import { ZERO_TIME } from '../server/time'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
@@ -288,6 +289,12 @@ describe('every route is accounted for', () => {
   test('each protected route has a row in the matrix, and each row names a route', () => {
     const protectedKeys = routes.filter((r) => !PUBLIC_ROUTES.has(r.key)).map((r) => r.key).sort()
     expect(protectedKeys).toEqual(Object.keys(MATRIX).sort())
+  })
+
+  test("routes open to every token ('self') are exactly SELF_ROUTES; none of them changes anything", () => {
+    const open = routes.filter((r) => r.permission === 'self').map((r) => r.key).sort()
+    expect(open).toEqual([...SELF_ROUTES].sort())
+    for (const key of open) expect(key.startsWith('GET ')).toBe(true)
   })
 
   test('rows that say admin match routes declaring the admin permission', () => {

@@ -24,6 +24,8 @@ const SPEC_NAMES = [
   'Search', 'Download', 'SaveSearch', 'AttachSearch', 'BackgroundSearch', 'SetSearchGroup', 'SearchHistory', 'SearchGroupHistory',
   'SearchAllHistory', 'KitBuild', 'KitDownload', 'SOARLibs', 'SOAREmail', 'LicenseRead', 'Stats', 'Ingest', 'ListUsers',
   'ListGroups', 'ListGroupMembers', 'SystemInfoRead',
+  // not in decisions §3's list: added for the preferences routes (issue 12), which a token reached with any permission
+  'PreferenceRead', 'PreferenceWrite',
 ]
 
 const setup = serverPerTest()

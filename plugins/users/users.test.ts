@@ -833,6 +833,40 @@ describe('preferences', () => {
     await refused(s, 404, 'PUT', '/api/users/999999/preferences', { jwt: s.adminJwt, json: { a: 1 } })
   })
 
+  test('an API token reaches its owner\'s preferences only with PreferenceRead / PreferenceWrite (403 with Cap otherwise)', async () => {
+    const user = await s.createUser()
+    await okEmpty(s, 'PUT', `/api/users/${user.uid}/preferences`, { jwt: user.jwt, json: { mine: 1 } })
+    const token = async (capabilities: string[]) =>
+      ({ 'Service-Token': (await ok(s, 'POST', '/api/tokens', { jwt: user.jwt, json: { name: 'prefs', capabilities } })).body.token as string })
+    const path = `/api/users/${user.uid}/preferences`
+    /** A refusal for want of `cap`: 403 naming it, and nothing changed. */
+    const lacks = async (cap: string, method: string, at: string, opts: CallOptions) => {
+      const before = storeSnapshot(s)
+      expectError(await s.call(method, at, opts), 403, { Cap: cap })
+      expect(storeSnapshot(s)).toEqual(before)
+    }
+    const stats = await token(['Stats'])
+    await lacks('PreferenceRead', 'GET', path, { headers: stats })
+    await lacks('PreferenceWrite', 'PUT', path, { headers: stats, json: { stolen: 1 } })
+    await lacks('PreferenceWrite', 'DELETE', path, { headers: stats })
+    const reader = await token(['PreferenceRead'])
+    expect((await ok(s, 'GET', path, { headers: reader })).body).toEqual({ mine: 1 })
+    await lacks('PreferenceWrite', 'PUT', path, { headers: reader, json: { changed: 1 } })
+    const writer = await token(['PreferenceWrite'])
+    await okEmpty(s, 'PUT', path, { headers: writer, json: { changed: 1 } })
+    await lacks('PreferenceRead', 'GET', path, { headers: writer })
+    expect((await ok(s, 'GET', path, { jwt: user.jwt })).body).toEqual({ changed: 1 })
+    await okEmpty(s, 'DELETE', path, { headers: writer })
+    // the other reads of the owner's account need the permission that lists the same facts (ListUsers, ListGroups)
+    for (const suffix of ['', '/admin', '/searchgroup']) {
+      await lacks('ListUsers', 'GET', `/api/users/${user.uid}${suffix}`, { headers: stats })
+      expect((await s.call('GET', `/api/users/${user.uid}${suffix}`, { headers: await token(['ListUsers']) })).status).toBe(200)
+    }
+    await lacks('ListGroups', 'GET', `/api/users/${user.uid}/group`, { headers: stats })
+    // who the token acts for stays open to any token
+    expect((await ok(s, 'GET', '/api/info/whoami', { headers: stats })).body.UID).toBe(user.uid)
+  })
+
   test('admin listing: Data is the stored JSON base64-encoded, Name "prefs"', async () => {
     const user = await s.createUser()
     s.clock.advance(1000)
