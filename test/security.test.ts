@@ -31,11 +31,13 @@ interface Row {
   path?: (f: Fixture) => Promise<string>
   /** A non-JSON body (with its Content-Type), for upload routes. */
   raw?: () => CallOptions
+  /** Permissions the token column's token holds besides the route's: a token gives a token only what it holds. */
+  tokenAlso?: string[]
 }
 
 /** A fresh token of the owner, for rows that change or delete the token they name. */
 const ownerToken = (f: Fixture) => async () => `/api/tokens/${await f.makeToken(f.ownerJwt, ['DashboardRead'])}`
-const tokenRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: (f) => ownerToken(f)() })
+const tokenRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: (f) => ownerToken(f)(), tokenAlso: ['DashboardRead'] })
 
 /** A fresh resource of the owner, shared with the fixture group or not; answers its path plus `suffix`. */
 const ownerResource = (shared: boolean, suffix = '') => async (f: Fixture) => {
@@ -157,7 +159,7 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/groups/:gid': { who: 'admin' },
   'GET /api/groups/:gid/members': { who: 'member' },
   'GET /api/tokens': { who: 'any' },
-  'POST /api/tokens': { who: 'any', body: () => ({ name: 'script', capabilities: ['DashboardRead'] }) },
+  'POST /api/tokens': { who: 'any', body: () => ({ name: 'script', capabilities: ['DashboardRead'] }), tokenAlso: ['DashboardRead'] },
   'GET /api/tokens/capabilities': { who: 'any' },
   'GET /api/info/capabilities': { who: 'any' },
   'GET /api/tokens/:id': tokenRow(),
@@ -345,7 +347,7 @@ describe('route × caller matrix', () => {
       // exactly when it lists the route's permission ('self' routes need none), and then acts as its owner.
       const tokenRefused = permission === 'admin' || permission === 'session'
       const asOwner = allowed(row.who, 'owner') ? 200 : deny
-      const granted = permission === 'self' || tokenRefused ? [UNRELATED] : [permission]
+      const granted = permission === 'self' || tokenRefused ? [UNRELATED] : [permission, ...(row.tokenAlso ?? [])]
       const withIt = await f.makeToken(f.ownerJwt, granted)
       await record('tokenWithPermission', tokenRefused ? 403 : asOwner, withToken(withIt))
       if (!tokenRefused && permission !== 'self') {
