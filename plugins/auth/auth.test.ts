@@ -11,7 +11,7 @@ import { createLogger } from '../../server/log'
 import { createSqliteStore } from '../../server/store'
 import { writeSearchArchive } from '../../server/search/archive'
 import { ZERO_TIME } from '../../server/time'
-import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, refused, serverPerTest } from '../../test/helpers'
+import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, heldGuessBurst, refused, serverPerTest } from '../../test/helpers'
 
 const INVALID = 'Invalid username or password'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -167,21 +167,9 @@ describe('brute-force throttling', () => {
     expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
   })
 
-  /** Fires `count` wrong guesses at once, then (in the same burst) the right one; counts the password checks. */
-  async function burst(s: TestServer, user: string, right: string, count: number) {
-    const verify = spyOn(s.auth, 'verifyPassword')
-    const started = performance.now()
-    const answers = await Promise.all([
-      ...Array.from({ length: count }, (_, i) => attempt(s, user, `wrong-${i}-password`)),
-      attempt(s, user, right),
-    ])
-    const ms = performance.now() - started
-    const checks = verify.mock.calls.length
-    verify.mockRestore()
-    const statuses: Record<number, number> = {}
-    for (const r of answers) statuses[r.status] = (statuses[r.status] ?? 0) + 1
-    return { answers, statuses, checks, ms, last: answers.at(-1)! }
-  }
+  /** `count` wrong guesses at once, then the right one while the checked ones are still being verified. */
+  const burst = (s: TestServer, user: string, right: string, count: number) =>
+    heldGuessBurst(s, count, (i) => attempt(s, user, `wrong-${i}-password`), () => attempt(s, user, right))
 
   test('60 parallel guesses at one account: 5 are checked, the rest (the right password too) get 429 unchecked', async () => {
     const s = await setup()

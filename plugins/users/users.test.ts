@@ -1,7 +1,7 @@
 // HTTP-level tests of the users API (spec "Users and groups", "Account lock", "Errors", "Authentication";
 // decisions §1 and §4), through the real app on a temporary store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, refused, storeSnapshot, type TestServer } from '../../test/helpers'
+import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, heldGuessBurst, refused, storeSnapshot, type TestServer } from '../../test/helpers'
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -551,6 +551,27 @@ describe('PUT /api/users/{id}/pwd', () => {
       t.clock.advance(t.config.loginFailureWindowMs)
       await okEmpty(t, 'PUT', `/api/users/${user.uid}/pwd`, { jwt: await t.login(user.User, user.Pass), json: { OrigPass: user.Pass, NewPass: 'finally-set-pass' } })
       expect((await loginStatus(t, user.User, 'finally-set-pass')).status).toBe(200)
+    } finally {
+      t.close()
+    }
+  })
+
+  test('parallel OrigPass guesses: at most loginMaxFailures are checked, the rest 429 unchecked, the right one too', async () => {
+    const t = await createTestServer()
+    try {
+      const user = await t.createUser()
+      const path = `/api/users/${user.uid}/pwd`
+      const { statuses, checks, last } = await heldGuessBurst(
+        t,
+        30,
+        (i) => t.call('PUT', path, { jwt: user.jwt, json: { OrigPass: `guess-${i}`, NewPass: 'never-set-pass' } }),
+        () => t.call('PUT', path, { jwt: user.jwt, json: { OrigPass: user.Pass, NewPass: 'never-set-pass' } }),
+      )
+      expect(last.status).toBe(429)
+      expect(statuses).toEqual({ 403: 5, 429: 26 })
+      expect(checks).toBe(5)
+      t.clock.advance(t.config.loginFailureWindowMs)
+      expect((await loginStatus(t, user.User, 'never-set-pass')).status).toBe(422)
     } finally {
       t.close()
     }
