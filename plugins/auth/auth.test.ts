@@ -247,6 +247,28 @@ describe('brute-force throttling', () => {
     expectLoginSuccess(await attempt(s, 'latecomer', 'latecomer-password'), false)
   })
 
+  test('with the real hash cost, a wrong password for a known name and any password for an unknown one take alike', async () => {
+    const s = await setup({ passwordHash: loadConfig({}).config.passwordHash })
+    await s.createUser({ User: 'timed', Pass: 'timed-password' })
+    const time = async (user: string) => {
+      const started = performance.now()
+      expectLoginFailure(await attempt(s, user, 'wrong-password'), 422, INVALID)
+      return performance.now() - started
+    }
+    await time('warm-up-unknown')
+    const known: number[] = []
+    const unknown: number[] = []
+    // alternating, so load on the machine hits both alike; the known name 5 times, the limit
+    for (let i = 0; i < 5; i++) {
+      known.push(await time('timed'))
+      unknown.push(await time(`unknown-${i}`))
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const ratio = median(known) / median(unknown)
+    expect(ratio).toBeGreaterThan(0.5)
+    expect(ratio).toBeLessThan(2)
+  })
+
   test('a user name of 1024 characters costs the throttle one row of fixed size', async () => {
     const s = await setup()
     expectLoginFailure(await attempt(s, 'x'.repeat(1024), 'wrong-password'), 422, INVALID)

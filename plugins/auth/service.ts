@@ -331,6 +331,7 @@ export class AuthService {
     return claims
   }
 
+  /** Made when first needed, then kept: the first unknown name costs one hash more than any later one. */
   private getDummyHash(): Promise<string> {
     this.dummyHash ??= this.hashPassword(crypto.randomUUID())
     return this.dummyHash
