@@ -293,6 +293,15 @@ describe('every route is accounted for', () => {
     expect(protectedKeys).toEqual(Object.keys(MATRIX).sort())
   })
 
+  test('the routes taking the JWT from a cookie are the download routes and the search import', () => {
+    expect(routes.filter((r) => r.cookie).map((r) => r.key).sort()).toEqual([
+      'GET /api/files/:id',
+      'GET /api/resources/:guid/raw',
+      'GET /api/searchctrl/:id/download/:format',
+      'POST /api/searchctrl/import',
+    ])
+  })
+
   test("routes open to every token ('self') are exactly SELF_ROUTES; none of them changes anything", () => {
     const open = routes.filter((r) => r.permission === 'self').map((r) => r.key).sort()
     expect(open).toEqual([...SELF_ROUTES].sort())
@@ -320,7 +329,8 @@ describe('public routes answer anonymous callers', () => {
 
 describe('route × caller matrix', () => {
   for (const [key, row] of Object.entries(MATRIX)) {
-    const permission = routes.find((r) => r.key === key)!.permission as string
+    const route = routes.find((r) => r.key === key)!
+    const permission = route.permission as string
     test(key, async () => {
       const f = await fixture()
       const [method, pattern] = key.split(' ') as [string, string]
@@ -367,6 +377,17 @@ describe('route × caller matrix', () => {
       if (permission === 'admin') {
         const adminToken = await f.makeToken(f.server.adminJwt, CAPABILITY_NAMES)
         await record('adminsToken', 403, withToken(adminToken))
+      }
+
+      // The owner's JWT as cookie `token`, where the route takes one: from this server's page it acts as the owner; a
+      // request that changes something, sent from another site or without saying where from, is refused with 403.
+      if (route.cookie) {
+        const owner = allowed(row.who, 'owner') ? 200 : deny
+        const unsafe = method !== 'GET' && method !== 'HEAD'
+        await record('cookieFromOtherSite', unsafe ? 403 : owner, { headers: { cookie: `token=${f.ownerJwt}`, origin: 'https://evil.example' } })
+        await record('cookieFromNowhere', unsafe ? 403 : owner, { headers: { cookie: `token=${f.ownerJwt}` } })
+        await record('cookieFromOwnPage', owner, { headers: { cookie: `token=${encodeURIComponent(f.ownerJwt)}`, origin: 'http://localhost' } })
+        await record('cookieMalformed', 401, { headers: { cookie: 'token=%E0%A4%A', origin: 'http://localhost' } })
       }
 
       // Logins: admin last, as its call may delete what the others need.
