@@ -269,6 +269,44 @@ describe('brute-force throttling', () => {
     expect(ratio).toBeLessThan(2)
   })
 
+  test('a password change, lock or deletion while the login\'s check runs wins: no session is made', async () => {
+    const s = await setup()
+    /** Logs in while `meanwhile` runs with the password check held open. */
+    async function during(user: string, pass: string, meanwhile: () => Promise<unknown>) {
+      const original = s.auth.verifyPassword.bind(s.auth)
+      let release!: () => void
+      const gate = new Promise<void>((r) => (release = r))
+      let started!: () => void
+      const checking = new Promise<void>((r) => (started = r))
+      const spy = spyOn(s.auth, 'verifyPassword').mockImplementation(async (p: string, h: string) => {
+        started()
+        await gate
+        return original(p, h)
+      })
+      const login = attempt(s, user, pass)
+      await checking
+      await meanwhile()
+      release()
+      const res = await login
+      spy.mockRestore()
+      return res
+    }
+    const sessions = (uid: number) => s.store.db.query('SELECT id FROM sessions WHERE uid = ?').all(uid)
+    const changed = await s.createUser({ User: 'changed', Pass: 'old-password' })
+    const res = await during('changed', 'old-password', () =>
+      s.call('PUT', `/api/users/${changed.uid}/pwd`, { jwt: s.adminJwt, json: { NewPass: 'new-password' } }))
+    expectLoginFailure(res, 422, INVALID)
+    expect(sessions(changed.uid)).toEqual([])
+    const locked = await s.createUser({ User: 'locked', Pass: 'locked-password' })
+    expectLoginFailure(await during('locked', 'locked-password', () => s.call('PUT', `/api/users/${locked.uid}/lock`, { jwt: s.adminJwt })), 423)
+    expect(sessions(locked.uid)).toEqual([])
+    const deleted = await s.createUser({ User: 'deleted', Pass: 'deleted-password' })
+    expectLoginFailure(await during('deleted', 'deleted-password', () => s.call('DELETE', `/api/users/${deleted.uid}`, { jwt: s.adminJwt })), 422, INVALID)
+    expect(s.logs.filter((l) => l.includes('"level":"error"'))).toEqual([])
+    // undisturbed, the same login goes through
+    expectLoginSuccess(await attempt(s, 'changed', 'new-password'), false)
+  })
+
   test('a user name of 1024 characters costs the throttle one row of fixed size', async () => {
     const s = await setup()
     expectLoginFailure(await attempt(s, 'x'.repeat(1024), 'wrong-password'), 422, INVALID)

@@ -16,7 +16,12 @@ export interface SessionRow {
 export type LoginReservation = { reserved: true } | { reserved: false; until: number }
 
 export interface SessionsRepo {
-  create(session: SessionRow): Promise<void>
+  /**
+   * Creates the session while its user exists and is not locked and, when `passwordHash` is given, still has that
+   * password hash, in one statement: a login verified against a password that was changed, or an account locked or
+   * deleted, while the (slow) check ran gets no session. Answers whether it was created.
+   */
+  create(session: SessionRow, passwordHash?: string): Promise<boolean>
   /** The session with its user, in one query: this runs on every authenticated request. */
   getWithUser(id: string): Promise<{ session: SessionRow; user: UserRow } | undefined>
   touch(id: string, now: number): Promise<void>
@@ -56,7 +61,7 @@ const toSession = (r: SessionDbRow): SessionRow => ({
 
 export class SqliteSessionsRepo implements SessionsRepo {
   private readonly q: {
-    insert: Statement<unknown, [string, number, number, number, number, string, number]>
+    insert: Statement<unknown, [string, number, number, number, string, number, number, string | null]>
     getWithUser: Statement<SessionDbRow & UserDbRow, [string]>
     touch: Statement<unknown, [number, string]>
     del: Statement<unknown, [string]>
@@ -72,7 +77,10 @@ export class SqliteSessionsRepo implements SessionsRepo {
   constructor(db: Database) {
     const cols = 'id, uid, created, last_hit, expires, origin, temp'
     this.q = {
-      insert: db.query(`INSERT INTO sessions (${cols}) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insert: db.query(
+        `INSERT INTO sessions (${cols}) SELECT ?1, uid, ?2, ?3, ?4, ?5, ?6 FROM users
+         WHERE uid = ?7 AND locked = 0 AND (?8 IS NULL OR password_hash = ?8)`,
+      ),
       getWithUser: db.query(
         // `= +?`: see plugins/groups/repo.ts; a join with a bare parameter measured twice as slow here.
         `SELECT s.id AS id, s.created AS created, s.last_hit AS last_hit, s.expires AS expires, s.origin AS origin, s.temp AS temp, ${userColumns('u')}
@@ -101,8 +109,8 @@ export class SqliteSessionsRepo implements SessionsRepo {
     }
   }
 
-  async create(s: SessionRow) {
-    this.q.insert.run(s.id, s.uid, s.created, s.lastHit, s.expires, s.origin, s.temp ? 1 : 0)
+  async create(s: SessionRow, passwordHash?: string) {
+    return this.q.insert.run(s.id, s.created, s.lastHit, s.expires, s.origin, s.temp ? 1 : 0, s.uid, passwordHash ?? null).changes > 0
   }
   async getWithUser(id: string) {
     const r = this.q.getWithUser.get(id)

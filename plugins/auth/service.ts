@@ -92,9 +92,17 @@ export class AuthService {
       return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
     }
     if (user.locked) return { ok: false, status: 423, reason: 'Account is locked' }
+    // The session is made only if the account still has the password just checked and is still unlocked: a change,
+    // lock or deletion during the check wins over it.
+    const session = await this.createSession(user.uid, origin, false, undefined, user.passwordHash)
+    if (!session) {
+      const current = await store.users.get(user.uid)
+      if (current?.locked) return { ok: false, status: 423, reason: 'Account is locked' }
+      return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
+    }
     await store.sessions.clearLoginAttempts(subject)
     await store.users.touch(user.uid, now)
-    return { ok: true, jwt: await this.openSession(user.uid, origin, false), user }
+    return { ok: true, jwt: session.jwt, user }
   }
 
   /**
@@ -123,12 +131,17 @@ export class AuthService {
       : store.sessions.reserveLoginAttempt(subject, now, config.loginFailureWindowMs, config.loginMaxFailures, config.loginThrottleEntries)
   }
 
-  /** Creates a session row and answers the JWT that points to it. */
+  /** Creates a session row and answers the JWT that points to it; 401 when the account was locked or deleted meanwhile. */
   async openSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<string> {
-    return (await this.createSession(uid, origin, temp, expires)).jwt
+    const session = await this.createSession(uid, origin, temp, expires)
+    if (!session) throw Errors.unauthenticated('session has ended')
+    return session.jwt
   }
 
-  private async createSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<{ id: string; jwt: string }> {
+  /** Undefined when the store refused it (see SessionsRepo.create). */
+  private async createSession(
+    uid: number, origin: string, temp: boolean, expires?: number, passwordHash?: string,
+  ): Promise<{ id: string; jwt: string } | undefined> {
     const now = this.deps.clock()
     const session: SessionRow = {
       id: crypto.randomUUID(),
@@ -139,7 +152,7 @@ export class AuthService {
       origin,
       temp,
     }
-    await this.deps.store.sessions.create(session)
+    if (!(await this.deps.store.sessions.create(session, passwordHash))) return undefined
     return { id: session.id, jwt: await this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) }) }
   }
 
@@ -212,6 +225,7 @@ export class AuthService {
   async refreshSession(caller: Caller, origin: string): Promise<string> {
     const session = sessionOf(caller)
     const next = await this.createSession(caller.uid, origin, false, session.expires)
+    if (!next) throw Errors.unauthenticated('session has ended')
     if (await this.deps.store.sessions.delete(session.id)) for (const listener of this.replaceListeners) listener(session.id, next.id)
     return next.jwt
   }
