@@ -408,7 +408,7 @@ const MAX_TOKEN_COOKIE = 8192
  * Whatever a client sends, the answer is a string or undefined, never an exception: a malformed or oversized value
  * is no credential (401), not a server fault.
  */
-export function tokenCookie(header: string | null): string | undefined {
+function tokenCookie(header: string | null): string | undefined {
   if (!header) return undefined
   const m = /(?:^|;)\s*token=([^;]*)/.exec(header)
   if (!m) return undefined
