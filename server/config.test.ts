@@ -27,6 +27,8 @@ describe('configuration', () => {
     expect(config.sessionLifetimeMs).toBe(24 * 3_600_000)
     expect(config.loginMaxFailures).toBe(5)
     expect(config.loginFailureWindowMs).toBe(5 * 60_000)
+    expect(config.adminLoginRate).toBe(10)
+    expect(config.loginThrottleEntries).toBe(100_000)
     expect(config.logLevel).toBe('info')
     expect(config.tokenApiAdminOnly).toBe(false)
     expect(config.blobSweepGraceMs).toBe(3_600_000)
@@ -50,6 +52,8 @@ describe('configuration', () => {
       QUARRY_TOKEN_API_ADMIN_ONLY: 'true',
       QUARRY_MAP_TILE_URL: ' https://tiles.example.com/osm/{z}/{x}/{y}.png?key=abc ',
       QUARRY_DISABLE_MAP_TILE_PROXY: 'false',
+      QUARRY_ADMIN_LOGIN_RATE: '30',
+      QUARRY_LOGIN_THROTTLE_ENTRIES: '5000',
     })
     expect(config.listenHost).toBe('::1')
     expect(config.listenPort).toBe(9000)
@@ -62,6 +66,8 @@ describe('configuration', () => {
     expect(config.tokenApiAdminOnly).toBe(true)
     expect(config.mapTileUrl).toBe('https://tiles.example.com/osm/{z}/{x}/{y}.png?key=abc')
     expect(config.disableMapTileProxy).toBe(false)
+    expect(config.adminLoginRate).toBe(30)
+    expect(config.loginThrottleEntries).toBe(5000)
   })
 
   test.each([
@@ -88,6 +94,9 @@ describe('configuration', () => {
     [{ QUARRY_USER_QUOTA: '0' }, 'QUARRY_USER_QUOTA'],
     [{ QUARRY_USER_QUOTA: '0GiB' }, 'QUARRY_USER_QUOTA'],
     [{ QUARRY_USER_QUOTA: '-5MiB' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_ADMIN_LOGIN_RATE: '0' }, 'QUARRY_ADMIN_LOGIN_RATE'],
+    [{ QUARRY_ADMIN_LOGIN_RATE: 'fast' }, 'QUARRY_ADMIN_LOGIN_RATE'],
+    [{ QUARRY_LOGIN_THROTTLE_ENTRIES: '10' }, 'QUARRY_LOGIN_THROTTLE_ENTRIES'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })

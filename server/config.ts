@@ -26,8 +26,13 @@ export interface Config {
   searchGraceMs: number
   /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
   blobSweepGraceMs: number
+  /** Failed logins per account (or unknown user name) within loginFailureWindowMs before 429 (decisions §2). */
   loginMaxFailures: number
   loginFailureWindowMs: number
+  /** UID 1 is never locked: its failed logins are instead limited to this many per minute, shared by all requests. */
+  adminLoginRate: number
+  /** Most rows the login throttle keeps at once: new user names past it get 429 until the sweep frees rows. */
+  loginThrottleEntries: number
   minPasswordLength: number
   /** The access-control policy of decisions §3: when true, only admins may use the token API. */
   tokenApiAdminOnly: boolean
@@ -54,6 +59,7 @@ const KNOWN = new Set([
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE',
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
+  'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
@@ -202,6 +208,8 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     blobSweepGraceMs: parseDuration('QUARRY_BLOB_SWEEP_GRACE', get('QUARRY_BLOB_SWEEP_GRACE') ?? '1h'),
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),
     loginFailureWindowMs: parseDuration('QUARRY_LOGIN_FAILURE_WINDOW', get('QUARRY_LOGIN_FAILURE_WINDOW') ?? '5m'),
+    adminLoginRate: parseCount('QUARRY_ADMIN_LOGIN_RATE', get('QUARRY_ADMIN_LOGIN_RATE') ?? '10', 1, 1000),
+    loginThrottleEntries: parseCount('QUARRY_LOGIN_THROTTLE_ENTRIES', get('QUARRY_LOGIN_THROTTLE_ENTRIES') ?? '100000', 100, 10_000_000),
     minPasswordLength,
     tokenApiAdminOnly: parseBool('QUARRY_TOKEN_API_ADMIN_ONLY', get('QUARRY_TOKEN_API_ADMIN_ONLY') ?? 'false'),
     logLevel,

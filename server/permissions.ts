@@ -30,6 +30,9 @@ export const CAPABILITIES = {
   ...pair('Token', 'Tokens'),
   ...pair('Secret', 'Secrets'),
   ...pair('Alert', 'Alerts'),
+  // Not in the Go or TypeScript clients' lists (which have no token permission for preferences): ours, so that a
+  // token reaches its owner's preferences only when given to (issue 12).
+  ...pair('Preference', 'Preferences'),
   Search: { Desc: 'Launch searches', Category: 'Search' },
   Download: { Desc: 'Download search results', Category: 'Search' },
   SaveSearch: { Desc: 'Save searches', Category: 'Search' },
@@ -58,8 +61,10 @@ export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as Capability[]
 /**
  * What a route needs:
  * - a Capability: an authenticated caller whose rights include it;
- * - 'self': any authenticated caller, API tokens included (self-service reads; the handler decides whose
- *   data it touches);
+ * - 'self': any authenticated caller, any API token included, whatever permissions it lists. Only for reads
+ *   that show a token nothing but who it acts for and facts of the server that are the same for everyone
+ *   (testauth, whoami, settings, the permission lists: SELF_ROUTES); every route touching the owner's data declares a
+ *   Capability, which every user holds, so that a token needs it there (issue 12);
  * - 'session': a caller logged in with a session, never an API token (the session itself and the account:
  *   logout, refresh, password, account changes, session list);
  * - 'admin': an admin logged in with a session (never a token, decisions §3).
@@ -80,6 +85,15 @@ export type Access = AccessKey | AccessSpec
 export function accessSpec(access: Access): AccessSpec {
   return typeof access === 'string' ? { key: access } : access
 }
+
+/** The routes that declare 'self': open to every token (see AccessKey); a new one must be added here knowingly. */
+export const SELF_ROUTES: ReadonlySet<string> = new Set([
+  'GET /api/testauth',
+  'GET /api/info/whoami',
+  'GET /api/settings',
+  'GET /api/tokens/capabilities',
+  'GET /api/info/capabilities',
+])
 
 /** Routes that answer without authentication: "METHOD path" as registered. */
 export const PUBLIC_ROUTES = new Set([

@@ -394,6 +394,41 @@ const authJunk = (route: RouteInfo) =>
       }),
     )
 
+/** Replaced by the fixture user's JWT when the request is built, so that a hostile cookie can wrap a real credential. */
+const USER_JWT = '{user-jwt}'
+
+/**
+ * Hostile `token` cookies (issue 12): bad percent-encoding, huge and empty values, quotes, duplicates, a real JWT
+ * mangled, and a real JWT sent by cookie with a foreign or missing Origin (a refused cross-site request).
+ */
+const cookieJunk = (route: RouteInfo) =>
+  fc
+    .record({
+      caller: callerArb,
+      params: paramsArb(route),
+      cookie: fc.oneof(
+        fc.constantFrom(
+          'token=%', 'token=%E0%A4%A', 'token=%ZZ', 'token=%C0%AF', 'token=%ED%A0%80', 'token=%00', 'token=""', 'token="', 'token=;token=%',
+          'token', ';;;', '=', 'token==', 'token=a; token=b', `token=${USER_JWT}%`, `token=${USER_JWT}%zz`, `token="${USER_JWT}`,
+          `token=${USER_JWT}.x`, `token=x; token=${USER_JWT}`, `token=${USER_JWT}`, `a=%; token=${USER_JWT}`,
+        ),
+        fc.string({ unit: 'binary-ascii' }).map((v) => `token=${v}`),
+        fc.string().map((v) => `token=${encodeURIComponent(v)}%`),
+        fc.integer({ min: 5_000, max: 60_000 }).map((n) => `token=${'%41'.repeat(n / 3)}`),
+        fc.integer({ min: 5_000, max: 60_000 }).map((n) => `token=${'a'.repeat(n)}`),
+      ),
+      origin: fc.constantFrom(undefined, 'https://evil.example', 'null', 'http://localhost', '%', 'http://localhost.evil.example'),
+      site: fc.constantFrom(undefined, 'cross-site', 'same-site', 'same-origin', 'none'),
+      body: validishBody(route),
+    })
+    .map((c): FuzzCase => {
+      const headers: Record<string, string> = { cookie: c.cookie.replace(/[\r\n]/g, '') }
+      if (c.origin !== undefined) headers.origin = c.origin
+      if (c.site !== undefined) headers['sec-fetch-site'] = c.site
+      if (c.body !== undefined) headers['content-type'] = 'application/json'
+      return { kind: 'odd-cookie', route: route.key, mustRefuse: false, method: route.method, path: route.path, caller: c.caller, params: c.params, query: '', headers, body: c.body }
+    })
+
 /** Every case generator over every route of the table: must-refuse ones and junk, the junk weighted by kind. */
 export function caseArbitrary(routes: RouteInfo[]): fc.Arbitrary<FuzzCase> {
   const refuse = routes.flatMap(mustRefuseCases)
@@ -401,6 +436,7 @@ export function caseArbitrary(routes: RouteInfo[]): fc.Arbitrary<FuzzCase> {
   const junk = [
     ...routes.map(pathJunk),
     ...routes.map(authJunk),
+    ...routes.map(cookieJunk),
     ...writes.map(jsonJunk),
     // upload routes are few but take the riskiest bodies: weighted up
     ...routes.filter((r) => r.upload).flatMap((r) => Array.from({ length: 6 }, () => multipartJunk(r))),
@@ -548,7 +584,8 @@ export async function fuzzFixture(): Promise<FuzzFixture> {
     if (c.caller === 'user') headers.set('authorization', `Bearer ${w.user.jwt}`)
     if (c.caller === 'admin') headers.set('authorization', `Bearer ${w.adminJwt}`)
     if (c.caller === 'token') headers.set('service-token', w.token)
-    for (const [k, v] of Object.entries(c.headers)) {
+    for (const [k, raw] of Object.entries(c.headers)) {
+      const v = raw.replaceAll(USER_JWT, w.user.jwt)
       try {
         headers.set(k, v)
       } catch {

@@ -1,6 +1,6 @@
 // A real app on a temporary store, driven through app.handle() with real Requests.
 // Each call builds its own store and clock, so test files are independent and may run in any order.
-import { afterEach, expect } from 'bun:test'
+import { afterEach, expect, spyOn } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -187,7 +187,7 @@ export function expectError(res: CallResult, status: number, extra: Record<strin
 
 /** Columns that move on every authenticated request, and counters a refused password rightly bumps. */
 const VOLATILE_COLUMNS = new Set(['last_hit', 'last_active'])
-const VOLATILE_TABLES = new Set(['login_failures', 'schema_migrations'])
+const VOLATILE_TABLES = new Set(['login_attempts', 'schema_migrations'])
 
 /** Every row of every table of the store, for "nothing changed" checks; volatile columns left out. */
 export function storeSnapshot(s: TestServer): Record<string, unknown[]> {
@@ -325,4 +325,46 @@ export function listening(proc: Subprocess<any, 'pipe', any>): Promise<{ url: st
       reject(new Error('server exited before listening'))
     })()
   })
+}
+
+/**
+ * A burst of password guesses with every password check held open until the burst is in: `wrong` guesses are sent
+ * at once, and the right one (`right`) only once each wrong one has either reached the password check or been
+ * answered, so it arrives while the checked guesses are still being verified (the race of issue 12 point 5, made
+ * certain rather than left to scheduling). Answers every status (the right one last) and how many checks ran.
+ */
+export async function heldGuessBurst(
+  s: TestServer,
+  wrong: number,
+  guess: (i: number) => Promise<CallResult>,
+  right: () => Promise<CallResult>,
+): Promise<{ statuses: Record<number, number>; checks: number; answers: CallResult[]; last: CallResult }> {
+  const original = s.auth.verifyPassword.bind(s.auth)
+  let release!: () => void
+  const gate = new Promise<void>((r) => (release = r))
+  let checks = 0
+  const spy = spyOn(s.auth, 'verifyPassword').mockImplementation(async (password: string, hash: string) => {
+    checks++
+    await gate
+    return original(password, hash)
+  })
+  try {
+    let answered = 0
+    const guesses = Array.from({ length: wrong }, (_, i) => guess(i).finally(() => void answered++))
+    for (let i = 0; i < 2000 && checks + answered < wrong; i++) await Bun.sleep(1)
+    expect(checks + answered).toBe(wrong)
+    // the right guess is let go only once it has reached the check too, or been answered without one
+    const held = checks
+    let rightAnswered = false
+    const last = right().finally(() => void (rightAnswered = true))
+    for (let i = 0; i < 2000 && checks === held && !rightAnswered; i++) await Bun.sleep(1)
+    release()
+    const answers = [...(await Promise.all(guesses)), await last]
+    const statuses: Record<number, number> = {}
+    for (const r of answers) statuses[r.status] = (statuses[r.status] ?? 0) + 1
+    return { statuses, checks, answers, last: answers.at(-1)! }
+  } finally {
+    release()
+    spy.mockRestore()
+  }
 }

@@ -12,6 +12,8 @@ export interface RouteInfo {
   key: string
   /** The `x-permission` the route's `access:` declares; undefined for public routes. */
   permission: string | undefined
+  /** The route also takes the JWT from cookie `token` (`x-cookie`). */
+  cookie: boolean
   body: TSchema | undefined
   query: TSchema | undefined
   params: TSchema | undefined
@@ -39,6 +41,7 @@ export function apiRoutes(app: App): RouteInfo[] {
       path,
       key: `${r.method} ${path}`,
       permission: hooks.detail?.['x-permission'] as string | undefined,
+      cookie: hooks.detail?.['x-cookie'] === true,
       body: hooks.body,
       query: hooks.query,
       params: hooks.params,

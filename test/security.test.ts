@@ -3,9 +3,10 @@
 // anonymous → 401, callers without the right → 403 (or the row's `deny`), callers with it → 200.
 // The token columns follow from the permission each route declares (x-permission), not from the rows:
 // a token of the owner without that permission → 403, with it → what the owner's login gets, expired → 401,
-// of a locked owner → 401; admin-level and session-only routes refuse every token with 403.
+// of a locked owner → 401; admin-level and session-only routes refuse every token with 403. Only the few
+// 'self' routes (SELF_ROUTES: who the token is, server facts) admit a token whatever it lists.
 import { describe, expect, test } from 'bun:test'
-import { CAPABILITY_NAMES, PUBLIC_ROUTES } from '../server/permissions'
+import { CAPABILITY_NAMES, PUBLIC_ROUTES, SELF_ROUTES } from '../server/permissions'
 import { writeSearchArchive } from '../server/search/archive'
 import { ZERO_TIME } from '../server/time'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
@@ -30,11 +31,13 @@ interface Row {
   path?: (f: Fixture) => Promise<string>
   /** A non-JSON body (with its Content-Type), for upload routes. */
   raw?: () => CallOptions
+  /** Permissions the token column's token holds besides the route's: a token gives a token only what it holds. */
+  tokenAlso?: string[]
 }
 
 /** A fresh token of the owner, for rows that change or delete the token they name. */
 const ownerToken = (f: Fixture) => async () => `/api/tokens/${await f.makeToken(f.ownerJwt, ['DashboardRead'])}`
-const tokenRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: (f) => ownerToken(f)() })
+const tokenRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: (f) => ownerToken(f)(), tokenAlso: ['DashboardRead'] })
 
 /** A fresh resource of the owner, shared with the fixture group or not; answers its path plus `suffix`. */
 const ownerResource = (shared: boolean, suffix = '') => async (f: Fixture) => {
@@ -156,7 +159,7 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/groups/:gid': { who: 'admin' },
   'GET /api/groups/:gid/members': { who: 'member' },
   'GET /api/tokens': { who: 'any' },
-  'POST /api/tokens': { who: 'any', body: () => ({ name: 'script', capabilities: ['DashboardRead'] }) },
+  'POST /api/tokens': { who: 'any', body: () => ({ name: 'script', capabilities: ['DashboardRead'] }), tokenAlso: ['DashboardRead'] },
   'GET /api/tokens/capabilities': { who: 'any' },
   'GET /api/info/capabilities': { who: 'any' },
   'GET /api/tokens/:id': tokenRow(),
@@ -290,6 +293,21 @@ describe('every route is accounted for', () => {
     expect(protectedKeys).toEqual(Object.keys(MATRIX).sort())
   })
 
+  test('the routes taking the JWT from a cookie are the download routes and the search import', () => {
+    expect(routes.filter((r) => r.cookie).map((r) => r.key).sort()).toEqual([
+      'GET /api/files/:id',
+      'GET /api/resources/:guid/raw',
+      'GET /api/searchctrl/:id/download/:format',
+      'POST /api/searchctrl/import',
+    ])
+  })
+
+  test("routes open to every token ('self') are exactly SELF_ROUTES; none of them changes anything", () => {
+    const open = routes.filter((r) => r.permission === 'self').map((r) => r.key).sort()
+    expect(open).toEqual([...SELF_ROUTES].sort())
+    for (const key of open) expect(key.startsWith('GET ')).toBe(true)
+  })
+
   test('rows that say admin match routes declaring the admin permission', () => {
     for (const r of routes.filter((r) => !PUBLIC_ROUTES.has(r.key)))
       expect({ route: r.key, admin: r.permission === 'admin' }).toEqual({ route: r.key, admin: MATRIX[r.key]!.who === 'admin' })
@@ -311,7 +329,8 @@ describe('public routes answer anonymous callers', () => {
 
 describe('route × caller matrix', () => {
   for (const [key, row] of Object.entries(MATRIX)) {
-    const permission = routes.find((r) => r.key === key)!.permission as string
+    const route = routes.find((r) => r.key === key)!
+    const permission = route.permission as string
     test(key, async () => {
       const f = await fixture()
       const [method, pattern] = key.split(' ') as [string, string]
@@ -338,7 +357,7 @@ describe('route × caller matrix', () => {
       // exactly when it lists the route's permission ('self' routes need none), and then acts as its owner.
       const tokenRefused = permission === 'admin' || permission === 'session'
       const asOwner = allowed(row.who, 'owner') ? 200 : deny
-      const granted = permission === 'self' || tokenRefused ? [UNRELATED] : [permission]
+      const granted = permission === 'self' || tokenRefused ? [UNRELATED] : [permission, ...(row.tokenAlso ?? [])]
       const withIt = await f.makeToken(f.ownerJwt, granted)
       await record('tokenWithPermission', tokenRefused ? 403 : asOwner, withToken(withIt))
       if (!tokenRefused && permission !== 'self') {
@@ -358,6 +377,17 @@ describe('route × caller matrix', () => {
       if (permission === 'admin') {
         const adminToken = await f.makeToken(f.server.adminJwt, CAPABILITY_NAMES)
         await record('adminsToken', 403, withToken(adminToken))
+      }
+
+      // The owner's JWT as cookie `token`, where the route takes one: from this server's page it acts as the owner; a
+      // request that changes something, sent from another site or without saying where from, is refused with 403.
+      if (route.cookie) {
+        const owner = allowed(row.who, 'owner') ? 200 : deny
+        const unsafe = method !== 'GET' && method !== 'HEAD'
+        await record('cookieFromOtherSite', unsafe ? 403 : owner, { headers: { cookie: `token=${f.ownerJwt}`, origin: 'https://evil.example' } })
+        await record('cookieFromNowhere', unsafe ? 403 : owner, { headers: { cookie: `token=${f.ownerJwt}` } })
+        await record('cookieFromOwnPage', owner, { headers: { cookie: `token=${encodeURIComponent(f.ownerJwt)}`, origin: 'http://localhost' } })
+        await record('cookieMalformed', 401, { headers: { cookie: 'token=%E0%A4%A', origin: 'http://localhost' } })
       }
 
       // Logins: admin last, as its call may delete what the others need.

@@ -1,5 +1,5 @@
 // Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; decisions §1, §2).
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, spyOn, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -9,7 +9,9 @@ import { createDiskBlobStore } from '../../server/blob'
 import { loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
 import { createSqliteStore } from '../../server/store'
-import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, serverPerTest } from '../../test/helpers'
+import { writeSearchArchive } from '../../server/search/archive'
+import { ZERO_TIME } from '../../server/time'
+import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, heldGuessBurst, refused, serverPerTest } from '../../test/helpers'
 
 const INVALID = 'Invalid username or password'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -159,10 +161,158 @@ describe('brute-force throttling', () => {
     expectLoginSuccess(await attempt(s, 'slow', 'slow-password'), false)
   })
 
-  test('UID 1 admin is never refused with 429', async () => {
+  test('UID 1 admin is not locked by 5 failures', async () => {
     const s = await setup()
     await fail(s, 'admin', 5)
     expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
+  })
+
+  /** `count` wrong guesses at once, then the right one while the checked ones are still being verified. */
+  const burst = (s: TestServer, user: string, right: string, count: number) =>
+    heldGuessBurst(s, count, (i) => attempt(s, user, `wrong-${i}-password`), () => attempt(s, user, right))
+
+  test('60 parallel guesses at one account: 5 are checked, the rest (the right password too) get 429 unchecked', async () => {
+    const s = await setup()
+    await s.createUser({ User: 'victim', Pass: 'victim-password' })
+    const { statuses, checks, last, answers } = await burst(s, 'victim', 'victim-password', 59)
+    expect(statuses).toEqual({ 422: 5, 429: 55 })
+    expect(checks).toBe(5)
+    expect(last.status).toBe(429)
+    for (const r of answers.filter((a) => a.status === 429)) {
+      expect(r.body).toEqual({ LoginStatus: false, Reason: expect.any(String), Error: expect.any(String) })
+      expect(Number(r.headers.get('retry-after'))).toBe(s.config.loginFailureWindowMs / 1000)
+    }
+    // still refused until the window has passed, then in
+    s.clock.advance(s.config.loginFailureWindowMs - 1)
+    expect((await attempt(s, 'victim', 'victim-password')).status).toBe(429)
+    s.clock.advance(1)
+    expectLoginSuccess(await attempt(s, 'victim', 'victim-password'), false)
+  })
+
+  test('an unknown name answers a parallel burst exactly as a known one, and its spellings share one count', async () => {
+    const s = await setup()
+    const { statuses, checks } = await burst(s, 'nobody-here', 'whatever-password', 59)
+    expect(statuses).toEqual({ 422: 5, 429: 55 })
+    expect(checks).toBe(5)
+    // the lookup ignores ASCII case, so the throttle does too, for known and unknown names alike
+    await s.createUser({ User: 'casey', Pass: 'casey-password' })
+    for (const [known, unknown] of [['casey', 'ghost'], ['CASEY', 'GHOST'], ['Casey', 'Ghost'], ['cAsey', 'gHost'], ['caseY', 'ghosT']]) {
+      expectLoginFailure(await attempt(s, known!, 'wrong-password'), 422, INVALID)
+      expectLoginFailure(await attempt(s, unknown!, 'wrong-password'), 422, INVALID)
+    }
+    expect((await attempt(s, 'casey', 'casey-password')).status).toBe(429)
+    expect((await attempt(s, 'ghost', 'any-password')).status).toBe(429)
+  })
+
+  test('UID 1 under a parallel burst: adminLoginRate checks a minute, shared by all requests; then in again', async () => {
+    const s = await setup()
+    expect(s.config.adminLoginRate).toBe(10)
+    const first = await burst(s, 'admin', ADMIN_PASSWORD, 59)
+    expect(first.statuses).toEqual({ 422: 10, 429: 50 })
+    expect(first.checks).toBe(10)
+    expect(first.last.status).toBe(429)
+    // the rate holds: within the minute every further guess is refused without a check
+    s.clock.advance(59_999)
+    const second = await burst(s, 'admin', 'wrong-again-password', 9)
+    expect(second.statuses).toEqual({ 429: 10 })
+    expect(second.checks).toBe(0)
+    // a minute after the window opened the admin gets in (strangers cannot lock it out for longer)
+    s.clock.advance(1)
+    expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
+    // and a successful login resets the count
+    await fail(s, 'admin', 10)
+    expect((await attempt(s, 'admin', ADMIN_PASSWORD)).status).toBe(429)
+  })
+
+  test('the throttle keeps at most loginThrottleEntries rows; new names past it get 429, rows past their window are swept', async () => {
+    const s = await setup({ loginThrottleEntries: 100 })
+    const rows = () => s.store.db.query<{ n: number }, []>('SELECT count(*) AS n FROM login_attempts').get()!.n
+    await s.createUser({ User: 'latecomer', Pass: 'latecomer-password' })
+    expect(rows()).toBe(0)
+    for (let i = 0; rows() < 100; i++) expectLoginFailure(await attempt(s, `made-up-${i}`, 'wrong-password'), 422, INVALID)
+    // a name with no row, known or not, is refused alike, unchecked; nothing is added
+    const verify = spyOn(s.auth, 'verifyPassword')
+    expect((await attempt(s, 'another-made-up', 'wrong-password')).status).toBe(429)
+    expect((await attempt(s, 'latecomer', 'wrong-password')).status).toBe(429)
+    expect(verify.mock.calls.length).toBe(0)
+    verify.mockRestore()
+    expect(rows()).toBe(100)
+    // names with a row go on as before, and UID 1 is never refused by the bound
+    expectLoginFailure(await attempt(s, 'made-up-0', 'wrong-password'), 422, INVALID)
+    expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
+    // once their windows have passed, the sweep frees the rows
+    s.clock.advance(s.config.loginFailureWindowMs)
+    await s.auth.sweepExpiredSessions()
+    expect(rows()).toBe(0)
+    expectLoginSuccess(await attempt(s, 'latecomer', 'latecomer-password'), false)
+  })
+
+  test('with the real hash cost, a wrong password for a known name and any password for an unknown one take alike', async () => {
+    const s = await setup({ passwordHash: loadConfig({}).config.passwordHash })
+    await s.createUser({ User: 'timed', Pass: 'timed-password' })
+    const time = async (user: string) => {
+      const started = performance.now()
+      expectLoginFailure(await attempt(s, user, 'wrong-password'), 422, INVALID)
+      return performance.now() - started
+    }
+    await time('warm-up-unknown')
+    const known: number[] = []
+    const unknown: number[] = []
+    // alternating, so load on the machine hits both alike; the known name 5 times, the limit
+    for (let i = 0; i < 5; i++) {
+      known.push(await time('timed'))
+      unknown.push(await time(`unknown-${i}`))
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const ratio = median(known) / median(unknown)
+    expect(ratio).toBeGreaterThan(0.5)
+    expect(ratio).toBeLessThan(2)
+  })
+
+  test('a password change, lock or deletion while the login\'s check runs wins: no session is made', async () => {
+    const s = await setup()
+    /** Logs in while `meanwhile` runs with the password check held open. */
+    async function during(user: string, pass: string, meanwhile: () => Promise<unknown>) {
+      const original = s.auth.verifyPassword.bind(s.auth)
+      let release!: () => void
+      const gate = new Promise<void>((r) => (release = r))
+      let started!: () => void
+      const checking = new Promise<void>((r) => (started = r))
+      const spy = spyOn(s.auth, 'verifyPassword').mockImplementation(async (p: string, h: string) => {
+        started()
+        await gate
+        return original(p, h)
+      })
+      const login = attempt(s, user, pass)
+      await checking
+      await meanwhile()
+      release()
+      const res = await login
+      spy.mockRestore()
+      return res
+    }
+    const sessions = (uid: number) => s.store.db.query('SELECT id FROM sessions WHERE uid = ?').all(uid)
+    const changed = await s.createUser({ User: 'changed', Pass: 'old-password' })
+    const res = await during('changed', 'old-password', () =>
+      s.call('PUT', `/api/users/${changed.uid}/pwd`, { jwt: s.adminJwt, json: { NewPass: 'new-password' } }))
+    expectLoginFailure(res, 422, INVALID)
+    expect(sessions(changed.uid)).toEqual([])
+    const locked = await s.createUser({ User: 'locked', Pass: 'locked-password' })
+    expectLoginFailure(await during('locked', 'locked-password', () => s.call('PUT', `/api/users/${locked.uid}/lock`, { jwt: s.adminJwt })), 423)
+    expect(sessions(locked.uid)).toEqual([])
+    const deleted = await s.createUser({ User: 'deleted', Pass: 'deleted-password' })
+    expectLoginFailure(await during('deleted', 'deleted-password', () => s.call('DELETE', `/api/users/${deleted.uid}`, { jwt: s.adminJwt })), 422, INVALID)
+    expect(s.logs.filter((l) => l.includes('"level":"error"'))).toEqual([])
+    // undisturbed, the same login goes through
+    expectLoginSuccess(await attempt(s, 'changed', 'new-password'), false)
+  })
+
+  test('a user name of 1024 characters costs the throttle one row of fixed size', async () => {
+    const s = await setup()
+    expectLoginFailure(await attempt(s, 'x'.repeat(1024), 'wrong-password'), 422, INVALID)
+    const subjects = s.store.db.query<{ subject: string }, []>('SELECT subject FROM login_attempts').all().map((r) => r.subject)
+    expect(subjects.length).toBe(1)
+    expect(subjects[0]!.length).toBeLessThan(80)
   })
 })
 
@@ -430,6 +580,65 @@ describe('credentials on the request', () => {
     expectError(await whoami(s, undefined, { ...ws, 'sec-websocket-protocol': 'garbage' }), 401)
     await s.call('PUT', '/api/logout', { jwt: u.jwt })
     expectError(await whoami(s, undefined, ws), 401)
+  })
+
+  test('a malformed, oversized or empty token cookie is 401 with an Error body, never a server fault', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const download = `/api/resources/${crypto.randomUUID()}/raw`
+    for (const cookie of [
+      'token=%E0%A4%A', 'token=%', 'token=%ZZ', 'token=%C0%AF', 'token=', 'token=""', 'token="', `token=${'a'.repeat(9000)}`,
+      `token=${u.jwt}%`, `token=${encodeURIComponent(u.jwt)}x`, 'token=a.b.c', 'token;token=;token=%', `xtoken=${u.jwt}`,
+    ]) {
+      expectError(await s.call('GET', download, { headers: { cookie } }), 401)
+      expectError(await s.call('POST', '/api/searchctrl/import', { headers: { cookie, origin: 'http://localhost' } }), 401)
+    }
+    expect(s.logs.filter((l) => l.includes('"level":"error"'))).toEqual([])
+    // the genuine cookie, plain, percent-encoded or quoted, still authenticates (a 404: no such resource)
+    for (const cookie of [`token=${u.jwt}`, `a=b; token=${encodeURIComponent(u.jwt)}`, `token="${u.jwt}"`])
+      expectError(await s.call('GET', download, { headers: { cookie } }), 404)
+  })
+
+  test('a cookie-authenticated request that changes something must come from this server (Origin or Sec-Fetch-Site)', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const cookie = `token=${u.jwt}`
+    const form = new FormData()
+    form.append('file', new Blob([await new Response(writeSearchArchive(
+      { UserQuery: 'tag=x', EffectiveQuery: 'tag=x', StartRange: ZERO_TIME, EndRange: ZERO_TIME, Started: ZERO_TIME, Finished: ZERO_TIME },
+      [{ Data: 'aGk=' }],
+    )).arrayBuffer()]), 'search.tar.gz')
+    const formRes = new Response(form)
+    const type = formRes.headers.get('content-type')!
+    const bytes = new Uint8Array(await formRes.arrayBuffer())
+    const importWith = (headers: Record<string, string>) => ({ body: bytes, headers: { 'content-type': type, ...headers } })
+    for (const headers of <Record<string, string>[]>[
+      { cookie },
+      { cookie, origin: 'https://evil.example' },
+      { cookie, origin: 'http://localhost.evil.example' },
+      { cookie, origin: 'http://evil.example@localhost' },
+      { cookie, origin: 'null' },
+      { cookie, origin: 'not a url' },
+      { cookie, 'sec-fetch-site': 'cross-site' },
+      { cookie, 'sec-fetch-site': 'same-site' },
+      { cookie, 'sec-fetch-site': 'none' },
+      { cookie, origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' },
+      { cookie, host: 'localhost', origin: 'http://localhost:8080' },
+    ])
+      await refused(s, 403, 'POST', '/api/searchctrl/import', importWith(headers))
+    // this server's own pages: by Origin (against the Host the request was sent to) or by Sec-Fetch-Site
+    for (const headers of <Record<string, string>[]>[
+      { cookie, origin: 'http://localhost' },
+      { cookie, 'sec-fetch-site': 'same-origin' },
+      { cookie, host: 'quarry.example:8443', origin: 'https://quarry.example:8443' },
+    ]) {
+      const res = await s.call('POST', '/api/searchctrl/import', importWith(headers))
+      expect(res.status).toBe(200)
+      expect(res.body.UID).toBe(u.uid)
+    }
+    // a JWT in a header is no browser's doing: no proof of origin needed; a GET by cookie needs none either
+    expect((await s.call('POST', '/api/searchctrl/import', { ...importWith({ origin: 'https://evil.example' }), jwt: u.jwt })).status).toBe(200)
+    expectError(await s.call('GET', `/api/resources/${crypto.randomUUID()}/raw`, { headers: { cookie, origin: 'https://evil.example' } }), 404)
   })
 
   test('GET /api/testauth is 200 {} with a JWT and 401 without', async () => {

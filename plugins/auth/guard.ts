@@ -12,7 +12,8 @@ export function authGuard(auth: AuthService) {
     access: (access: Access) => {
       const spec = accessSpec(access)
       return {
-        detail: { 'x-permission': spec.key } as Record<string, unknown>,
+        // Read by the route-table tests (test/routes.ts): the permission, and whether the JWT may come as a cookie.
+        detail: { 'x-permission': spec.key, ...(spec.cookie ? { 'x-cookie': true } : {}) } as Record<string, unknown>,
         async transform(ctx) {
           // Set before the route may refuse (403 here, or 400 from validation), so the request log names the uid.
           const caller = await auth.authenticate(ctx.request, spec)

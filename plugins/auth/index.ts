@@ -14,12 +14,15 @@ export function authPlugin(auth: AuthService) {
     .use(authGuard(auth))
     .post(
       '/api/login',
-      async ({ body, request, server, status }) => {
+      async ({ body, request, server, set, status }) => {
         const result = await auth.login(body.User, body.Pass, originOf(server, request))
         if (!result.ok) {
           // 422 and 423 have the bodies of decisions §2; the 429 is a plain refusal and carries the `Error`
           // of decisions §1 as well, so clients reading either shape see why.
-          if (result.status === 429) return status(429, { LoginStatus: false as const, Reason: result.reason, Error: result.reason })
+          if (result.status === 429) {
+            if (result.retryAfterMs > 0) set.headers['retry-after'] = String(Math.ceil(result.retryAfterMs / 1000))
+            return status(429, { LoginStatus: false as const, Reason: result.reason, Error: result.reason })
+          }
           return status(result.status, { LoginStatus: false as const, Reason: result.reason })
         }
         return { LoginStatus: true as const, JWT: result.jwt, Admin: result.user.admin, MFARequired: false, MFASetupRequired: false }

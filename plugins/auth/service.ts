@@ -8,7 +8,7 @@ import type { Logger } from '../../server/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'
 import type { Store } from '../../server/store'
 import type { UserRow } from '../users/repo'
-import type { SessionRow } from './repo'
+import type { LoginReservation, SessionRow } from './repo'
 import { hashSecret, hashesEqual } from '../tokens/secret'
 
 /** Who is making a request, as the guard established it: by a login session or by an API token. */
@@ -24,15 +24,17 @@ export interface Caller {
 
 export type LoginResult =
   | { ok: true; jwt: string; user: UserRow }
-  | { ok: false; status: 422 | 423 | 429; reason: string }
+  | { ok: false; status: 422 | 423; reason: string }
+  | { ok: false; status: 429; reason: string; retryAfterMs: number }
 
 /** Sessions are written back at most this often, so a busy client does not turn every read into a write. */
 const TOUCH_INTERVAL_MS = 1000
 /** GET /api/login/tmptoken: a session usable only for downloads, for this long. */
 export const DOWNLOAD_SESSION_MS = 3000
-/** Failed logins to UID 1 past the threshold are slowed down by this much instead of refused. */
-const PRIMARY_ADMIN_DELAY_MS = 1000
+/** UID 1's attempts are limited per this window (config.adminLoginRate per minute). */
+const PRIMARY_ADMIN_WINDOW_MS = 60_000
 const INVALID_CREDENTIALS = 'Invalid username or password'
+const THROTTLED = 'Too many failed logins; try again later'
 /** Verified JWTs remembered at once; the oldest is forgotten first. */
 const VERIFIED_JWT_CACHE_SIZE = 10_000
 
@@ -76,57 +78,70 @@ export class AuthService {
     const { store, clock } = this.deps
     const now = clock()
     const user = await store.users.getByName(username)
-    if (user?.uid !== 1 && (await this.throttled(username, now))) {
-      return { ok: false, status: 429, reason: 'Too many failed logins; try again later' }
-    }
+    const subject = throttleSubject(user, username)
+    // The attempt is counted before the password is checked, so no number of parallel guesses gets more than the
+    // limit verified; a refused attempt costs no hashing. Unknown names take the same path with their own row.
+    const reservation = await this.reserveAttempt(user?.uid, subject, now)
+    if (!reservation.reserved) return { ok: false, status: 429, reason: THROTTLED, retryAfterMs: Math.max(0, reservation.until - now) }
     // An unknown name costs as much as a wrong password, so timing does not tell which it was.
     const matches = user
       ? await this.verifyPassword(password, user.passwordHash)
       : (await this.verifyPassword(password, await this.getDummyHash()), false)
     if (!user || !matches) {
-      await this.countFailure(username, user?.uid, now)
       this.deps.log.info('login failed', { user: username, origin })
       return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
     }
     if (user.locked) return { ok: false, status: 423, reason: 'Account is locked' }
-    await store.sessions.clearFailures(username)
+    // The session is made only if the account still has the password just checked and is still unlocked: a change,
+    // lock or deletion during the check wins over it.
+    const session = await this.createSession(user.uid, origin, false, undefined, user.passwordHash)
+    if (!session) {
+      const current = await store.users.get(user.uid)
+      if (current?.locked) return { ok: false, status: 423, reason: 'Account is locked' }
+      return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
+    }
+    await store.sessions.clearLoginAttempts(subject)
     await store.users.touch(user.uid, now)
-    return { ok: true, jwt: await this.openSession(user.uid, origin, false), user }
+    return { ok: true, jwt: session.jwt, user }
   }
 
   /**
-   * Checks a user's current password where an API asks for it again (OrigPass). Wrong guesses count
-   * against the same throttle as logins, so a stolen session cannot be used to guess the password.
+   * Checks a user's current password where an API asks for it again (OrigPass). Guesses count against the same
+   * throttle as logins, so a stolen session cannot be used to guess the password.
    */
   async confirmPassword(user: UserRow, password: string | undefined): Promise<void> {
-    const now = this.deps.clock()
-    if (user.uid !== 1 && (await this.throttled(user.username, now))) throw Errors.tooManyRequests('too many wrong passwords; try again later')
-    if (!password || !(await this.verifyPassword(password, user.passwordHash))) {
-      await this.countFailure(user.username, user.uid, now)
+    const subject = throttleSubject(user, user.username)
+    if (!(await this.reserveAttempt(user.uid, subject, this.deps.clock())).reserved)
+      throw Errors.tooManyRequests('too many wrong passwords; try again later')
+    if (!password || !(await this.verifyPassword(password, user.passwordHash)))
       throw Errors.forbidden('OrigPass does not match the current password')
-    }
-    await this.deps.store.sessions.clearFailures(user.username)
+    await this.deps.store.sessions.clearLoginAttempts(subject)
   }
 
-  private async throttled(username: string, now: number): Promise<boolean> {
+  /**
+   * Reserves one password check. Every account and unknown name: loginMaxFailures per loginFailureWindowMs. UID 1,
+   * which strangers must not be able to lock out (decisions §2): adminLoginRate per minute, so a lockout by
+   * strangers lasts at most a minute after they stop, and guessing stays as slow as for everyone else. It is
+   * exempt from the row bound, having one row of its own.
+   */
+  private reserveAttempt(uid: number | undefined, subject: string, now: number): Promise<LoginReservation> {
     const { config, store } = this.deps
-    const failures = await store.sessions.getFailures(username)
-    return failures !== undefined && failures.failures >= config.loginMaxFailures && now - failures.windowStart < config.loginFailureWindowMs
+    return uid === 1
+      ? store.sessions.reserveLoginAttempt(subject, now, PRIMARY_ADMIN_WINDOW_MS, config.adminLoginRate, Number.MAX_SAFE_INTEGER)
+      : store.sessions.reserveLoginAttempt(subject, now, config.loginFailureWindowMs, config.loginMaxFailures, config.loginThrottleEntries)
   }
 
-  /** Records a failed password; UID 1 is never refused, only slowed down once past the threshold. */
-  private async countFailure(username: string, uid: number | undefined, now: number): Promise<void> {
-    const { config, store } = this.deps
-    const count = await store.sessions.recordFailure(username, now, config.loginFailureWindowMs)
-    if (uid === 1 && count > config.loginMaxFailures) await Bun.sleep(PRIMARY_ADMIN_DELAY_MS)
-  }
-
-  /** Creates a session row and answers the JWT that points to it. */
+  /** Creates a session row and answers the JWT that points to it; 401 when the account was locked or deleted meanwhile. */
   async openSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<string> {
-    return (await this.createSession(uid, origin, temp, expires)).jwt
+    const session = await this.createSession(uid, origin, temp, expires)
+    if (!session) throw Errors.unauthenticated('session has ended')
+    return session.jwt
   }
 
-  private async createSession(uid: number, origin: string, temp: boolean, expires?: number): Promise<{ id: string; jwt: string }> {
+  /** Undefined when the store refused it (see SessionsRepo.create). */
+  private async createSession(
+    uid: number, origin: string, temp: boolean, expires?: number, passwordHash?: string,
+  ): Promise<{ id: string; jwt: string } | undefined> {
     const now = this.deps.clock()
     const session: SessionRow = {
       id: crypto.randomUUID(),
@@ -137,7 +152,7 @@ export class AuthService {
       origin,
       temp,
     }
-    await this.deps.store.sessions.create(session)
+    if (!(await this.deps.store.sessions.create(session, passwordHash))) return undefined
     return { id: session.id, jwt: await this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) }) }
   }
 
@@ -198,7 +213,9 @@ export class AuthService {
 
   /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
   async sweepExpiredSessions(): Promise<void> {
-    this.ended(await this.deps.store.sessions.deleteExpired(this.deps.clock(), this.deps.config.sessionIdleMs))
+    const now = this.deps.clock()
+    this.ended(await this.deps.store.sessions.deleteExpired(now, this.deps.config.sessionIdleMs))
+    await this.deps.store.sessions.sweepLoginAttempts(now)
   }
 
   /**
@@ -208,6 +225,7 @@ export class AuthService {
   async refreshSession(caller: Caller, origin: string): Promise<string> {
     const session = sessionOf(caller)
     const next = await this.createSession(caller.uid, origin, false, session.expires)
+    if (!next) throw Errors.unauthenticated('session has ended')
     if (await this.deps.store.sessions.delete(session.id)) for (const listener of this.replaceListeners) listener(session.id, next.id)
     return next.jwt
   }
@@ -257,7 +275,11 @@ export class AuthService {
   async authenticate(request: Request, spec: AccessSpec): Promise<Caller> {
     const credential = credentialOf(request, spec.cookie === true)
     if (!credential) throw Errors.unauthenticated()
-    return credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value)
+    const caller = await (credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value))
+    // A browser sends the cookie with requests other sites make it send; a header credential it never adds itself.
+    if (credential.cookie && !SAFE_METHODS.has(request.method) && !sameOrigin(request))
+      throw Errors.forbidden('a request authenticated by cookie must come from this server\'s own pages (Origin or Sec-Fetch-Site)')
+    return caller
   }
 
   private async bySession(token: string): Promise<Caller> {
@@ -323,6 +345,7 @@ export class AuthService {
     return claims
   }
 
+  /** Made when first needed, then kept: the first unknown name costs one hash more than any later one. */
   private getDummyHash(): Promise<string> {
     this.dummyHash ??= this.hashPassword(crypto.randomUUID())
     return this.dummyHash
@@ -334,7 +357,7 @@ export class AuthService {
  * `Sec-WebSocket-Protocol`, else (where the route allows it) in cookie `token`; or an API token in
  * `Service-Token` (or its alias `Gravwell-Token`).
  */
-function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | 'token'; value: string } | undefined {
+function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | 'token'; value: string; cookie?: true } | undefined {
   const headers = request.headers
   const authz = headers.get('authorization')
   if (authz) {
@@ -348,11 +371,66 @@ function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | '
     if (proto) return { kind: 'jwt', value: proto.split(',')[0]!.trim() }
   }
   if (allowCookie) {
-    const cookie = headers.get('cookie')
-    const m = cookie ? /(?:^|;\s*)token=([^;]+)/.exec(cookie) : null
-    if (m) return { kind: 'jwt', value: decodeURIComponent(m[1]!) }
+    const value = tokenCookie(headers.get('cookie'))
+    if (value !== undefined) return { kind: 'jwt', value, cookie: true }
   }
   return undefined
+}
+
+/** Methods that change nothing, for which a cookie needs no proof of origin. */
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD'])
+
+/**
+ * Whether a request comes from a page of this server: its Origin names the host the request was sent to, or,
+ * without an Origin, its Sec-Fetch-Site says same-origin. Neither (a non-browser client, or a browser too old to
+ * say): not proven, so refused; such clients send the JWT in a header, which no other site can make a browser add.
+ */
+function sameOrigin(request: Request): boolean {
+  const headers = request.headers
+  const host = (headers.get('host') ?? new URL(request.url).host).toLowerCase()
+  const origin = headers.get('origin')
+  if (origin !== null) {
+    try {
+      const url = new URL(origin)
+      return url.origin === origin && url.host === host
+    } catch {
+      return false
+    }
+  }
+  return headers.get('sec-fetch-site')?.trim().toLowerCase() === 'same-origin'
+}
+
+/** Longest `token` cookie value looked at: a JWT of ours is a few hundred characters. */
+const MAX_TOKEN_COOKIE = 8192
+
+/**
+ * The value of cookie `token` (the first one), percent-decoded and without the quotes RFC 6265 allows around it.
+ * Whatever a client sends, the answer is a string or undefined, never an exception: a malformed or oversized value
+ * is no credential (401), not a server fault.
+ */
+function tokenCookie(header: string | null): string | undefined {
+  if (!header) return undefined
+  const m = /(?:^|;)\s*token=([^;]*)/.exec(header)
+  if (!m) return undefined
+  let raw = m[1]!.trim()
+  if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) raw = raw.slice(1, -1)
+  if (raw === '' || raw.length > MAX_TOKEN_COOKIE) return undefined
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The login throttle's row for a login name: the account's UID when one has that name; otherwise a hash of the name
+ * (a fixed size whatever a client sends), folded as the user lookup compares names (ASCII case, NFC), so every
+ * spelling that would find one account shares one row, as known names do.
+ */
+function throttleSubject(user: UserRow | undefined, name: string): string {
+  if (user) return `uid:${user.uid}`
+  const folded = name.normalize('NFC').replace(/[A-Z]/g, (c) => c.toLowerCase())
+  return `name:${new Bun.CryptoHasher('sha256').update(folded).digest('hex')}`
 }
 
 /** The login session of a caller on a route that declares access 'session' (the guard admits no token there). */

@@ -43,20 +43,22 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
   }
 
   /**
-   * The permissions a request asks for, singly and by category, checked against the owner's own rights:
-   * a token can only restrict, never grant (decisions §3).
+   * The permissions a request asks for, singly and by category, checked against the owner's own rights and, when
+   * a token is asking, against that token's: a token can only restrict, never grant (decisions §3), and a token
+   * cannot make or change a token into one that may do more than itself.
    */
-  function permissionsOf(owner: Caller['user'], body: { capabilities?: string[]; categories?: string[] }): Capability[] {
+  function permissionsOf(caller: Caller, owner: Caller['user'], body: { capabilities?: string[]; categories?: string[] }): Capability[] {
+    const holds = (cap: Capability) => userHolds(owner, cap) && (!caller.token || caller.token.capabilities.includes(cap))
     const chosen = new Set<Capability>()
     for (const name of body.capabilities ?? []) {
       if (!isCapability(name)) throw Errors.badRequest(`unknown permission ${JSON.stringify(name).slice(0, 70)}`)
       chosen.add(name)
     }
-    // Permissions named singly must all be the owner's; a group gives those of its permissions the owner holds.
-    for (const cap of chosen) if (!userHolds(owner, cap)) throw Errors.missingPermission(cap)
+    // Permissions named singly must all be held; a group gives those of its permissions that are.
+    for (const cap of chosen) if (!holds(cap)) throw Errors.missingPermission(cap)
     for (const category of body.categories ?? []) {
       if (!CATEGORIES.has(category)) throw Errors.badRequest(`unknown permission group ${JSON.stringify(category).slice(0, 70)}`)
-      for (const cap of capabilitiesOf(category)) if (userHolds(owner, cap)) chosen.add(cap)
+      for (const cap of capabilitiesOf(category)) if (holds(cap)) chosen.add(cap)
     }
     if (chosen.size === 0) throw Errors.badRequest('a token needs at least one permission (capabilities or categories)')
     return CAPABILITY_NAMES.filter((c) => chosen.has(c))
@@ -71,6 +73,26 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
     if (ms === undefined) throw Errors.badRequest('expiresAt must be an RFC 3339 time')
     if (!pastAllowed && ms !== 0 && ms <= clock()) throw Errors.badRequest('expiresAt must be in the future')
     return ms
+  }
+
+  /**
+   * A token may not outlive the token that sets its expiry (decisions §3): an expiring token sets neither "never"
+   * nor a time past its own end, on itself or on a token it makes, changes or refreshes. A time already past is
+   * no extension and is left to expiryOf.
+   */
+  function checkOutlives(caller: Caller, expires: number) {
+    const own = caller.token?.expires
+    if (own === undefined || own === 0) return
+    if (expires === 0 || expires > own) throw Errors.forbidden('a token may not set an expiry later than its own (or none)')
+  }
+
+  /**
+   * Refreshing answers the token's new secret: a token may refresh only tokens that can do nothing it cannot, so
+   * that it cannot trade itself for a stronger credential of the same owner.
+   */
+  function checkNotStronger(caller: Caller, target: TokenRow) {
+    if (!caller.token) return
+    for (const cap of target.capabilities) if (!caller.token.capabilities.includes(cap)) throw Errors.missingPermission(cap)
   }
 
   return new Elysia({ name: 'quarry-tokens' })
@@ -99,10 +121,11 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
           uid: caller.uid,
           name: body.name,
           description: body.description ?? '',
-          capabilities: permissionsOf(caller.user, body),
+          capabilities: permissionsOf(caller, caller.user, body),
           created: clock(),
           expires: expiryOf(body.expiresAt),
         }
+        checkOutlives(caller, token.expires)
         await tokens.create(token, hashSecret(secret))
         return { ...toTokenRecord(token), token: secret }
       },
@@ -133,9 +156,10 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         const changes = {
           name: body.name || undefined,
           description: body.description,
-          capabilities: body.capabilities !== undefined || body.categories !== undefined ? permissionsOf(owner, body) : undefined,
+          capabilities: body.capabilities !== undefined || body.categories !== undefined ? permissionsOf(caller, owner, body) : undefined,
           expires: body.expiresAt !== undefined ? expiryOf(body.expiresAt, true) : undefined,
         }
+        if (changes.expires !== undefined) checkOutlives(caller, changes.expires)
         await tokens.update(token.id, changes)
         if (changes.expires !== undefined) auth.tokenExpiryChanged(token.id, changes.expires)
         return toTokenRecord((await tokens.get(token.id))!)
@@ -152,8 +176,10 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
       '/api/tokens/:id',
       async ({ caller, params, body }) => {
         const token = await visible(caller, params.id)
-        const secret = newSecret()
         const expires = expiryOf(body.expiresAt)
+        checkOutlives(caller, expires)
+        checkNotStronger(caller, token)
+        const secret = newSecret()
         await tokens.replaceSecret(token.id, hashSecret(secret), expires)
         // The same token (same id) under a new secret: what it is attached to stays, with its new expiry.
         auth.tokenExpiryChanged(token.id, expires)

@@ -24,6 +24,8 @@ const SPEC_NAMES = [
   'Search', 'Download', 'SaveSearch', 'AttachSearch', 'BackgroundSearch', 'SetSearchGroup', 'SearchHistory', 'SearchGroupHistory',
   'SearchAllHistory', 'KitBuild', 'KitDownload', 'SOARLibs', 'SOAREmail', 'LicenseRead', 'Stats', 'Ingest', 'ListUsers',
   'ListGroups', 'ListGroupMembers', 'SystemInfoRead',
+  // not in decisions §3's list: added for the preferences routes (issue 12), which a token reached with any permission
+  'PreferenceRead', 'PreferenceWrite',
 ]
 
 const setup = serverPerTest()
@@ -682,7 +684,7 @@ describe('the overlay on the owner\'s rights', () => {
 })
 
 describe('tokens making tokens', () => {
-  test('a token with TokenWrite creates tokens with any permission of its owner; children inherit nothing', async () => {
+  test('a token with TokenWrite creates tokens with its own permissions, never more; children inherit nothing', async () => {
     const s = await setup()
     const u = await s.createUser()
     const parent = await makeToken(s, u.jwt, { name: 'parent', capabilities: ['TokenRead', 'TokenWrite', 'DashboardRead', 'DashboardWrite'] })
@@ -695,21 +697,68 @@ describe('tokens making tokens', () => {
     await refusedCap(s, 'TokenWrite', 'POST', '/api/tokens', { ...bearer(child.token), json: { name: 'grandchild', capabilities: ['DashboardRead'] } })
     await refusedCap(s, 'TokenRead', 'GET', '/api/tokens', bearer(child.token))
 
-    // permissions the parent lacks, within the owner's rights, and by category
-    const wider = await makeToken(s, bearer(parent.token), { name: 'wider', capabilities: ['KitBuild'], categories: ['Files'] })
-    expect(wider.capabilities).toEqual(['UserFileRead', 'UserFileWrite', 'KitBuild'])
+    // a permission the parent lacks, though its owner holds it, is refused (a token would otherwise trade itself for a
+    // stronger one); a category gives those of its permissions the parent holds
+    await refusedCap(s, 'KitBuild', 'POST', '/api/tokens', { ...bearer(parent.token), json: { name: 'x', capabilities: ['KitBuild'] } })
+    await refusedCap(s, 'KitBuild', 'PUT', `/api/tokens/${child.id}`, { ...bearer(parent.token), json: { capabilities: ['DashboardRead', 'KitBuild'] } })
+    const grouped = await makeToken(s, bearer(parent.token), { name: 'grouped', categories: ['Dashboards', 'Files'] })
+    expect(grouped.capabilities).toEqual(['DashboardRead', 'DashboardWrite'])
     // never beyond the owner's rights
     await refusedCap(s, 'SearchAllHistory', 'POST', '/api/tokens', { ...bearer(parent.token), json: { name: 'x', capabilities: ['SearchAllHistory'] } })
+    // nor by refreshing a stronger token of the same owner, which would hand over its secret
+    const stronger = await makeToken(s, u.jwt, { name: 'stronger', capabilities: ['TokenWrite', 'KitBuild'] })
+    await refusedCap(s, 'KitBuild', 'PATCH', `/api/tokens/${stronger.id}`, { ...bearer(parent.token), json: { expiresAt: null } })
+    expect(await whoami(s, bearer(stronger.token))).toBe(u.uid)
+    const refreshed = await s.call('PATCH', `/api/tokens/${child.id}`, { ...bearer(parent.token), json: { expiresAt: null } })
+    expect(refreshed.status).toBe(200)
 
     const listed = (await s.call('GET', '/api/tokens', bearer(parent.token))).body as { id: string }[]
-    expect(listed.map((t) => t.id).sort()).toEqual([parent.id, child.id, wider.id].sort())
+    expect(listed.map((t) => t.id).sort()).toEqual([parent.id, child.id, grouped.id, stronger.id].sort())
   })
 
   test('an admin\'s token may give a new token an admin\'s permission, as its owner could', async () => {
     const s = await setup()
-    const parent = await makeToken(s, s.adminJwt, { name: 'parent', capabilities: ['TokenWrite'] })
+    const parent = await makeToken(s, s.adminJwt, { name: 'parent', capabilities: ['TokenWrite', 'SearchAllHistory'] })
     const child = await makeToken(s, bearer(parent.token), { name: 'child', capabilities: ['SearchAllHistory'] })
     expect(child).toMatchObject({ uid: 1, capabilities: ['SearchAllHistory'] })
+  })
+})
+
+describe('a token never outlives the token that sets its expiry', () => {
+  test('an expiring token cannot make itself, or a token it creates, changes or refreshes, expire later or never', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const caps = ['TokenRead', 'TokenWrite', 'DashboardRead']
+    const ends = future(s, 3_600_000)
+    const self = await makeToken(s, u.jwt, { name: 'self', capabilities: caps, expiresAt: ends })
+    const as = bearer(self.token)
+    const later = future(s, 3_600_001)
+    for (const expiresAt of [null, '', later, '0001-01-01T00:00:00Z']) {
+      await refused(s, 403, 'PUT', `/api/tokens/${self.id}`, { ...as, json: { expiresAt } })
+      await refused(s, 403, 'PATCH', `/api/tokens/${self.id}`, { ...as, json: { expiresAt } })
+      await refused(s, 403, 'POST', '/api/tokens', { ...as, json: { name: 'child', capabilities: ['DashboardRead'], expiresAt } })
+    }
+    await refused(s, 403, 'POST', '/api/tokens', { ...as, json: { name: 'child', capabilities: ['DashboardRead'] } })
+    // another token of the owner, never-expiring: this one cannot stretch it, refresh it, or give it "never" again
+    const other = await makeToken(s, u.jwt, { name: 'other', capabilities: ['DashboardRead'], expiresAt: future(s, 60_000) })
+    await refused(s, 403, 'PUT', `/api/tokens/${other.id}`, { ...as, json: { expiresAt: null } })
+    await refused(s, 403, 'PATCH', `/api/tokens/${other.id}`, { ...as, json: { expiresAt: later } })
+    expect((await s.call('GET', `/api/tokens/${self.id}`, as)).body.expiresAt).toBe(self.expiresAt)
+
+    // up to its own end, all of it is allowed
+    const child = await makeToken(s, as, { name: 'child', capabilities: ['DashboardRead'], expiresAt: ends })
+    expect(child.expiresAt).toBe(self.expiresAt)
+    expect((await s.call('PUT', `/api/tokens/${other.id}`, { ...as, json: { expiresAt: ends } })).status).toBe(200)
+    const sooner = future(s, 1_800_000)
+    expect((await s.call('PUT', `/api/tokens/${self.id}`, { ...as, json: { expiresAt: sooner } })).status).toBe(200)
+    const refreshed = await s.call('PATCH', `/api/tokens/${self.id}`, { ...as, json: { expiresAt: sooner } })
+    expect(refreshed.status).toBe(200)
+    // the refreshed token is bound by its new, earlier end
+    await refused(s, 403, 'PUT', `/api/tokens/${self.id}`, { ...bearer(refreshed.body.token), json: { expiresAt: ends } })
+    // a never-expiring token, and a login session, set any expiry
+    const forever = await makeToken(s, u.jwt, { name: 'forever', capabilities: caps })
+    expect((await s.call('PUT', `/api/tokens/${self.id}`, { ...bearer(forever.token), json: { expiresAt: null } })).status).toBe(200)
+    expect((await s.call('PUT', `/api/tokens/${other.id}`, { jwt: u.jwt, json: { expiresAt: null } })).status).toBe(200)
   })
 })
 
@@ -754,7 +803,7 @@ describe('policy: token API for admins only', () => {
     // describing the permissions is not part of the token API
     expect((await s.call('GET', '/api/info/capabilities', { jwt: u.jwt })).status).toBe(200)
 
-    const admin = await makeToken(s, s.adminJwt, { name: 'admin', capabilities: ['TokenRead', 'TokenWrite'] })
+    const admin = await makeToken(s, s.adminJwt, { name: 'admin', capabilities: ['TokenRead', 'TokenWrite', 'Search'] })
     const a2 = await s.createUser({ Admin: true })
     const viaToken = await makeToken(s, bearer(admin.token), { name: 'by token', capabilities: ['Search'] })
     const viaSecondAdmin = await makeToken(s, a2.jwt, { name: 'second admin', capabilities: ['Search'] })
@@ -771,7 +820,7 @@ describe('request log', () => {
   test('a token request is logged with the token id; no line holds a secret', async () => {
     const s = await setup()
     const u = await s.createUser()
-    const t = await makeToken(s, u.jwt, { name: 'logged', capabilities: ['TokenRead', 'TokenWrite'] })
+    const t = await makeToken(s, u.jwt, { name: 'logged', capabilities: ['TokenRead', 'TokenWrite', 'Search'] })
     const child = await makeToken(s, bearer(t.token), { name: 'child', capabilities: ['Search'] })
     const refreshed = await s.call('PATCH', `/api/tokens/${child.id}`, bearer(t.token))
     expect(refreshed.status).toBe(200)

@@ -90,7 +90,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
       detail: { summary: 'Every stored preference record' },
     })
     .get('/api/users/:id', async ({ caller, params }) => details(await ownOrAdmin(caller, params.id)), {
-      access: 'self',
+      access: 'ListUsers',
       params: UidParams,
       response: UserDetails,
       detail: { summary: 'One user: admins any, others their own' },
@@ -171,7 +171,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         const target = await ownOrAdmin(caller, params.id)
         return { UID: target.uid, Admin: target.admin }
       },
-      { access: 'self', params: UidParams, response: AdminStatus, detail: { summary: 'Admin status of a user' } },
+      { access: 'ListUsers', params: UidParams, response: AdminStatus, detail: { summary: 'Admin status of a user' } },
     )
     .put(
       '/api/users/:id/admin',
@@ -193,7 +193,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
       { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Remove admin status' } },
     )
     .get('/api/users/:id/searchgroup', async ({ caller, params, set }) => bareNumber(set, (await ownOrAdmin(caller, params.id)).defaultGid ?? 0), {
-      access: 'self',
+      access: 'ListUsers',
       params: UidParams,
       response: t.Integer(),
       detail: { summary: 'Default search group (0 when unset)' },
@@ -234,7 +234,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         // Stored verbatim and answered as stored (decisions §4), so large numbers and key order survive.
         return new Response(prefs?.data ?? 'null', { headers: { 'content-type': JSON_TYPE } })
       },
-      { access: 'self', params: UidParams, detail: { summary: 'Preferences as stored (null when none)' } },
+      { access: 'PreferenceRead', params: UidParams, detail: { summary: 'Preferences as stored (null when none)' } },
     )
     .put(
       '/api/users/:id/preferences',
@@ -257,7 +257,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.setPreference(target.uid, PREFS, text, clock())
         return {}
       },
-      { access: 'self', params: UidParams, body: t.Unknown(), response: Empty, detail: { summary: 'Store any valid JSON as preferences' } },
+      { access: 'PreferenceWrite', params: UidParams, body: t.Unknown(), response: Empty, detail: { summary: 'Store any valid JSON as preferences' } },
     )
     .delete(
       '/api/users/:id/preferences',
@@ -265,10 +265,10 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.deletePreference((await ownOrAdmin(caller, params.id)).uid, PREFS)
         return {}
       },
-      { access: 'self', params: UidParams, response: Empty, detail: { summary: 'Clear preferences' } },
+      { access: 'PreferenceWrite', params: UidParams, response: Empty, detail: { summary: 'Clear preferences' } },
     )
     .get('/api/users/:id/group', async ({ caller, params }) => (await groups.groupsOf((await ownOrAdmin(caller, params.id)).uid)).map(toGroupDetails), {
-      access: 'self',
+      access: 'ListGroups',
       params: UidParams,
       response: t.Array(GroupDetails),
       detail: { summary: 'Groups of a user (the user or an admin)' },

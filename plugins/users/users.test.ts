@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite'
 import { migrate } from '../../server/db'
 import { MIGRATIONS } from '../../server/migrations'
 import { SqliteUsersRepo } from './repo'
-import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, refused, storeSnapshot, type TestServer } from '../../test/helpers'
+import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, heldGuessBurst, refused, storeSnapshot, type TestServer } from '../../test/helpers'
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -560,6 +560,27 @@ describe('PUT /api/users/{id}/pwd', () => {
     }
   })
 
+  test('parallel OrigPass guesses: at most loginMaxFailures are checked, the rest 429 unchecked, the right one too', async () => {
+    const t = await createTestServer()
+    try {
+      const user = await t.createUser()
+      const path = `/api/users/${user.uid}/pwd`
+      const { statuses, checks, last } = await heldGuessBurst(
+        t,
+        30,
+        (i) => t.call('PUT', path, { jwt: user.jwt, json: { OrigPass: `guess-${i}`, NewPass: 'never-set-pass' } }),
+        () => t.call('PUT', path, { jwt: user.jwt, json: { OrigPass: user.Pass, NewPass: 'never-set-pass' } }),
+      )
+      expect(last.status).toBe(429)
+      expect(statuses).toEqual({ 403: 5, 429: 26 })
+      expect(checks).toBe(5)
+      t.clock.advance(t.config.loginFailureWindowMs)
+      expect((await loginStatus(t, user.User, 'never-set-pass')).status).toBe(422)
+    } finally {
+      t.close()
+    }
+  })
+
   test('a short or missing NewPass is 400; an unknown user 404', async () => {
     const user = await s.createUser()
     const short = 'z'.repeat(s.config.minPasswordLength - 1)
@@ -903,6 +924,40 @@ describe('preferences', () => {
     expect((await ok(s, 'GET', `/api/users/${other.uid}/preferences`, { jwt: other.jwt })).text).toBe('null')
     await refused(s, 404, 'GET', '/api/users/999999/preferences', { jwt: s.adminJwt })
     await refused(s, 404, 'PUT', '/api/users/999999/preferences', { jwt: s.adminJwt, json: { a: 1 } })
+  })
+
+  test('an API token reaches its owner\'s preferences only with PreferenceRead / PreferenceWrite (403 with Cap otherwise)', async () => {
+    const user = await s.createUser()
+    await okEmpty(s, 'PUT', `/api/users/${user.uid}/preferences`, { jwt: user.jwt, json: { mine: 1 } })
+    const token = async (capabilities: string[]) =>
+      ({ 'Service-Token': (await ok(s, 'POST', '/api/tokens', { jwt: user.jwt, json: { name: 'prefs', capabilities } })).body.token as string })
+    const path = `/api/users/${user.uid}/preferences`
+    /** A refusal for want of `cap`: 403 naming it, and nothing changed. */
+    const lacks = async (cap: string, method: string, at: string, opts: CallOptions) => {
+      const before = storeSnapshot(s)
+      expectError(await s.call(method, at, opts), 403, { Cap: cap })
+      expect(storeSnapshot(s)).toEqual(before)
+    }
+    const stats = await token(['Stats'])
+    await lacks('PreferenceRead', 'GET', path, { headers: stats })
+    await lacks('PreferenceWrite', 'PUT', path, { headers: stats, json: { stolen: 1 } })
+    await lacks('PreferenceWrite', 'DELETE', path, { headers: stats })
+    const reader = await token(['PreferenceRead'])
+    expect((await ok(s, 'GET', path, { headers: reader })).body).toEqual({ mine: 1 })
+    await lacks('PreferenceWrite', 'PUT', path, { headers: reader, json: { changed: 1 } })
+    const writer = await token(['PreferenceWrite'])
+    await okEmpty(s, 'PUT', path, { headers: writer, json: { changed: 1 } })
+    await lacks('PreferenceRead', 'GET', path, { headers: writer })
+    expect((await ok(s, 'GET', path, { jwt: user.jwt })).body).toEqual({ changed: 1 })
+    await okEmpty(s, 'DELETE', path, { headers: writer })
+    // the other reads of the owner's account need the permission that lists the same facts (ListUsers, ListGroups)
+    for (const suffix of ['', '/admin', '/searchgroup']) {
+      await lacks('ListUsers', 'GET', `/api/users/${user.uid}${suffix}`, { headers: stats })
+      expect((await s.call('GET', `/api/users/${user.uid}${suffix}`, { headers: await token(['ListUsers']) })).status).toBe(200)
+    }
+    await lacks('ListGroups', 'GET', `/api/users/${user.uid}/group`, { headers: stats })
+    // who the token acts for stays open to any token
+    expect((await ok(s, 'GET', '/api/info/whoami', { headers: stats })).body.UID).toBe(user.uid)
   })
 
   test('admin listing: Data is the stored JSON base64-encoded, Name "prefs"', async () => {

@@ -10,6 +10,7 @@ import dashboards from './005_dashboards'
 import library from './006_library'
 import searchGid from './009_search_gid'
 import quota from './010_quota'
+import loginAttempts from './011_login_attempts'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -22,4 +23,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 8, name: 'searches', sql: searches },
   { version: 9, name: 'search_gid', sql: searchGid },
   { version: 10, name: 'quota', sql: quota },
+  { version: 11, name: 'login_attempts', sql: loginAttempts },
 ]
