@@ -12,7 +12,7 @@ import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
-import { MultipartError, type UploadForm, streamUpload, leaveMultipart } from '../../server/upload/multipart'
+import { MultipartError, type UploadForm, UploadTooLargeError, streamUpload, leaveMultipart } from '../../server/upload/multipart'
 import { sniffContentType } from '../../server/upload/sniff'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
@@ -127,10 +127,10 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
           return { size: put.size, type: put.size === 0 ? EMPTY_TYPE : sniffContentType(head.subarray(0, headSize)) }
         },
         () => blobs.delete(key),
-        { fieldLimit: FIELD_LIMIT },
+        { maxBytes: limit, fieldLimit: FIELD_LIMIT },
       )
     } catch (e) {
-      if (e instanceof BlobTooLargeError) throw Errors.tooLarge(limit)
+      if (e instanceof BlobTooLargeError || e instanceof UploadTooLargeError) throw Errors.tooLarge(limit)
       if (e instanceof MultipartError) throw Errors.badRequest(e.message)
       throw e
     }

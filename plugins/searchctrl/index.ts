@@ -253,7 +253,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
             request,
             (stream) => searches.readArchive(stream, { maxCompressedBytes: limit, maxExpandedBytes: limit * EXPANSION_LIMIT }),
             async (read) => removeWorkFiles(read.files),
-            { fieldLimit: FIELD_LIMIT },
+            { maxBytes: limit, fieldLimit: FIELD_LIMIT },
           )
         } catch (e) {
           if (e instanceof ArchiveError || e instanceof MultipartError) throw Errors.badRequest(`not a usable search archive: ${e.message}`)
