@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from './config'
 import { createLogger } from './log'
 import { blobReferences, createSqliteStore } from './store'
 import { sweepBlobs } from './blob/sweep'
+import { MULTIPART_OVERHEAD } from './upload/multipart'
 
 const EXPIRED_SESSION_SWEEP_MS = 60_000
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
@@ -73,8 +74,11 @@ export async function main(env: Record<string, string | undefined> = process.env
     app.listen({
       hostname: config.listenHost,
       port: config.listenPort,
-      // The JSON limit is enforced per route by the body parser; this is the outer bound for uploads.
-      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes, config.maxImportBytes),
+      // Every route bounds its own body (server/body.ts, the upload routes) and answers 413 with an error body;
+      // this is only Bun's outer net, above the largest upload with its form framing. Past it Bun itself answers
+      // a bare 413 and closes, for a body no route could take anyway.
+      maxRequestBodySize:
+        Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes, config.maxImportBytes) + MULTIPART_OVERHEAD,
     })
   } catch (e) {
     console.error(`quarry: cannot listen on ${config.listenHost}:${config.listenPort}: ${e instanceof Error ? e.message : e}`)
