@@ -32,6 +32,7 @@ describe('configuration', () => {
     expect(config.blobSweepGraceMs).toBe(3_600_000)
     expect(config.searchGraceMs).toBe(600_000)
     expect(config.maxImportBytes).toBe(1024 ** 3)
+    expect(config.shutdownGraceMs).toBe(10_000)
     expect(warnings).toEqual([])
   })
 
@@ -45,6 +46,7 @@ describe('configuration', () => {
       QUARRY_MAX_BODY_SIZE: '64KiB',
       QUARRY_LOG_LEVEL: 'warn',
       QUARRY_TOKEN_API_ADMIN_ONLY: 'true',
+      QUARRY_SHUTDOWN_GRACE: '90s',
     })
     expect(config.listenHost).toBe('::1')
     expect(config.listenPort).toBe(9000)
@@ -55,6 +57,7 @@ describe('configuration', () => {
     expect(config.maxBodyBytes).toBe(65536)
     expect(config.logLevel).toBe('warn')
     expect(config.tokenApiAdminOnly).toBe(true)
+    expect(config.shutdownGraceMs).toBe(90_000)
   })
 
   test.each([
@@ -71,6 +74,8 @@ describe('configuration', () => {
     [{ QUARRY_TOKEN_API_ADMIN_ONLY: 'maybe' }, 'QUARRY_TOKEN_API_ADMIN_ONLY'],
     [{ QUARRY_BLOB_SWEEP_GRACE: 'later' }, 'QUARRY_BLOB_SWEEP_GRACE'],
     [{ QUARRY_SEARCH_GRACE: 'soon' }, 'QUARRY_SEARCH_GRACE'],
+    [{ QUARRY_SHUTDOWN_GRACE: 'a while' }, 'QUARRY_SHUTDOWN_GRACE'],
+    [{ QUARRY_SHUTDOWN_GRACE: '0s' }, 'QUARRY_SHUTDOWN_GRACE'],
     [{ QUARRY_SEARCH_GRACE: '0s' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_MAX_IMPORT_SIZE: 'big' }, 'QUARRY_MAX_IMPORT_SIZE'],
   ])('%p is refused with one line naming %s', (env, name) => {
