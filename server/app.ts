@@ -1,7 +1,7 @@
 // The composition root: builds the whole API from its dependencies. No environment reads, no listen.
 import { Elysia } from 'elysia'
 import type { BlobStore } from './blob'
-import { bodyPlugin } from './body'
+import { BodyRules, bodyPlugin } from './body'
 import type { Config } from './config'
 import { errorPlugin } from './errors'
 import type { Logger } from './log'
@@ -10,6 +10,7 @@ import { requestLogPlugin } from './request-log'
 import type { Store } from './store'
 import { UniqueViolation } from './unique'
 import { authPlugin } from '../plugins/auth'
+import { bodyGate } from '../plugins/auth/guard'
 import { AuthService } from '../plugins/auth/service'
 import { groupsPlugin } from '../plugins/groups'
 import { docsPlugin, systemPlugin } from '../plugins/system'
@@ -63,10 +64,11 @@ export async function createApp(deps: AppDeps) {
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
+  const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const app = new Elysia({ encodeSchema: false })
     .use(requestLogPlugin(log))
     .use(errorPlugin(log))
-    .use(bodyPlugin(config.maxBodyBytes))
+    .use(bodyPlugin(bodies))
     .use(docsPlugin())
     .use(systemPlugin({ config, auth, clock, startedAt: clock() }))
     .use(authPlugin(auth))
@@ -81,6 +83,8 @@ export async function createApp(deps: AppDeps) {
     .use(notificationsPlugin({ auth }))
     .use(dashboardsPlugin({ store, auth, clock, quotas }))
     .use(libraryPlugin({ store, auth, clock, quotas }))
+  // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
+  bodies.learn(app.routes)
   return { app, auth, searches }
 }
 

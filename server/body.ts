@@ -1,9 +1,16 @@
-// Request bodies: one parser for the whole API that enforces the body size limit while reading (also for
-// bodies without Content-Length) and applies the wire rules of decisions §1: an empty JSON body is a body
-// of nothing, login forms arrive as application/x-www-form-urlencoded, and JSON is JSON whatever its type.
-// Multipart bodies are left to the routes that take uploads.
+// Request bodies: one parser for the whole API, which is the first thing to touch a body on every route.
+// Before it reads a byte it knows the route's rule (learned once from the assembled app, see BodyRules):
+// - the caller is authenticated and admitted first (401/403 without reading the body), on every route that
+//   needs it, so nobody without credentials can make the server read or hold anything;
+// - multipart bodies are refused with 415 except on the upload routes, which stream them themselves after
+//   that check (server/upload/multipart.ts); Elysia's own parser would buffer the whole form in memory;
+// - every other body is read up to the route's limit and no further (413; a declared Content-Length over
+//   it is refused unread), also for bodies without Content-Length.
+// Then the wire rules of decisions §1 apply: an empty JSON body is a body of nothing, login forms arrive as
+// application/x-www-form-urlencoded, and JSON is JSON whatever its type.
 import { Elysia } from 'elysia'
 import { Errors } from './errors'
+import { leaveMultipart } from './upload/multipart'
 
 const rawBodies = new WeakMap<Request, string>()
 
@@ -19,6 +26,12 @@ const BODY_SHAPES: Record<string, 'any' | 'array'> = {
   '/api/ingest/json': 'array',
 }
 
+/** Largest body of a route that answers without authentication (the login: a user name and a password). */
+export const PUBLIC_BODY_LIMIT = 64 * 1024
+
+/** What the upload routes' handlers get as `body`: nothing was read; they stream `request.body` themselves. */
+export const UNREAD = 'streamed'
+
 /** The body text of a request exactly as sent, for routes that must store it verbatim. */
 export function rawBody(request: Request): string {
   return rawBodies.get(request) ?? ''
@@ -30,19 +43,103 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   if (!request.body) return ''
   const chunks: Uint8Array[] = []
   let size = 0
-  for await (const chunk of request.body) {
-    size += chunk.byteLength
-    if (size > limit) throw Errors.tooLarge(limit)
-    chunks.push(chunk)
+  const reader = request.body.getReader()
+  try {
+    for (;;) {
+      let next: Awaited<ReturnType<typeof reader.read>>
+      try {
+        next = await reader.read()
+      } catch {
+        throw Errors.badRequest('the request body broke off')
+      }
+      if (next.done) break
+      size += next.value.byteLength
+      if (size > limit) throw Errors.tooLarge(limit)
+      chunks.push(next.value)
+    }
+  } finally {
+    reader.releaseLock()
   }
   return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
-export function bodyPlugin(limit: number) {
-  return new Elysia({ name: 'quarry-body' }).onParse({ as: 'global' }, async ({ request, contentType, route }) => {
+/**
+ * The check a route makes of its caller, run before its body is read: `authenticate` answers the caller (401 when
+ * there is none), `admit` refuses one the route does not admit (403). The caller is left in the context as
+ * `caller`, where the route's own guard finds it.
+ */
+export interface BodyGate<C = unknown> {
+  authenticate(request: Request): Promise<C>
+  admit(caller: C): void
+}
+
+interface RouteRule {
+  /** Authentication and permission check, run before the body is read; absent on public routes. */
+  gate?: BodyGate
+  /** The route streams its body itself (an upload route): nothing is read here. */
+  upload: boolean
+  /** The most a body of this route may hold, in bytes (not for upload routes, which bound their own). */
+  limit: number
+}
+
+/** The shape of an assembled route as Elysia lists it in `app.routes`. */
+export interface AssembledRoute {
+  method: string
+  path: string
+  hooks: { parse?: readonly { fn: unknown }[] | unknown } & Record<string, unknown>
+}
+
+/**
+ * Every route's body rule, learned from the assembled app (`learn(app.routes)`), so that the one parser, which
+ * Elysia runs before any route hook, knows what the route would check later. Until learn() has run every body is
+ * refused with a 500: a route the table does not know is a fault of ours, never a reason to read unchecked.
+ */
+export class BodyRules {
+  private readonly rules = new Map<string, RouteRule>()
+
+  constructor(
+    private readonly opts: {
+      /** QUARRY_MAX_BODY_SIZE: the largest JSON or form body of an authenticated route. */
+      limit: number
+      /** The gate of a route, from its hooks (the auth guard's access rule); undefined for a public route. */
+      gateOf: (hooks: AssembledRoute['hooks']) => BodyGate | undefined
+    },
+  ) {}
+
+  learn(routes: readonly AssembledRoute[]): void {
+    for (const r of routes) {
+      const parse = Array.isArray(r.hooks.parse) ? (r.hooks.parse as { fn: unknown }[]) : []
+      const gate = this.opts.gateOf(r.hooks)
+      this.rules.set(`${r.method} ${r.path}`, {
+        gate,
+        upload: parse.some((h) => h.fn === leaveMultipart),
+        limit: gate ? this.opts.limit : Math.min(this.opts.limit, PUBLIC_BODY_LIMIT),
+      })
+    }
+  }
+
+  get(method: string, route: string): RouteRule {
+    const rule = this.rules.get(`${method} ${route}`)
+    if (!rule) throw new Error(`no body rule for ${method} ${route} (BodyRules.learn was not run on the assembled app)`)
+    return rule
+  }
+}
+
+export function bodyPlugin(rules: BodyRules) {
+  // `ctx` is never passed on whole: Elysia reads the hook's source and would otherwise prepare every part of the
+  // context (query, cookies, ...) on every request of every route, GETs included.
+  return new Elysia({ name: 'quarry-body' }).onParse({ as: 'global' }, async (ctx) => {
+    const { request, contentType, route } = ctx
+    const rule = rules.get(request.method, route)
+    if (rule.gate) {
+      const caller = await rule.gate.authenticate(request)
+      ;(ctx as { caller?: unknown }).caller = caller
+      rule.gate.admit(caller)
+    }
+    if (rule.upload) return UNREAD
     const type = contentType.split(';')[0]!.trim().toLowerCase()
-    if (type === 'multipart/form-data') return undefined
-    const text = await readLimited(request, limit)
+    if (type === 'multipart/form-data') throw Errors.unsupportedMediaType('multipart bodies are accepted only by the upload routes; send JSON')
+    const text = await readLimited(request, rule.limit)
     rawBodies.set(request, text)
     // An empty body, of any type or none, is a body of nothing: routes whose fields are all optional (refresh,
     // updates) take it as "no change"; routes with required fields say which one is missing.

@@ -37,6 +37,7 @@ describe('configuration', () => {
     expect(config.mapTileUrl).toBe('https://tile.openstreetmap.org')
     expect(config.disableMapTileProxy).toBe(true)
     expect(config.userQuotaBytes).toBe(10 * 1024 ** 3)
+    expect(config.shutdownGraceMs).toBe(10_000)
     expect(warnings).toEqual([])
   })
 
@@ -54,6 +55,7 @@ describe('configuration', () => {
       QUARRY_DISABLE_MAP_TILE_PROXY: 'false',
       QUARRY_ADMIN_LOGIN_RATE: '30',
       QUARRY_LOGIN_THROTTLE_ENTRIES: '5000',
+      QUARRY_SHUTDOWN_GRACE: '90s',
     })
     expect(config.listenHost).toBe('::1')
     expect(config.listenPort).toBe(9000)
@@ -68,6 +70,7 @@ describe('configuration', () => {
     expect(config.disableMapTileProxy).toBe(false)
     expect(config.adminLoginRate).toBe(30)
     expect(config.loginThrottleEntries).toBe(5000)
+    expect(config.shutdownGraceMs).toBe(90_000)
   })
 
   test.each([
@@ -84,6 +87,8 @@ describe('configuration', () => {
     [{ QUARRY_TOKEN_API_ADMIN_ONLY: 'maybe' }, 'QUARRY_TOKEN_API_ADMIN_ONLY'],
     [{ QUARRY_BLOB_SWEEP_GRACE: 'later' }, 'QUARRY_BLOB_SWEEP_GRACE'],
     [{ QUARRY_SEARCH_GRACE: 'soon' }, 'QUARRY_SEARCH_GRACE'],
+    [{ QUARRY_SHUTDOWN_GRACE: 'a while' }, 'QUARRY_SHUTDOWN_GRACE'],
+    [{ QUARRY_SHUTDOWN_GRACE: '0s' }, 'QUARRY_SHUTDOWN_GRACE'],
     [{ QUARRY_SEARCH_GRACE: '0s' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_MAX_IMPORT_SIZE: 'big' }, 'QUARRY_MAX_IMPORT_SIZE'],
     [{ QUARRY_MAP_TILE_URL: 'tiles.example.com' }, 'QUARRY_MAP_TILE_URL'],

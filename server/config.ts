@@ -27,6 +27,8 @@ export interface Config {
   /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
   blobSweepGraceMs: number
   /** Failed logins per account (or unknown user name) within loginFailureWindowMs before 429 (decisions §2). */
+  /** After SIGTERM/SIGINT, in-flight requests get this long to finish; then their connections are closed. */
+  shutdownGraceMs: number
   loginMaxFailures: number
   loginFailureWindowMs: number
   /** UID 1 is never locked: its failed logins are instead limited to this many per minute, shared by all requests. */
@@ -60,6 +62,7 @@ const KNOWN = new Set([
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
+  'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
@@ -206,6 +209,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     userQuotaBytes: parseLimit('QUARRY_USER_QUOTA', get('QUARRY_USER_QUOTA') ?? '10GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
     blobSweepGraceMs: parseDuration('QUARRY_BLOB_SWEEP_GRACE', get('QUARRY_BLOB_SWEEP_GRACE') ?? '1h'),
+    shutdownGraceMs: parseDuration('QUARRY_SHUTDOWN_GRACE', get('QUARRY_SHUTDOWN_GRACE') ?? '10s'),
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),
     loginFailureWindowMs: parseDuration('QUARRY_LOGIN_FAILURE_WINDOW', get('QUARRY_LOGIN_FAILURE_WINDOW') ?? '5m'),
     adminLoginRate: parseCount('QUARRY_ADMIN_LOGIN_RATE', get('QUARRY_ADMIN_LOGIN_RATE') ?? '10', 1, 1000),

@@ -2,8 +2,11 @@
 import { Database } from 'bun:sqlite'
 import { MIGRATIONS } from './migrations'
 import { UniqueViolation } from './unique'
+import { ensurePrivateFile } from './datadir'
 
 export function openDatabase(path: string): Database {
+  // Made private before SQLite opens it: the store holds the JWT signing key, and SQLite gives -wal and -shm its mode.
+  if (path !== ':memory:') ensurePrivateFile(path)
   const db = new Database(path, { create: true, strict: true })
   db.run('PRAGMA journal_mode = WAL')
   db.run('PRAGMA synchronous = NORMAL')

@@ -25,6 +25,8 @@ export const Errors = {
   notFound: (what: string) => new ApiError(404, `${what} not found`),
   conflict: (message: string) => new ApiError(409, message),
   tooLarge: (limit: number) => new ApiError(413, `request body exceeds the limit of ${limit} bytes`),
+  /** A body type the route does not take (multipart outside the upload routes). */
+  unsupportedMediaType: (message: string) => new ApiError(415, message),
   tooManyRequests: (message: string) => new ApiError(429, message),
   /** A write that would take its owner past the storage quota (server/quota.ts); `adding` unknown while streaming. */
   quotaExceeded: (limit: number, used: number, adding?: number) =>
@@ -65,10 +67,13 @@ function describeValidation(error: unknown): string {
 export function errorPlugin(log: Logger) {
   return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error: raised, set, request }) => {
     set.headers['content-type'] = JSON_TYPE
-    // Elysia wraps what a parse hook throws (413 from the body parser) in its own ParseError.
+    // Elysia wraps what a parse hook throws (401, 413, 415 from the body parser) in its own ParseError. The
+    // only parse hook is ours (server/body.ts), which refuses bad bodies with an ApiError: anything else it
+    // threw is a fault of ours, not a malformed body.
     const cause = (raised as { cause?: unknown }).cause
-    const error = code === 'PARSE' && cause instanceof ApiError ? cause : raised
+    const error = code === 'PARSE' && cause instanceof Error ? cause : raised
     if (error instanceof ApiError) {
+      if (error !== raised) set.headers['connection'] = 'close'
       set.status = error.status
       return { Error: error.message, ...error.extra }
     }
@@ -77,6 +82,7 @@ export function errorPlugin(log: Logger) {
         set.status = 404
         return { Error: 'no such route' }
       case 'PARSE':
+        if (error !== raised) break // what our parser threw, see above
         set.status = 400
         return { Error: 'malformed request body' }
       case 'VALIDATION':

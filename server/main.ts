@@ -1,20 +1,32 @@
-// Starts Quarry: configuration → store → blob store → app → listen; SIGTERM/SIGINT drain in-flight requests and close the store.
+// Starts Quarry: configuration → data directory (private, locked) → store → blob store → app → listen.
+// SIGTERM/SIGINT drain in-flight requests for QUARRY_SHUTDOWN_GRACE, then close what is left, wait for the uploads
+// that were cut off to remove their partial files, and close the store.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from './app'
-import { type BlobStore, createDiskBlobStore, createS3BlobStore } from './blob'
+import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
 import { ConfigError, loadConfig } from './config'
+import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, secureDataDir } from './datadir'
 import { createLogger } from './log'
 import { blobReferences, createSqliteStore } from './store'
 import { sweepBlobs } from './blob/sweep'
+import { MULTIPART_OVERHEAD } from './upload/multipart'
 
 const EXPIRED_SESSION_SWEEP_MS = 60_000
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
 const SEARCH_SWEEP_MS = 10_000
 /** The blob sweep runs at start and then this often, so a deleted user's contents do not linger long. */
 const BLOB_SWEEP_MS = 6 * 3_600_000
+/** Partial files (blob temporaries, search working files) no upload or search owns are removed this often... */
+const PARTIAL_SWEEP_MS = 10 * 60_000
+/** ...once they have not been written for this long. */
+const PARTIAL_GRACE_MS = 10 * 60_000
+/** After the shutdown grace, how long the uploads that were cut off get to remove their partial files. */
+const UPLOAD_CLEANUP_MS = 3000
 
 export async function main(env: Record<string, string | undefined> = process.env): Promise<void> {
+  // Everything made from here on, by us or by a library (SQLite's -wal and -shm), is private to this account.
+  process.umask(PRIVATE_UMASK)
   let loaded
   try {
     loaded = loadConfig(env)
@@ -29,41 +41,73 @@ export async function main(env: Record<string, string | undefined> = process.env
   const log = createLogger(config.logLevel)
   for (const w of warnings) log.warn(w)
 
+  // One server per data directory: the lock is taken before anything in it is read, changed or removed.
+  let lock: DataDirLock
+  try {
+    mkdirSync(config.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE })
+    lock = lockDataDir(config.dataDir)
+  } catch (e) {
+    if (e instanceof DataDirBusyError) console.error(`quarry: ${e.message}`)
+    else console.error(`quarry: cannot use the data directory ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
+    process.exit(1)
+  }
   let store
   try {
-    mkdirSync(config.dataDir, { recursive: true })
+    const tightened = secureDataDir(config.dataDir)
+    if (tightened)
+      log.warn('the data directory was readable by other accounts; its modes are now 0700 (directories) and 0600 (files)', {
+        dataDir: config.dataDir,
+        was: tightened.was,
+        dirs: tightened.dirs,
+        files: tightened.files,
+      })
     store = createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
     console.error(`quarry: cannot open the store in ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
+    lock.release()
     process.exit(1)
   }
   // The S3 bucket is checked (and created when missing) here, so a wrong endpoint or key stops the start.
-  let blobs: BlobStore
+  let opened: BlobStore
   try {
-    blobs = config.s3 ? await createS3BlobStore(config.s3) : await createDiskBlobStore({ dataDir: config.dataDir })
+    opened = config.s3 ? await createS3BlobStore(config.s3) : await createDiskBlobStore({ dataDir: config.dataDir })
   } catch (e) {
     const where = config.s3 ? `S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${config.dataDir}/blobs`
     console.error(`quarry: cannot open the blob store (${where}): ${e instanceof Error ? e.message : e}`)
     store.close()
+    lock.release()
     process.exit(1)
   }
+  const uploads = trackPuts(opened)
+  const blobs = uploads.blobs
   const { app, auth, searches } = await createApp({ config, store, blobs, log })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let sessionSweep: ReturnType<typeof setInterval> | undefined
   let blobSweep: ReturnType<typeof setInterval> | undefined
   let searchSweep: ReturnType<typeof setInterval> | undefined
+  let partialSweep: ReturnType<typeof setInterval> | undefined
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
-    log.info('shutting down', { signal })
-    if (sessionSweep) clearInterval(sessionSweep)
-    if (blobSweep) clearInterval(blobSweep)
-    if (searchSweep) clearInterval(searchSweep)
-    await app.stop() // stops accepting and waits for in-flight requests
+    log.info('shutting down', { signal, graceMs: config.shutdownGraceMs })
+    for (const timer of [sessionSweep, blobSweep, searchSweep, partialSweep]) if (timer) clearInterval(timer)
+    const server = app.server
+    if (server) {
+      // Stops accepting at once; in-flight requests get the grace period, then their connections are closed (a
+      // client trickling an upload in must not hold the shutdown for ever).
+      const drained = server.stop(false).then(() => true)
+      if (!(await Promise.race([drained, Bun.sleep(config.shutdownGraceMs).then(() => false)]))) {
+        log.warn('closing the requests still in flight after the shutdown grace', { graceMs: config.shutdownGraceMs, requests: server.pendingRequests })
+        await server.stop(true)
+      }
+    }
+    // The uploads cut off fail and remove their partial files (temporary files, S3 multipart uploads).
+    if (!(await uploads.settled(UPLOAD_CLEANUP_MS))) log.warn('an upload cut off by the shutdown did not finish removing its partial file')
     await searches.close() // running searches stop; saved ones are moved or finished at the next start
     store.close()
+    lock.release()
     process.exit(0)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
@@ -73,15 +117,27 @@ export async function main(env: Record<string, string | undefined> = process.env
     app.listen({
       hostname: config.listenHost,
       port: config.listenPort,
-      // The JSON limit is enforced per route by the body parser; this is the outer bound for uploads.
-      maxRequestBodySize: Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes, config.maxImportBytes),
+      // Elysia asks for SO_REUSEPORT, with which a second server on the same port starts fine and takes half the
+      // connections; a port in use must stop the start instead.
+      reusePort: false,
+      // Every route bounds its own body (server/body.ts, the upload routes) and answers 413 with an error body;
+      // this is only Bun's outer net, above the largest upload with its form framing. Past it Bun itself answers
+      // a bare 413 and closes, for a body no route could take anyway.
+      maxRequestBodySize:
+        Math.max(config.maxBodyBytes, config.maxFileBytes, config.maxResourceBytes, config.maxImportBytes) + MULTIPART_OVERHEAD,
     })
   } catch (e) {
-    console.error(`quarry: cannot listen on ${config.listenHost}:${config.listenPort}: ${e instanceof Error ? e.message : e}`)
+    const inUse = (e as { code?: string }).code === 'EADDRINUSE'
+    const host = config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost
+    console.error(`quarry: cannot listen on ${host}:${config.listenPort}: ${inUse ? 'address in use' : e instanceof Error ? e.message : e}`)
+    await searches.close()
     store.close()
+    lock.release()
     process.exit(1)
   }
-  log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir, blobStore: blobs.kind })
+  const address = `http://${config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost}:${app.server?.port}`
+  lock.describe(address)
+  log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sessionSweep = setInterval(() => {
     // A busy store (a long write by another process) must not end the server: log it and try at the next tick.
@@ -101,6 +157,17 @@ export async function main(env: Record<string, string | undefined> = process.env
   void runBlobSweep()
   blobSweep = setInterval(() => void runBlobSweep(), BLOB_SWEEP_MS)
   blobSweep.unref()
+
+  // Partial files of uploads and imports cut off by a crash go without waiting for the next start.
+  partialSweep = setInterval(() => {
+    Promise.all([opened.sweepPartial(PARTIAL_GRACE_MS), searches.sweepWorkFiles(PARTIAL_GRACE_MS)]).then(
+      ([blobTemps, workFiles]) => {
+        if (blobTemps + workFiles > 0) log.info('partial files removed', { blobTemps, workFiles })
+      },
+      (e: unknown) => log.error('partial file sweep failed', { error: e instanceof Error ? e.message : String(e) }),
+    )
+  }, PARTIAL_SWEEP_MS)
+  partialSweep.unref()
 }
 
 if (import.meta.main) await main()

@@ -4,12 +4,18 @@
 //   the wrong type or out of range); it must get a 4xx;
 // - junk: anything else odd (bad JSON, bad UTF-8, bad multipart, extra fields, huge strings and numbers, odd paths,
 //   query strings, methods and credentials); it may succeed when it happens to be valid.
+// Must-refuse also: a multipart body on a route that takes no upload (415), and a body over the route's limit, with
+// its length declared or sent chunked (issue 12): such a body is made as it is read, and the server may read no
+// more of it than the limit (plus the form framing of uploads), and nothing at all for an anonymous caller of a
+// route that needs one.
 // For every case: no 5xx, no thrown error or hang, a 4xx has the `{"Error": ...}` body, and a 4xx changed no row
 // and no blob file. Used by test/fuzz.test.ts (short run) and test/fuzz-long.sh (long run), with a fixed seed.
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import fc from 'fast-check'
+import { PUBLIC_BODY_LIMIT } from '../server/body'
 import { CAPABILITY_NAMES, userHolds } from '../server/permissions'
+import { MULTIPART_OVERHEAD } from '../server/upload/multipart'
 import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshot, type TestServer } from './helpers'
 import { apiRoutes, type RouteInfo } from './routes'
 
@@ -33,8 +39,19 @@ export interface FuzzCase {
   /** Raw query string without `?`, or ''. */
   query: string
   headers: Record<string, string>
+  /** The body; for a huge case, only its head. */
   body?: string | Uint8Array
+  /**
+   * A body of `bytes` bytes over the route's limit, made as the server reads it (the head `body`, then filler), with
+   * its length in Content-Length when `declared`, else without one; the server may read at most `maxRead` bytes.
+   */
+  huge?: { bytes: number; declared: boolean; maxRead: number }
 }
+
+/** Every body limit of the fuzz server: the JSON limit and the upload limits alike, small so huge bodies stay cheap. */
+export const FUZZ_LIMIT = 1024 * 1024
+/** Bytes a huge body hands out per read. */
+const HUGE_CHUNK = 64 * 1024
 
 // ---------------------------------------------------------------------------------------------------------------
 // Values
@@ -291,10 +308,12 @@ const multipartType = fc.oneof(
 )
 function multipartJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
   // On an upload route a broken form must be refused (a cut-short upload stored as complete would lose data).
+  // Elsewhere a multipart form is refused whatever it holds (415: only upload routes read forms, issue 12).
   return fc.record({ caller: callerArb, params: paramsArb(route), body: multipartBody, type: multipartType, query: queryJunk }).map((c) => {
-    const mustRefuse = route.upload && (c.body.broken || c.type.broken)
+    const form = c.type.type.startsWith('multipart/form-data')
+    const mustRefuse = route.upload ? c.body.broken || c.type.broken : form
     return {
-      kind: mustRefuse ? 'multipart-broken' : 'multipart',
+      kind: route.upload ? (mustRefuse ? 'multipart-broken' : 'multipart') : form ? 'multipart-refused' : 'multipart',
       route: route.key,
       mustRefuse,
       method: route.method,
@@ -306,6 +325,43 @@ function multipartJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
       body: typeof c.body.body === 'string' ? c.body.body : new Uint8Array(c.body.body),
     }
   })
+}
+
+/**
+ * Bodies over the route's limit, of every type: JSON, text, forms, multipart with a `file` part that never ends or
+ * with a dropped part that never ends; declared or chunked; as every caller. Each must be refused, read no further
+ * than the limit allows and, for an anonymous caller of a route that needs one, not read at all.
+ */
+function hugeJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
+  const heads = fc.constantFrom(
+    { type: 'application/json', head: '{"Name":"' },
+    { type: 'text/plain', head: '' },
+    { type: 'application/x-www-form-urlencoded', head: 'User=' },
+    { type: 'application/octet-stream', head: '' },
+    { type: '', head: '[' },
+    { type: `multipart/form-data; boundary=${BOUNDARY}`, head: part('file', '').slice(0, -2) },
+    { type: `multipart/form-data; boundary=${BOUNDARY}`, head: part('file', 'x') + part('dropped', '').slice(0, -2) },
+  )
+  const publicRoute = route.permission === undefined
+  return fc
+    .record({ caller: callerArb, params: paramsArb(route), head: heads, declared: fc.boolean(), over: fc.integer({ min: 1, max: 3 * FUZZ_LIMIT }) })
+    .map((c): FuzzCase => {
+      const limit = publicRoute ? PUBLIC_BODY_LIMIT : FUZZ_LIMIT
+      const maxRead = c.caller === 'anonymous' && !publicRoute ? 0 : limit + MULTIPART_OVERHEAD + 2 * HUGE_CHUNK
+      return {
+        kind: c.declared ? 'huge-declared' : 'huge-chunked',
+        route: route.key,
+        mustRefuse: true,
+        method: route.method,
+        path: route.path,
+        caller: c.caller,
+        params: c.params,
+        query: '',
+        headers: c.head.type ? { 'content-type': c.head.type } : {},
+        body: c.head.head,
+        huge: { bytes: FUZZ_LIMIT + MULTIPART_OVERHEAD + c.over, declared: c.declared, maxRead },
+      }
+    })
 }
 
 const RAW_PARAMS = ['%C3%28', '%FF', '%00', '%2e%2e', '..', '.', '%', '%zz', '%2F', '%E2%82', '%ED%A0%80', '%F4%90%80%80', '1%00', '%20', '+', '*', '%0d%0aX-Injected:%201']
@@ -441,6 +497,7 @@ export function caseArbitrary(routes: RouteInfo[]): fc.Arbitrary<FuzzCase> {
     // upload routes are few but take the riskiest bodies: weighted up
     ...routes.filter((r) => r.upload).flatMap((r) => Array.from({ length: 6 }, () => multipartJunk(r))),
     ...writes.filter((r) => !r.upload).map(multipartJunk),
+    ...writes.map(hugeJunk),
   ]
   return fc.oneof({ weight: 1, arbitrary: fc.oneof(...refuse) }, { weight: 1, arbitrary: fc.oneof(...junk) })
 }
@@ -528,12 +585,20 @@ export interface FuzzFixture {
   /** Re-creates callers and items that valid junk requests locked, deleted or logged out. */
   heal(): Promise<void>
   request(c: FuzzCase): Request
+  /** How many body bytes the server read of a request made by request() for a huge case. */
+  pulled(req: Request): number
   /** Real ids for path parameters. */
   ids(): string[]
 }
 
 export async function fuzzFixture(): Promise<FuzzFixture> {
-  const s = await createTestServer({ loginMaxFailures: 1000 })
+  const s = await createTestServer({
+    loginMaxFailures: 1000,
+    maxBodyBytes: FUZZ_LIMIT,
+    maxFileBytes: FUZZ_LIMIT,
+    maxResourceBytes: FUZZ_LIMIT,
+    maxImportBytes: FUZZ_LIMIT,
+  })
   const w: World = { s, user: { uid: 0, jwt: '' }, adminJwt: s.adminJwt, token: '' }
   const items = new Map<string, Item>()
 
@@ -571,6 +636,25 @@ export async function fuzzFixture(): Promise<FuzzFixture> {
   await heal()
 
   const ids = () => [...items.values()].flatMap((i) => i.ids)
+  const pulledOf = new WeakMap<Request, () => number>()
+
+  /** The body of a huge case: its head, then filler, made only as it is read (nothing is buffered ahead). */
+  function hugeBody(head: string | Uint8Array | undefined, bytes: number) {
+    const first = typeof head === 'string' ? new TextEncoder().encode(head) : (head ?? new Uint8Array(0))
+    let pulled = 0
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(ctl) {
+          if (pulled >= bytes) return ctl.close()
+          const chunk = pulled === 0 && first.byteLength > 0 ? first : new Uint8Array(Math.min(HUGE_CHUNK, bytes - pulled)).fill(97)
+          pulled += chunk.byteLength
+          ctl.enqueue(chunk)
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    return { stream, pulled: () => pulled }
+  }
 
   function request(c: FuzzCase): Request {
     const pool = ids()
@@ -594,10 +678,19 @@ export async function fuzzFixture(): Promise<FuzzFixture> {
     }
     const url = `http://localhost${path}${c.query ? `?${c.query}` : ''}`
     const hasBody = c.body !== undefined && c.method !== 'GET' && c.method !== 'HEAD'
+    if (c.huge && hasBody) {
+      const body = hugeBody(c.body, c.huge.bytes)
+      if (c.huge.declared) headers.set('content-length', String(c.huge.bytes))
+      const req = new Request(url, { method: c.method, headers, body: body.stream })
+      pulledOf.set(req, body.pulled)
+      return req
+    }
     return new Request(url, { method: c.method, headers, body: hasBody ? c.body : undefined })
   }
 
-  return { s, routes: apiRoutes(s.app).filter((r) => r.path.startsWith('/api')), heal, request, ids }
+  const pulled = (req: Request) => pulledOf.get(req)?.() ?? 0
+
+  return { s, routes: apiRoutes(s.app).filter((r) => r.path.startsWith('/api')), heal, request, pulled, ids }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -624,7 +717,7 @@ const HEAL_EVERY = 100
 
 function describeCase(c: FuzzCase, req: Request): string {
   const body = c.body === undefined ? '' : typeof c.body === 'string' ? c.body.slice(0, 300) : `bytes ${Buffer.from(c.body.subarray(0, 120)).toString('hex')}`
-  return `[${c.kind}${c.mustRefuse ? ', must refuse' : ''}] ${c.caller}: ${req.method} ${req.url.slice(0, 300)} headers ${JSON.stringify(Object.fromEntries(req.headers)).slice(0, 300)} body ${JSON.stringify(body)}`
+  return `[${c.kind}${c.mustRefuse ? ', must refuse' : ''}] ${c.caller}: ${req.method} ${req.url.slice(0, 300)} headers ${JSON.stringify(Object.fromEntries(req.headers)).slice(0, 300)} body ${JSON.stringify(body)}${c.huge ? ` then filler: ${JSON.stringify(c.huge)}` : ''}`
 }
 
 /** Sends `runs` generated cases; throws (with the seed and the offending request) at the first broken rule. */
@@ -668,6 +761,7 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
     const problem = (what: string) => new Error(`${what}: ${res.status} ${res.text.slice(0, 300)}\n  ${describeCase(c, req)}`)
     if (res.status >= 500) throw problem('a 5xx')
     if (c.mustRefuse && (res.status < 400 || res.status >= 500)) throw problem('a request that breaks the schema was not refused')
+    if (c.huge && f.pulled(req) > c.huge.maxRead) throw problem(`the server read ${f.pulled(req)} bytes of a huge body (at most ${c.huge.maxRead} allowed)`)
     if (res.status >= 400) {
       // the one refusal of another shape is the login's, as decisions §2 gives it: {"LoginStatus": false, "Reason": ...}
       const wellFormed = typeof res.body?.Error === 'string' || (res.body?.LoginStatus === false && typeof res.body?.Reason === 'string')

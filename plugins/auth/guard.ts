@@ -1,31 +1,54 @@
 // The one auth guard: a macro every plugin uses to declare what each route needs (`access: 'ListUsers'`).
-// It authenticates in `transform`, before validation, so an anonymous caller gets 401 rather than a
-// complaint about its body; the caller is then available to the handler as `caller`.
+// The caller is authenticated and admitted before anything of the request is looked at: on routes that take a
+// body, by the body parser before it reads a byte (bodyGate, wired in server/app.ts), so an anonymous request
+// is refused unread; on the others in `transform`, before validation, so an anonymous caller gets 401 rather
+// than a complaint about its query. The caller is then available to the handler as `caller`.
 import { Elysia } from 'elysia'
-import { type Access, accessSpec } from '../../server/permissions'
+import type { AssembledRoute, BodyGate } from '../../server/body'
+import { type Access, type AccessSpec, accessSpec } from '../../server/permissions'
 import type { AuthService, Caller } from './service'
 
-type WithCaller = { caller: Caller }
+type WithCaller = { caller?: Caller }
+
+/** The access rule of each route's guard hook, so the body parser can run the same check first (bodyGate). */
+const guardSpecs = new WeakMap<object, AccessSpec>()
 
 export function authGuard(auth: AuthService) {
   return new Elysia({ name: 'quarry-auth-guard' }).macro({
     access: (access: Access) => {
       const spec = accessSpec(access)
+      // Only ctx.request and ctx.caller are touched, never ctx as a whole: Elysia reads the hook's source and
+      // would otherwise prepare every part of the context (query, cookies, ...) on every request.
+      const transform = async (ctx: { request: Request }) => {
+        if ((ctx as WithCaller).caller) return // admitted by the body parser already
+        const caller = await auth.authenticate(ctx.request, spec)
+        // Set before the route may refuse (403 here, or 400 from validation), so the request log names the uid.
+        ;(ctx as WithCaller).caller = caller
+        auth.admit(caller, spec)
+      }
+      guardSpecs.set(transform, spec)
       return {
         // Read by the route-table tests (test/routes.ts): the permission, and whether the JWT may come as a cookie.
         detail: { 'x-permission': spec.key, ...(spec.cookie ? { 'x-cookie': true } : {}) } as Record<string, unknown>,
-        async transform(ctx) {
-          // Set before the route may refuse (403 here, or 400 from validation), so the request log names the uid.
-          const caller = await auth.authenticate(ctx.request, spec)
-          ;(ctx as unknown as WithCaller).caller = caller
-          auth.admit(caller, spec)
-        },
+        transform,
         resolve(ctx) {
-          return { caller: (ctx as unknown as WithCaller).caller }
+          return { caller: (ctx as unknown as WithCaller).caller! }
         },
       }
     },
   })
+}
+
+/**
+ * The check the body parser runs before it reads the body of an assembled route: that route's own guard (401,
+ * 403), or undefined for a route without one (a public route). The parser puts the caller where the guard's
+ * transform finds it, so the check runs once.
+ */
+export function bodyGate(auth: AuthService, hooks: AssembledRoute['hooks']): BodyGate<Caller> | undefined {
+  const transforms = Array.isArray(hooks.transform) ? (hooks.transform as { fn: object }[]) : []
+  const spec = transforms.map((h) => guardSpecs.get(h.fn)).find((s) => s !== undefined)
+  if (!spec) return undefined
+  return { authenticate: (request) => auth.authenticate(request, spec), admit: (caller) => auth.admit(caller, spec) }
 }
 
 /** Whether the caller may act on the account `uid`: their own, or any with admin rights. */

@@ -13,7 +13,7 @@ import { Errors } from '../../server/errors'
 import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
-import { MultipartError, type UploadForm, streamUpload, leaveMultipart } from '../../server/upload/multipart'
+import { MultipartError, type UploadForm, UploadTooLargeError, streamUpload, leaveMultipart } from '../../server/upload/multipart'
 import { sniffContentType } from '../../server/upload/sniff'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
@@ -134,9 +134,10 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
           return { size: put.size, type: put.size === 0 ? EMPTY_TYPE : sniffContentType(head.subarray(0, headSize)) }
         },
         () => blobs.delete(key),
-        { fieldLimit: FIELD_LIMIT },
+        { maxBytes: limit, fieldLimit: FIELD_LIMIT },
       )
     } catch (e) {
+      if (e instanceof UploadTooLargeError) throw Errors.tooLarge(limit)
       if (e instanceof BlobTooLargeError) throw quota && room < limit ? quotaRefusalWhileStreaming(quota) : Errors.tooLarge(limit)
       if (e instanceof MultipartError) throw Errors.badRequest(e.message)
       throw e

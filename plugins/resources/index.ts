@@ -13,7 +13,7 @@ import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import { MultipartError, streamFilePart, leaveMultipart } from '../../server/upload/multipart'
+import { MultipartError, UploadTooLargeError, streamFilePart, leaveMultipart } from '../../server/upload/multipart'
 import type { ResourceRow } from './repo'
 import {
   AdminQuery,
@@ -181,8 +181,10 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
             request,
             (stream) => blobs.put(key, stream, { maxBytes: Math.min(limit, room) }),
             () => blobs.delete(key),
+            { maxBytes: limit },
           )
         } catch (e) {
+          if (e instanceof UploadTooLargeError) throw Errors.tooLarge(limit)
           if (e instanceof BlobTooLargeError) throw quota && room < limit ? quotaRefusalWhileStreaming(quota) : Errors.tooLarge(limit)
           if (e instanceof MultipartError) throw Errors.badRequest(e.message)
           throw e

@@ -134,7 +134,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
           return { spool: await spool(stream, quota) }
         },
         async (r) => (r.read ? removeWorkFiles(r.read.files) : rmSync(r.spool, { force: true })),
-        { fieldLimit: FIELD_LIMIT },
+        { maxBytes: limit, fieldLimit: FIELD_LIMIT },
       )
     } catch (e) {
       if (e instanceof ArchiveError || e instanceof MultipartError) throw Errors.badRequest(`not a usable search archive: ${e.message}`)

@@ -893,7 +893,7 @@ describe('preferences', () => {
     expect((await ok(s, 'GET', `/api/users/${user.uid}/preferences`, { jwt: user.jwt })).body).toEqual({ keep: true })
   })
 
-  test('a multipart form is not JSON: 400, and what was stored is kept', async () => {
+  test('a multipart form is not JSON: 415 (only upload routes take forms), and what was stored is kept', async () => {
     const user = await s.createUser()
     await okEmpty(s, 'PUT', `/api/users/${user.uid}/preferences`, { jwt: user.jwt, json: { keep: 'me' } })
     const form = new FormData()
@@ -903,7 +903,7 @@ describe('preferences', () => {
       new Request(`http://localhost/api/users/${user.uid}/preferences`, { method: 'PUT', headers: { authorization: `Bearer ${user.jwt}` }, body: form }),
     )
     const text = await res.text()
-    expectError({ status: res.status, headers: res.headers, text, body: JSON.parse(text) }, 400)
+    expectError({ status: res.status, headers: res.headers, text, body: JSON.parse(text) }, 415)
     expect(storeSnapshot(s)).toEqual(before)
     expect((await ok(s, 'GET', `/api/users/${user.uid}/preferences`, { jwt: user.jwt })).body).toEqual({ keep: 'me' })
   })

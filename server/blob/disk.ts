@@ -24,6 +24,7 @@ import {
   type PutOptions,
   type PutResult,
 } from './index'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../datadir'
 
 const READ_CHUNK = 256 * 1024
 /**
@@ -44,13 +45,15 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
   const root = join(opts.dataDir, 'blobs')
   const tmpDir = join(root, 'tmp')
   // Directories are made on the first write, so an unused store leaves no trace in the data directory.
-  await removeStaleTemps(tmpDir, Date.now() - STALE_TEMP_MS)
+  await removeStaleTemps(tmpDir, Date.now() - STALE_TEMP_MS, new Set())
   let tmpReady = false
   const ensureTmp = async () => {
     if (tmpReady) return
-    await mkdir(tmpDir, { recursive: true })
+    await mkdir(tmpDir, { recursive: true, mode: PRIVATE_DIR_MODE })
     tmpReady = true
   }
+  /** Temporary files puts and copies of this store are writing now, which the partial sweep leaves alone. */
+  const writing = new Set<string>()
 
   // `/` is allowed in keys but not in file names; `~` is not allowed in keys, so the mapping is reversible.
   const fileName = (key: string) => key.replaceAll('/', '~')
@@ -75,7 +78,7 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
       renameSync(temp, target)
     } catch (e) {
       if (!isNotFound(e)) throw e
-      mkdirSync(dir, { recursive: true })
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
       renameSync(temp, target)
     }
     await syncDir(dir)
@@ -90,9 +93,10 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     let syncFailure: unknown
     let unsynced = 0
     const reader = stream.getReader()
+    writing.add(temp)
     try {
       await ensureTmp()
-      fh = await open(temp, 'wx', 0o600)
+      fh = await open(temp, 'wx', PRIVATE_FILE_MODE)
       for (;;) {
         const { done, value } = await reader.read()
         if (done) break
@@ -129,6 +133,7 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
       await rm(temp, { force: true }).catch(() => {})
       throw e
     } finally {
+      writing.delete(temp)
       reader.releaseLock()
     }
   }
@@ -210,6 +215,7 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     const source = pathOf(from)
     assertBlobKey(to)
     const temp = join(tmpDir, `${crypto.randomUUID()}.part`)
+    writing.add(temp)
     try {
       await ensureTmp()
       try {
@@ -219,11 +225,13 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
         throw e
       }
       const fh = await open(temp, 'r+')
-      await fh.sync().finally(() => fh.close())
+      await fh.chmod(PRIVATE_FILE_MODE).then(() => fh.sync()).finally(() => fh.close())
       await moveInto(temp, to)
     } catch (e) {
       await rm(temp, { force: true }).catch(() => {})
       throw e
+    } finally {
+      writing.delete(temp)
     }
   }
 
@@ -246,7 +254,9 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     return file
   }
 
-  return { kind: 'disk', put, get, body, stat: statBlob, delete: del, copy, list }
+  const sweepPartial = (graceMs: number) => removeStaleTemps(tmpDir, Date.now() - graceMs, writing)
+
+  return { kind: 'disk', put, get, body, stat: statBlob, delete: del, copy, list, sweepPartial }
 }
 
 function isNotFound(e: unknown): boolean {
@@ -275,10 +285,17 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-async function removeStaleTemps(tmpDir: string, olderThan: number): Promise<void> {
+/** Removes the temporary files not written since `olderThan` that no put is writing; answers how many. */
+async function removeStaleTemps(tmpDir: string, olderThan: number, writing: ReadonlySet<string>): Promise<number> {
+  let removed = 0
   for (const name of await readdirIfAny(tmpDir)) {
     const path = join(tmpDir, name)
+    if (writing.has(path)) continue
     const s = await stat(path).catch(() => undefined)
-    if (s && s.mtimeMs < olderThan) await rm(path, { force: true })
+    if (s && s.mtimeMs < olderThan) {
+      await rm(path, { force: true })
+      removed++
+    }
   }
+  return removed
 }

@@ -45,6 +45,12 @@ export interface BlobStore {
   copy(from: string, to: string): Promise<void>
   /** Every blob with its last-modification time, in no particular order (for the orphan sweep). */
   list(): AsyncIterable<BlobEntry>
+  /**
+   * Removes what puts cut off by a crash left behind and no put of this store is still writing, once it has not
+   * been written for `graceMs`: on disk the temporary files; answers how many. (On S3 a failed put aborts its
+   * multipart upload itself; what a crash leaves is for the bucket's AbortIncompleteMultipartUpload lifecycle rule.)
+   */
+  sweepPartial(graceMs: number): Promise<number>
 }
 
 export interface PutOptions {
@@ -169,6 +175,32 @@ export async function openBody<R extends { blobKey: string | null }>(
 export async function discardBlob(blobs: BlobStore, key: string | null | undefined, log: { warn(msg: string, fields?: Record<string, unknown>): void }) {
   if (!key) return
   await blobs.delete(key).catch((e: unknown) => log.warn('could not delete a blob', { key, error: String(e) }))
+}
+
+/**
+ * The store with its puts in flight counted, so that a shutdown that closes the connections of unfinished uploads
+ * can wait until those puts have failed and removed what they wrote (a temporary file, an S3 multipart upload).
+ */
+export function trackPuts(store: BlobStore): { blobs: BlobStore; settled(timeoutMs: number): Promise<boolean> } {
+  const inFlight = new Set<Promise<unknown>>()
+  const blobs: BlobStore = {
+    ...store,
+    put(key, stream, opts) {
+      const p = store.put(key, stream, opts)
+      inFlight.add(p)
+      const done = () => void inFlight.delete(p)
+      p.then(done, done)
+      return p
+    },
+  }
+  return {
+    blobs,
+    /** Whether every put in flight settled within the time. */
+    async settled(timeoutMs) {
+      const all = Promise.allSettled([...inFlight]).then(() => true)
+      return Promise.race([all, Bun.sleep(timeoutMs).then(() => inFlight.size === 0)])
+    },
+  }
 }
 
 export { createDiskBlobStore } from './disk'

@@ -197,5 +197,8 @@ export async function createS3BlobStore(opts: S3BlobStoreOptions): Promise<BlobS
     } while (continuationToken)
   }
 
-  return { kind: 's3', put, get, body: (key: string) => get(key), stat, delete: del, copy, list }
+  // A failed put aborts its own multipart upload (see above); a crashed server's are the bucket lifecycle's.
+  const sweepPartial = async () => 0
+
+  return { kind: 's3', put, get, body: (key: string) => get(key), stat, delete: del, copy, list, sweepPartial }
 }

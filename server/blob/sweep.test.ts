@@ -1,7 +1,7 @@
 // The blob sweep on a real app's store: orphans past the grace period go, young ones and referenced ones stay,
 // and items whose blob is missing are reported.
 import { describe, expect, test } from 'bun:test'
-import { utimesSync } from 'node:fs'
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { blobReferences } from '../store'
 import { blobFiles, serverPerTest, type TestServer } from '../../test/helpers'
@@ -93,5 +93,53 @@ describe('blob sweep', () => {
     age(s, 2 * HOUR)
     expect(await sweep(s)).toEqual({ removed: [], keptYoung: 0, missing: [] })
     expect(blobFiles(s)).toHaveLength(1)
+  })
+})
+
+describe('partial files of a crash go at the periodic sweep, not only at the next start', () => {
+  test('stale .part files in blobs/tmp are removed; fresh ones and those a put is writing stay', async () => {
+    const s = await setup()
+    const tmp = join(s.dir, 'blobs', 'tmp')
+    mkdirSync(tmp, { recursive: true })
+    const old = new Date(Date.now() - 2 * HOUR)
+    writeFileSync(join(tmp, 'crashed.part'), 'half an upload')
+    utimesSync(join(tmp, 'crashed.part'), old, old)
+    writeFileSync(join(tmp, 'recent.part'), 'an upload of another store, maybe')
+    // a put in flight whose temporary file has not been written for a while (a slow client)
+    let feed!: ReadableStreamDefaultController<Uint8Array>
+    const putting = s.blobs.put('slow/one', new ReadableStream({ start: (c) => void (feed = c) }))
+    feed.enqueue(new Uint8Array(10))
+    let live: string | undefined
+    for (let i = 0; i < 100 && !live; i++) {
+      await Bun.sleep(10)
+      live = readdirSync(tmp).find((n) => n !== 'crashed.part' && n !== 'recent.part')
+    }
+    expect(live).toBeDefined()
+    utimesSync(join(tmp, live!), old, old)
+
+    expect(await s.blobs.sweepPartial(HOUR)).toBe(1)
+    expect(readdirSync(tmp).sort()).toEqual([live!, 'recent.part'].sort())
+    feed.close()
+    expect((await putting).size).toBe(10)
+    expect(await s.blobs.sweepPartial(HOUR)).toBe(0)
+  })
+
+  test('search working files no search owns are removed once stale; a live search keeps its files', async () => {
+    const s = await setup()
+    await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: [{ TS: '2020-01-01T00:00:00Z', Tag: 'web', Data: 'aGk=' }] })
+    const launched = await s.call('POST', '/api/searchctrl/launch', { jwt: s.adminJwt, json: { SearchString: 'tag=web' } })
+    expect(launched.status).toBe(200)
+    await s.searches.settled()
+    const work = join(s.dir, 'searches')
+    const owned = readdirSync(work).sort()
+    expect(owned).toHaveLength(2)
+    const old = new Date(Date.now() - 2 * HOUR)
+    for (const name of ['import-crashed.ndjson', 'import-crashed.idx']) writeFileSync(join(work, name), 'x')
+    for (const name of [...owned, 'import-crashed.ndjson', 'import-crashed.idx']) utimesSync(join(work, name), old, old)
+    writeFileSync(join(work, 'import-running.ndjson'), 'x')
+
+    expect(await s.searches.sweepWorkFiles(HOUR)).toBe(2)
+    expect(readdirSync(work).sort()).toEqual([...owned, 'import-running.ndjson'].sort())
+    expect((await s.call('GET', `/api/searchctrl/${launched.body.SearchID}`, { jwt: s.adminJwt })).status).toBe(200)
   })
 })

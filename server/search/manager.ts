@@ -527,6 +527,27 @@ export class SearchManager {
     await this.settled()
   }
 
+  /**
+   * Removes working files no search owns that have not been written for `graceMs`: what an import or a search cut
+   * off by a crash left (init() does the same at start). Answers how many files were removed.
+   */
+  async sweepWorkFiles(graceMs: number): Promise<number> {
+    const owned = new Set<string>()
+    for (const s of this.searches.values()) if (s.work) owned.add(s.work.results).add(s.work.index)
+    const before = Date.now() - graceMs
+    let removed = 0
+    for (const name of listWorkDir(this.dir)) {
+      const path = join(this.dir, name)
+      if (owned.has(path)) continue
+      const modified = statSync(path, { throwIfNoEntry: false })?.mtimeMs
+      if (modified !== undefined && modified < before) {
+        rmSync(path, { force: true })
+        removed++
+      }
+    }
+    return removed
+  }
+
   // ---- export and import (archive format: server/search/archive.ts, docs/search-archive.md)
 
   /** A saved search as a search archive (.tar.gz), streamed from its stored results. */

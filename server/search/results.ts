@@ -4,10 +4,11 @@
 // While a search is not saved both are files in the search working directory (QUARRY_DATA_DIR/searches);
 // saving moves them to the blob store. Readers see records up to the size last reported after a flush, so a
 // download of a running search is a consistent prefix.
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { FileSink } from 'bun'
 import type { BlobStore } from '../blob'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../datadir'
 
 export const INDEX_ENTRY_BYTES = 8
 
@@ -47,7 +48,9 @@ export class ResultWriter {
   count = 0
 
   constructor(readonly files: WorkFiles) {
-    mkdirSync(dirname(files.results), { recursive: true })
+    mkdirSync(dirname(files.results), { recursive: true, mode: PRIVATE_DIR_MODE })
+    // Made private before Bun's writer opens them (results are users' data).
+    for (const path of [files.results, files.index]) closeSync(openSync(path, 'w', PRIVATE_FILE_MODE))
     this.results = Bun.file(files.results).writer()
     this.index = Bun.file(files.index).writer()
   }

@@ -9,7 +9,24 @@ export class MultipartError extends Error {
   override name = 'MultipartError'
 }
 
-/** Route-local parser for upload routes: claims multipart bodies untouched, so Elysia never buffers them through formData(). */
+/**
+ * A body longer than the upload's limit plus MULTIPART_OVERHEAD (declared or counted while streaming): 413 on the
+ * routes that map it, and never worse than the 400 of a MultipartError on those that do not.
+ */
+export class UploadTooLargeError extends MultipartError {
+  override name = 'UploadTooLargeError'
+  constructor(readonly maxBytes: number) {
+    super(`the upload exceeds the limit of ${maxBytes} bytes`)
+  }
+}
+
+/** Room for the multipart framing and the small text fields around the file in a whole request body. */
+export const MULTIPART_OVERHEAD = 64 * 1024
+
+/**
+ * Marks an upload route (`parse: leaveMultipart`): the body parser (server/body.ts) admits the caller and then
+ * leaves the body unread, for the handler to stream with streamUpload. Elysia would buffer a form whole.
+ */
 export const leaveMultipart = ({ contentType }: { contentType: string }) => (/^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined)
 
 /** How many chunks of the file the bridge lets pile up before it stops feeding the parser. */
@@ -26,8 +43,20 @@ export async function streamFilePart<T>(
   request: Request,
   sink: (stream: ReadableStream<Uint8Array>) => Promise<T>,
   discard: (result: T) => Promise<void>,
+  opts: UploadOptions,
 ): Promise<T> {
-  return (await streamUpload(request, sink, discard)).result
+  return (await streamUpload(request, sink, discard, opts)).result
+}
+
+export interface UploadOptions {
+  /**
+   * The most the file part may hold. The whole body may hold MULTIPART_OVERHEAD more (framing, small fields,
+   * parts that are dropped); past that, declared or counted, it is an UploadTooLargeError, so no part of a form,
+   * kept or not, makes the server read without end. (The file part itself is bounded by the sink.)
+   */
+  maxBytes: number
+  /** Largest text part; FIELD_LIMIT by default. */
+  fieldLimit?: number
 }
 
 /** What streamUpload read besides the file: the small text fields (first value of each name) and the file's name. */
@@ -51,9 +80,11 @@ export async function streamUpload<T>(
   /** `fields`: the text fields that came before the file part (a route may refuse on them before reading the file). */
   sink: (stream: ReadableStream<Uint8Array>, fields: Readonly<Record<string, string>>) => Promise<T>,
   discard: (result: T) => Promise<void>,
-  opts: { fieldLimit?: number } = {},
+  opts: UploadOptions,
 ): Promise<UploadForm<T>> {
   const fieldLimit = opts.fieldLimit ?? FIELD_LIMIT
+  const bodyLimit = opts.maxBytes + MULTIPART_OVERHEAD
+  if (Number(request.headers.get('content-length') ?? 0) > bodyLimit) throw new UploadTooLargeError(opts.maxBytes)
   const fields: Record<string, string> = Object.create(null)
   let filename: string | undefined
   const contentType = request.headers.get('content-type') ?? ''
@@ -150,6 +181,7 @@ export async function streamUpload<T>(
   bb.on('error', (e: unknown) => abort(new MultipartError(`malformed multipart form: ${(e as Error).message ?? e}`)))
   bb.on('finish', () => resolveSettled())
 
+  let received = 0
   const feed = (async () => {
     for (;;) {
       let chunk: Awaited<ReturnType<typeof reader.read>>
@@ -161,6 +193,11 @@ export async function streamUpload<T>(
       }
       if (failure !== undefined) return
       if (chunk.done) break
+      received += chunk.value.byteLength
+      if (received > bodyLimit) {
+        abort(new UploadTooLargeError(opts.maxBytes))
+        return
+      }
       // Backpressure to the client: while the sink has QUEUE_CHUNKS of the file unread, the parser gets no more.
       while (fileController && (fileController.desiredSize ?? 1) <= 0) {
         await Promise.race([new Promise<void>((resolve) => (wantMore = resolve)), settled.catch(() => {})])
