@@ -4,6 +4,7 @@ import type { BlobStore } from './blob'
 import { bodyPlugin } from './body'
 import type { Config } from './config'
 import { errorPlugin } from './errors'
+import { securityHeadersPlugin } from './headers'
 import type { Logger } from './log'
 import { requestLogPlugin } from './request-log'
 import type { Store } from './store'
@@ -61,6 +62,7 @@ export async function createApp(deps: AppDeps) {
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
   const app = new Elysia({ encodeSchema: false })
+    .use(securityHeadersPlugin())
     .use(requestLogPlugin(log))
     .use(errorPlugin(log))
     .use(bodyPlugin(config.maxBodyBytes))

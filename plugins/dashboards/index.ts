@@ -7,7 +7,7 @@
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/errors'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
-import { type Reacher, UUID, canReach, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
+import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
 import { bareNumber, sharingList } from '../../server/wire'
 import { authGuard, selfOrAdmin } from '../auth/guard'
@@ -73,6 +73,7 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
       async ({ caller, body, request, set }) => {
         const uid = await requestedOwner(caller, body.UID, async (u) => (await store.users.get(u)) !== undefined)
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global dashboards')
+        await checkSharing(caller, body.GIDs, store.groups)
         const guid = wantedGuid(body.GUID)
         const now = clock()
         const id = await dashboards.create({
@@ -105,6 +106,7 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
       '/api/dashboards/:id',
       async ({ caller, params, body, request, set }) => {
         const d = await writable(caller, params.id)
+        await checkSharing(caller, body.GIDs, store.groups, d.gids)
         // The full structure comes back; what the caller may not change (ID, GUID, Created, Updated, and for
         // non-admins UID and Global) keeps its value, and so does every absent field.
         let uid: number | undefined

@@ -6,7 +6,7 @@
 // everywhere; DELETE accepts it from everyone.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
-import { type Reacher, UUID, canReach, pickReached } from '../../server/sharing'
+import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
@@ -163,6 +163,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
           if (uid !== caller.uid && !caller.admin) throw Errors.forbidden('only admins may create files for another user')
           if (wanted.global && !caller.admin) throw Errors.forbidden('only admins may create global files')
           if (uid !== caller.uid && !(await store.users.get(uid))) throw Errors.badRequest(`no user ${uid}`)
+          await checkSharing(caller, wanted.gids, store.groups)
           await files.create({
             thingUuid,
             guid: wanted.guid ?? crypto.randomUUID(),
@@ -222,6 +223,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
       async ({ caller, params, query, body }) => {
         const f = await writable(caller, params.id, adminView(caller, query))
         if (!caller.admin && body.Global !== undefined && body.Global !== f.global) throw Errors.forbidden('only admins may change Global')
+        await checkSharing(caller, body.GIDs, store.groups, f.gids)
         let uid: number | undefined
         if (adminView(caller, query) && body.UID !== undefined && body.UID !== f.uid) {
           if (!(await store.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)

@@ -8,7 +8,7 @@
 import { Elysia } from 'elysia'
 import { Errors } from '../../server/errors'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
-import { type Reacher, UUID, canReach, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
+import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
 import { sharingList } from '../../server/wire'
 import { authGuard } from '../auth/guard'
@@ -84,6 +84,7 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
       async ({ caller, body, request, set }) => {
         const uid = await requestedOwner(caller, body.UID, userExists)
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may set Global')
+        await checkSharing(caller, body.GIDs, store.groups)
         const guid = wantedGuid(body.GUID)
         if (guid === 'invalid') throw Errors.badRequest('invalid body property GUID: expected a UUID')
         const row: LibraryRow = {
@@ -114,6 +115,7 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
         const all = adminView(caller, query)
         const e = await changeable(caller, params.id, all)
         if (typeof body.Global === 'boolean' && body.Global !== e.global && !caller.admin) throw Errors.forbidden('only admins may set Global')
+        await checkSharing(caller, body.GIDs, store.groups, e.gids)
         let uid: number | undefined
         if (all && body.UID && body.UID !== e.uid) {
           if (!(await userExists(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)

@@ -3,7 +3,7 @@
 // may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
-import { UUID, canReach } from '../../server/sharing'
+import { UUID, canReach, checkSharing } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
@@ -94,6 +94,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
       '/api/resources',
       async ({ caller, body }) => {
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global resources')
+        await checkSharing(caller, body.GroupACL, store.groups)
         const guid = crypto.randomUUID()
         await resources.create({
           guid,
@@ -130,6 +131,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
       '/api/resources/:guid',
       async ({ caller, params, body }) => {
         const r = await writable(caller, params.guid)
+        await checkSharing(caller, body.GroupACL, store.groups, r.gids)
         // Regular users change GroupACL, ResourceName and Description; admins also Global; the rest is ignored.
         const updated = await resources.update(r.guid, {
           name: body.ResourceName,
