@@ -4,6 +4,7 @@
 // Multipart bodies are left to the routes that take uploads.
 import { Elysia } from 'elysia'
 import { Errors } from './errors'
+import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-shape'
 
 const rawBodies = new WeakMap<Request, string>()
 
@@ -53,6 +54,11 @@ export function bodyPlugin(limit: number) {
     // into {} for a schema whose fields are all optional (found by the generated-input test).
     const form = type === 'application/x-www-form-urlencoded' && !/^\s*[[{]/.test(text)
     if (!form) {
+      // Before parsing: a body nested deeper than any stored member may be (plus the body object itself) is
+      // refused in one linear pass. Past a few thousand levels the validation error of Elysia and TypeBox
+      // recurses over the value and overflows the stack (a 500), and a stored member must not get that deep.
+      if (jsonShapeProblem(text, MAX_JSON_DEPTH + 1, Number.POSITIVE_INFINITY))
+        throw Errors.badRequest(`the request body is nested more than ${MAX_JSON_DEPTH + 1} levels deep`)
       let value: unknown
       try {
         value = JSON.parse(text)

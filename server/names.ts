@@ -110,3 +110,16 @@ export function checkUserName(name: string): string {
   if (!singleScript(nfc)) throw Errors.badRequest('User mixes letters of different scripts (a look-alike of another name is refused)')
   return nfc
 }
+
+/**
+ * The name of an item others may see (resource, dashboard, library entry, user file), checked and in NFC as
+ * checkName does; null and undefined pass through (they mean "none" or "unchanged" to the routes).
+ */
+export function itemName<T extends string | null | undefined>(value: T, field = 'Name'): T {
+  return (typeof value === 'string' ? checkName(value, field) : value) as T
+}
+
+/** Labels of an item, each checked as a name. */
+export function itemLabels<T extends readonly string[] | null | undefined>(labels: T): T {
+  return (labels ? labels.map((l) => checkName(l, 'Labels')) : labels) as T
+}

@@ -220,7 +220,7 @@ describe('stored JSON is bounded in depth and size (point 10)', () => {
     const s = await setup()
     const t0 = performance.now()
     const res = await refused(s, 400, 'POST', '/api/dashboards', { jwt: s.adminJwt, ...withMember('Data', `{"a":${deep(1_500_000)}}`) })
-    expect(res.body.Error).toContain(`${MAX_JSON_DEPTH} levels`)
+    expect(res.body.Error).toMatch(/nested more than 6[45] levels/)
     expect(performance.now() - t0).toBeLessThan(10_000)
     await refused(s, 400, 'POST', '/api/dashboards', { jwt: s.adminJwt, ...withMember('Data', `{"a":${deep(MAX_JSON_DEPTH)}}`) })
     const okData = `{"a":${deep(MAX_JSON_DEPTH - 1)}}`
@@ -230,6 +230,18 @@ describe('stored JSON is bounded in depth and size (point 10)', () => {
     // brackets inside strings are text, not depth
     const inString = JSON.stringify({ s: '['.repeat(10_000) })
     await ok(s.call('PUT', `/api/dashboards/${id}`, { jwt: s.adminJwt, ...withMember('Data', inString) }))
+  })
+
+  test('any body nested deeper than a stored member may be is 400 before it is parsed (a deep field once made validation overflow the stack: 500)', async () => {
+    const s = await setup()
+    const t0 = performance.now()
+    for (const value of [deep(10_000), `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`]) {
+      const res = await refused(s, 400, 'POST', '/api/tokens', { jwt: s.adminJwt, ...withMember('capabilities', value) })
+      expect(res.body.Error).toBe(`the request body is nested more than ${MAX_JSON_DEPTH + 1} levels deep`)
+      await refused(s, 400, 'PUT', '/api/users/1', { jwt: s.adminJwt, ...withMember('Name', value) })
+    }
+    // generous: the refusal is one pass over the text (it took minutes when validation walked the value)
+    expect(performance.now() - t0).toBeLessThan(20_000)
   })
 
   test(`a member of more than ${MAX_JSON_VALUES} values: 400; exactly that many are kept`, async () => {
@@ -311,6 +323,29 @@ describe('names show what they are (point 12)', () => {
     await refused(s, 400, 'POST', '/api/groups', { jwt: s.adminJwt, json: { Name: 'ops', Desc: 'bidi\u202e' } })
     const gid = (await ok(s.call('POST', '/api/groups', { jwt: s.adminJwt, json: { Name: 'ops', Desc: 'line one\nline two\ttab' } }))).body
     await refused(s, 400, 'PUT', `/api/groups/${gid}`, { jwt: s.adminJwt, json: { Name: 'o\u0000ps' } })
+  })
+})
+
+describe('names of shared items refuse the same characters (the same class of fault)', () => {
+  test('resource, dashboard, library entry and user file names and labels with a bidi override or NUL: 400, nothing stored', async () => {
+    const s = await setup()
+    const alice = await s.createUser()
+    const spoof = 'invoice\u202Efdp.exe'
+    await refused(s, 400, 'POST', '/api/resources', { jwt: alice.jwt, json: { ResourceName: spoof } })
+    await refused(s, 400, 'POST', '/api/dashboards', { jwt: alice.jwt, json: { Name: spoof } })
+    await refused(s, 400, 'POST', '/api/dashboards', { jwt: alice.jwt, json: { Name: 'ok', Labels: ['a\u0000b'] } })
+    await refused(s, 400, 'POST', '/api/library', { jwt: alice.jwt, json: { Name: spoof, Query: 'q' } })
+    await refused(s, 400, 'POST', '/api/library', { jwt: alice.jwt, json: { Name: 'ok', Labels: ['zero\u200bwidth'], Query: 'q' } })
+    await refusedUpload(s, 400, 'POST', '/api/files', alice.jwt, 'x', { name: spoof })
+    await refusedUpload(s, 400, 'POST', '/api/files', alice.jwt, 'x', { meta: JSON.stringify({ Name: 'ok', Labels: [spoof] }) })
+    const r = (await ok(s.call('POST', '/api/resources', { jwt: alice.jwt, json: { ResourceName: 'r' } }))).body
+    await refused(s, 400, 'PUT', `/api/resources/${r.GUID}`, { jwt: alice.jwt, json: { ResourceName: spoof } })
+    await refused(s, 400, 'POST', `/api/resources/${r.GUID}/clone`, { jwt: alice.jwt, json: { Name: spoof } })
+    const f = (await ok(send(s, 'POST', '/api/files', alice.jwt, 'x', { name: 'f' }))).body
+    await refused(s, 400, 'PATCH', `/api/files/${f.GUID}`, { jwt: alice.jwt, json: { Name: spoof } })
+    // names are kept in NFC
+    const d = (await ok(s.call('POST', '/api/dashboards', { jwt: alice.jwt, json: { Name: 'cafe\u0301' } }))).body
+    expect((await ok(s.call('GET', `/api/dashboards/${d}`, { jwt: alice.jwt }))).body.Name).toBe('caf\u00e9')
   })
 })
 

@@ -6,6 +6,7 @@
 // `Data` is kept as the exact JSON text the client sent (large integers, key order, white space).
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/errors'
+import { itemLabels, itemName } from '../../server/names'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
@@ -79,10 +80,10 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
         const id = await dashboards.create({
           guid: guid === undefined || guid === 'invalid' ? crypto.randomUUID() : guid,
           uid,
-          name: body.Name ?? '',
+          name: itemName(body.Name) ?? '',
           description: body.Description ?? '',
           global: body.Global ?? false,
-          labels: body.Labels ?? [],
+          labels: itemLabels(body.Labels) ?? [],
           data: dataText(request, body.Data) ?? BLANK_DATA,
           created: now,
           updated: now,
@@ -116,10 +117,10 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
         }
         const updated = await dashboards.update(d.id, {
           uid,
-          name: body.Name === undefined ? undefined : (body.Name ?? ''),
+          name: body.Name === undefined ? undefined : (itemName(body.Name) ?? ''),
           description: body.Description === undefined ? undefined : (body.Description ?? ''),
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
-          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels) ?? []),
           data: dataText(request, body.Data),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),

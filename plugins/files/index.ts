@@ -10,6 +10,7 @@ import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../s
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
+import { itemLabels, itemName } from '../../server/names'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
 import { MultipartError, type UploadForm, streamUpload, leaveMultipart } from '../../server/upload/multipart'
@@ -168,12 +169,12 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
             thingUuid,
             guid: wanted.guid ?? crypto.randomUUID(),
             uid,
-            name: wanted.name ?? filename ?? '',
+            name: itemName(wanted.name ?? filename ?? ''),
             description: wanted.desc,
             global: wanted.global,
             size: result.size,
             type: result.type,
-            labels: wanted.labels,
+            labels: itemLabels(wanted.labels),
             updated: clock(),
             blobKey: key,
             gids: wanted.gids,
@@ -231,11 +232,11 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         }
         const updated = await files.update(f.thingUuid, {
           uid,
-          name: body.Name === null ? '' : body.Name,
+          name: body.Name === null ? '' : itemName(body.Name),
           description: body.Desc === null ? '' : body.Desc,
           global: caller.admin ? body.Global : undefined,
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
-          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels) ?? []),
           updated: clock(),
         })
         if (!updated) throw Errors.notFound('file')

@@ -7,6 +7,7 @@
 // as the exact JSON text the client sent.
 import { Elysia } from 'elysia'
 import { Errors } from '../../server/errors'
+import { itemLabels, itemName } from '../../server/names'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
@@ -91,11 +92,11 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
           thingUuid: crypto.randomUUID(),
           guid: guid ?? crypto.randomUUID(),
           uid,
-          name: body.Name ?? '',
+          name: itemName(body.Name) ?? '',
           description: body.Description ?? '',
           query: body.Query ?? '',
           global: body.Global ?? false,
-          labels: body.Labels ?? [],
+          labels: itemLabels(body.Labels) ?? [],
           metadata: metadataText(request, body.Metadata) ?? null,
           updated: clock(),
           gids: sharingList(body.GIDs),
@@ -125,11 +126,11 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
         // absent fields keep their value.
         const updated = await library.update(e.thingUuid, {
           uid,
-          name: body.Name === undefined ? undefined : (body.Name ?? ''),
+          name: body.Name === undefined ? undefined : (itemName(body.Name) ?? ''),
           description: body.Description === undefined ? undefined : (body.Description ?? ''),
           query: body.Query === undefined ? undefined : (body.Query ?? ''),
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
-          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels) ?? []),
           metadata: metadataText(request, body.Metadata),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),

@@ -7,6 +7,7 @@ import { UUID, canReach, checkSharing } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
+import { itemLabels, itemName } from '../../server/names'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
@@ -99,7 +100,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
         await resources.create({
           guid,
           uid: caller.uid,
-          name: body.ResourceName,
+          name: itemName(body.ResourceName, 'ResourceName'),
           description: body.Description ?? '',
           global: body.Global ?? false,
           version: 0,
@@ -134,7 +135,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
         await checkSharing(caller, body.GroupACL, store.groups, r.gids)
         // Regular users change GroupACL, ResourceName and Description; admins also Global; the rest is ignored.
         const updated = await resources.update(r.guid, {
-          name: body.ResourceName,
+          name: itemName(body.ResourceName, 'ResourceName'),
           description: body.Description === null ? '' : body.Description,
           global: caller.admin ? body.Global : undefined,
           gids: body.GroupACL === undefined ? undefined : sharingList(body.GroupACL),
@@ -244,7 +245,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
           await resources.create({
             guid,
             uid: caller.uid,
-            name: body.Name,
+            name: itemName(body.Name),
             description: source.description,
             global: false,
             version: 0,
