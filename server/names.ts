@@ -113,13 +113,14 @@ export function checkUserName(name: string): string {
 
 /**
  * The name of an item others may see (resource, dashboard, library entry, user file), checked and in NFC as
- * checkName does; null and undefined pass through (they mean "none" or "unchanged" to the routes).
+ * checkName does; null and undefined pass through (they mean "none" or "unchanged" to the routes). The item's
+ * `current` name, sent back unchanged with the rest of the item, is not refused for what it held before.
  */
-export function itemName<T extends string | null | undefined>(value: T, field = 'Name'): T {
-  return (typeof value === 'string' ? checkName(value, field) : value) as T
+export function itemName<T extends string | null | undefined>(value: T, field = 'Name', current?: string): T {
+  return (typeof value === 'string' && value !== current ? checkName(value, field) : value) as T
 }
 
-/** Labels of an item, each checked as a name. */
-export function itemLabels<T extends readonly string[] | null | undefined>(labels: T): T {
-  return (labels ? labels.map((l) => checkName(l, 'Labels')) : labels) as T
+/** Labels of an item, each checked as a name (those it has already pass as they are). */
+export function itemLabels<T extends readonly string[] | null | undefined>(labels: T, current: readonly string[] = []): T {
+  return (labels ? labels.map((l) => (current.includes(l) ? l : checkName(l, 'Labels'))) : labels) as T
 }

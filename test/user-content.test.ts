@@ -345,6 +345,14 @@ describe('names of shared items refuse the same characters (the same class of fa
     await refused(s, 400, 'PATCH', `/api/files/${f.GUID}`, { jwt: alice.jwt, json: { Name: spoof } })
     // names are kept in NFC
     const d = (await ok(s.call('POST', '/api/dashboards', { jwt: alice.jwt, json: { Name: 'cafe\u0301' } }))).body
+    // a name stored before these rules may be sent back unchanged with the rest of the item (clients do)
+    await s.store.dashboards.update(d, { name: spoof, labels: ['old\u200b'], updated: s.clock.now() })
+    await s.store.users.update(alice.uid, { name: `Alice${'\u202e'}` })
+    const legacy = (await ok(s.call('GET', `/api/dashboards/${d}`, { jwt: alice.jwt }))).body
+    await ok(s.call('PUT', `/api/dashboards/${d}`, { jwt: alice.jwt, json: { ...legacy, Description: 'changed' } }))
+    await ok(s.call('PUT', `/api/users/${alice.uid}`, { jwt: alice.jwt, json: { Name: `Alice${'\u202e'}`, Email: alice.Email } }))
+    await refused(s, 400, 'PUT', `/api/dashboards/${d}`, { jwt: alice.jwt, json: { ...legacy, Labels: ['old\u200b', 'new\u200b'] } })
+    await s.store.dashboards.update(d, { name: 'caf\u00e9', updated: s.clock.now() })
     expect((await ok(s.call('GET', `/api/dashboards/${d}`, { jwt: alice.jwt }))).body.Name).toBe('caf\u00e9')
   })
 })

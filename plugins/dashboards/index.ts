@@ -117,10 +117,10 @@ export function dashboardsPlugin({ store, auth, clock }: { store: Store; auth: A
         }
         const updated = await dashboards.update(d.id, {
           uid,
-          name: body.Name === undefined ? undefined : (itemName(body.Name) ?? ''),
+          name: body.Name === undefined ? undefined : (itemName(body.Name, 'Name', d.name) ?? ''),
           description: body.Description === undefined ? undefined : (body.Description ?? ''),
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
-          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels) ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels, d.labels) ?? []),
           data: dataText(request, body.Data),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),

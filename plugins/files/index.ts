@@ -232,11 +232,11 @@ export function filesPlugin({ config, store, blobs, auth, log, clock }: FilesDep
         }
         const updated = await files.update(f.thingUuid, {
           uid,
-          name: body.Name === null ? '' : itemName(body.Name),
+          name: body.Name === null ? '' : itemName(body.Name, 'Name', f.name),
           description: body.Desc === null ? '' : body.Desc,
           global: caller.admin ? body.Global : undefined,
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
-          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels) ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels, f.labels) ?? []),
           updated: clock(),
         })
         if (!updated) throw Errors.notFound('file')

@@ -126,11 +126,11 @@ export function libraryPlugin({ store, auth, clock }: { store: Store; auth: Auth
         // absent fields keep their value.
         const updated = await library.update(e.thingUuid, {
           uid,
-          name: body.Name === undefined ? undefined : (itemName(body.Name) ?? ''),
+          name: body.Name === undefined ? undefined : (itemName(body.Name, 'Name', e.name) ?? ''),
           description: body.Description === undefined ? undefined : (body.Description ?? ''),
           query: body.Query === undefined ? undefined : (body.Query ?? ''),
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
-          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels) ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels, e.labels) ?? []),
           metadata: metadataText(request, body.Metadata),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),

@@ -135,7 +135,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock }: Reso
         await checkSharing(caller, body.GroupACL, store.groups, r.gids)
         // Regular users change GroupACL, ResourceName and Description; admins also Global; the rest is ignored.
         const updated = await resources.update(r.guid, {
-          name: itemName(body.ResourceName, 'ResourceName'),
+          name: itemName(body.ResourceName, 'ResourceName', r.name),
           description: body.Description === null ? '' : body.Description,
           global: caller.admin ? body.Global : undefined,
           gids: body.GroupACL === undefined ? undefined : sharingList(body.GroupACL),

@@ -115,13 +115,14 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
       async ({ caller, params, body }) => {
         const target = await ownOrAdmin(caller, params.id)
         const changes: UserChanges = {}
-        const username = body.User ? checkUserName(body.User) : undefined
+        // what is sent back unchanged is not checked again (a name stored before these rules stays usable)
+        const username = body.User && body.User !== target.username ? checkUserName(body.User) : undefined
         if (username && username !== target.username) {
           if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be renamed')
           changes.username = await newUsername(username, target.uid)
         }
-        if (body.Name) changes.name = checkName(body.Name, 'Name')
-        if (body.Email) changes.email = checkName(body.Email, 'Email')
+        if (body.Name && body.Name !== target.name) changes.name = checkName(body.Name, 'Name')
+        if (body.Email && body.Email !== target.email) changes.email = checkName(body.Email, 'Email')
         if (body.Admin !== undefined && body.Admin !== target.admin) {
           if (!caller.admin) throw Errors.adminOnly()
           if (!body.Admin && target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be demoted')
