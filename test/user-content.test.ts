@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'bun:test'
 import { API_HEADERS, DOWNLOAD_CSP } from '../server/headers'
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../server/json-shape'
+import { writeSearchArchive } from '../server/search/archive'
 import { type CallResult, type TestServer, blobFiles, expectError, refused, serverPerTest, storeSnapshot } from './helpers'
 
 const setup = serverPerTest()
@@ -274,6 +275,27 @@ describe('stored JSON is bounded in depth and size (point 10)', () => {
     await s.searches.settled()
     expect((await ok(s.call('GET', `/api/searchctrl/${id}/details`, { jwt: alice.jwt }))).body).toMatchObject({ State: before.State, Metadata: { a: 1 } })
     await refusedUpload(s, 400, 'POST', '/api/files', alice.jwt, 'x', { meta: `{"Name":"x","Extra":${deep(10_000)}}` })
+  })
+
+  test('a search archive whose description Metadata or a record is nested too deep: 400, nothing stored', async () => {
+    const s = await setup()
+    const alice = await s.createUser()
+    const nested = (n: number): unknown => (n === 0 ? 1 : [nested(n - 1)])
+    const description = { UserQuery: 'tag=x', EffectiveQuery: 'tag=x', StartRange: '2026-01-01T00:00:00Z', EndRange: '2026-01-02T00:00:00Z', Started: '2026-01-02T00:00:00Z', Finished: '2026-01-02T00:00:01Z' }
+    const archive = async (metadata: unknown, record: unknown) =>
+      new Uint8Array(await new Response(writeSearchArchive({ ...description, Metadata: metadata }, [{ TS: '2026-01-01T00:00:00Z', Data: 'x', Deep: record }])).arrayBuffer())
+    const importing = async (bytes: Uint8Array) => {
+      const f = new FormData()
+      f.append('file', new Blob([bytes]), 'search.tar.gz')
+      const res = new Response(f)
+      const type = res.headers.get('content-type')!
+      return { jwt: alice.jwt, body: new Uint8Array(await res.arrayBuffer()), headers: { 'content-type': type } }
+    }
+    for (const [metadata, record] of [[nested(200), 1], [null, nested(1000)], [null, nested(MAX_JSON_DEPTH)]]) {
+      const res = await refused(s, 400, 'POST', '/api/searchctrl/import', await importing(await archive(metadata, record)))
+      expect(res.body.Error).toContain(`nested more than ${MAX_JSON_DEPTH} levels`)
+    }
+    expect((await s.call('POST', '/api/searchctrl/import', await importing(await archive(nested(10), nested(10))))).status).toBe(200)
   })
 })
 

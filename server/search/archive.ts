@@ -676,11 +676,16 @@ async function readRecords(
 
 function parseRecord(line: Uint8Array, name: string, index: number): Record<string, unknown> {
   let record: unknown
+  let text: string
   try {
-    record = JSON.parse(utf8.decode(line))
+    text = utf8.decode(line)
+    record = JSON.parse(text)
   } catch {
     throw new ArchiveError(`record ${index} (in ${name}) is not valid JSON`)
   }
   if (!isPlainObject(record)) throw new ArchiveError(`record ${index} (in ${name}) is not a JSON object`)
+  // records are stored and served to every viewer of the search (and re-serialised for CSV): stored JSON bounds
+  const shape = jsonShapeProblem(text)
+  if (shape) throw new ArchiveError(`record ${index} (in ${name}) is ${shape.problem === 'depth' ? `nested more than ${MAX_JSON_DEPTH} levels deep` : `over ${MAX_JSON_VALUES} values`}`)
   return record
 }
