@@ -4,6 +4,7 @@ import type { BlobStore } from './blob'
 import { BodyRules, bodyPlugin } from './body'
 import type { Config } from './config'
 import { errorPlugin } from './errors'
+import { securityHeadersPlugin } from './headers'
 import type { Logger } from './log'
 import { Quotas } from './quota'
 import { requestLogPlugin } from './request-log'
@@ -66,6 +67,7 @@ export async function createApp(deps: AppDeps) {
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const app = new Elysia({ encodeSchema: false })
+    .use(securityHeadersPlugin())
     .use(requestLogPlugin(log))
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))

@@ -11,6 +11,7 @@
 import { Elysia } from 'elysia'
 import { Errors } from './errors'
 import { leaveMultipart } from './upload/multipart'
+import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-shape'
 
 const rawBodies = new WeakMap<Request, string>()
 
@@ -150,6 +151,11 @@ export function bodyPlugin(rules: BodyRules) {
     // into {} for a schema whose fields are all optional (found by the generated-input test).
     const form = type === 'application/x-www-form-urlencoded' && !/^\s*[[{]/.test(text)
     if (!form) {
+      // Before parsing: a body nested deeper than any stored member may be (plus the body object itself) is
+      // refused in one linear pass. Past a few thousand levels the validation error of Elysia and TypeBox
+      // recurses over the value and overflows the stack (a 500), and a stored member must not get that deep.
+      if (jsonShapeProblem(text, MAX_JSON_DEPTH + 1, Number.POSITIVE_INFINITY))
+        throw Errors.badRequest(`the request body is nested more than ${MAX_JSON_DEPTH + 1} levels deep`)
       let value: unknown
       try {
         value = JSON.parse(text)

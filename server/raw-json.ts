@@ -5,6 +5,7 @@
 // splicing it cannot add members to an answer.
 import { rawBody } from './body'
 import { Errors } from './errors'
+import { checkJsonShape } from './json-shape'
 import { JSON_TYPE } from './wire'
 
 const WS = new Set([' ', '\t', '\n', '\r'])
@@ -114,11 +115,13 @@ export function rawJson(set: { headers: Record<string, unknown> }, text: string)
 }
 
 /**
- * The exact text of member `name` of the request's JSON body, for a member the parsed body holds.
- * 400 when the body was not JSON text (a form cannot carry a JSON member).
+ * The exact text of member `name` of the request's JSON body, for a member the parsed body holds, to be stored.
+ * 400 when the body was not JSON text (a form cannot carry a JSON member), and when the member is deeper or
+ * larger than stored JSON may be (server/json-shape.ts).
  */
 export function rawBodyMember(request: Request, name: string): string {
   const text = rawMembers(rawBody(request), [name])?.get(name)
   if (text === undefined) throw Errors.badRequest(`${name} must be sent in a JSON body`)
+  checkJsonShape(text, name)
   return text
 }

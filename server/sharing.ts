@@ -67,3 +67,24 @@ export async function requestedOwner(
   if (!(await userExists(uid))) throw Errors.badRequest(`no user ${uid}`)
   return uid
 }
+
+/**
+ * Refuses (403) a sharing list (GIDs, GroupACL) the caller may not set (decisions §5): an admin acting with a
+ * session may name any positive GID; anyone else, an admin's API token included, only groups they belong to,
+ * so that nobody puts an item in front of a group they are not part of (a GUID opens the group's item before a
+ * global one). GIDs the item already has (`kept`) may stay: a client sends the whole list back on every update.
+ */
+export async function checkSharing(
+  caller: { uid: number; admin: boolean },
+  gids: readonly number[] | null | undefined,
+  groups: { groupsOf(uid: number): Promise<readonly { gid: number }[]> },
+  kept: readonly number[] = [],
+): Promise<void> {
+  if (caller.admin || !gids) return
+  const had = new Set(kept)
+  const added = gids.filter((g) => !had.has(g))
+  if (added.length === 0) return
+  const mine = new Set((await groups.groupsOf(caller.uid)).map((g) => g.gid))
+  const foreign = added.find((g) => !mine.has(g))
+  if (foreign !== undefined) throw Errors.forbidden(`you may share only with groups you belong to (not ${foreign})`)
+}

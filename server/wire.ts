@@ -1,6 +1,7 @@
 // Small pieces of the wire format of decisions §1 that handlers apply themselves.
 import type { TLiteral, TString, TUnion } from '@sinclair/typebox'
 import { t } from 'elysia'
+import { downloadHeaders } from './headers'
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
@@ -19,12 +20,13 @@ export function sharingList(gids: readonly number[] | null | undefined): number[
 }
 
 /**
- * A download answer: the blob store's body with its type and length. `Content-Disposition: inline` is set because
- * Bun otherwise adds `filename="<the blob's file name>"` for a disk blob sent as a file, which would show the
- * store's internal key to the caller; `inline` is what a response without the header means anyway.
+ * A download of user content: the blob store's body with its type and length, and the download headers of
+ * server/headers.ts (sandboxed, not sniffed, an attachment unless the type is only ever displayed). The
+ * Content-Disposition it always sets also keeps Bun from adding `filename="<the blob's file name>"` for a disk
+ * blob sent as a file, which would show the store's internal key to the caller.
  */
-export function contents(body: Blob | ReadableStream<Uint8Array> | Uint8Array, type: string, size: number): Response {
-  return new Response(body, { headers: { 'content-type': type, 'content-length': String(size), 'content-disposition': 'inline' } })
+export function contents(body: Blob | ReadableStream<Uint8Array> | Uint8Array, type: string, size: number, filename?: string): Response {
+  return new Response(body, { headers: { ...downloadHeaders(type, filename), 'content-length': String(size) } })
 }
 
 /**

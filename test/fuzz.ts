@@ -56,6 +56,14 @@ const HUGE_CHUNK = 64 * 1024
 // ---------------------------------------------------------------------------------------------------------------
 // Values
 
+/**
+ * Names that must never be stored as a user or group name (server/names.ts): look-alikes of `admin` (another
+ * script, fullwidth, another case, confusable letters) and names with control, format or invisible characters.
+ */
+const ADMIN_LOOKALIKES = ['\u0430dmin', 'Admin', 'ADMIN', '\uff41\uff44\uff4d\uff49\uff4e', 'adrnin', 'admIn', '\u0430\u0501m\u0456n', 'adm\u0456n']
+const INVISIBLE_NAMES = ['adm\u0000in', 'admin\u200b', '\u202eadmin', 'ad\u200dmin', 'admin\u3164', 'admin\ufeff', 'adm\u2028in', 'admin\u0007', 'adm\u00adin', 'admin\ufe0f']
+const HOSTILE_NAMES = [...ADMIN_LOOKALIKES, ...INVISIBLE_NAMES, 'jose\u0301', 'Jos\u00e9']
+
 const hugeString = fc.integer({ min: 5_000, max: 300_000 }).map((n) => 'é'.repeat(n))
 const oddString = fc.oneof(
   { weight: 4, arbitrary: fc.string() },
@@ -64,6 +72,7 @@ const oddString = fc.oneof(
     weight: 2,
     arbitrary: fc.constantFrom('', ' ', '\u0000', '\ud800', '\uffff', '../../etc/passwd', "'; DROP TABLE users; --", '%00', '\u202e', 'null', 'true', '0', '-1', '1e999', 'NaN'),
   },
+  { weight: 1, arbitrary: fc.constantFrom(...HOSTILE_NAMES) },
   { weight: 1, arbitrary: hugeString },
 )
 const oddNumber = fc.oneof(
@@ -234,6 +243,14 @@ const BAD_JSON_TEXTS = [
 ]
 const deepNesting = fc.integer({ min: 1_000, max: 200_000 }).map((n) => '['.repeat(n) + ']'.repeat(n))
 const deepObject = fc.integer({ min: 1_000, max: 50_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n))
+/** A JSON value just over, or far over, the bounds of stored JSON (server/json-shape.ts): deep, or with too many values. */
+const overShape = fc.oneof(
+  fc.integer({ min: 64, max: 1_500_000 }).chain((n) => fc.constantFrom('['.repeat(n) + ']'.repeat(n), '{"a":'.repeat(Math.min(n, 300_000)) + '1' + '}'.repeat(Math.min(n, 300_000)))),
+  fc.integer({ min: 100_000, max: 150_000 }).map((n) => `[${'0,'.repeat(n)}0]`),
+)
+/** A body object whose member (one of the route's, or a stored JSON member) holds an over-bound value. */
+const deepMember = (props: string[]) =>
+  fc.tuple(fc.constantFrom(...props, 'Data', 'Metadata'), overShape).map(([key, value]) => `{${JSON.stringify(key)}:${value}}`)
 
 /** Bytes that are not valid UTF-8, inside a JSON string or alone. */
 const badUtf8 = fc.oneof(
@@ -253,7 +270,8 @@ function jsonJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
     { weight: 4, arbitrary: fields },
     { weight: 1, arbitrary: anyJson.map((v) => JSON.stringify(v) ?? '') },
     { weight: 2, arbitrary: fc.constantFrom(...BAD_JSON_TEXTS) },
-    { weight: 1, arbitrary: fc.oneof(deepNesting, deepObject) },
+    { weight: 1, arbitrary: fc.oneof(deepNesting, deepObject, overShape) },
+    { weight: 1, arbitrary: deepMember(props) },
     { weight: 2, arbitrary: badUtf8 },
     { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
   )
@@ -484,10 +502,57 @@ const cookieJunk = (route: RouteInfo) =>
       if (c.body !== undefined) headers['content-type'] = 'application/json'
       return { kind: 'odd-cookie', route: route.key, mustRefuse: false, method: route.method, path: route.path, caller: c.caller, params: c.params, query: '', headers, body: c.body }
     })
+/** Routes that store a JSON member as sent, and the member. */
+const STORED_JSON: Record<string, string> = {
+  'POST /api/dashboards': 'Data',
+  'PUT /api/dashboards/:id': 'Data',
+  'POST /api/library': 'Metadata',
+  'PUT /api/library/:id': 'Metadata',
+  'POST /api/searchctrl/launch': 'Metadata',
+}
+/** Routes whose body may carry a whole stored JSON value. */
+const STORED_BODY = new Set(['PUT /api/users/:id/preferences', 'PATCH /api/searchctrl/:id/save'])
+/** Routes that store names, and the name fields. */
+const NAMED: Record<string, string[]> = {
+  'POST /api/users': ['User', 'Name', 'Email'],
+  'PUT /api/users/:id': ['User', 'Name', 'Email'],
+  'POST /api/groups': ['Name', 'Desc'],
+  'PUT /api/groups/:gid': ['Name'],
+}
+
+/**
+ * Must-refuse cases for stored content: a stored JSON member over the bounds (whatever the caller, a 4xx), and
+ * a look-alike of `admin` or a name with an invisible character in a name field.
+ */
+function contentCases(route: RouteInfo): fc.Arbitrary<FuzzCase>[] {
+  const base = { mustRefuse: true, method: route.method, path: route.path, route: route.key, query: '', headers: { 'content-type': 'application/json' } }
+  const out: fc.Arbitrary<FuzzCase>[] = []
+  const member = STORED_JSON[route.key]
+  if (member || STORED_BODY.has(route.key)) {
+    const body = member ? overShape.map((v) => `{"SearchString":"tag=x","Name":"n",${JSON.stringify(member)}:${v}}`) : overShape
+    out.push(fc.record({ caller: callerArb, params: paramsArb(route), body }).map((c): FuzzCase => ({ ...base, kind: 'deep-json', ...c })))
+  }
+  const fields = NAMED[route.key]
+  if (fields) {
+    const valid = { User: 'fuzzname', Pass: 'password-fuzz', Name: 'fuzz', Email: 'fuzz@example.com', Admin: false }
+    // a user name must not pass for `admin` nor hold an invisible character; other names only the latter
+    const hostile = fc.tuple(fc.constantFrom(...fields), fc.constantFrom(...ADMIN_LOOKALIKES, ...INVISIBLE_NAMES)).filter(([f, n]) => f === 'User' || INVISIBLE_NAMES.includes(n))
+    out.push(
+      fc.record({ caller: callerArb, params: paramsArb(route), hostile }).map((c): FuzzCase => ({
+        ...base,
+        kind: 'hostile-name',
+        caller: c.caller,
+        params: c.params,
+        body: JSON.stringify({ ...valid, [c.hostile[0]]: c.hostile[0] === 'Email' ? `x${c.hostile[1]}@example.com` : c.hostile[1] }),
+      })),
+    )
+  }
+  return out
+}
 
 /** Every case generator over every route of the table: must-refuse ones and junk, the junk weighted by kind. */
 export function caseArbitrary(routes: RouteInfo[]): fc.Arbitrary<FuzzCase> {
-  const refuse = routes.flatMap(mustRefuseCases)
+  const refuse = [...routes.flatMap(mustRefuseCases), ...routes.flatMap(contentCases)]
   const writes = routes.filter((r) => r.method !== 'GET')
   const junk = [
     ...routes.map(pathJunk),

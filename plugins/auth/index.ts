@@ -15,7 +15,8 @@ export function authPlugin(auth: AuthService) {
     .post(
       '/api/login',
       async ({ body, request, server, set, status }) => {
-        const result = await auth.login(body.User, body.Pass, originOf(server, request))
+        // names are stored in NFC (server/names.ts): a client that sends another normal form still finds its account
+        const result = await auth.login(body.User.normalize('NFC'), body.Pass, originOf(server, request))
         if (!result.ok) {
           // 422 and 423 have the bodies of decisions §2; the 429 is a plain refusal and carries the `Error`
           // of decisions §1 as well, so clients reading either shape see why.

@@ -68,13 +68,14 @@ describe('POST /api/dashboards', () => {
   })
 
   test('rule 2: empty or null GIDs means not shared; a list is kept sorted, each GID once (also unknown groups)', async () => {
-    const { s, owner, member, gid } = await world()
+    const { s, owner, member, gid, admin } = await world()
     for (const GIDs of [[], null]) {
       const id = await create(s, owner.jwt, { GIDs })
       expect((await fetched(s, owner.jwt, id)).GIDs).toEqual([])
       expectError(await get(s, member.jwt, id), 404)
     }
-    const id = await create(s, owner.jwt, { GIDs: [4242, gid, gid] })
+    // a group that does not exist (yet) only by an admin (decisions §5)
+    const id = await create(s, admin, { UID: owner.uid, GIDs: [4242, gid, gid] })
     expect((await fetched(s, member.jwt, id)).GIDs).toEqual([gid, 4242])
     for (const GIDs of [[0], [-1], ['x'], 5]) await refused(s, 400, 'POST', '/api/dashboards', { jwt: owner.jwt, json: { GIDs } })
   })
@@ -358,7 +359,7 @@ describe('sharing lists and groups', () => {
   test('a deleted group leaves every sharing list, and its members lose access', async () => {
     const { s, owner, member, admin, gid } = await world()
     const other = await s.createGroup('other', [member.uid])
-    const id = await create(s, owner.jwt, { GIDs: [gid, other, 4242] })
+    const id = await create(s, admin, { UID: owner.uid, GIDs: [gid, other, 4242] })
     expect((await s.call('DELETE', `/api/groups/${gid}`, { jwt: admin })).status).toBe(200)
     expect((await fetched(s, owner.jwt, id)).GIDs).toEqual([other, 4242])
     await s.store.groups.delete(other)
@@ -367,8 +368,8 @@ describe('sharing lists and groups', () => {
   })
 
   test('a GID of a group created later grants access once it exists', async () => {
-    const { s, owner, stranger, gid } = await world()
-    const id = await create(s, owner.jwt, { GIDs: [gid + 1] })
+    const { s, owner, stranger, gid, admin } = await world()
+    const id = await create(s, admin, { UID: owner.uid, GIDs: [gid + 1] })
     expectError(await get(s, stranger.jwt, id), 404)
     const later = await s.createGroup('later', [stranger.uid])
     expect(later).toBe(gid + 1)

@@ -7,8 +7,9 @@
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/errors'
 import { type Quotas, quotaChecked } from '../../server/quota'
+import { itemLabels, itemName } from '../../server/names'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
-import { type Reacher, UUID, canReach, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
+import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
 import { bareNumber, sharingList } from '../../server/wire'
 import { authGuard, selfOrAdmin } from '../auth/guard'
@@ -74,16 +75,17 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       async ({ caller, body, request, set }) => {
         const uid = await requestedOwner(caller, body.UID, async (u) => (await store.users.get(u)) !== undefined)
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global dashboards')
+        await checkSharing(caller, body.GIDs, store.groups)
         const guid = wantedGuid(body.GUID)
         const now = clock()
         const limit = await quotas.limitFor(uid)
         const id = await quotaChecked(() => dashboards.create({
           guid: guid === undefined || guid === 'invalid' ? crypto.randomUUID() : guid,
           uid,
-          name: body.Name ?? '',
+          name: itemName(body.Name) ?? '',
           description: body.Description ?? '',
           global: body.Global ?? false,
-          labels: body.Labels ?? [],
+          labels: itemLabels(body.Labels) ?? [],
           data: dataText(request, body.Data) ?? BLANK_DATA,
           created: now,
           updated: now,
@@ -107,6 +109,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       '/api/dashboards/:id',
       async ({ caller, params, body, request, set }) => {
         const d = await writable(caller, params.id)
+        await checkSharing(caller, body.GIDs, store.groups, d.gids)
         // The full structure comes back; what the caller may not change (ID, GUID, Created, Updated, and for
         // non-admins UID and Global) keeps its value, and so does every absent field.
         let uid: number | undefined
@@ -117,10 +120,10 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
         const limit = await quotas.limitFor(uid ?? d.uid)
         const updated = await quotaChecked(() => dashboards.update(d.id, {
           uid,
-          name: body.Name,
-          description: body.Description,
+          name: body.Name === undefined ? undefined : (itemName(body.Name, 'Name', d.name) ?? ''),
+          description: body.Description === undefined ? undefined : (body.Description ?? ''),
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
-          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels, d.labels) ?? []),
           data: dataText(request, body.Data),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),

@@ -97,8 +97,9 @@ describe('POST /api/files', () => {
 
   test('detailed form: meta with GIDs, Name, Desc, Labels (unknown keys ignored)', async () => {
     const { s, owner, gid } = await world()
-    const r = await create(s, owner.jwt, 'x', meta({ UID: owner.uid, GIDs: [4242, gid, gid], Global: false, Name: 'icon', Desc: 'an icon', Labels: ['a', 'b'], Size: 99, Extra: 1 }))
-    expect(r).toMatchObject({ UID: owner.uid, GIDs: [gid, 4242].sort((a, b) => a - b), Global: false, Name: 'icon', Desc: 'an icon', Labels: ['a', 'b'], Size: 1 })
+    const second = await s.createGroup('second', [owner.uid])
+    const r = await create(s, owner.jwt, 'x', meta({ UID: owner.uid, GIDs: [second, gid, gid], Global: false, Name: 'icon', Desc: 'an icon', Labels: ['a', 'b'], Size: 99, Extra: 1 }))
+    expect(r).toMatchObject({ UID: owner.uid, GIDs: [gid, second], Global: false, Name: 'icon', Desc: 'an icon', Labels: ['a', 'b'], Size: 1 })
     // a guid field comes along with meta too
     const guid = crypto.randomUUID()
     expect((await create(s, owner.jwt, 'x', { ...meta({ Name: 'g' }), guid })).GUID).toBe(guid)
@@ -344,7 +345,8 @@ describe('visibility', () => {
   test('a deleted group leaves every GIDs list (and its members lose access); later groups grant access', async () => {
     const w = await items()
     const other = await w.s.createGroup('other', [w.member.uid])
-    const f = await create(w.s, w.owner.jwt, 'x', meta({ GIDs: [w.gid, other, 4242] }))
+    // groups the owner is not in (or that do not exist) only by an admin (decisions §5)
+    const f = await create(w.s, w.admin, 'x', meta({ UID: w.owner.uid, GIDs: [w.gid, other, 4242] }))
     expect((await w.s.call('DELETE', `/api/groups/${w.gid}`, { jwt: w.admin })).status).toBe(200)
     expect((await details(w.s, w.owner.jwt, f.GUID)).body.GIDs).toEqual([other, 4242])
     expect((await details(w.s, w.owner.jwt, w.shared.GUID)).body.GIDs).toEqual([])
@@ -352,7 +354,7 @@ describe('visibility', () => {
     await w.s.store.groups.delete(other)
     expect((await w.s.store.files.get(f.ThingUUID))!.gids).toEqual([4242])
 
-    const later = await create(w.s, w.owner.jwt, 'x', meta({ GIDs: [other + 1] }))
+    const later = await create(w.s, w.admin, 'x', meta({ UID: w.owner.uid, GIDs: [other + 1] }))
     expectError(await details(w.s, w.stranger.jwt, later.GUID), 404)
     expect(await w.s.createGroup('later', [w.stranger.uid])).toBe(other + 1)
     expect((await details(w.s, w.stranger.jwt, later.GUID)).status).toBe(200)
@@ -652,14 +654,15 @@ describe('a download racing a replace or a delete of the same file', () => {
 describe('PATCH /api/files/{id}', () => {
   test('the owner changes Name, Desc, GIDs, Labels; everything else is ignored; answers the record', async () => {
     const { s, owner, gid } = await world()
+    const second = await s.createGroup('second', [owner.uid])
     const r = await create(s, owner.jwt, 'x', { name: 'n', desc: 'd' })
     s.clock.advance(5000)
     const res = await s.call('PATCH', `/api/files/${r.GUID}`, {
       jwt: owner.jwt,
-      json: { ...r, Name: 'renamed', Desc: 'new', GIDs: [77, gid, gid], Labels: ['x', 'y'], UID: 1, Size: 100, Type: 'image/png', GUID: crypto.randomUUID(), ThingUUID: crypto.randomUUID(), Updated: '2001-01-01T00:00:00Z', Extra: 1 },
+      json: { ...r, Name: 'renamed', Desc: 'new', GIDs: [second, gid, gid], Labels: ['x', 'y'], UID: 1, Size: 100, Type: 'image/png', GUID: crypto.randomUUID(), ThingUUID: crypto.randomUUID(), Updated: '2001-01-01T00:00:00Z', Extra: 1 },
     })
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ ...r, Name: 'renamed', Desc: 'new', GIDs: [gid, 77].sort((a, b) => a - b), Labels: ['x', 'y'], Updated: new Date(s.clock.now()).toISOString() })
+    expect(res.body).toEqual({ ...r, Name: 'renamed', Desc: 'new', GIDs: [gid, second], Labels: ['x', 'y'], Updated: new Date(s.clock.now()).toISOString() })
     expect((await details(s, owner.jwt, r.GUID)).body).toEqual(res.body)
     // null empties the lists and strings; absent fields keep their value
     const cleared = await s.call('PATCH', `/api/files/${r.GUID}`, { jwt: owner.jwt, json: { GIDs: null, Labels: null, Desc: null } })

@@ -6,11 +6,12 @@
 // every caller under the same rules (decisions §5): the js-client reads each file back by ThingUUID.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
-import { type Reacher, UUID, canReach, pickReached } from '../../server/sharing'
+import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
+import { itemLabels, itemName } from '../../server/names'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
 import { MultipartError, type UploadForm, UploadTooLargeError, streamUpload, leaveMultipart } from '../../server/upload/multipart'
@@ -173,17 +174,18 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
           if (uid !== caller.uid && !caller.admin) throw Errors.forbidden('only admins may create files for another user')
           if (wanted.global && !caller.admin) throw Errors.forbidden('only admins may create global files')
           if (uid !== caller.uid && !(await store.users.get(uid))) throw Errors.badRequest(`no user ${uid}`)
+          await checkSharing(caller, wanted.gids, store.groups)
           await files.create(
             {
               thingUuid,
               guid: wanted.guid ?? crypto.randomUUID(),
               uid,
-              name: wanted.name ?? filename ?? '',
+              name: itemName(wanted.name ?? filename ?? ''),
               description: wanted.desc,
               global: wanted.global,
               size: result.size,
               type: result.type,
-              labels: wanted.labels,
+              labels: itemLabels(wanted.labels),
               updated: clock(),
               blobKey: key,
               gids: wanted.gids,
@@ -235,6 +237,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
       async ({ caller, params, query, body }) => {
         const f = await writable(caller, params.id)
         if (!caller.admin && body.Global !== undefined && body.Global !== f.global) throw Errors.forbidden('only admins may change Global')
+        await checkSharing(caller, body.GIDs, store.groups, f.gids)
         let uid: number | undefined
         if (adminView(caller, query) && body.UID !== undefined && body.UID !== f.uid) {
           if (!(await store.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
@@ -242,11 +245,11 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
         }
         const updated = await files.update(f.thingUuid, {
           uid,
-          name: body.Name,
-          description: body.Desc,
+          name: body.Name === null ? '' : itemName(body.Name, 'Name', f.name),
+          description: body.Desc === null ? '' : body.Desc,
           global: caller.admin ? body.Global : undefined,
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
-          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels, f.labels) ?? []),
           updated: clock(),
         })
         if (!updated) throw Errors.notFound('file')

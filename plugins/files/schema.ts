@@ -1,6 +1,7 @@
 import { OptionalText, sharingList } from '../../server/wire'
 import { t } from 'elysia'
 import { Errors } from '../../server/errors'
+import { checkJsonShape } from '../../server/json-shape'
 import { UUID } from '../../server/sharing'
 import { formatTime } from '../../server/time'
 import { JsonId } from '../groups/schema'
@@ -94,6 +95,7 @@ export function parseCreateFields(fields: Record<string, string>): CreateFields 
     } catch {
       throw Errors.badRequest('the meta field is not valid JSON')
     }
+    checkJsonShape(fields.meta, 'the meta field')
     if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw Errors.badRequest('the meta field must be a JSON object')
     const m = meta as Record<string, unknown>
     if (m.UID !== undefined && m.UID !== null && m.UID !== 0) {

@@ -2,6 +2,7 @@
 // read one group and its members.
 import { Elysia, t } from 'elysia'
 import { Errors, conflictOnDuplicate } from '../../server/errors'
+import { checkName } from '../../server/names'
 import type { Store } from '../../server/store'
 import { bareNumber } from '../../server/wire'
 import { authGuard } from '../auth/guard'
@@ -31,12 +32,20 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
 
   return new Elysia({ name: 'quarry-groups' })
     .use(authGuard(auth))
-    .post('/api/groups', async ({ body, set }) => bareNumber(set, await conflictOnDuplicate(GROUP_TAKEN, () => groups.create(body.Name, body.Desc ?? ''))), {
-      access: 'admin',
-      body: CreateGroupBody,
-      response: t.Integer(),
-      detail: { summary: 'Create a group; answers the new GID' },
-    })
+    .post(
+      '/api/groups',
+      async ({ body, set }) => {
+        const name = checkName(body.Name, 'Name')
+        const desc = checkName(body.Desc ?? '', 'Desc', { multiline: true })
+        return bareNumber(set, await conflictOnDuplicate(GROUP_TAKEN, () => groups.create(name, desc)))
+      },
+      {
+        access: 'admin',
+        body: CreateGroupBody,
+        response: t.Integer(),
+        detail: { summary: 'Create a group; answers the new GID' },
+      },
+    )
     .get('/api/groups', async () => (await groups.list()).map(toGroupDetails), {
       access: 'ListGroups',
       response: t.Array(GroupDetails),
@@ -53,7 +62,9 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
       async ({ params, body }) => {
         const group = await existing(params.gid)
         // Absent or empty-string fields keep their value (decisions §4).
-        await conflictOnDuplicate(GROUP_TAKEN, () => groups.update(group.gid, { name: body.Name || undefined, description: body.Desc || undefined }))
+        const name = body.Name ? checkName(body.Name, 'Name') : undefined
+        const description = body.Desc ? checkName(body.Desc, 'Desc', { multiline: true }) : undefined
+        await conflictOnDuplicate(GROUP_TAKEN, () => groups.update(group.gid, { name, description }))
         return {}
       },
       { access: 'admin', params: GidParams, body: UpdateGroupBody, response: Empty, detail: { summary: 'Change Name and Desc' } },

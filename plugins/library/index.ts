@@ -8,8 +8,9 @@
 import { Elysia } from 'elysia'
 import { Errors } from '../../server/errors'
 import { type Quotas, quotaChecked } from '../../server/quota'
+import { itemLabels, itemName } from '../../server/names'
 import { rawBodyMember, rawJson } from '../../server/raw-json'
-import { type Reacher, UUID, canReach, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
+import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
 import { sharingList } from '../../server/wire'
 import { authGuard } from '../auth/guard'
@@ -85,17 +86,18 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
       async ({ caller, body, request, set }) => {
         const uid = await requestedOwner(caller, body.UID, userExists)
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may set Global')
+        await checkSharing(caller, body.GIDs, store.groups)
         const guid = wantedGuid(body.GUID)
         if (guid === 'invalid') throw Errors.badRequest('invalid body property GUID: expected a UUID')
         const row: LibraryRow = {
           thingUuid: crypto.randomUUID(),
           guid: guid ?? crypto.randomUUID(),
           uid,
-          name: body.Name ?? '',
+          name: itemName(body.Name) ?? '',
           description: body.Description ?? '',
           query: body.Query ?? '',
           global: body.Global ?? false,
-          labels: body.Labels ?? [],
+          labels: itemLabels(body.Labels) ?? [],
           metadata: metadataText(request, body.Metadata) ?? null,
           updated: clock(),
           gids: sharingList(body.GIDs),
@@ -116,6 +118,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
         const all = adminView(caller, query)
         const e = await changeable(caller, params.id, all)
         if (typeof body.Global === 'boolean' && body.Global !== e.global && !caller.admin) throw Errors.forbidden('only admins may set Global')
+        await checkSharing(caller, body.GIDs, store.groups, e.gids)
         let uid: number | undefined
         if (all && body.UID && body.UID !== e.uid) {
           if (!(await userExists(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
@@ -126,11 +129,11 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
         const limit = await quotas.limitFor(uid ?? e.uid)
         const updated = await quotaChecked(() => library.update(e.thingUuid, {
           uid,
-          name: body.Name,
-          description: body.Description,
-          query: body.Query,
+          name: body.Name === undefined ? undefined : (itemName(body.Name, 'Name', e.name) ?? ''),
+          description: body.Description === undefined ? undefined : (body.Description ?? ''),
+          query: body.Query === undefined ? undefined : (body.Query ?? ''),
           global: caller.admin && typeof body.Global === 'boolean' ? body.Global : undefined,
-          labels: body.Labels === undefined ? undefined : (body.Labels ?? []),
+          labels: body.Labels === undefined ? undefined : (itemLabels(body.Labels, e.labels) ?? []),
           metadata: metadataText(request, body.Metadata),
           gids: body.GIDs === undefined ? undefined : sharingList(body.GIDs),
           updated: clock(),

@@ -47,9 +47,10 @@ describe('POST /api/library', () => {
   })
 
   test('GIDs, Labels and Metadata are answered when set; a given GUID is kept (lower case)', async () => {
-    const { s, owner, gid } = await world()
+    const { s, owner, gid, admin } = await world()
     const GUID = crypto.randomUUID()
-    const e = await create(s, owner.jwt, { GUID: GUID.toUpperCase(), GIDs: [4242, gid, gid], Labels: ['a'], Metadata: { k: 'v' }, Name: 'n', Query: 'q' })
+    // a group that does not exist (yet) only by an admin (decisions §5)
+    const e = await create(s, admin, { UID: owner.uid, GUID: GUID.toUpperCase(), GIDs: [4242, gid, gid], Labels: ['a'], Metadata: { k: 'v' }, Name: 'n', Query: 'q' })
     expect(e).toMatchObject({ GUID, GIDs: [gid, 4242], Labels: ['a'], Metadata: { k: 'v' } })
     expect(Object.keys(e).filter((k) => k !== 'text')).toEqual([
       'ThingUUID', 'GUID', 'UID', 'GIDs', 'Global', 'Name', 'Description', 'Query', 'Labels', 'Metadata', 'WriteAccess', 'Can', 'Updated',
@@ -253,7 +254,7 @@ describe('sharing lists and groups', () => {
   test('a deleted group leaves every sharing list, and its members lose access', async () => {
     const { s, owner, member, admin, gid } = await world()
     const other = await s.createGroup('other', [member.uid])
-    const e = await create(s, owner.jwt, { Name: 'x', GIDs: [gid, other, 4242] })
+    const e = await create(s, admin, { UID: owner.uid, Name: 'x', GIDs: [gid, other, 4242] })
     expect((await get(s, member.jwt, e.ThingUUID)).status).toBe(200)
     expect((await s.call('DELETE', `/api/groups/${gid}`, { jwt: admin })).status).toBe(200)
     expect((await get(s, owner.jwt, e.ThingUUID)).body.GIDs).toEqual([other, 4242])

@@ -3,11 +3,12 @@
 // may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
-import { UUID, canReach } from '../../server/sharing'
+import { UUID, canReach, checkSharing } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import { QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
+import { itemLabels, itemName } from '../../server/names'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
@@ -96,11 +97,12 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
       '/api/resources',
       async ({ caller, body }) => {
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global resources')
+        await checkSharing(caller, body.GroupACL, store.groups)
         const guid = crypto.randomUUID()
         await resources.create({
           guid,
           uid: caller.uid,
-          name: body.ResourceName,
+          name: itemName(body.ResourceName, 'ResourceName'),
           description: body.Description ?? '',
           global: body.Global ?? false,
           version: 0,
@@ -132,9 +134,10 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
       '/api/resources/:guid',
       async ({ caller, params, body }) => {
         const r = await writable(caller, params.guid)
+        await checkSharing(caller, body.GroupACL, store.groups, r.gids)
         // Regular users change GroupACL, ResourceName and Description; admins also Global; the rest is ignored.
         const updated = await resources.update(r.guid, {
-          name: body.ResourceName || undefined,
+          name: itemName(body.ResourceName || undefined, 'ResourceName', r.name),
           description: body.Description,
           global: caller.admin ? body.Global : undefined,
           gids: body.GroupACL === undefined ? undefined : sharingList(body.GroupACL),
@@ -261,7 +264,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
             {
               guid,
               uid: caller.uid,
-              name: body.Name,
+              name: itemName(body.Name),
               description: source.description,
               global: false,
               version: 0,

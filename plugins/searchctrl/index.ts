@@ -13,6 +13,9 @@ import { ArchiveError } from '../../server/search/archive'
 import { MultipartError, leaveMultipart, streamUpload } from '../../server/upload/multipart'
 import { Errors } from '../../server/errors'
 import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../../server/quota'
+import { contentDisposition, downloadHeaders } from '../../server/headers'
+import { checkJsonShape } from '../../server/json-shape'
+import { rawMembers } from '../../server/raw-json'
 import { QueryError, parseQuery } from '../../server/search/query'
 import { type ImportBound, type ReadArchive, type SearchManager, type Viewer, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
@@ -202,7 +205,9 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
     .use(authGuard(auth))
     .post(
       '/api/searchctrl/launch',
-      async ({ caller, body }) => {
+      async ({ caller, body, request }) => {
+        const metadata = rawMembers(rawBody(request), ['Metadata'])?.get('Metadata')
+        if (metadata !== undefined) checkJsonShape(metadata, 'Metadata')
         let query
         try {
           query = parseQuery(body.SearchString)
@@ -280,7 +285,9 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
     .patch(
       '/api/searchctrl/:id/save',
       async ({ caller, params, request, body }) => {
-        const metadata = rawBody(request).trim() === '' ? undefined : body
+        const text = rawBody(request)
+        if (text.trim() !== '') checkJsonShape(text, 'the metadata')
+        const metadata = text.trim() === '' ? undefined : body
         await searches.save(await viewer(caller), checkId(params.id), metadata)
         return jsonNull()
       },
@@ -328,15 +335,14 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         const s = searches.viewable(await viewer(caller), checkId(params.id))
         if (params.format === 'archive') {
           if (s.save !== 'saved') throw Errors.conflict(`search ${s.record.id} is ${stateWords(s)}: only a saved search can be exported`)
-          return new Response(await searches.exportArchive(s), {
-            headers: { 'content-type': 'application/gzip', 'content-disposition': `attachment; filename="search-${s.record.id}.tar.gz"` },
-          })
+          return new Response(await searches.exportArchive(s), { headers: downloadHeaders('application/gzip', `search-${s.record.id}.tar.gz`) })
         }
         const format = DOWNLOADS[params.format]
         if (!format) throw Errors.badRequest(`unknown download format ${JSON.stringify(params.format)} (json, csv, text, archive)`)
         const bytes = await searches.resultBytes(s)
+        // results are user content: the download headers, and always an attachment (text included)
         return new Response(format.body(bytes), {
-          headers: { 'content-type': format.type, 'content-disposition': `attachment; filename="search-${s.record.id}.${format.ext}"` },
+          headers: { ...downloadHeaders(format.type), 'content-disposition': contentDisposition('attachment', `search-${s.record.id}.${format.ext}`) },
         })
       },
       {

@@ -3,6 +3,8 @@
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/body'
 import { Errors, conflictOnDuplicate } from '../../server/errors'
+import { checkJsonShape } from '../../server/json-shape'
+import { checkName, checkUserName, nameSkeleton } from '../../server/names'
 import type { Store } from '../../server/store'
 import { formatTime } from '../../server/time'
 import { JSON_TYPE, bareNumber } from '../../server/wire'
@@ -52,6 +54,18 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
     return user
   }
 
+  /**
+   * A user name as stored (server/names.ts: NFC, visible, one script); 409 when it passes for another account's
+   * name (the same confusable skeleton), as an exact duplicate does.
+   */
+  async function newUsername(name: string, exceptUid?: number): Promise<string> {
+    const nfc = checkUserName(name)
+    const skeleton = nameSkeleton(nfc)
+    const twin = (await users.list()).find((u) => u.uid !== exceptUid && nameSkeleton(u.username) === skeleton)
+    if (twin) throw Errors.conflict(`${USER_TAKEN}: it looks like the user name ${JSON.stringify(twin.username)}`)
+    return nfc
+  }
+
   function checkPassword(password: string) {
     if (password.length < config.minPasswordLength)
       throw Errors.badRequest(`password must be at least ${config.minPasswordLength} characters`)
@@ -75,11 +89,12 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
     .post(
       '/api/users',
       async ({ body, set }) => {
+        const name = checkName(body.Name, 'Name')
+        const email = checkName(body.Email, 'Email')
+        const username = await newUsername(body.User)
         checkPassword(body.Pass)
         const passwordHash = await auth.hashPassword(body.Pass)
-        const uid = await conflictOnDuplicate(USER_TAKEN, () =>
-          users.create({ username: body.User, name: body.Name, email: body.Email, passwordHash, admin: body.Admin }, clock()),
-        )
+        const uid = await conflictOnDuplicate(USER_TAKEN, () => users.create({ username, name, email, passwordHash, admin: body.Admin }, clock()))
         return bareNumber(set, uid)
       },
       { access: 'admin', body: CreateUserBody, response: t.Integer(), detail: { summary: 'Create a user; answers the new UID' } },
@@ -100,12 +115,14 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
       async ({ caller, params, body }) => {
         const target = await ownOrAdmin(caller, params.id)
         const changes: UserChanges = {}
-        if (body.User && body.User !== target.username) {
+        // what is sent back unchanged is not checked again (a name stored before these rules stays usable)
+        const username = body.User && body.User !== target.username ? checkUserName(body.User) : undefined
+        if (username && username !== target.username) {
           if (target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be renamed')
-          changes.username = body.User
+          changes.username = await newUsername(username, target.uid)
         }
-        if (body.Name) changes.name = body.Name
-        if (body.Email) changes.email = body.Email
+        if (body.Name && body.Name !== target.name) changes.name = checkName(body.Name, 'Name')
+        if (body.Email && body.Email !== target.email) changes.email = checkName(body.Email, 'Email')
         if (body.Admin !== undefined && body.Admin !== target.admin) {
           if (!caller.admin) throw Errors.adminOnly()
           if (!body.Admin && target.username === PRIMARY_ADMIN) throw Errors.forbidden('the admin account cannot be demoted')
@@ -254,6 +271,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         } catch {
           throw Errors.badRequest('preferences must be valid JSON')
         }
+        checkJsonShape(text, 'preferences')
         await users.setPreference(target.uid, PREFS, text, clock())
         return {}
       },

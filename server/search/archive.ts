@@ -26,6 +26,7 @@ import { createHash } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip, createGzip } from 'node:zlib'
 import tar, { type Header } from 'tar-stream'
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, jsonShapeProblem } from '../json-shape'
 
 export const ARCHIVE_FORMAT = 'quarry-search-archive'
 export const ARCHIVE_VERSION = 1
@@ -614,11 +615,18 @@ async function readJsonMember(entry: Entry, maxBytes: number): Promise<unknown> 
   }
   const parts: Uint8Array[] = []
   for await (const part of entry) parts.push(part)
+  let text: string
+  let value: unknown
   try {
-    return JSON.parse(utf8.decode(Buffer.concat(parts)))
+    text = utf8.decode(Buffer.concat(parts))
+    value = JSON.parse(text)
   } catch {
     throw new ArchiveError(`${name} is not valid JSON`)
   }
+  // what is read here is stored (the description's Metadata) and answered to every viewer of the search
+  const shape = jsonShapeProblem(text)
+  if (shape) throw new ArchiveError(`${name} is ${shape.problem === 'depth' ? `nested more than ${MAX_JSON_DEPTH} levels deep` : `over ${MAX_JSON_VALUES} values`}`)
+  return value
 }
 
 /** Splits one chunk member into lines and hands each parsed record to onRecord, awaiting it before reading on. */
@@ -668,11 +676,16 @@ async function readRecords(
 
 function parseRecord(line: Uint8Array, name: string, index: number): Record<string, unknown> {
   let record: unknown
+  let text: string
   try {
-    record = JSON.parse(utf8.decode(line))
+    text = utf8.decode(line)
+    record = JSON.parse(text)
   } catch {
     throw new ArchiveError(`record ${index} (in ${name}) is not valid JSON`)
   }
   if (!isPlainObject(record)) throw new ArchiveError(`record ${index} (in ${name}) is not a JSON object`)
+  // records are stored and served to every viewer of the search (and re-serialised for CSV): stored JSON bounds
+  const shape = jsonShapeProblem(text)
+  if (shape) throw new ArchiveError(`record ${index} (in ${name}) is ${shape.problem === 'depth' ? `nested more than ${MAX_JSON_DEPTH} levels deep` : `over ${MAX_JSON_VALUES} values`}`)
   return record
 }

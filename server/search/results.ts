@@ -158,8 +158,15 @@ export function jsonArray(stream: ReadableStream<Uint8Array>): ReadableStream<Ui
 
 const CSV_ENTRY_COLUMNS = ['TS', 'Tag', 'SRC', 'Data'] as const
 
-function csvField(value: unknown): string {
-  const s = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value)
+/**
+ * A cell a spreadsheet would run as a formula (OWASP "CSV injection": it starts with =, +, -, @, a tab or a CR)
+ * gets a leading apostrophe, which spreadsheets show as text and do not evaluate. Logged data is attacker data.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/
+
+export function csvField(value: unknown): string {
+  let s = value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value)
+  if (FORMULA_START.test(s)) s = `'${s}`
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
 }
 
@@ -179,7 +186,8 @@ export function csv(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Arr
       for await (const r of records(stream)) {
         if (!columns) {
           columns = 'Data' in r ? CSV_ENTRY_COLUMNS : Object.keys(r)
-          yield `${columns.join(',')}\r\n`
+          // column names are data too (an imported archive's records choose them)
+          yield `${columns.map(csvField).join(',')}\r\n`
         }
         yield `${columns.map((c) => csvField(c === 'Data' && 'Data' in r ? dataText(r) : r[c])).join(',')}\r\n`
       }
