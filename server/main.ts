@@ -5,7 +5,9 @@ import { createApp } from './app'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore } from './blob'
 import { ConfigError, loadConfig } from './config'
 import { createLogger } from './log'
-import { blobReferences, createSqliteStore } from './store'
+import { type Store, blobReferences, createSqliteStore } from './store'
+import { createPgStore } from './store.pg'
+import { redact } from './pg'
 import { sweepBlobs } from './blob/sweep'
 
 const EXPIRED_SESSION_SWEEP_MS = 60_000
@@ -29,12 +31,13 @@ export async function main(env: Record<string, string | undefined> = process.env
   const log = createLogger(config.logLevel)
   for (const w of warnings) log.warn(w)
 
-  let store
+  let store: Store
   try {
     mkdirSync(config.dataDir, { recursive: true })
-    store = createSqliteStore(join(config.dataDir, 'quarry.db'))
+    store = config.databaseUrl ? await createPgStore(config.databaseUrl) : createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
-    console.error(`quarry: cannot open the store in ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
+    const where = config.databaseUrl ? `PostgreSQL store at ${redact(config.databaseUrl)}` : `store in ${config.dataDir}`
+    console.error(`quarry: cannot open the ${where}: ${e instanceof Error ? e.message : e}`)
     process.exit(1)
   }
   // The S3 bucket is checked (and created when missing) here, so a wrong endpoint or key stops the start.
@@ -44,7 +47,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   } catch (e) {
     const where = config.s3 ? `S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${config.dataDir}/blobs`
     console.error(`quarry: cannot open the blob store (${where}): ${e instanceof Error ? e.message : e}`)
-    store.close()
+    await store.close()
     process.exit(1)
   }
   const { app, auth, searches } = await createApp({ config, store, blobs, log })
@@ -63,7 +66,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     if (searchSweep) clearInterval(searchSweep)
     await app.stop() // stops accepting and waits for in-flight requests
     await searches.close() // running searches stop; saved ones are moved or finished at the next start
-    store.close()
+    await store.close()
     process.exit(0)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
@@ -78,7 +81,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     })
   } catch (e) {
     console.error(`quarry: cannot listen on ${config.listenHost}:${config.listenPort}: ${e instanceof Error ? e.message : e}`)
-    store.close()
+    await store.close()
     process.exit(1)
   }
   log.info('listening', { address: `http://${config.listenHost}:${app.server?.port}`, dataDir: config.dataDir, blobStore: blobs.kind })

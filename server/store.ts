@@ -30,7 +30,10 @@ export interface Store {
   searches: SearchesRepo
   dashboards: DashboardsRepo
   library: LibraryRepo
-  close(): void
+  /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
+  readonly kind: 'sqlite' | 'pg'
+  /** Ends the store's connections; pending queries finish first. */
+  close(): Promise<void>
 }
 
 /** Every blob key the metadata points at, from each area that keeps contents in the blob store. */
@@ -53,6 +56,7 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     searches: new SqliteSearchesRepo(db),
     dashboards: new SqliteDashboardsRepo(db),
     library: new SqliteLibraryRepo(db),
-    close: () => db.close(),
+    kind: 'sqlite',
+    close: async () => db.close(),
   }
 }
