@@ -18,10 +18,34 @@ export function testDatabaseUrl(): string {
 let admin: SQL | undefined
 const adminPool = () => (admin ??= new SQL(testDatabaseUrl(), { max: 2, idleTimeout: 5 }))
 
-/** A new, empty database on the test server; `drop` removes it (ending any connection still open on it). */
-export async function freshDatabase(): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
+let template: Promise<string> | undefined
+
+/**
+ * A database with every migration applied, made once per test process: test databases are copies of it, which
+ * costs a file copy instead of running the migrations again (about ten times faster).
+ */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const name = `quarry_tpl_${process.pid}_${Date.now()}`
+    await adminPool().unsafe(`CREATE DATABASE ${name}`)
+    const url = new URL(testDatabaseUrl())
+    url.pathname = `/${name}`
+    const { createPgStore } = await import('../server/store.pg')
+    const store = await createPgStore(url.toString(), { max: 1 })
+    await store.close()
+    return name
+  })()
+  return template
+}
+
+/**
+ * A database on the test server, fresh for one store: empty, or with `migrated` a copy of the migrated template.
+ * `drop` removes it (ending any connection still open on it).
+ */
+export async function freshDatabase(options: { migrated?: boolean } = {}): Promise<{ url: string; name: string; drop: () => Promise<void> }> {
   const name = `quarry_t_${Bun.randomUUIDv7().replaceAll('-', '').slice(-20)}_${process.pid}`
-  await adminPool().unsafe(`CREATE DATABASE ${name}`)
+  const from = options.migrated ? ` TEMPLATE ${await migratedTemplate()}` : ''
+  await adminPool().unsafe(`CREATE DATABASE ${name}${from}`)
   const url = new URL(testDatabaseUrl())
   url.pathname = `/${name}`
   return {

@@ -429,7 +429,7 @@ describe('states and transitions', () => {
     expect(await listed(s, id)).toMatchObject({ State: 'DORMANT/SAVED' })
     expect((await call(s, 'PATCH', `/api/searchctrl/${id}/save`, owner.jwt, { json: ['any', 'json'] })).status).toBe(200)
     expect((await details(s, owner.jwt, id)).Metadata).toEqual(['any', 'json'])
-    expect(s.store.db.query('SELECT metadata FROM saved_searches WHERE id = ?').get(id)).toEqual({ metadata: '["any","json"]' })
+    expect(await s.rows('SELECT metadata FROM saved_searches WHERE id = ?', [id])).toEqual([{ metadata: '["any","json"]' }])
   })
 
   test('stop ends the feed of a running search; its output stays usable and can be saved', async () => {
@@ -509,7 +509,7 @@ describe('states and transitions', () => {
     expect((await blobsOf(s, saved))[0]).toBeDefined()
     expect((await call(s, 'DELETE', `/api/searchctrl/${saved}`, s.adminJwt)).status).toBe(200)
     expect(await blobsOf(s, saved)).toEqual([undefined, undefined])
-    expect(s.store.db.query('SELECT count(*) AS n FROM saved_searches').get()).toEqual({ n: 0 })
+    expect(await s.rows('SELECT count(*) AS n FROM saved_searches')).toEqual([{ n: 0 }])
     expect(await listed(s, saved)).toBeUndefined()
   })
 
@@ -734,7 +734,7 @@ describe('deleting the owner', () => {
     expect(await listed(s, others)).toBeDefined()
     expect(await blobsOf(s, saved)).toEqual([undefined, undefined])
     expect(workFiles(s)).toEqual([`${others}.idx`, `${others}.ndjson`])
-    expect(s.store.db.query('SELECT count(*) AS n FROM saved_searches').get()).toEqual({ n: 0 })
+    expect(await s.rows('SELECT count(*) AS n FROM saved_searches')).toEqual([{ n: 0 }])
   })
 })
 
