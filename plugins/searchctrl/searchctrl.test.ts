@@ -23,8 +23,11 @@ afterEach(() => {
 function gate() {
   let open = false
   const waiting: (() => void)[] = []
+  const first = Promise.withResolvers<void>()
   return {
-    step: () => (open ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+    step: () => (first.resolve(), open ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+    /** Resolves once a search has read its first chunk and waits (the store may answer after the launch does). */
+    reached: () => first.promise,
     open() {
       open = true
       for (const resolve of waiting.splice(0)) resolve()
@@ -436,6 +439,7 @@ describe('states and transitions', () => {
     const { s, owner, gate } = await setup({ gated: true })
     await ingest(s, lines(40))
     const id = await launch(s, owner.jwt, 'tag=web')
+    await gate.reached()
     expect((await call(s, 'PUT', `/api/searchctrl/${id}/stop`, owner.jwt)).text).toBe('null')
     gate.open()
     await s.searches.settled()
