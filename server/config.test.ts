@@ -176,3 +176,29 @@ describe('S3 blob store configuration', () => {
     expect(message).not.toContain('secret') // never echo the secret key
   })
 })
+
+describe('PostgreSQL store configuration', () => {
+  test('unset: SQLite in the data directory', () => {
+    expect(loadConfig({}).config.databaseUrl).toBeUndefined()
+    expect(loadConfig({ QUARRY_DATABASE_URL: '' }).config.databaseUrl).toBeUndefined()
+  })
+
+  test.each(['postgres://quarry:secret@db.example.com:5432/quarry', 'postgresql://db.example.com/quarry?sslmode=require'])('%s is taken as is', (url) => {
+    const { config, warnings } = loadConfig({ QUARRY_DATABASE_URL: url })
+    expect(config.databaseUrl).toBe(url)
+    expect(warnings).toEqual([])
+  })
+
+  test.each(['db.example.com:5432/quarry', 'mysql://db.example.com/quarry', 'postgres://db.example.com', 'postgres://db.example.com/', 'postgres:///quarry', 'postgres://[bad/q'])(
+    '%s is refused with one line naming the variable',
+    (url) => {
+      expect(() => loadConfig({ QUARRY_DATABASE_URL: url })).toThrow(ConfigError)
+      try {
+        loadConfig({ QUARRY_DATABASE_URL: url })
+      } catch (e) {
+        expect((e as Error).message).toStartWith('QUARRY_DATABASE_URL: ')
+        expect((e as Error).message).not.toContain('\n')
+      }
+    },
+  )
+})

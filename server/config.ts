@@ -41,6 +41,8 @@ export interface Config {
   logLevel: LogLevel
   /** The S3 blob store; when undefined, blobs live on local disk under dataDir. */
   s3: S3Config | undefined
+  /** The PostgreSQL store (postgres://user:password@host[:port]/database); when undefined, SQLite in dataDir. */
+  databaseUrl: string | undefined
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
   passwordHash: { memoryCost: number; timeCost: number }
   buildId: string
@@ -58,11 +60,11 @@ const KNOWN = new Set([
   'QUARRY_LISTEN', 'QUARRY_DATA_DIR', 'QUARRY_ADMIN_PASSWORD', 'QUARRY_JWT_KEY', 'QUARRY_SESSION_IDLE_TIMEOUT',
   'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE', 'QUARRY_BLOB_SWEEP_GRACE',
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
-  'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE',
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
+  'QUARRY_DATABASE_URL',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
@@ -167,6 +169,24 @@ function parseS3(get: (name: string) => string | undefined): S3Config | undefine
   return { endpoint: url.origin, bucket, accessKey, secretKey, region }
 }
 
+/**
+ * QUARRY_DATABASE_URL: a postgres:// (or postgresql://) URL with a host and a database name. Only its shape is
+ * checked here; whether the server answers is checked when the store opens.
+ */
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const example = '(example: postgres://quarry:secret@db.example.com:5432/quarry)'
+  let url: URL | undefined
+  try {
+    url = new URL(raw)
+  } catch {}
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol))
+    throw new ConfigError(`QUARRY_DATABASE_URL: must be a postgres://user:password@host[:port]/database URL ${example}`)
+  if (!url.hostname) throw new ConfigError(`QUARRY_DATABASE_URL: has no host ${example}`)
+  if (url.pathname.length <= 1) throw new ConfigError(`QUARRY_DATABASE_URL: names no database ${example}`)
+  return raw
+}
+
 /** Builds the configuration from an environment; throws ConfigError with one clear line. */
 export function loadConfig(env: Record<string, string | undefined>): { config: Config; warnings: string[] } {
   const get = (name: string) => {
@@ -218,6 +238,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     tokenApiAdminOnly: parseBool('QUARRY_TOKEN_API_ADMIN_ONLY', get('QUARRY_TOKEN_API_ADMIN_ONLY') ?? 'false'),
     logLevel,
     s3: parseS3(get),
+    databaseUrl: parseDatabaseUrl(get('QUARRY_DATABASE_URL')),
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
     mapTileUrl: parsePublicUrl('QUARRY_MAP_TILE_URL', get('QUARRY_MAP_TILE_URL') ?? DEFAULT_MAP_TILE_URL),

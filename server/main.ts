@@ -8,7 +8,9 @@ import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } fro
 import { ConfigError, loadConfig } from './config'
 import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, secureDataDir } from './datadir'
 import { createLogger } from './log'
-import { blobReferences, createSqliteStore } from './store'
+import { type Store, blobReferences, createSqliteStore } from './store'
+import { createPgStore } from './store.pg'
+import { redact } from './pg'
 import { sweepBlobs } from './blob/sweep'
 import { MULTIPART_OVERHEAD } from './upload/multipart'
 
@@ -51,7 +53,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     else console.error(`quarry: cannot use the data directory ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
     process.exit(1)
   }
-  let store
+  let store: Store
   try {
     const tightened = secureDataDir(config.dataDir)
     if (tightened)
@@ -61,9 +63,10 @@ export async function main(env: Record<string, string | undefined> = process.env
         dirs: tightened.dirs,
         files: tightened.files,
       })
-    store = createSqliteStore(join(config.dataDir, 'quarry.db'))
+    store = config.databaseUrl ? await createPgStore(config.databaseUrl) : createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
-    console.error(`quarry: cannot open the store in ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
+    const where = config.databaseUrl ? `PostgreSQL store at ${redact(config.databaseUrl)}` : `store in ${config.dataDir}`
+    console.error(`quarry: cannot open the ${where}: ${e instanceof Error ? e.message : e}`)
     lock.release()
     process.exit(1)
   }
@@ -74,7 +77,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   } catch (e) {
     const where = config.s3 ? `S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${config.dataDir}/blobs`
     console.error(`quarry: cannot open the blob store (${where}): ${e instanceof Error ? e.message : e}`)
-    store.close()
+    await store.close()
     lock.release()
     process.exit(1)
   }
@@ -106,7 +109,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     // The uploads cut off fail and remove their partial files (temporary files, S3 multipart uploads).
     if (!(await uploads.settled(UPLOAD_CLEANUP_MS))) log.warn('an upload cut off by the shutdown did not finish removing its partial file')
     await searches.close() // running searches stop; saved ones are moved or finished at the next start
-    store.close()
+    await store.close()
     lock.release()
     process.exit(0)
   }
@@ -131,7 +134,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     const host = config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost
     console.error(`quarry: cannot listen on ${host}:${config.listenPort}: ${inUse ? 'address in use' : e instanceof Error ? e.message : e}`)
     await searches.close()
-    store.close()
+    await store.close()
     lock.release()
     process.exit(1)
   }

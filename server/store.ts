@@ -33,7 +33,10 @@ export interface Store {
   library: LibraryRepo
   /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
   quota: QuotaRepo
-  close(): void
+  /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
+  readonly kind: 'sqlite' | 'pg'
+  /** Ends the store's connections; pending queries finish first. */
+  close(): Promise<void>
 }
 
 /** Every blob key the metadata points at, from each area that keeps contents in the blob store. */
@@ -57,6 +60,7 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     dashboards: new SqliteDashboardsRepo(db),
     library: new SqliteLibraryRepo(db),
     quota: new SqliteQuotaRepo(db),
-    close: () => db.close(),
+    kind: 'sqlite',
+    close: async () => db.close(),
   }
 }

@@ -12,8 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../server/blob'
-import { blobReferences, createSqliteStore } from '../server/store'
-import { listening, spawnServer } from './helpers'
+import { blobReferences } from '../server/store'
+import { onPg } from './pg'
+import { listening, openStoreAt, spawnServer } from './helpers'
 
 const ADMIN_PASSWORD = 'crash-admin-password'
 const WRITERS = 100
@@ -400,12 +401,12 @@ const READ_BACK: Record<Tracked['area'], (c: Client, admin: string, t: Tracked, 
   },
 }
 
-/** Entries per ingest tag, read from the store (WAL: a reader beside the running server). */
-function tagCounts(dataDir: string): Map<string, number> {
-  const db = new Database(join(dataDir, 'quarry.db'), { readonly: true })
-  const rows = db.query<{ name: string; n: number }, []>('SELECT t.name AS name, count(*) AS n FROM entries e JOIN ingest_tags t ON t.id = e.tag_id GROUP BY t.name').all()
-  db.close()
-  return new Map(rows.map((r) => [r.name, r.n]))
+/** Entries per ingest tag, read from the store (beside the running server). */
+async function tagCounts(dataDir: string): Promise<Map<string, number>> {
+  const at = await openStoreAt(dataDir)
+  const rows = await at.rows('SELECT t.name AS name, count(*) AS n FROM entries e JOIN ingest_tags t ON t.id = e.tag_id GROUP BY t.name')
+  await at.close()
+  return new Map(rows.map((r) => [r.name as string, Number(r.n)]))
 }
 
 function matches(actual: { fields: Record<string, unknown>; contents?: Uint8Array } | undefined, want: State): boolean {
@@ -417,16 +418,22 @@ function matches(actual: { fields: Record<string, unknown>; contents?: Uint8Arra
 
 /** The raw state of a stopped server's data directory: integrity, foreign keys, blob files against references. */
 async function inspect(dataDir: string) {
-  const db = new Database(join(dataDir, 'quarry.db'))
-  const integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all().map((r) => r.integrity_check)
-  const foreignKeys = db.query('PRAGMA foreign_key_check').all()
+  // PostgreSQL checks its pages and foreign keys itself (a broken reference cannot commit): the integrity checks
+  // are SQLite's.
+  let integrity = ['ok']
+  let foreignKeys: unknown[] = []
+  if (!onPg) {
+    const db = new Database(join(dataDir, 'quarry.db'))
+    integrity = db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all().map((r) => r.integrity_check)
+    foreignKeys = db.query('PRAGMA foreign_key_check').all()
+    db.close()
+  }
+  const at = await openStoreAt(dataDir)
   // A search the kill caught being saved keeps its row ('saving') and working files; the restart finishes the
   // move, writing its blobs again under the same keys: blobs of such a search are no orphans.
-  const saving = db.query<{ id: string }, []>("SELECT id FROM saved_searches WHERE state = 'saving'").all().map((r) => `searches/${r.id}/`)
-  db.close()
-  const store = createSqliteStore(join(dataDir, 'quarry.db'))
-  const references = await blobReferences(store)
-  store.close()
+  const saving = (await at.rows("SELECT id FROM saved_searches WHERE state = 'saving'")).map((r) => `searches/${r.id}/`)
+  const references = await blobReferences(at.store)
+  await at.close()
   const blobs = await createDiskBlobStore({ dataDir })
   const files = new Set<string>()
   for await (const b of blobs.list()) files.add(b.key)
@@ -515,7 +522,7 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
     const after = new Client(server.url)
     const adminAgain = await after.login('admin', ADMIN_PASSWORD)
     let cutOff = 0
-    const counts = tagCounts(dataDir)
+    const counts = await tagCounts(dataDir)
     for (const t of all) {
       if (t.inflight) cutOff++
       // the tokens' owners' sessions survive the restart, so their JWTs still read

@@ -16,7 +16,7 @@ import fc from 'fast-check'
 import { PUBLIC_BODY_LIMIT } from '../server/body'
 import { CAPABILITY_NAMES, userHolds } from '../server/permissions'
 import { MULTIPART_OVERHEAD } from '../server/upload/multipart'
-import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshot, type TestServer } from './helpers'
+import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshotAsync, type TestServer } from './helpers'
 import { apiRoutes, type RouteInfo } from './routes'
 
 export type CallerKind = 'anonymous' | 'user' | 'token' | 'admin'
@@ -790,12 +790,14 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
   const stats: FuzzStats = { requests: 0, byKind: {}, byStatus: {}, byRoute: {}, mustRefuseByRoute: {}, refusedChecked: 0 }
   // The store's snapshot is taken again only when a row was written since the last one: total_changes() counts
   // every row written on the app's connection (by triggers too), so an equal count means nothing changed.
-  const db = f.s.store.db
-  const changes = () => db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+  // On PostgreSQL there is no such counter for one connection: the snapshot is taken every time.
+  const db = (f.s.store as { db?: import('bun:sqlite').Database }).db
+  let uncounted = -1 // below the -1 of the empty cache, so the first call takes a snapshot
+  const changes = () => (db ? db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n : --uncounted)
   let cached = { at: -1, snapshot: '' }
-  const snapshot = () => {
+  const snapshot = async () => {
     const at = changes()
-    if (at !== cached.at) cached = { at, snapshot: JSON.stringify(storeSnapshot(f.s)) }
+    if (at !== cached.at) cached = { at, snapshot: JSON.stringify(await storeSnapshotAsync(f.s)) }
     return cached.snapshot
   }
   const property = fc.asyncProperty(caseArbitrary(f.routes), async (c) => {
@@ -803,7 +805,7 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
     const req = f.request(c)
     // searches run and are saved in the background: what an earlier accepted request started ends first
     await f.s.searches.settled()
-    const before = snapshot()
+    const before = await snapshot()
     const blobsBefore = JSON.stringify(blobFiles(f.s))
     let timer: ReturnType<typeof setTimeout> | undefined
     let res: CallResult
@@ -832,7 +834,7 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
       const wellFormed = typeof res.body?.Error === 'string' || (res.body?.LoginStatus === false && typeof res.body?.Reason === 'string')
       if (req.method !== 'HEAD' && !wellFormed) throw problem('a refusal without an {"Error": ...} body')
       stats.refusedChecked++
-      const after = snapshot()
+      const after = await snapshot()
       if (after !== before) throw problem(`a refused request changed the store (before ${before.length} chars, after ${after.length})`)
       if (JSON.stringify(blobFiles(f.s)) !== blobsBefore) throw problem('a refused request changed the blob files')
     }

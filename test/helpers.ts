@@ -9,7 +9,11 @@ import { type AppDeps, createApp } from '../server/app'
 import { type BlobStore, createDiskBlobStore } from '../server/blob'
 import { type Config, loadConfig } from '../server/config'
 import { createLogger } from '../server/log'
-import { createSqliteStore } from '../server/store'
+import { type Store, createSqliteStore } from '../server/store'
+import { createPgStore } from '../server/store.pg'
+import { SQL } from 'bun'
+import { freshDatabase, onPg, pgRows, testDatabaseUrl } from './pg'
+import { q } from '../server/pg'
 
 export const ADMIN_PASSWORD = 'admin-password-1'
 
@@ -43,9 +47,116 @@ export interface TestServerOptions {
   search?: AppDeps['search']
 }
 
+/**
+ * A store for a test: SQLite in `dir`, or with QUARRY_TEST_STORE=pg a fresh database on the test PostgreSQL server.
+ * `rows` reaches its tables directly (for checks the API cannot make) with `?` placeholders on both engines,
+ * answering integers and booleans as numbers as SQLite does; `tables` lists them.
+ */
+export async function openTestStore(dir: string): Promise<TestStore> {
+  if (!onPg) {
+    const store = createSqliteStore(join(dir, 'quarry.db'))
+    const testStore: TestStore = {
+      store,
+      rows: async (text, params = []) => store.db.query(text).all(...(params as never[])) as Record<string, unknown>[],
+      tables: async () =>
+        store.db
+          .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+          .all()
+          .map((t) => t.name),
+      snapshot: (tableWanted, columnWanted) => {
+        const tables = store.db
+          .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+          .all()
+          .map((t) => t.name)
+          .filter(tableWanted)
+        const snapshot: Record<string, unknown[]> = {}
+        for (const table of tables) {
+          const columns = store.db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all().map((c) => c.name).filter(columnWanted)
+          snapshot[table] = store.db.query(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${columns.join(', ')}`).all()
+        }
+        return snapshot
+      },
+      snapshotAsync: async (tableWanted, columnWanted) => testStore.snapshot(tableWanted, columnWanted),
+      close: async () => store.close(),
+    }
+    return testStore
+  }
+  const db = await freshDatabase({ migrated: true })
+  const store = await createPgStore(db.url, { max: 4 })
+  let raw: SQL | undefined
+  let layout: Record<string, string[]> | undefined
+  const rawPool = () => (raw ??= new SQL(db.url, { bigint: true, max: 1 }))
+  return {
+    store,
+    rows: (text, params = []) => pgRows(rawPool(), text, params),
+    tables: async () =>
+      (await pgRows(rawPool(), "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name COLLATE \"C\"")).map(
+        (t) => t.name as string,
+      ),
+    snapshot: (tableWanted, columnWanted) => {
+      layout ??= JSON.parse(psql(db.url, LAYOUT_SQL)) as Record<string, string[]>
+      const query = snapshotSql(layout, tableWanted, columnWanted)
+      return query ? (JSON.parse(psql(db.url, query)) as Record<string, unknown[]>) : {}
+    },
+    snapshotAsync: async (tableWanted, columnWanted) => {
+      layout ??= ((await q(rawPool(), LAYOUT_SQL))[0] as { j: Record<string, string[]> }).j
+      const query = snapshotSql(layout, tableWanted, columnWanted)
+      return query ? ((await q(rawPool(), query))[0] as { j: Record<string, unknown[]> }).j : {}
+    },
+    close: async () => {
+      await store.close()
+      await raw?.close()
+      // The database goes in the background: nothing reads it any more, and the next test need not wait.
+      void db.drop().catch(() => {})
+    },
+  }
+}
+
+export interface TestStore {
+  store: Store
+  rows(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>
+  tables(): Promise<string[]>
+  /**
+   * Every row of every wanted table, by table, in a stable order: synchronous on both engines (PostgreSQL's
+   * through psql), so "nothing changed" checks read the same everywhere.
+   */
+  snapshot(tableWanted: (t: string) => boolean, columnWanted: (c: string) => boolean): Record<string, unknown[]>
+  /** The same, without a subprocess on PostgreSQL (what `refused` uses). */
+  snapshotAsync(tableWanted: (t: string) => boolean, columnWanted: (c: string) => boolean): Promise<Record<string, unknown[]>>
+  close(): Promise<void>
+}
+
+/** Every table's columns, in order, as one JSON object (column `j`). */
+const LAYOUT_SQL = `SELECT json_object_agg(table_name, cols) AS j FROM (SELECT table_name, json_agg(column_name ORDER BY ordinal_position) AS cols
+  FROM information_schema.columns WHERE table_schema = 'public' GROUP BY table_name) t`
+
+/** One query answering every wanted table's rows (as arrays, in a stable order) as one JSON object (column `j`). */
+function snapshotSql(layout: Record<string, string[]>, tableWanted: (t: string) => boolean, columnWanted: (c: string) => boolean) {
+  const tables = Object.keys(layout).filter(tableWanted).sort()
+  if (tables.length === 0) return undefined
+  const parts = tables.map((table) => {
+    const list = layout[table]!.filter(columnWanted).join(', ')
+    return `'${table}', coalesce((SELECT json_agg(json_build_array(${list}) ORDER BY ${list}) FROM ${table}), '[]')`
+  })
+  return `SELECT json_build_object(${parts.join(', ')}) AS j`
+}
+
+const PSQL = (() => {
+  const bins = Bun.spawnSync(['bash', '-c', 'ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1']).stdout.toString().trim()
+  return bins ? `${bins}/psql` : 'psql'
+})()
+
+/** A query's one value through psql (synchronous: for the synchronous snapshot). */
+function psql(url: string, query: string): string {
+  const r = Bun.spawnSync([PSQL, '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url, '-c', query], { stdout: 'pipe', stderr: 'pipe' })
+  if (r.exitCode !== 0) throw new Error(`psql failed (${r.exitCode}): ${r.stderr.toString()}`)
+  return r.stdout.toString()
+}
+
 export async function createTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'quarry-test-'))
-  const store = createSqliteStore(join(dir, 'quarry.db'))
+  const testStore = await openTestStore(dir)
+  const { store } = testStore
   const blobs = options.blobs ? await options.blobs(dir) : await createDiskBlobStore({ dataDir: dir })
   const config: Config = {
     ...loadConfig({}).config,
@@ -149,6 +260,8 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     },
     restart,
     store,
+    /** Direct reads of the store's tables (see openTestStore). */
+    rows: testStore.rows,
     blobs,
     config,
     dir,
@@ -165,11 +278,13 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
       now: () => now,
       advance: (ms: number) => void (now += ms),
     },
-    close() {
+    /** Ends the server and removes its store; callers that do not await it leave the removal running. */
+    close(): Promise<void> {
       void searches.close()
-      store.close()
-      rmSync(dir, { recursive: true, force: true })
+      return testStore.close().finally(() => rmSync(dir, { recursive: true, force: true }))
     },
+    /** The store's tables and columns (for snapshots). */
+    testStore,
   }
 }
 
@@ -191,38 +306,28 @@ const VOLATILE_TABLES = new Set(['login_attempts', 'schema_migrations'])
 
 /** Every row of every table of the store, for "nothing changed" checks; volatile columns left out. */
 export function storeSnapshot(s: TestServer): Record<string, unknown[]> {
-  const db = s.store.db
-  const tables = db
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .all()
-    .map((t) => t.name)
-    .filter((t) => !VOLATILE_TABLES.has(t))
-  const snapshot: Record<string, unknown[]> = {}
-  for (const table of tables) {
-    const columns = db
-      .query<{ name: string }, []>(`PRAGMA table_info(${table})`)
-      .all()
-      .map((c) => c.name)
-      .filter((c) => !VOLATILE_COLUMNS.has(c))
-    snapshot[table] = db.query(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${columns.join(', ')}`).all()
-  }
-  return snapshot
+  return s.testStore.snapshot((t) => !VOLATILE_TABLES.has(t), (c) => !VOLATILE_COLUMNS.has(c))
+}
+
+/** The same as storeSnapshot, without a subprocess on PostgreSQL. */
+export function storeSnapshotAsync(s: TestServer): Promise<Record<string, unknown[]>> {
+  return s.testStore.snapshotAsync((t) => !VOLATILE_TABLES.has(t), (c) => !VOLATILE_COLUMNS.has(c))
 }
 
 /** A refused request: its status, the error body, and no change anywhere in the store. */
 export async function refused(s: TestServer, status: number, method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
-  const before = storeSnapshot(s)
+  const before = await storeSnapshotAsync(s)
   const res = await s.call(method, path, opts)
   expectError(res, status)
-  expect(storeSnapshot(s)).toEqual(before)
+  expect(await storeSnapshotAsync(s)).toEqual(before)
   return res
 }
 
 /** A `setup()` for a test file: each call builds a server, and every server is closed after each test. */
 export function serverPerTest() {
   const servers: TestServer[] = []
-  afterEach(() => {
-    for (const s of servers.splice(0)) s.close()
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()))
   })
   return async (overrides: Partial<Config> = {}) => {
     const s = await createTestServer(overrides)
@@ -293,10 +398,44 @@ export async function itemWorld(s: TestServer) {
 
 const SERVER_MAIN = join(import.meta.dir, '..', 'server', 'main.ts')
 
-/** Starts the real server process (server/main.ts) on a free loopback port, with only PATH and `env` set. */
+/**
+ * The PostgreSQL database that stands for a data directory's SQLite file (QUARRY_TEST_STORE=pg): made on first use,
+ * the same one for every later use of that directory (a restart finds its data). Synchronous (through psql), so
+ * that spawnServer stays so.
+ */
+export function databaseUrlFor(dataDir: string): string {
+  const name = `quarry_d_${new Bun.CryptoHasher('sha1').update(dataDir).digest('hex').slice(0, 20)}`
+  const admin = testDatabaseUrl()
+  const exists = psql(admin, `SELECT count(*) FROM pg_database WHERE datname = '${name}'`).trim() === '1'
+  if (!exists) psql(admin, `CREATE DATABASE ${name}`)
+  const url = new URL(admin)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/**
+ * The store a server process with this data directory uses, opened beside it (for checks after a stop or crash):
+ * the SQLite file in the directory, or its PostgreSQL database. `rows` as TestStore.rows.
+ */
+export async function openStoreAt(dataDir: string): Promise<{ store: Store; rows: TestStore['rows']; close(): Promise<void> }> {
+  if (!onPg) {
+    const store = createSqliteStore(join(dataDir, 'quarry.db'))
+    return { store, rows: async (text, params = []) => store.db.query(text).all(...(params as never[])) as Record<string, unknown>[], close: async () => store.close() }
+  }
+  const url = databaseUrlFor(dataDir)
+  const store = await createPgStore(url, { max: 2 })
+  const raw = new SQL(url, { bigint: true, max: 1 })
+  return { store, rows: (text, params = []) => pgRows(raw, text, params), close: async () => (await store.close(), await raw.close()) }
+}
+
+/**
+ * Starts the real server process (server/main.ts) on a free loopback port, with only PATH and `env` set. With
+ * QUARRY_TEST_STORE=pg, a server given a data directory keeps its metadata in that directory's database.
+ */
 export function spawnServer(env: Record<string, string>) {
+  const store = onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR) } : {}
   return Bun.spawn([process.execPath, 'run', SERVER_MAIN], {
-    env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...env },
+    env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...store, ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   })

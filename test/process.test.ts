@@ -1,11 +1,10 @@
 // The real server process: start-up on an empty data directory, refusal of bad configuration, and the
 // SIGTERM drain that lets in-flight requests finish before the store closes.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { listening, spawnServer } from './helpers'
+import { listening, openStoreAt, spawnServer } from './helpers'
 
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -112,9 +111,9 @@ describe('server process', () => {
     expect(res.status).toBe(200)
     expect(await proc.exited).toBe(0)
 
-    const db = new Database(join(dataDir, 'quarry.db'), { readonly: true })
-    const row = db.query<{ data: string }, []>("SELECT data FROM preferences WHERE uid = 1 AND name = 'prefs'").get()
-    db.close()
+    const at = await openStoreAt(dataDir)
+    const [row] = await at.rows("SELECT data FROM preferences WHERE uid = 1 AND name = 'prefs'")
+    await at.close()
     expect(row?.data).toBe('{"theme":"dark","size":12}')
   })
 })

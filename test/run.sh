@@ -1,29 +1,53 @@
 #!/usr/bin/env bash
-# Runs the whole test suite with Bun and ends with one plain summary line ("N passed, N failed").
-# Anything the tests need that is not an npm package is started here, by the project itself.
+# Runs the whole test suite with Bun, on each metadata store in turn (SQLite first, then PostgreSQL), and ends
+# with one plain summary line over both runs ("N passed, N failed").
+# Anything the tests need that is not an npm package is started here, by the project itself: the S3 server
+# (test/s3-server.sh) and the PostgreSQL server (test/pg-server.sh).
+#   QUARRY_TEST_STORES="sqlite pg" (default), "sqlite" or "pg": which stores the suite runs on.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "test/run.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
+STORES=${QUARRY_TEST_STORES:-sqlite pg}
 log=$(mktemp)
 s3dir=$(mktemp -d)
-trap 'bash test/s3-server.sh stop "$s3dir" >/dev/null 2>&1; rm -rf "$log" "$s3dir"' EXIT
-trap 'exit 130' INT TERM # run the EXIT trap (and stop the S3 server) on Ctrl-C too
+pgdir=$(mktemp -d)
+trap 'bash test/s3-server.sh stop "$s3dir" >/dev/null 2>&1; bash test/pg-server.sh stop "$pgdir" >/dev/null 2>&1; rm -rf "$log" "$s3dir" "$pgdir"' EXIT
+trap 'exit 130' INT TERM # run the EXIT trap (and stop the servers) on Ctrl-C too
 
-# The S3 blob-store tests need a real S3 server; if it cannot start, the run fails here (the tests never skip).
+# The S3 blob-store tests need a real S3 server, and the store contract suite (and the PostgreSQL run) a real
+# PostgreSQL; if either cannot start, the run fails here (the tests never skip).
 if ! bash test/s3-server.sh start "$s3dir" >/dev/null; then
   echo "test/run.sh: the S3 test server did not start (see above)" >&2
   echo "tests: 0 passed, 0 failed"
   exit 1
 fi
+if ! bash test/pg-server.sh start "$pgdir" >/dev/null; then
+  echo "test/run.sh: the PostgreSQL test server did not start (see above)" >&2
+  echo "tests: 0 passed, 0 failed"
+  exit 1
+fi
 # shellcheck disable=SC1091
 source "$s3dir/env" # exports QUARRY_TEST_S3_ENDPOINT, _BUCKET, _ACCESS_KEY, _SECRET_KEY, _REGION
+# shellcheck disable=SC1091
+source "$pgdir/env" # exports QUARRY_TEST_DATABASE_URL
 
-# bunfig.toml's [test] timeout is not read by Bun 1.4.5 (a 6 s test failed at the 5 s default), so it is given here.
-"$BUN" test --timeout 30000 "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
-failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
-echo "tests: ${passed:-0} passed, ${failed:-0} failed"
-if [ "${passed:-0}" -eq 0 ] && [ "$status" -eq 0 ]; then echo "test/run.sh: no test ran" >&2; exit 1; fi
+total_passed=0
+total_failed=0
+status=0
+for store in $STORES; do
+  echo "=== the suite on the $store store"
+  start=$SECONDS
+  # bunfig.toml's [test] timeout is not read by Bun 1.4.5 (a 6 s test failed at the 5 s default), so it is given here.
+  QUARRY_TEST_STORE=$store "$BUN" test --timeout 30000 "$@" 2>&1 | tee "$log"
+  run_status=${PIPESTATUS[0]}
+  passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+')
+  failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+')
+  echo "=== $store: ${passed:-0} passed, ${failed:-0} failed in $((SECONDS - start)) s"
+  if [ "${passed:-0}" -eq 0 ] && [ "$run_status" -eq 0 ]; then echo "test/run.sh: no test ran on $store" >&2; run_status=1; fi
+  total_passed=$((total_passed + ${passed:-0}))
+  total_failed=$((total_failed + ${failed:-0}))
+  [ "$run_status" -eq 0 ] || status=$run_status
+done
+echo "tests: $total_passed passed, $total_failed failed"
 exit "$status"

@@ -8,10 +8,9 @@ import { createApp } from '../../server/app'
 import { createDiskBlobStore } from '../../server/blob'
 import { loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
-import { createSqliteStore } from '../../server/store'
 import { writeSearchArchive } from '../../server/search/archive'
 import { ZERO_TIME } from '../../server/time'
-import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, heldGuessBurst, refused, serverPerTest } from '../../test/helpers'
+import { ADMIN_PASSWORD, type CallResult, type TestServer, createTestServer, expectError, heldGuessBurst, openStoreAt, refused, serverPerTest } from '../../test/helpers'
 
 const INVALID = 'Invalid username or password'
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -704,7 +703,7 @@ describe('session list', () => {
 
 describe('first start', () => {
   async function start(dir: string, announced: string[], logs: string[]) {
-    const store = createSqliteStore(join(dir, 'quarry.db'))
+    const { store } = await openStoreAt(dir)
     const config = { ...loadConfig({}).config, dataDir: dir, adminPassword: undefined, passwordHash: { memoryCost: 256, timeCost: 1 } }
     const log = createLogger('debug', (line) => void logs.push(line))
     const blobs = await createDiskBlobStore({ dataDir: dir })
@@ -733,7 +732,7 @@ describe('first start', () => {
       expect(body.Admin).toBe(true)
       const me = await first.app.handle(new Request('http://localhost/api/info/whoami', { headers: { authorization: `Bearer ${body.JWT}` } }))
       expect(await me.json()).toMatchObject({ UID: 1, User: 'admin', Admin: true })
-      first.store.close()
+      await first.store.close()
 
       // a restart on the same store announces nothing and keeps the password (and the JWT signing key)
       const second = await start(dir, announced, logs)
@@ -741,7 +740,7 @@ describe('first start', () => {
       expect((await second.login(password!)).status).toBe(200)
       const again = await second.app.handle(new Request('http://localhost/api/info/whoami', { headers: { authorization: `Bearer ${body.JWT}` } }))
       expect(again.status).toBe(200)
-      second.store.close()
+      await second.store.close()
 
       // a different fresh store gets a different password
       const dir2 = mkdtempSync(join(tmpdir(), 'quarry-first-start-'))
@@ -750,7 +749,7 @@ describe('first start', () => {
         const third = await start(dir2, other, [])
         expect(other).toHaveLength(1)
         expect(/generated password (\S+)/.exec(other[0]!)?.[1]).not.toBe(password)
-        third.store.close()
+        await third.store.close()
       } finally {
         rmSync(dir2, { recursive: true, force: true })
       }

@@ -24,8 +24,11 @@ afterEach(() => {
 function gate() {
   let open = false
   const waiting: (() => void)[] = []
+  const first = Promise.withResolvers<void>()
   return {
-    step: () => (open ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+    step: () => (first.resolve(), open ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+    /** Resolves once a search has read its first chunk and waits (the store may answer after the launch does). */
+    reached: () => first.promise,
     open() {
       open = true
       for (const resolve of waiting.splice(0)) resolve()
@@ -431,13 +434,14 @@ describe('states and transitions', () => {
     expect(await listed(s, id)).toMatchObject({ State: 'DORMANT/SAVED' })
     expect((await call(s, 'PATCH', `/api/searchctrl/${id}/save`, owner.jwt, { json: ['any', 'json'] })).status).toBe(200)
     expect((await details(s, owner.jwt, id)).Metadata).toEqual(['any', 'json'])
-    expect(s.store.db.query('SELECT metadata FROM saved_searches WHERE id = ?').get(id)).toEqual({ metadata: '["any","json"]' })
+    expect(await s.rows('SELECT metadata FROM saved_searches WHERE id = ?', [id])).toEqual([{ metadata: '["any","json"]' }])
   })
 
   test('stop ends the feed of a running search; its output stays usable and can be saved', async () => {
     const { s, owner, gate } = await setup({ gated: true })
     await ingest(s, lines(40))
     const id = await launch(s, owner.jwt, 'tag=web')
+    await gate.reached()
     expect((await call(s, 'PUT', `/api/searchctrl/${id}/stop`, owner.jwt)).text).toBe('null')
     gate.open()
     await s.searches.settled()
@@ -511,7 +515,7 @@ describe('states and transitions', () => {
     expect((await blobsOf(s, saved))[0]).toBeDefined()
     expect((await call(s, 'DELETE', `/api/searchctrl/${saved}`, s.adminJwt)).status).toBe(200)
     expect(await blobsOf(s, saved)).toEqual([undefined, undefined])
-    expect(s.store.db.query('SELECT count(*) AS n FROM saved_searches').get()).toEqual({ n: 0 })
+    expect(await s.rows('SELECT count(*) AS n FROM saved_searches')).toEqual([{ n: 0 }])
     expect(await listed(s, saved)).toBeUndefined()
   })
 
@@ -736,7 +740,7 @@ describe('deleting the owner', () => {
     expect(await listed(s, others)).toBeDefined()
     expect(await blobsOf(s, saved)).toEqual([undefined, undefined])
     expect(workFiles(s)).toEqual([`${others}.idx`, `${others}.ndjson`])
-    expect(s.store.db.query('SELECT count(*) AS n FROM saved_searches').get()).toEqual({ n: 0 })
+    expect(await s.rows('SELECT count(*) AS n FROM saved_searches')).toEqual([{ n: 0 }])
   })
 })
 

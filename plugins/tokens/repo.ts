@@ -45,7 +45,7 @@ const COLUMNS = 'id, uid, name, description, capabilities, created, expires'
 const parsedCapabilities = new Map<string, readonly string[]>()
 const MAX_PARSED = 1000
 
-function capabilitiesOf(stored: string): readonly string[] {
+export function capabilitiesOf(stored: string): readonly string[] {
   let list = parsedCapabilities.get(stored)
   if (!list) {
     list = Object.freeze(JSON.parse(stored) as string[])

@@ -164,15 +164,14 @@ describe('secrets', () => {
     }
 
     // no cell of any table holds a secret (nor its standard base64 form)
-    const db = s.store.db
-    const tables = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((t) => t.name)
+    const tables = await s.testStore.tables()
     expect(tables).toContain('tokens')
     const cells: string[] = []
-    for (const table of tables) for (const row of db.query(`SELECT * FROM ${table}`).all() as Record<string, unknown>[]) {
+    for (const table of tables) for (const row of await s.rows(`SELECT * FROM ${table}`)) {
       for (const v of Object.values(row)) cells.push(v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : String(v))
     }
     expect(cells.length).toBeGreaterThan(0)
-    const tokenRows = db.query('SELECT * FROM tokens').all() as Record<string, unknown>[]
+    const tokenRows = await s.rows('SELECT * FROM tokens')
     expect(tokenRows).toHaveLength(4)
     for (const secret of secrets) {
       const forms = [secret, Buffer.from(secret, 'base64url').toString('base64'), Buffer.from(secret, 'base64url').toString('hex')]
@@ -620,7 +619,7 @@ describe('deleting and locking', () => {
     expect((await s.call('DELETE', `/api/users/${u.uid}`, { jwt: s.adminJwt })).status).toBe(200)
     for (const t of [t1, t2]) expectError(await s.call('GET', '/api/info/whoami', bearer(t.token)), 401)
     expect((await s.call('GET', '/api/tokens?admin=true', { jwt: s.adminJwt })).body).toEqual([recordOf(kept)])
-    expect(s.store.db.query('SELECT id FROM tokens WHERE uid = ?').all(u.uid)).toEqual([])
+    expect(await s.rows('SELECT id FROM tokens WHERE uid = ?', [u.uid])).toEqual([])
     expect(await whoami(s, bearer(kept.token))).toBe(other.uid)
   })
 

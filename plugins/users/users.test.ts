@@ -157,7 +157,7 @@ describe('whoami and reading users', () => {
       expect(Array.isArray(res.body)).toBe(true)
       for (const u of res.body) expectUserShape(u)
       const uids = res.body.map((u: any) => u.UID)
-      const all = s.store.db.query<{ uid: number }, []>('SELECT uid FROM users ORDER BY uid').all().map((r) => r.uid)
+      const all = (await s.rows('SELECT uid FROM users ORDER BY uid')).map((r) => r.uid)
       expect([...uids].sort((a: number, b: number) => a - b)).toEqual(all)
 
       const p = res.body.find((u: any) => u.UID === plain.uid)
@@ -223,8 +223,8 @@ describe('POST /api/users', () => {
     })
     expect((await loginStatus(s, body.User, body.Pass)).status).toBe(200)
     // the password is not kept in plain text
-    const row = s.store.db.query<{ password_hash: string }, [number]>('SELECT password_hash FROM users WHERE uid = ?').get(uid)!
-    expect(row.password_hash).not.toContain(body.Pass)
+    const [row] = await s.rows('SELECT password_hash FROM users WHERE uid = ?', [uid])
+    expect(row!.password_hash).not.toContain(body.Pass)
   })
 
   test('unknown keys in the body are ignored (also a UID)', async () => {
@@ -420,14 +420,14 @@ describe('lock and unlock', () => {
     await okEmpty(s, 'PUT', `/api/users/${user.uid}/lock`, { jwt: s.adminJwt, body: '', headers: { 'content-type': 'application/json' } })
     expectError(await s.call('GET', '/api/info/whoami', { jwt: user.jwt }), 401)
     expectError(await s.call('GET', '/api/info/whoami', { jwt: second }), 401)
-    expect(s.store.db.query('SELECT id FROM sessions WHERE uid = ?').all(user.uid)).toEqual([])
+    expect(await s.rows('SELECT id FROM sessions WHERE uid = ?', [user.uid])).toEqual([])
     expect((await userRecord(s, user.uid)).Locked).toBe(true)
 
     const refusedLogin = await loginStatus(s, user.User, user.Pass)
     expect(refusedLogin.status).toBe(423)
     expect(refusedLogin.body).toEqual({ LoginStatus: false, Reason: expect.any(String) })
     expect(refusedLogin.body.Reason.length).toBeGreaterThan(0)
-    expect(s.store.db.query('SELECT id FROM sessions WHERE uid = ?').all(user.uid)).toEqual([])
+    expect(await s.rows('SELECT id FROM sessions WHERE uid = ?', [user.uid])).toEqual([])
 
     await okEmpty(s, 'DELETE', `/api/users/${user.uid}/lock`, { jwt: s.adminJwt })
     expect((await userRecord(s, user.uid)).Locked).toBe(false)
@@ -612,10 +612,9 @@ describe('DELETE /api/users/{id}', () => {
     expectError(await s.call('GET', '/api/info/whoami', { jwt: user.jwt }), 401)
     expect((await loginStatus(s, user.User, user.Pass)).status).toBe(422)
 
-    const db = s.store.db
-    expect(db.query('SELECT * FROM sessions WHERE uid = ?').all(user.uid)).toEqual([])
-    expect(db.query('SELECT * FROM user_groups WHERE uid = ?').all(user.uid)).toEqual([])
-    expect(db.query('SELECT * FROM preferences WHERE uid = ?').all(user.uid)).toEqual([])
+    expect(await s.rows('SELECT * FROM sessions WHERE uid = ?', [user.uid])).toEqual([])
+    expect(await s.rows('SELECT * FROM user_groups WHERE uid = ?', [user.uid])).toEqual([])
+    expect(await s.rows('SELECT * FROM preferences WHERE uid = ?', [user.uid])).toEqual([])
     const prefs = (await ok(s, 'GET', '/api/users/preferences', { jwt: s.adminJwt })).body
     expect(prefs.map((p: any) => p.UID)).not.toContain(user.uid)
     expect(prefs.map((p: any) => p.UID)).toContain(bystander.uid)
@@ -873,7 +872,7 @@ describe('preferences', () => {
     expect((await ok(s, 'GET', `/api/users/${user.uid}/preferences`, { jwt: user.jwt })).body).toEqual({ a: 1 })
     await okEmpty(s, 'DELETE', `/api/users/${user.uid}/preferences`, { jwt: user.jwt })
     expect((await ok(s, 'GET', `/api/users/${user.uid}/preferences`, { jwt: user.jwt })).text).toBe('null')
-    expect(s.store.db.query('SELECT * FROM preferences WHERE uid = ?').all(user.uid)).toEqual([])
+    expect(await s.rows('SELECT * FROM preferences WHERE uid = ?', [user.uid])).toEqual([])
     await okEmpty(s, 'DELETE', `/api/users/${user.uid}/preferences`, { jwt: user.jwt })
   })
 
@@ -1120,7 +1119,7 @@ describe('session list', () => {
       const fresh = await t.login(user.User, user.Pass)
       t.clock.advance(idle / 2 + 1)
       // user.jwt has now been idle for longer than the timeout; fresh has not
-      expect(t.store.db.query('SELECT id FROM sessions WHERE uid = ?').all(user.uid)).toHaveLength(2)
+      expect(await t.rows('SELECT id FROM sessions WHERE uid = ?', [user.uid])).toHaveLength(2)
       const res = await ok(t, 'GET', `/api/users/${user.uid}/sessions`, { jwt: fresh })
       expect(res.body.Sessions).toHaveLength(1)
       expect(res.body.Sessions[0].LastHit).toBe(new Date(t.clock.now()).toISOString())

@@ -1,0 +1,303 @@
+// The PostgreSQL dialect of server/migrations: the same versions, tables, columns and meaning, written for
+// PostgreSQL. Append only, in step with server/migrations (a new SQLite migration gets its PostgreSQL twin
+// under the same version). Dialect differences, kept explicit:
+// - times, sizes and dashboard ids are BIGINT (Bun.SQL answers them as strings; the repos map them to numbers);
+// - flags are BOOLEAN; entry bytes are BYTEA;
+// - SQLite's INTEGER PRIMARY KEY AUTOINCREMENT (UIDs, GIDs) is a counter row in id_sequences, taken in the
+//   inserting transaction: ids start at 1, are never reused, and a failed insert (a taken name) rolls the counter
+//   back with it, so the numbers are exactly SQLite's (an identity column would skip one per failed insert);
+// - SQLite's COLLATE NOCASE on names (ASCII-only case folding) is a unique index on lower(name COLLATE "C"),
+//   which folds ASCII letters only, exactly as NOCASE does;
+// - text that listings order by is COLLATE "C" (byte order, as SQLite's BINARY), whatever the database locale;
+// - SQLite's triggers are trigger functions.
+export const PG_MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'core',
+    sql: /* sql */ `
+CREATE TABLE id_sequences (
+  name TEXT COLLATE "C" PRIMARY KEY,
+  last INTEGER NOT NULL
+);
+INSERT INTO id_sequences (name, last) VALUES ('users', 0), ('groups', 0);
+
+CREATE TABLE groups (
+  gid         INTEGER PRIMARY KEY,
+  name        TEXT COLLATE "C" NOT NULL,
+  description TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX groups_name ON groups (lower(name));
+
+CREATE TABLE users (
+  uid           INTEGER PRIMARY KEY,
+  username      TEXT COLLATE "C" NOT NULL,
+  name          TEXT NOT NULL,
+  email         TEXT NOT NULL,
+  password_hash TEXT NOT NULL,
+  admin         BOOLEAN NOT NULL DEFAULT false,
+  locked        BOOLEAN NOT NULL DEFAULT false,
+  default_gid   INTEGER REFERENCES groups(gid) ON DELETE SET NULL,
+  last_active   BIGINT NOT NULL DEFAULT 0,
+  created       BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX users_username ON users (lower(username));
+
+CREATE TABLE user_groups (
+  uid INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  gid INTEGER NOT NULL REFERENCES groups(gid) ON DELETE CASCADE,
+  PRIMARY KEY (uid, gid)
+);
+CREATE INDEX user_groups_gid ON user_groups(gid);
+
+CREATE TABLE sessions (
+  id       TEXT COLLATE "C" PRIMARY KEY,
+  uid      INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  created  BIGINT NOT NULL,
+  last_hit BIGINT NOT NULL,
+  expires  BIGINT NOT NULL,
+  origin   TEXT NOT NULL,
+  temp     BOOLEAN NOT NULL DEFAULT false
+);
+CREATE INDEX sessions_uid ON sessions(uid);
+
+CREATE TABLE preferences (
+  uid     INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  name    TEXT COLLATE "C" NOT NULL,
+  data    TEXT NOT NULL,
+  updated BIGINT NOT NULL,
+  PRIMARY KEY (uid, name)
+);
+
+-- username holds lower(name COLLATE "C"): the NOCASE key of SQLite.
+CREATE TABLE login_failures (
+  username     TEXT COLLATE "C" PRIMARY KEY,
+  failures     INTEGER NOT NULL,
+  window_start BIGINT NOT NULL
+);
+
+CREATE TABLE server_settings (
+  key   TEXT COLLATE "C" PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`,
+  },
+  {
+    version: 2,
+    name: 'tokens',
+    sql: /* sql */ `
+CREATE TABLE tokens (
+  secret_hash  TEXT COLLATE "C" PRIMARY KEY,
+  id           TEXT COLLATE "C" NOT NULL UNIQUE,
+  uid          INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  name         TEXT NOT NULL,
+  description  TEXT NOT NULL DEFAULT '',
+  capabilities TEXT NOT NULL,
+  created      BIGINT NOT NULL,
+  expires      BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX tokens_uid ON tokens(uid);
+`,
+  },
+  {
+    version: 3,
+    name: 'resources',
+    sql: /* sql */ `
+CREATE TABLE resources (
+  guid        TEXT COLLATE "C" PRIMARY KEY,
+  uid         INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  name        TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  global      BOOLEAN NOT NULL DEFAULT false,
+  version     BIGINT NOT NULL DEFAULT 0,
+  size        BIGINT NOT NULL DEFAULT 0,
+  hash        TEXT NOT NULL DEFAULT '',
+  blob_key    TEXT,
+  modified    BIGINT NOT NULL,
+  domain      BIGINT NOT NULL DEFAULT 0,
+  labels      TEXT NOT NULL DEFAULT '[]'
+);
+CREATE INDEX resources_uid ON resources(uid);
+CREATE INDEX resources_global ON resources(global) WHERE global;
+
+CREATE TABLE resource_acl (
+  guid TEXT COLLATE "C" NOT NULL REFERENCES resources(guid) ON DELETE CASCADE,
+  gid  INTEGER NOT NULL,
+  PRIMARY KEY (guid, gid)
+);
+CREATE INDEX resource_acl_gid ON resource_acl(gid);
+
+CREATE FUNCTION resource_acl_group_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM resource_acl WHERE gid = OLD.gid;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER resource_acl_group_deleted AFTER DELETE ON groups FOR EACH ROW EXECUTE FUNCTION resource_acl_group_deleted();
+`,
+  },
+  {
+    version: 4,
+    name: 'files',
+    sql: /* sql */ `
+CREATE TABLE user_files (
+  thing_uuid  TEXT COLLATE "C" PRIMARY KEY,
+  guid        TEXT COLLATE "C" NOT NULL,
+  uid         INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  name        TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  global      BOOLEAN NOT NULL DEFAULT false,
+  size        BIGINT NOT NULL DEFAULT 0,
+  type        TEXT NOT NULL DEFAULT '',
+  labels      TEXT NOT NULL DEFAULT '[]',
+  updated     BIGINT NOT NULL,
+  blob_key    TEXT NOT NULL
+);
+CREATE INDEX user_files_guid ON user_files(guid);
+CREATE INDEX user_files_uid ON user_files(uid);
+CREATE INDEX user_files_global ON user_files(global) WHERE global;
+
+CREATE TABLE user_file_gids (
+  thing_uuid TEXT COLLATE "C" NOT NULL REFERENCES user_files(thing_uuid) ON DELETE CASCADE,
+  gid        INTEGER NOT NULL,
+  PRIMARY KEY (thing_uuid, gid)
+);
+CREATE INDEX user_file_gids_gid ON user_file_gids(gid);
+
+CREATE FUNCTION user_file_gids_group_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM user_file_gids WHERE gid = OLD.gid;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER user_file_gids_group_deleted AFTER DELETE ON groups FOR EACH ROW EXECUTE FUNCTION user_file_gids_group_deleted();
+`,
+  },
+  {
+    version: 5,
+    name: 'dashboards',
+    sql: /* sql */ `
+CREATE TABLE dashboards (
+  id          BIGINT PRIMARY KEY,
+  guid        TEXT COLLATE "C" NOT NULL,
+  uid         INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  name        TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  global      BOOLEAN NOT NULL DEFAULT false,
+  labels      TEXT NOT NULL DEFAULT '[]',
+  data        TEXT NOT NULL DEFAULT '{}',
+  created     BIGINT NOT NULL,
+  updated     BIGINT NOT NULL
+);
+CREATE INDEX dashboards_guid ON dashboards(guid);
+CREATE INDEX dashboards_uid ON dashboards(uid);
+CREATE INDEX dashboards_global ON dashboards(global) WHERE global;
+
+CREATE TABLE dashboard_gids (
+  id  BIGINT NOT NULL REFERENCES dashboards(id) ON DELETE CASCADE,
+  gid INTEGER NOT NULL,
+  PRIMARY KEY (id, gid)
+);
+CREATE INDEX dashboard_gids_gid ON dashboard_gids(gid);
+
+CREATE FUNCTION dashboard_gids_group_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM dashboard_gids WHERE gid = OLD.gid;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER dashboard_gids_group_deleted AFTER DELETE ON groups FOR EACH ROW EXECUTE FUNCTION dashboard_gids_group_deleted();
+`,
+  },
+  {
+    version: 6,
+    name: 'library',
+    sql: /* sql */ `
+CREATE TABLE library (
+  thing_uuid  TEXT COLLATE "C" PRIMARY KEY,
+  guid        TEXT COLLATE "C" NOT NULL,
+  uid         INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  name        TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  query       TEXT NOT NULL DEFAULT '',
+  global      BOOLEAN NOT NULL DEFAULT false,
+  labels      TEXT NOT NULL DEFAULT '[]',
+  metadata    TEXT,
+  updated     BIGINT NOT NULL
+);
+CREATE INDEX library_guid ON library(guid);
+CREATE INDEX library_uid ON library(uid);
+CREATE INDEX library_global ON library(global) WHERE global;
+
+CREATE TABLE library_gids (
+  thing_uuid TEXT COLLATE "C" NOT NULL REFERENCES library(thing_uuid) ON DELETE CASCADE,
+  gid        INTEGER NOT NULL,
+  PRIMARY KEY (thing_uuid, gid)
+);
+CREATE INDEX library_gids_gid ON library_gids(gid);
+
+CREATE FUNCTION library_gids_group_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM library_gids WHERE gid = OLD.gid;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER library_gids_group_deleted AFTER DELETE ON groups FOR EACH ROW EXECUTE FUNCTION library_gids_group_deleted();
+`,
+  },
+  {
+    version: 7,
+    name: 'entries',
+    sql: /* sql */ `
+CREATE TABLE ingest_tags (
+  id   INTEGER GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  name TEXT COLLATE "C" NOT NULL UNIQUE
+);
+
+-- The walk of a search follows (ts, tag_id, id); SQLite carries the rowid in every index, PostgreSQL needs it named.
+CREATE TABLE entries (
+  id     BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  ts     BIGINT NOT NULL,
+  tag_id INTEGER NOT NULL REFERENCES ingest_tags(id),
+  src    TEXT NOT NULL,
+  data   BYTEA NOT NULL
+);
+CREATE INDEX entries_time_tag ON entries(ts, tag_id, id);
+`,
+  },
+  {
+    version: 8,
+    name: 'searches',
+    sql: /* sql */ `
+CREATE TABLE saved_searches (
+  id              TEXT COLLATE "C" PRIMARY KEY,
+  uid             INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  gid             INTEGER NOT NULL DEFAULT 0,
+  state           TEXT NOT NULL CHECK (state IN ('saving', 'saved')),
+  user_query      TEXT NOT NULL,
+  effective_query TEXT NOT NULL,
+  start_range     BIGINT NOT NULL,
+  end_range       BIGINT NOT NULL,
+  started         BIGINT NOT NULL,
+  finished        BIGINT NOT NULL,
+  last_update     BIGINT NOT NULL,
+  store_size      BIGINT NOT NULL,
+  index_size      BIGINT NOT NULL,
+  item_count      BIGINT NOT NULL,
+  metadata        TEXT,
+  import          TEXT,
+  launch_info     TEXT NOT NULL,
+  no_history      BOOLEAN NOT NULL,
+  error           TEXT NOT NULL DEFAULT '',
+  results_key     TEXT,
+  index_key       TEXT
+);
+CREATE INDEX saved_searches_uid ON saved_searches(uid);
+
+CREATE TABLE search_history (
+  id              BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+  uid             INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  gid             INTEGER NOT NULL DEFAULT 0,
+  user_query      TEXT NOT NULL,
+  effective_query TEXT NOT NULL,
+  launched        BIGINT NOT NULL
+);
+CREATE INDEX search_history_uid ON search_history(uid, launched);
+`,
+  },
+]

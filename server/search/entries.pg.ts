@@ -1,0 +1,66 @@
+// The entries store of the embedded engine over PostgreSQL: the same contract as SqliteEntriesRepo
+// (server/search/entries.ts).
+import { type PgPool, num, q, run, tx } from '../pg'
+import type { Cursor, EntriesRepo, NewEntry, ScanRow } from './entries'
+
+/** Rows per INSERT: 4 parameters each, well under PostgreSQL's 65535 parameters per statement. */
+const INSERT_ROWS = 1000
+
+export class PgEntriesRepo implements EntriesRepo {
+  constructor(private readonly db: PgPool) {}
+
+  async ingest(batch: NewEntry[]) {
+    if (batch.length === 0) return
+    await tx(this.db, async (t) => {
+      // Tags: another replica may add the same one at the same moment, so insert-if-absent, then read.
+      const names = [...new Set(batch.map((e) => e.tag))]
+      await run(t, 'INSERT INTO ingest_tags (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING', [names])
+      const ids = new Map(
+        (await q<{ id: number; name: string }>(t, 'SELECT id, name FROM ingest_tags WHERE name = ANY($1::text[])', [names])).map((r) => [r.name, r.id]),
+      )
+      for (let i = 0; i < batch.length; i += INSERT_ROWS) {
+        const part = batch.slice(i, i + INSERT_ROWS)
+        const values: unknown[] = []
+        const rows = part.map((e) => {
+          values.push(e.ts, ids.get(e.tag)!, e.src, e.data)
+          const n = values.length
+          return `($${n - 3}::bigint, $${n - 2}::int, $${n - 1}::text, $${n}::bytea)`
+        })
+        await run(t, `INSERT INTO entries (ts, tag_id, src, data) VALUES ${rows.join(', ')}`, values)
+      }
+    })
+  }
+  async tagIds() {
+    return new Map((await q<{ id: number; name: string }>(this.db, 'SELECT id, name FROM ingest_tags')).map((t) => [t.name, t.id]))
+  }
+  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY) {
+    if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
+    const wanted = tagIds === null ? 'true' : tagIds.length === 0 ? 'false' : `tag_id IN (${tagIds.join(', ')})`
+    // The walk follows entries_time_tag (ts, tag_id, id); the running byte count stops the answer once the
+    // data reach maxBytes (the entry that crosses it included), as SQLite's row-by-row walk does.
+    const budget = Number.isFinite(maxBytes) ? Math.max(0, Math.floor(maxBytes)) : null
+    const rows = await q(
+      this.db,
+      `SELECT ts, tag_id, id, src, data FROM (
+         SELECT ts, tag_id, id, src, data,
+                coalesce(sum(octet_length(data)) OVER (ORDER BY ts, tag_id, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+         FROM (SELECT ts, tag_id, id, CASE WHEN ${wanted} THEN src END AS src, CASE WHEN ${wanted} THEN data END AS data
+               FROM entries WHERE (ts, tag_id, id) > ($1::bigint, $2::int, $3::bigint) AND ts < $4::bigint
+               ORDER BY ts, tag_id, id LIMIT $5) w
+       ) s WHERE $6::bigint IS NULL OR before < $6::bigint ORDER BY ts, tag_id, id`,
+      [after.ts, after.tagId, after.id, end, limit, budget],
+    )
+    return rows.map(
+      (r): ScanRow => ({
+        ts: num(r.ts),
+        tagId: r.tag_id as number,
+        id: num(r.id),
+        src: r.src as string | null,
+        data: r.data === null ? null : new Uint8Array(r.data as Uint8Array),
+      }),
+    )
+  }
+  async ping() {
+    await q(this.db, 'SELECT 1 AS one')
+  }
+}

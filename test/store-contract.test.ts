@@ -1,0 +1,488 @@
+// One contract suite for every Store: SQLite in a temporary file, and PostgreSQL on the test server test/run.sh
+// starts (test/pg-server.sh; a fresh database per test). The PostgreSQL run never skips: without
+// QUARRY_TEST_DATABASE_URL it fails. Every repository method runs here with the same assertions on both.
+import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Store, blobReferences, createSqliteStore } from '../server/store'
+import { createPgStore } from '../server/store.pg'
+import { UniqueViolation } from '../server/unique'
+import { freshDatabase, testDatabaseUrl } from './pg'
+import type { SavedSearchRow } from '../server/search/repo'
+
+interface Harness {
+  store: Store
+  cleanup(): Promise<void>
+}
+
+const engines: [string, () => Promise<Harness>][] = [
+  [
+    'sqlite',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'quarry-contract-'))
+      const store = createSqliteStore(join(dir, 'quarry.db'))
+      return { store, cleanup: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })) }
+    },
+  ],
+  [
+    'pg',
+    async () => {
+      const db = await freshDatabase()
+      const store = await createPgStore(db.url, { max: 3 })
+      return { store, cleanup: async () => (await store.close(), await db.drop()) }
+    },
+  ],
+]
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p
+  } catch (e) {
+    return e
+  }
+  throw new Error('expected a rejection')
+}
+
+const T0 = 1_700_000_000_000
+
+describe.each(engines)('store contract: %s', (_engine, open) => {
+  const harnesses: Harness[] = []
+  afterEach(async () => {
+    for (const h of harnesses.splice(0)) await h.cleanup()
+  })
+  const setup = async () => {
+    const h = await open()
+    harnesses.push(h)
+    return h.store
+  }
+  const user = (store: Store, username: string, admin = false) =>
+    store.users.create({ username, name: `N ${username}`, email: `${username}@x`, passwordHash: `h-${username}`, admin }, T0)
+
+  test('users: ids from 1, ASCII-case-insensitive unique names, changes, locking ends sessions', async () => {
+    const s = await setup()
+    expect(await s.users.count()).toBe(0)
+    expect(await user(s, 'admin', true)).toBe(1)
+    expect(await user(s, 'Bob')).toBe(2)
+    expect(await rejection(user(s, 'bob'))).toBeInstanceOf(UniqueViolation)
+    expect(await rejection(user(s, 'BOB'))).toBeInstanceOf(UniqueViolation)
+    // NOCASE folds ASCII letters only: a name differing by a non-ASCII case is another name
+    expect(await user(s, 'Ärger')).toBe(3)
+    expect(await user(s, 'ärger')).toBe(4)
+    expect(await s.users.count()).toBe(4)
+    expect((await s.users.getByName('BOB'))?.uid).toBe(2)
+    expect(await s.users.getByName('nobody')).toBeUndefined()
+    expect(await s.users.get(99)).toBeUndefined()
+    expect(await s.users.get(1)).toEqual({
+      uid: 1, username: 'admin', name: 'N admin', email: 'admin@x', passwordHash: 'h-admin', admin: true, locked: false, defaultGid: null, lastActive: 0,
+    })
+    expect(await rejection(s.users.update(2, { username: 'ADMIN' }))).toBeInstanceOf(UniqueViolation)
+    expect((await s.users.get(2))?.username).toBe('Bob')
+    await s.users.update(2, { username: 'bob', name: 'Robert', email: 'r@x', admin: true })
+    await s.users.update(2, {})
+    expect(await s.users.get(2)).toMatchObject({ username: 'bob', name: 'Robert', email: 'r@x', admin: true, locked: false })
+    await s.users.setPasswordHash(2, 'h2')
+    await s.users.touch(2, T0 + 5)
+    const gid = await s.groups.create('g', '')
+    await s.users.setDefaultGid(2, gid)
+    expect(await s.users.get(2)).toMatchObject({ passwordHash: 'h2', lastActive: T0 + 5, defaultGid: gid })
+    await s.users.setDefaultGid(2, null)
+    expect((await s.users.get(2))?.defaultGid).toBeNull()
+    await s.sessions.create({ id: 's1', uid: 2, created: T0, lastHit: T0, expires: T0 + 1000, origin: 'o', temp: false })
+    await s.users.update(2, { locked: true })
+    expect((await s.users.get(2))?.locked).toBe(true)
+    expect(await s.sessions.listForUser(2)).toEqual([])
+    expect((await s.users.list()).map((u) => u.uid)).toEqual([1, 2, 3, 4])
+    // ids are never reused, and a refused insert leaves no gap
+    expect(await s.users.delete(4)).toBe(true)
+    expect(await s.users.delete(4)).toBe(false)
+    expect(await rejection(user(s, 'BOB'))).toBeInstanceOf(UniqueViolation)
+    expect(await user(s, 'carol')).toBe(5)
+  })
+
+  test('users: preferences upsert, list in (uid, name) order, go with the user', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    await s.users.setPreference(2, 'z', '{"v":1}', T0)
+    await s.users.setPreference(1, 'y', '[]', T0)
+    await s.users.setPreference(2, 'a', '1', T0)
+    await s.users.setPreference(2, 'z', '{"v":2}', T0 + 1)
+    expect(await s.users.getPreference(2, 'z')).toEqual({ uid: 2, name: 'z', data: '{"v":2}', updated: T0 + 1 })
+    expect(await s.users.getPreference(2, 'none')).toBeUndefined()
+    expect((await s.users.listPreferences()).map((p) => [p.uid, p.name])).toEqual([[1, 'y'], [2, 'a'], [2, 'z']])
+    await s.users.deletePreference(2, 'a')
+    expect(await s.users.getPreference(2, 'a')).toBeUndefined()
+    await s.users.delete(2)
+    expect((await s.users.listPreferences()).map((p) => p.uid)).toEqual([1])
+  })
+
+  test('groups: ids from 1, unique names, memberships, removal clears the default group', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    expect(await s.groups.create('Ops', 'the ops')).toBe(1)
+    expect(await s.groups.create('dev', '')).toBe(2)
+    expect(await rejection(s.groups.create('OPS', ''))).toBeInstanceOf(UniqueViolation)
+    expect(await rejection(s.groups.update(2, { name: 'ops' }))).toBeInstanceOf(UniqueViolation)
+    await s.groups.update(2, { name: 'Dev', description: 'devs' })
+    await s.groups.update(2, {})
+    expect(await s.groups.get(2)).toEqual({ gid: 2, name: 'Dev', description: 'devs' })
+    expect(await s.groups.get(9)).toBeUndefined()
+    expect(await s.groups.list()).toEqual([{ gid: 1, name: 'Ops', description: 'the ops' }, { gid: 2, name: 'Dev', description: 'devs' }])
+    await s.groups.addMember(2, [2, 1, 2])
+    await s.groups.addMember(2, [1])
+    await s.groups.addMember(1, [])
+    await s.groups.addMember(1, [2])
+    expect(await rejection(s.groups.addMember(1, [1, 99]))).toBeInstanceOf(Error)
+    expect(await s.groups.isMember(1, 1)).toBe(false) // all or nothing
+    expect((await s.groups.groupsOf(2)).map((g) => g.gid)).toEqual([1, 2])
+    expect(await s.groups.groupsOf(9)).toEqual([])
+    expect(await s.groups.isMember(2, 1)).toBe(true)
+    expect(await s.groups.isMember(1, 1)).toBe(false)
+    expect(await s.groups.memberUids(2)).toEqual([1, 2])
+    const all = await s.groups.allMemberships()
+    expect([...all.entries()].map(([uid, gs]) => [uid, gs.map((g) => g.gid)])).toEqual([[1, [2]], [2, [1, 2]]])
+    await s.users.setDefaultGid(2, 1)
+    expect(await s.groups.removeMember(2, 1)).toBe(true)
+    expect(await s.groups.removeMember(2, 1)).toBe(false)
+    expect((await s.users.get(2))?.defaultGid).toBeNull()
+    await s.users.setDefaultGid(1, 2)
+    expect(await s.groups.delete(2)).toBe(true)
+    expect(await s.groups.delete(2)).toBe(false)
+    expect((await s.users.get(1))?.defaultGid).toBeNull()
+    expect(await s.groups.groupsOf(1)).toEqual([])
+    expect(await s.groups.create('x', '')).toBe(3)
+  })
+
+  test('sessions: with their user, touch, per-user and expiry deletes', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    const sess = (id: string, uid: number, created: number, extra = {}) => ({
+      id, uid, created, lastHit: created, expires: created + 10_000, origin: '127.0.0.1', temp: false, ...extra,
+    })
+    await s.sessions.create(sess('s2', 1, T0 + 2))
+    await s.sessions.create(sess('s1', 1, T0 + 1, { temp: true }))
+    await s.sessions.create(sess('s3', 2, T0 + 3))
+    const got = await s.sessions.getWithUser('s1')
+    expect(got?.session).toEqual(sess('s1', 1, T0 + 1, { temp: true }))
+    expect(got?.user).toEqual(await s.users.get(1))
+    expect(await s.sessions.getWithUser('nope')).toBeUndefined()
+    await s.sessions.touch('s1', T0 + 50)
+    expect((await s.sessions.getWithUser('s1'))?.session.lastHit).toBe(T0 + 50)
+    expect((await s.sessions.listForUser(1)).map((x) => x.id)).toEqual(['s1', 's2'])
+    expect((await s.sessions.deleteForUser(1, 's1')).sort()).toEqual(['s2'])
+    expect(await s.sessions.delete('s1')).toBe(true)
+    expect(await s.sessions.delete('s1')).toBe(false)
+    await s.sessions.create(sess('s4', 2, T0 + 4))
+    expect((await s.sessions.deleteForUser(2)).sort()).toEqual(['s3', 's4'])
+    await s.sessions.create(sess('old', 2, T0)) // expires T0 + 10000
+    await s.sessions.create(sess('idle', 2, T0 + 9_000)) // last hit T0 + 9000
+    await s.sessions.create(sess('fresh', 2, T0 + 9_900))
+    expect((await s.sessions.deleteExpired(T0 + 10_000, 1_000)).sort()).toEqual(['idle', 'old'])
+    expect((await s.sessions.listForUser(2)).map((x) => x.id)).toEqual(['fresh'])
+  })
+
+  test('sessions: login failures count in a window, by the name without ASCII case', async () => {
+    const s = await setup()
+    expect(await s.sessions.getFailures('bob')).toBeUndefined()
+    expect(await s.sessions.recordFailure('bob', T0, 1000)).toBe(1)
+    expect(await s.sessions.recordFailure('BOB', T0 + 10, 1000)).toBe(2)
+    expect(await s.sessions.getFailures('Bob')).toEqual({ failures: 2, windowStart: T0 })
+    expect(await s.sessions.recordFailure('bob', T0 + 1000, 1000)).toBe(1) // the window is over: afresh
+    expect(await s.sessions.getFailures('bob')).toEqual({ failures: 1, windowStart: T0 + 1000 })
+    await s.sessions.clearFailures('BOB')
+    expect(await s.sessions.getFailures('bob')).toBeUndefined()
+  })
+
+  test('settings: set once, the first value stays', async () => {
+    const s = await setup()
+    expect(await s.settings.get('k')).toBeUndefined()
+    expect(await s.settings.setIfAbsent('k', 'one')).toBe('one')
+    expect(await s.settings.setIfAbsent('k', 'two')).toBe('one')
+    expect(await s.settings.get('k')).toBe('one')
+    // several at once (replicas starting together): all answer the same stored value
+    const answers = await Promise.all(['a', 'b', 'c', 'd'].map((v) => s.settings.setIfAbsent('race', v)))
+    expect(new Set(answers).size).toBe(1)
+  })
+
+  test('tokens: by id, by secret with the owner, listings, changes, refresh, delete', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    const tok = (id: string, uid: number, created: number) => ({
+      id, uid, name: `t${id}`, description: '', capabilities: ['A', 'B'], created, expires: 0,
+    })
+    await s.tokens.create(tok('t2', 1, T0 + 2), 'h2')
+    await s.tokens.create(tok('t1', 1, T0 + 1), 'h1')
+    await s.tokens.create(tok('t3', 2, T0), 'h3')
+    expect(await s.tokens.get('t1')).toEqual(tok('t1', 1, T0 + 1))
+    expect(await s.tokens.get('zz')).toBeUndefined()
+    const found = await s.tokens.getBySecretHash('h3')
+    // (the SQLite query answers the owner's name as the token's name: nothing reads it from this method)
+    expect({ ...found, token: { ...found!.token, name: 'tt3' } }).toEqual({ token: tok('t3', 2, T0), secretHash: 'h3', user: (await s.users.get(2))! })
+    expect(await s.tokens.getBySecretHash('nope')).toBeUndefined()
+    expect((await s.tokens.listForUser(1)).map((t) => t.id)).toEqual(['t1', 't2'])
+    expect((await s.tokens.listAll()).map((t) => t.id)).toEqual(['t1', 't2', 't3'])
+    await s.tokens.update('t1', { name: 'n', description: 'd', capabilities: ['C'], expires: T0 + 99 })
+    await s.tokens.update('t1', {})
+    expect(await s.tokens.get('t1')).toEqual({ ...tok('t1', 1, T0 + 1), name: 'n', description: 'd', capabilities: ['C'], expires: T0 + 99 })
+    await s.tokens.replaceSecret('t1', 'h1b', T0 + 100)
+    expect(await s.tokens.getBySecretHash('h1')).toBeUndefined()
+    expect((await s.tokens.getBySecretHash('h1b'))?.token.expires).toBe(T0 + 100)
+    expect(await s.tokens.delete('t1')).toBe(true)
+    expect(await s.tokens.delete('t1')).toBe(false)
+    await s.users.delete(2)
+    expect((await s.tokens.listAll()).map((t) => t.id)).toEqual(['t2'])
+  })
+
+  test('resources: visibility, sharing lists (also of groups not yet made), contents, blob references', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    const g = await s.groups.create('g', '')
+    await s.groups.addMember(2, [g])
+    const row = (guid: string, uid: number, modified: number, extra = {}) => ({
+      guid, uid, name: guid, description: '', global: false, version: 0, size: 0, hash: '', blobKey: null as string | null,
+      modified, domain: 0, labels: ['l'], gids: [] as number[], ...extra,
+    })
+    await s.resources.create(row('r-own', 1, T0 + 3))
+    await s.resources.create(row('r-glob', 1, T0 + 2, { global: true }))
+    await s.resources.create(row('r-shared', 1, T0 + 1, { gids: [77, g, g] }))
+    await s.resources.create(row('r-b', 2, T0 + 4, { size: 2 ** 40, domain: 5 }))
+    expect(await s.resources.get('r-shared')).toEqual(row('r-shared', 1, T0 + 1, { gids: [g, 77] }))
+    expect(await s.resources.get('none')).toBeUndefined()
+    expect((await s.resources.get('r-b'))?.size).toBe(2 ** 40)
+    expect((await s.resources.listAll()).map((r) => r.guid)).toEqual(['r-shared', 'r-glob', 'r-own', 'r-b'])
+    expect((await s.resources.listVisible(2)).map((r) => r.guid)).toEqual(['r-shared', 'r-glob', 'r-b'])
+    expect((await s.resources.listVisible(1)).map((r) => r.guid)).toEqual(['r-shared', 'r-glob', 'r-own'])
+    expect(await s.resources.sharedWith('r-shared', 2)).toBe(true)
+    expect(await s.resources.sharedWith('r-shared', 1)).toBe(false)
+    const updated = await s.resources.update('r-own', { name: 'N', description: 'D', global: true, gids: [5, 3], modified: T0 + 9 })
+    expect(updated).toEqual(row('r-own', 1, T0 + 9, { name: 'N', description: 'D', global: true, gids: [3, 5] }))
+    expect(await s.resources.update('none', { modified: 1 })).toBeUndefined()
+    const set = await s.resources.setContents('r-own', { blobKey: 'k1', size: 10, hash: 'h', modified: T0 + 10 })
+    expect(set).toEqual({ row: { ...updated!, blobKey: 'k1', size: 10, hash: 'h', modified: T0 + 10, version: 1 }, oldKey: null })
+    expect((await s.resources.setContents('r-own', { blobKey: 'k2', size: 1, hash: 'h', modified: T0 + 11 }))?.oldKey).toBe('k1')
+    expect(await s.resources.setContents('none', { blobKey: 'k', size: 1, hash: 'h', modified: 1 })).toBeUndefined()
+    expect(await s.resources.blobReferences()).toEqual([{ key: 'k2', item: 'resource r-own' }])
+    await s.groups.delete(g)
+    expect((await s.resources.get('r-shared'))?.gids).toEqual([77])
+    expect((await s.resources.delete('r-own'))?.blobKey).toBe('k2')
+    expect(await s.resources.delete('r-own')).toBeUndefined()
+  })
+
+  test('files: several per GUID, shared marks, visibility, changes, contents, blob references', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    await user(s, 'c')
+    const g = await s.groups.create('g', '')
+    await s.groups.addMember(2, [g])
+    const row = (thingUuid: string, guid: string, uid: number, updated: number, extra = {}) => ({
+      thingUuid, guid, uid, name: thingUuid, description: '', global: false, size: 0, type: 'empty', labels: [] as string[],
+      updated, blobKey: `b-${thingUuid}`, gids: [] as number[], ...extra,
+    })
+    await s.files.create(row('f1', 'G', 1, T0 + 2, { gids: [g] }))
+    await s.files.create(row('f2', 'G', 3, T0 + 1))
+    await s.files.create(row('f3', 'H', 1, T0 + 3, { global: true, labels: ['x'] }))
+    expect(await s.files.get('f1')).toEqual(row('f1', 'G', 1, T0 + 2, { gids: [g] }))
+    expect(await s.files.get('nope')).toBeUndefined()
+    expect((await s.files.byGuid('G', 2)).map((f) => [f.thingUuid, f.shared])).toEqual([['f2', false], ['f1', true]])
+    expect(await s.files.byGuid('none', 2)).toEqual([])
+    expect(await s.files.sharedWith('f1', 2)).toBe(true)
+    expect(await s.files.sharedWith('f2', 2)).toBe(false)
+    expect((await s.files.listAll()).map((f) => f.thingUuid)).toEqual(['f2', 'f1', 'f3'])
+    expect((await s.files.listVisible(2)).map((f) => f.thingUuid)).toEqual(['f1', 'f3'])
+    const changed = await s.files.update('f2', { uid: 2, name: 'n', description: 'd', global: true, labels: ['q'], gids: [9], updated: T0 + 5 })
+    expect(changed).toEqual(row('f2', 'G', 2, T0 + 5, { name: 'n', description: 'd', global: true, labels: ['q'], gids: [9] }))
+    expect(await s.files.update('nope', { updated: 1 })).toBeUndefined()
+    const set = await s.files.setContents('f2', { blobKey: 'new', size: 3, type: 'text/plain', updated: T0 + 6 })
+    expect(set).toEqual({ row: { ...changed!, blobKey: 'new', size: 3, type: 'text/plain', updated: T0 + 6 }, oldKey: 'b-f2' })
+    expect(await s.files.setContents('nope', { blobKey: 'x', size: 0, type: '', updated: 0 })).toBeUndefined()
+    expect((await s.files.blobReferences()).sort((a, b) => a.key.localeCompare(b.key))).toEqual([
+      { key: 'b-f1', item: 'file f1' }, { key: 'b-f3', item: 'file f3' }, { key: 'new', item: 'file f2' },
+    ])
+    expect((await s.files.delete('f1'))?.blobKey).toBe('b-f1')
+    expect(await s.files.delete('f1')).toBeUndefined()
+  })
+
+  test('dashboards: random ids below 2^53 kept exactly, sharing, listings, changes', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    const g = await s.groups.create('g', '')
+    await s.groups.addMember(2, [g])
+    const row = (guid: string, uid: number, created: number, extra = {}) => ({
+      guid, uid, name: guid, description: '', global: false, labels: [] as string[], data: '{"a": 1.50}', created, updated: created,
+      gids: [] as number[], ...extra,
+    })
+    const d1 = await s.dashboards.create(row('G', 1, T0 + 2, { gids: [g, 4] }))
+    const d2 = await s.dashboards.create(row('G', 2, T0 + 1))
+    const d3 = await s.dashboards.create(row('H', 1, T0 + 3, { global: true }))
+    for (const id of [d1, d2, d3]) expect(Number.isSafeInteger(id) && id > 0).toBe(true)
+    expect(await s.dashboards.byId(d1, 2)).toEqual({ ...row('G', 1, T0 + 2, { gids: [4, g].sort((a, b) => a - b) }), id: d1, shared: true })
+    expect((await s.dashboards.byId(d1, 1))?.shared).toBe(false)
+    expect(await s.dashboards.byId(12345, 1)).toBeUndefined()
+    expect((await s.dashboards.byGuid('G', 2)).map((d) => [d.id, d.shared])).toEqual([[d2, false], [d1, true]])
+    expect((await s.dashboards.listAll()).map((d) => d.id)).toEqual([d2, d1, d3])
+    expect((await s.dashboards.listVisible(2)).map((d) => d.id)).toEqual([d2, d1, d3])
+    expect((await s.dashboards.listVisible(1)).map((d) => d.id)).toEqual([d1, d3])
+    expect((await s.dashboards.listOwned(1)).map((d) => d.id)).toEqual([d1, d3])
+    expect((await s.dashboards.listShared(g)).map((d) => d.id)).toEqual([d1])
+    const changed = await s.dashboards.update(d2, {
+      uid: 1, name: 'n', description: 'd', global: true, labels: ['l'], data: '[ 1 ]', gids: [], updated: T0 + 9,
+    })
+    expect(changed).toEqual({ ...row('G', 1, T0 + 1, { name: 'n', description: 'd', global: true, labels: ['l'], data: '[ 1 ]' }), id: d2, updated: T0 + 9 })
+    expect(await s.dashboards.update(12345, { updated: 1 })).toBeUndefined()
+    expect(await s.dashboards.delete(d1)).toBe(true)
+    expect(await s.dashboards.delete(d1)).toBe(false)
+    await s.users.delete(1)
+    expect(await s.dashboards.listAll()).toEqual([])
+  })
+
+  test('library: several per GUID, shared marks, metadata kept as sent or null, changes', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    const g = await s.groups.create('g', '')
+    await s.groups.addMember(2, [g])
+    const row = (thingUuid: string, guid: string, uid: number, updated: number, extra = {}) => ({
+      thingUuid, guid, uid, name: thingUuid, description: '', query: 'tag=x', global: false, labels: [] as string[],
+      metadata: null as string | null, updated, gids: [] as number[], ...extra,
+    })
+    await s.library.create(row('l1', 'G', 1, T0 + 2, { gids: [g], metadata: '{"k" : [1]}' }))
+    await s.library.create(row('l2', 'G', 2, T0 + 1))
+    await s.library.create(row('l3', 'H', 1, T0 + 3))
+    expect(await s.library.byThing('l1', 2)).toEqual({ ...row('l1', 'G', 1, T0 + 2, { gids: [g], metadata: '{"k" : [1]}' }), shared: true })
+    expect(await s.library.byThing('none', 2)).toBeUndefined()
+    expect((await s.library.byGuid('G', 2)).map((l) => [l.thingUuid, l.shared])).toEqual([['l2', false], ['l1', true]])
+    expect((await s.library.listOwned(1)).map((l) => l.thingUuid)).toEqual(['l1', 'l3'])
+    expect((await s.library.listAll()).map((l) => l.thingUuid)).toEqual(['l2', 'l1', 'l3'])
+    const changed = await s.library.update('l1', {
+      uid: 2, name: 'n', description: 'd', query: 'q', global: true, labels: ['z'], metadata: null, gids: [3, 1], updated: T0 + 8,
+    })
+    expect(changed).toEqual(row('l1', 'G', 2, T0 + 8, { name: 'n', description: 'd', query: 'q', global: true, labels: ['z'], gids: [1, 3] }))
+    expect(await s.library.update('none', { updated: 1 })).toBeUndefined()
+    expect(await s.library.delete('l1')).toBe(true)
+    expect(await s.library.delete('l1')).toBe(false)
+  })
+
+  test('entries: all-or-nothing batches, the walk in (ts, tag, id) order, wanted tags, the byte budget', async () => {
+    const s = await setup()
+    const bytes = (n: number, v: number) => new Uint8Array(n).fill(v)
+    await s.entries.ingest([])
+    await s.entries.ingest([
+      { ts: T0 + 2, tag: 'b', src: '10.0.0.1', data: bytes(3, 1) },
+      { ts: T0 + 1, tag: 'a', src: '10.0.0.2', data: bytes(4, 2) },
+      { ts: T0 + 2, tag: 'a', src: '10.0.0.3', data: bytes(5, 3) },
+    ])
+    await s.entries.ingest([{ ts: T0 + 3, tag: 'b', src: '::1', data: new Uint8Array() }])
+    const tags = await s.entries.tagIds()
+    expect([...tags.keys()].sort()).toEqual(['a', 'b'])
+    const a = tags.get('a')!
+    const b = tags.get('b')!
+    const start = { ts: Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+    const all = await s.entries.scan(null, start, T0 + 100, 100)
+    expect(all.map((r) => [r.ts, r.tagId, r.src, [...(r.data ?? [])]])).toEqual([
+      [T0 + 1, a, '10.0.0.2', [2, 2, 2, 2]],
+      ...(a < b
+        ? [[T0 + 2, a, '10.0.0.3', [3, 3, 3, 3, 3]], [T0 + 2, b, '10.0.0.1', [1, 1, 1]]]
+        : [[T0 + 2, b, '10.0.0.1', [1, 1, 1]], [T0 + 2, a, '10.0.0.3', [3, 3, 3, 3, 3]]]),
+      [T0 + 3, b, '::1', []],
+    ])
+    for (const r of all) expect(r.data).toBeInstanceOf(Uint8Array)
+    // only tag b wanted: the others come without source and bytes
+    const onlyB = await s.entries.scan([b], start, T0 + 100, 100)
+    expect(onlyB.map((r) => [r.tagId, r.src === null, r.data === null])).toEqual(all.map((r) => [r.tagId, r.tagId !== b, r.tagId !== b]))
+    expect(await s.entries.scan([], start, T0 + 100, 100).then((rows) => rows.every((r) => r.data === null))).toBe(true)
+    // limit, the cursor, the end (exclusive)
+    const first = await s.entries.scan(null, start, T0 + 100, 2)
+    expect(first).toEqual(all.slice(0, 2))
+    expect(await s.entries.scan(null, first.at(-1)!, T0 + 100, 10)).toEqual(all.slice(2))
+    expect(await s.entries.scan(null, start, T0 + 2, 10)).toEqual(all.slice(0, 1))
+    // the byte budget: stops at the entry that reaches it, and answers at least one
+    expect(await s.entries.scan(null, start, T0 + 100, 10, 4)).toEqual(all.slice(0, 1))
+    expect(await s.entries.scan(null, start, T0 + 100, 10, 5)).toEqual(all.slice(0, 2))
+    expect(await s.entries.scan(null, start, T0 + 100, 10, 1)).toEqual(all.slice(0, 1))
+    // a batch that fails stores nothing
+    expect(await rejection(s.entries.ingest([{ ts: T0 + 50, tag: 'c', src: 'x', data: bytes(1, 0) }, { ts: T0 + 51, tag: 'c', src: null as never, data: bytes(1, 0) }]))).toBeInstanceOf(Error)
+    expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(all)
+    await s.entries.ping()
+  })
+
+  test('searches: saved rows upserted and listed, deleted with their row, history newest first, blob references', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    const saved = (id: string, started: number, extra: Partial<SavedSearchRow> = {}): SavedSearchRow => ({
+      id, uid: 1, gid: 0, state: 'saving', userQuery: 'tag=a', effectiveQuery: 'tag=a', startRange: T0 - 1000, endRange: T0,
+      started, finished: 0, lastUpdate: started, storeSize: 2 ** 33, indexSize: 10, itemCount: 3, metadata: { any: ['json', 1] },
+      import: null, launchInfo: { background: true, client: 'token' }, noHistory: false, error: '', resultsKey: null, indexKey: null,
+      ...extra,
+    })
+    await s.searches.putSaved(saved('200', T0 + 2))
+    await s.searches.putSaved(saved('100', T0 + 1, { metadata: null, import: { time: T0, batchName: 'b', batchInfo: 'i' }, noHistory: true }))
+    await s.searches.putSaved(saved('200', T0 + 2, { state: 'saved', resultsKey: 'r', indexKey: 'i', finished: T0 + 3 }))
+    expect(await s.searches.listSaved()).toEqual([
+      saved('100', T0 + 1, { metadata: null, import: { time: T0, batchName: 'b', batchInfo: 'i' }, noHistory: true }),
+      saved('200', T0 + 2, { state: 'saved', resultsKey: 'r', indexKey: 'i', finished: T0 + 3 }),
+    ])
+    expect(await s.searches.savedExists('200')).toBe(true)
+    expect(await s.searches.savedExists('300')).toBe(false)
+    expect((await s.searches.blobReferences()).sort((x, y) => x.key.localeCompare(y.key))).toEqual([
+      { key: 'i', item: 'search 200' }, { key: 'r', item: 'search 200' },
+    ])
+    expect((await blobReferences(s)).length).toBe(2)
+    expect((await s.searches.deleteSaved('200'))?.resultsKey).toBe('r')
+    expect(await s.searches.deleteSaved('200')).toBeUndefined()
+    for (const [i, launched] of [T0, T0 + 5, T0 + 5, T0 + 1].entries())
+      await s.searches.addHistory({ uid: 1, gid: 0, userQuery: `q${i}`, effectiveQuery: `e${i}`, launched })
+    expect((await s.searches.history(1, 3)).map((h) => h.userQuery)).toEqual(['q2', 'q1', 'q3'])
+    expect(await s.searches.history(1, 1)).toEqual([{ uid: 1, gid: 0, userQuery: 'q2', effectiveQuery: 'e2', launched: T0 + 5 }])
+    expect(await s.searches.history(2, 10)).toEqual([])
+  })
+})
+
+describe('PostgreSQL store: cluster guarantees', () => {
+  test('replicas opening one new database together migrate it once', async () => {
+    const db = await freshDatabase()
+    try {
+      const stores = await Promise.all([1, 2, 3, 4].map(() => createPgStore(db.url, { max: 2 })))
+      const [first] = stores
+      expect(await first!.users.count()).toBe(0)
+      const { SQL } = await import('bun')
+      const sql = new SQL(db.url, { max: 1 })
+      const versions = (await sql.unsafe('SELECT version FROM schema_migrations ORDER BY version')) as { version: number }[]
+      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      await sql.close()
+      for (const s of stores) await s.close()
+    } finally {
+      await db.drop()
+    }
+  })
+
+  test('a bad URL or an unreachable server: the start stops with one clear line', async () => {
+    const run = async (url: string) => {
+      const proc = Bun.spawn([process.execPath, 'server/main.ts'], {
+        env: { PATH: process.env.PATH, QUARRY_DATABASE_URL: url, QUARRY_DATA_DIR: mkdtempSync(join(tmpdir(), 'quarry-pgbad-')), QUARRY_LISTEN: '127.0.0.1:0' },
+        stderr: 'pipe',
+        stdout: 'pipe',
+      })
+      const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()])
+      return { code, lines: err.trim().split('\n') }
+    }
+    const bad = await run('mysql://x/y')
+    expect(bad.code).toBe(2)
+    expect(bad.lines).toHaveLength(1)
+    expect(bad.lines[0]).toStartWith('quarry: invalid configuration: QUARRY_DATABASE_URL:')
+    // a port nothing listens on (the test server's, plus one, refused at once on loopback)
+    const url = new URL(testDatabaseUrl())
+    url.port = '1'
+    const unreachable = await run(url.toString())
+    expect(unreachable.code).toBe(1)
+    expect(unreachable.lines).toHaveLength(1)
+    expect(unreachable.lines[0]).toStartWith('quarry: cannot open the PostgreSQL store at postgres://quarry:***@127.0.0.1:1/')
+    expect(unreachable.lines[0]).not.toContain(new URL(testDatabaseUrl()).password)
+  })
+})
