@@ -32,6 +32,7 @@ describe('configuration', () => {
     expect(config.blobSweepGraceMs).toBe(3_600_000)
     expect(config.searchGraceMs).toBe(600_000)
     expect(config.maxImportBytes).toBe(1024 ** 3)
+    expect(config.maxSearchesPerUser).toBe(32)
     expect(warnings).toEqual([])
   })
 
@@ -73,8 +74,14 @@ describe('configuration', () => {
     [{ QUARRY_SEARCH_GRACE: 'soon' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_SEARCH_GRACE: '0s' }, 'QUARRY_SEARCH_GRACE'],
     [{ QUARRY_MAX_IMPORT_SIZE: 'big' }, 'QUARRY_MAX_IMPORT_SIZE'],
+    [{ QUARRY_MAX_SEARCHES_PER_USER: '0' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
+    [{ QUARRY_MAX_SEARCHES_PER_USER: 'many' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
+  })
+
+  test('QUARRY_MAX_SEARCHES_PER_USER is read', () => {
+    expect(loadConfig({ QUARRY_MAX_SEARCHES_PER_USER: '5' }).config.maxSearchesPerUser).toBe(5)
   })
 
   test('unknown QUARRY_ variables are reported, not fatal', () => {

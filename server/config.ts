@@ -22,6 +22,8 @@ export interface Config {
   maxImportBytes: number
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
   searchGraceMs: number
+  /** Searches that are not saved one user may have at a time (running or kept); a launch past it is refused (429). */
+  maxSearchesPerUser: number
   /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
   blobSweepGraceMs: number
   loginMaxFailures: number
@@ -46,6 +48,7 @@ const KNOWN = new Set([
   'QUARRY_SESSION_LIFETIME', 'QUARRY_MAX_BODY_SIZE', 'QUARRY_MAX_FILE_SIZE', 'QUARRY_MAX_RESOURCE_SIZE', 'QUARRY_BLOB_SWEEP_GRACE',
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE',
+  'QUARRY_MAX_SEARCHES_PER_USER',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
@@ -159,6 +162,10 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     maxResourceBytes: parseBytes('QUARRY_MAX_RESOURCE_SIZE', get('QUARRY_MAX_RESOURCE_SIZE') ?? '2GiB'),
     maxImportBytes: parseBytes('QUARRY_MAX_IMPORT_SIZE', get('QUARRY_MAX_IMPORT_SIZE') ?? '1GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
+    // 32: a person watches a few searches at once, a dashboard launches one per tile (rarely more than 20-30); each
+    // search holds two working files and its record, so one user holds at most 64 files (10,000 launches of one
+    // session filled 20,000 before there was a cap).
+    maxSearchesPerUser: parseCount('QUARRY_MAX_SEARCHES_PER_USER', get('QUARRY_MAX_SEARCHES_PER_USER') ?? '32', 1, 100_000),
     blobSweepGraceMs: parseDuration('QUARRY_BLOB_SWEEP_GRACE', get('QUARRY_BLOB_SWEEP_GRACE') ?? '1h'),
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),
     loginFailureWindowMs: parseDuration('QUARRY_LOGIN_FAILURE_WINDOW', get('QUARRY_LOGIN_FAILURE_WINDOW') ?? '5m'),

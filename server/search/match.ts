@@ -1,0 +1,219 @@
+// The filter stages (grep, regex) of searches with a regex, matched on worker threads, never on the event loop.
+//
+// RE2 is linear in the entry but each byte costs work that grows with the compiled program (query.ts bounds its size):
+// the worst accepted pattern takes seconds over the largest entry ingest accepts. On the JS thread that held every
+// request of every user for as long; here the JS thread only sends a batch of entries and awaits the answer.
+//
+// Guarantees:
+// - A batch runs on one worker of a pool of `size` threads, started when first needed; batches wait in order of
+//   arrival (each search has at most one out, so searches take turns).
+// - A batch that runs longer than `budgetMs` is stopped: its worker is terminated (the only way to interrupt a match)
+//   and replaced, and the batch fails with MatchBudgetError. A batch whose signal aborts (the search was stopped or
+//   deleted) is dropped from the queue or, running, its worker is terminated the same way: no CPU goes on matching
+//   for a search nobody wants.
+// - Compiled stages are cached per worker, at most CACHE_SIZE query stage lists (an LRU: the key is user input).
+// - The worker is started from its own source text plus re2js's (a Blob URL), so that the single executable
+//   (`bun build --compile`) needs no separate worker file (see server/blob/sha1.ts).
+// @ts-expect-error: Bun imports the package's ES module source as text (the type declarations describe the module)
+import re2jsSource from 're2js' with { type: 'text' }
+
+export type FilterStage = { op: 'grep'; text: string } | { op: 'regex'; pattern: string }
+
+/** Compiled stage lists a worker keeps. */
+const CACHE_SIZE = 32
+
+/** A batch of entries to match against `stages` (compiled once per `key`). */
+interface ToMatchWorker {
+  id: number
+  key: string
+  stages: FilterStage[]
+  entries: Uint8Array[]
+}
+/** For each entry, how many of the stages it passed in order (stages.length: all of them). */
+interface FromMatchWorker {
+  id: number
+  passed?: Uint16Array
+  error?: string
+}
+
+/**
+ * The worker thread's program, given the RE2JS class and the cache size. It must refer to nothing outside its own body (it runs from
+ * its source text).
+ */
+function matchWorkerMain(RE2JS: { compile(pattern: string): { test(input: Uint8Array): boolean } }, cacheSize: number) {
+  const scope = globalThis as unknown as Worker
+  const cache = new Map<string, ((d: Buffer) => boolean)[]>()
+  const compile = (stages: FilterStage[]) =>
+    stages.map((st): ((d: Buffer) => boolean) => {
+      if (st.op === 'grep') {
+        const needle = Buffer.from(st.text)
+        return (d) => d.includes(needle)
+      }
+      const re = RE2JS.compile(st.pattern)
+      return (d) => re.test(d)
+    })
+  scope.onmessage = (event: MessageEvent<ToMatchWorker>) => {
+    const m = event.data
+    try {
+      let steps = cache.get(m.key)
+      if (steps) cache.delete(m.key)
+      else steps = compile(m.stages)
+      cache.set(m.key, steps)
+      if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
+      const passed = new Uint16Array(m.entries.length)
+      m.entries.forEach((e, i) => {
+        const d = Buffer.from(e.buffer, e.byteOffset, e.byteLength)
+        let n = 0
+        while (n < steps.length && steps[n]!(d)) n++
+        passed[i] = n
+      })
+      scope.postMessage({ id: m.id, passed } satisfies FromMatchWorker, [passed.buffer])
+    } catch (e) {
+      scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromMatchWorker)
+    }
+  }
+}
+
+let workerUrl: string | undefined
+const matchWorkerUrl = () =>
+  (workerUrl ??= URL.createObjectURL(
+    new Blob([`${(re2jsSource as string).replace(/\nexport \{[^}]*\};?\s*$/, '\n')}\n(${matchWorkerMain.toString()})(RE2JS, ${CACHE_SIZE})`], {
+      type: 'application/javascript',
+    }),
+  ))
+
+/** A batch ran past the pool's budget and was stopped. */
+export class MatchBudgetError extends Error {}
+/** A batch was given up because its signal aborted. */
+export class MatchAbortedError extends Error {}
+
+interface Job {
+  msg: ToMatchWorker
+  resolve: (passed: Uint16Array) => void
+  reject: (e: Error) => void
+  signal: AbortSignal | undefined
+  onAbort: () => void
+  slot: Slot | null
+}
+
+interface Slot {
+  worker: Worker
+  job: Job | null
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+export class MatchPool {
+  private readonly slots: Slot[] = []
+  private readonly queue: Job[] = []
+  private lastId = 0
+  private closed = false
+
+  constructor(
+    readonly size: number,
+    readonly budgetMs: number,
+  ) {}
+
+  /**
+   * Matches every entry against the stages, in order, each entry stopping at the first stage it fails: answers how
+   * many stages each passed. Rejects with MatchBudgetError past the budget, MatchAbortedError once `signal` aborts.
+   */
+  run(stages: FilterStage[], entries: Uint8Array[], signal?: AbortSignal): Promise<Uint16Array> {
+    if (entries.length === 0) return Promise.resolve(new Uint16Array(0))
+    if (this.closed) return Promise.reject(new MatchAbortedError('the server is stopping'))
+    if (signal?.aborted) return Promise.reject(new MatchAbortedError('the search was stopped'))
+    return new Promise<Uint16Array>((resolve, reject) => {
+      const job: Job = {
+        msg: { id: ++this.lastId, key: JSON.stringify(stages), stages, entries },
+        resolve,
+        reject,
+        signal,
+        onAbort: () => this.abort(job, new MatchAbortedError('the search was stopped')),
+        slot: null,
+      }
+      signal?.addEventListener('abort', job.onAbort, { once: true })
+      this.queue.push(job)
+      this.dispatch()
+    })
+  }
+
+  /** Stops every worker; queued and running batches fail. */
+  close(): void {
+    this.closed = true
+    for (const job of this.queue.splice(0)) this.settle(job, new MatchAbortedError('the server is stopping'))
+    for (const slot of this.slots.splice(0)) {
+      if (slot.job) this.settle(slot.job, new MatchAbortedError('the server is stopping'))
+      clearTimeout(slot.timer)
+      slot.worker.terminate()
+    }
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.job === null)
+      if (!slot && this.slots.length < this.size) slot = this.spawn()
+      if (!slot) return
+      const job = this.queue.shift()!
+      slot.job = job
+      job.slot = slot
+      slot.timer = setTimeout(
+        () => this.abort(job, new MatchBudgetError(`matching one batch of entries took longer than ${this.budgetMs / 1000} s`)),
+        this.budgetMs,
+      )
+      slot.worker.postMessage(job.msg)
+    }
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(matchWorkerUrl())
+    const slot: Slot = { worker, job: null, timer: undefined }
+    worker.onmessage = (event: MessageEvent<FromMatchWorker>) => {
+      const job = slot.job
+      if (!job || job.msg.id !== event.data.id) return
+      clearTimeout(slot.timer)
+      slot.job = null
+      job.slot = null
+      if (event.data.error !== undefined) this.settle(job, new Error(`matching failed: ${event.data.error}`))
+      else this.settle(job, event.data.passed!)
+      this.dispatch()
+    }
+    worker.onerror = (event) => {
+      const job = slot.job
+      this.retire(slot)
+      if (job) this.settle(job, new Error(`the matching worker failed: ${event.message}`))
+      this.dispatch()
+    }
+    worker.unref() // the server's listener keeps the process alive; an idle pool must not
+    this.slots.push(slot)
+    return slot
+  }
+
+  /** Ends a job before its answer: out of the queue, or its worker terminated and replaced when it runs. */
+  private abort(job: Job, e: Error): void {
+    const queued = this.queue.indexOf(job)
+    if (queued >= 0) this.queue.splice(queued, 1)
+    else if (job.slot) this.retire(job.slot)
+    else return // already answered
+    this.settle(job, e)
+    this.dispatch()
+  }
+
+  private retire(slot: Slot): void {
+    clearTimeout(slot.timer)
+    if (slot.job) slot.job.slot = null
+    slot.job = null
+    slot.worker.terminate()
+    const i = this.slots.indexOf(slot)
+    if (i >= 0) this.slots.splice(i, 1)
+  }
+
+  private settle(job: Job, result: Uint16Array | Error): void {
+    job.signal?.removeEventListener('abort', job.onAbort)
+    if (result instanceof Error) job.reject(result)
+    else job.resolve(result)
+  }
+
+  /** Worker threads running now (tests). */
+  get workers(): number {
+    return this.slots.length
+  }
+}
