@@ -10,7 +10,7 @@ import type { Config } from '../../server/config'
 import { ArchiveError } from '../../server/search/archive'
 import { MultipartError, leaveMultipart, streamUpload } from '../../server/upload/multipart'
 import { Errors } from '../../server/errors'
-import { QueryError, parseQuery } from '../../server/search/query'
+import { QueryError } from '../../server/search/query'
 import { type SearchManager, type Viewer, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text } from '../../server/search/results'
 import type { Store } from '../../server/store'
@@ -99,7 +99,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock }: Searc
       async ({ caller, body }) => {
         let query
         try {
-          query = parseQuery(body.SearchString)
+          query = await searches.parse(body.SearchString)
         } catch (e) {
           if (e instanceof QueryError) throw Errors.badQuery(e.message, e.position)
           throw e

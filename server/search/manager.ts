@@ -35,9 +35,9 @@ import type { Logger } from '../log'
 import { formatTime } from '../time'
 import { type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo, ScanRow } from './entries'
-import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchPool } from './match'
+import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import type { RE2JS } from 're2js'
-import { ALL_TAGS, type Query, type Stage, compileRegex, formatQuery } from './query'
+import { ALL_TAGS, type Query, QueryError, type Stage, boundRegexes, compileRegex, formatQuery, parseQueryText } from './query'
 import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchQueryAndTimes } from './repo'
 import {
   INDEX_ENTRY_BYTES,
@@ -73,6 +73,13 @@ export const MATCH_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1)
  * default limit allows).
  */
 export const MATCH_BUDGET_MS = 60_000
+/** Entries sent to a worker at once at most (with at most CHUNK_BYTES of data, or what STEP_MS of reading found). */
+export const MATCH_BATCH = 1024
+/**
+ * How long compiling one regex may take (on a worker) before the query is refused: patterns the bound accepts compile
+ * in well under 0.3 s; some of a few KB that compile to small programs took 4 s.
+ */
+export const COMPILE_BUDGET_MS = 2_000
 /** How the error of a failed move to the blob store starts; a later save that succeeds clears it. */
 const SAVE_FAILED = 'saving failed: '
 /** Imported records are written out this many at a time. */
@@ -248,6 +255,26 @@ export class SearchManager {
 
   // ---- launching and running
 
+  /** Parses a query; its regexes are compiled on a worker, each within COMPILE_BUDGET_MS. QueryError when refused. */
+  async parse(src: string): Promise<Query> {
+    const { query, regexes } = parseQueryText(src)
+    const sized: Parameters<typeof boundRegexes>[0][number][] = []
+    for (const r of regexes) {
+      let size: number | Error
+      try {
+        size = await this.matcher.compile(r.pattern, COMPILE_BUDGET_MS)
+      } catch (e) {
+        if (e instanceof MatchBudgetError)
+          throw new QueryError(`the regular expression takes more than ${COMPILE_BUDGET_MS / 1000} s to compile: simplify it`, r.pos)
+        if (!(e instanceof MatchCompileError)) throw e
+        size = e
+      }
+      sized.push({ ...r, size })
+    }
+    boundRegexes(sized)
+    return query
+  }
+
   async launch(req: LaunchRequest): Promise<Search> {
     this.sweep()
     let live = 0
@@ -335,15 +362,32 @@ export class SearchManager {
         if (rows.length > 0) cursor = rows.at(-1)!
         return rows
       }
+      // For a worker: chunks up to MATCH_BATCH entries or CHUNK_BYTES of data, read for at most stepMs (one chunk
+      // when stepMs is 0), so that the hand-over to the worker and back is paid per batch, not per chunk.
+      const batch = async () => {
+        const rows = await scan()
+        const started = performance.now()
+        let bytes = 0
+        for (const r of rows) bytes += r.data?.byteLength ?? 0
+        while (rows.length > 0 && rows.length < MATCH_BATCH && bytes < CHUNK_BYTES && performance.now() - started < stepMs) {
+          const more = await scan()
+          if (more.length === 0) break
+          for (const r of more) {
+            rows.push(r)
+            bytes += r.data?.byteLength ?? 0
+          }
+        }
+        return rows
+      }
       let next: Promise<ScanRow[]> | null = null
       while (!done && !s.halt) {
-        const rows = await (next ?? scan())
+        const rows = await (next ?? (filters ? batch() : scan()))
         next = null
         if (rows.length === 0) break
         let passed: Uint16Array | null = null
         if (filters) {
           const matching = this.matcher.run(filters, rows.flatMap((r) => (r.data === null ? [] : [r.data])), s.abort.signal)
-          next = scan() // read ahead while the worker matches
+          next = batch() // read ahead while the worker matches
           passed = await matching
         }
         let k = 0

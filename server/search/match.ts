@@ -22,17 +22,16 @@ export type FilterStage = { op: 'grep'; text: string } | { op: 'regex'; pattern:
 /** Compiled stage lists a worker keeps. */
 const CACHE_SIZE = 32
 
-/** A batch of entries to match against `stages` (compiled once per `key`). */
-interface ToMatchWorker {
-  id: number
-  key: string
-  stages: FilterStage[]
-  entries: Uint8Array[]
-}
-/** For each entry, how many of the stages it passed in order (stages.length: all of them). */
+/** A batch of entries to match against `stages` (compiled once per `key`); or a pattern to compile only. */
+type ToMatchWorker = { id: number; key: string; stages: FilterStage[]; entries: Uint8Array[] } | { id: number; compile: string }
+/**
+ * For each entry, how many of the stages it passed in order (stages.length: all of them); or the program size of
+ * the compiled pattern, or why it does not compile.
+ */
 interface FromMatchWorker {
   id: number
   passed?: Uint16Array
+  size?: number
   error?: string
 }
 
@@ -40,7 +39,10 @@ interface FromMatchWorker {
  * The worker thread's program, given the RE2JS class and the cache size. It must refer to nothing outside its own body (it runs from
  * its source text).
  */
-function matchWorkerMain(RE2JS: { compile(pattern: string): { test(input: Uint8Array): boolean } }, cacheSize: number) {
+function matchWorkerMain(
+  RE2JS: { compile(pattern: string): { test(input: Uint8Array): boolean; programSize(): number } },
+  cacheSize: number,
+) {
   const scope = globalThis as unknown as Worker
   const cache = new Map<string, ((d: Buffer) => boolean)[]>()
   const compile = (stages: FilterStage[]) =>
@@ -55,6 +57,17 @@ function matchWorkerMain(RE2JS: { compile(pattern: string): { test(input: Uint8A
   scope.onmessage = (event: MessageEvent<ToMatchWorker>) => {
     const m = event.data
     try {
+      if ('compile' in m) {
+        let size: number
+        try {
+          size = RE2JS.compile(m.compile).programSize()
+        } catch (e) {
+          scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromMatchWorker)
+          return
+        }
+        scope.postMessage({ id: m.id, size } satisfies FromMatchWorker)
+        return
+      }
       let steps = cache.get(m.key)
       if (steps) cache.delete(m.key)
       else steps = compile(m.stages)
@@ -84,12 +97,15 @@ const matchWorkerUrl = () =>
 
 /** A batch ran past the pool's budget and was stopped. */
 export class MatchBudgetError extends Error {}
+/** A pattern does not compile (the message is RE2's). */
+export class MatchCompileError extends Error {}
 /** A batch was given up because its signal aborted. */
 export class MatchAbortedError extends Error {}
 
 interface Job {
   msg: ToMatchWorker
-  resolve: (passed: Uint16Array) => void
+  budgetMs: number
+  resolve: (answer: FromMatchWorker) => void
   reject: (e: Error) => void
   signal: AbortSignal | undefined
   onAbort: () => void
@@ -117,13 +133,31 @@ export class MatchPool {
    * Matches every entry against the stages, in order, each entry stopping at the first stage it fails: answers how
    * many stages each passed. Rejects with MatchBudgetError past the budget, MatchAbortedError once `signal` aborts.
    */
-  run(stages: FilterStage[], entries: Uint8Array[], signal?: AbortSignal): Promise<Uint16Array> {
-    if (entries.length === 0) return Promise.resolve(new Uint16Array(0))
+  async run(stages: FilterStage[], entries: Uint8Array[], signal?: AbortSignal): Promise<Uint16Array> {
+    if (entries.length === 0) return new Uint16Array(0)
+    const answer = await this.submit({ id: 0, key: JSON.stringify(stages), stages, entries }, this.budgetMs, signal, false)
+    if (answer.error !== undefined) throw new Error(`matching failed: ${answer.error}`)
+    return answer.passed!
+  }
+
+  /**
+   * The program size of a pattern compiled on a worker (compiling some patterns of a few KB takes seconds); rejects
+   * with MatchCompileError when it does not compile, MatchBudgetError past `budgetMs`. It goes before waiting batches.
+   */
+  async compile(pattern: string, budgetMs: number): Promise<number> {
+    const answer = await this.submit({ id: 0, compile: pattern }, budgetMs, undefined, true)
+    if (answer.error !== undefined) throw new MatchCompileError(answer.error)
+    return answer.size!
+  }
+
+  private submit(msg: ToMatchWorker, budgetMs: number, signal: AbortSignal | undefined, first: boolean): Promise<FromMatchWorker> {
     if (this.closed) return Promise.reject(new MatchAbortedError('the server is stopping'))
     if (signal?.aborted) return Promise.reject(new MatchAbortedError('the search was stopped'))
-    return new Promise<Uint16Array>((resolve, reject) => {
+    msg.id = ++this.lastId
+    return new Promise<FromMatchWorker>((resolve, reject) => {
       const job: Job = {
-        msg: { id: ++this.lastId, key: JSON.stringify(stages), stages, entries },
+        msg,
+        budgetMs,
         resolve,
         reject,
         signal,
@@ -131,7 +165,8 @@ export class MatchPool {
         slot: null,
       }
       signal?.addEventListener('abort', job.onAbort, { once: true })
-      this.queue.push(job)
+      if (first) this.queue.unshift(job)
+      else this.queue.push(job)
       this.dispatch()
     })
   }
@@ -155,10 +190,8 @@ export class MatchPool {
       const job = this.queue.shift()!
       slot.job = job
       job.slot = slot
-      slot.timer = setTimeout(
-        () => this.abort(job, new MatchBudgetError(`matching one batch of entries took longer than ${this.budgetMs / 1000} s`)),
-        this.budgetMs,
-      )
+      const what = 'compile' in job.msg ? 'compiling the regular expression' : 'matching one batch of entries'
+      slot.timer = setTimeout(() => this.abort(job, new MatchBudgetError(`${what} took longer than ${job.budgetMs / 1000} s`)), job.budgetMs)
       slot.worker.postMessage(job.msg)
     }
   }
@@ -172,8 +205,7 @@ export class MatchPool {
       clearTimeout(slot.timer)
       slot.job = null
       job.slot = null
-      if (event.data.error !== undefined) this.settle(job, new Error(`matching failed: ${event.data.error}`))
-      else this.settle(job, event.data.passed!)
+      this.settle(job, event.data)
       this.dispatch()
     }
     worker.onerror = (event) => {
@@ -206,7 +238,7 @@ export class MatchPool {
     if (i >= 0) this.slots.splice(i, 1)
   }
 
-  private settle(job: Job, result: Uint16Array | Error): void {
+  private settle(job: Job, result: FromMatchWorker | Error): void {
     job.signal?.removeEventListener('abort', job.onAbort)
     if (result instanceof Error) job.reject(result)
     else job.resolve(result)

@@ -89,7 +89,41 @@ function tokenize(src: string): Token[] {
   return tokens
 }
 
+/** A regex stage's pattern and the position of its argument in the query text. */
+export interface RegexArg {
+  pattern: string
+  pos: number
+}
+
+/**
+ * A parsed query, its regexes compiled and bounded here, on the calling thread (tests, benches). The server compiles
+ * them on a worker instead (parseQueryText, then boundRegexes): some patterns of a few KB take seconds to compile.
+ */
 export function parseQuery(src: string): Query {
+  const { query, regexes } = parseQueryText(src)
+  boundRegexes(regexes.map((r) => ({ ...r, size: compileRegex(r.pattern, r.pos).programSize() })))
+  return query
+}
+
+/**
+ * Refuses regexes whose programs (`size`: RE2JS programSize, or the error that compiling one gave) are more than
+ * MAX_REGEX_PROGRAM instructions together, at the position of the one that goes over.
+ */
+export function boundRegexes(regexes: readonly (RegexArg & { size: number | Error })[]): void {
+  let program = 0
+  for (const r of regexes) {
+    if (r.size instanceof Error) throw new QueryError(`invalid regular expression, RE2 syntax (${r.size.message})`, r.pos)
+    program += r.size
+    if (program > MAX_REGEX_PROGRAM)
+      throw new QueryError(
+        `the regular expressions of the query compile to ${program} instructions, more than the ${MAX_REGEX_PROGRAM} allowed (a long repeat such as {1000} costs one per repeat): shorten them`,
+        r.pos,
+      )
+  }
+}
+
+/** A query parsed for its syntax; its regexes are not compiled yet (see parseQuery). */
+export function parseQueryText(src: string): { query: Query; regexes: RegexArg[] } {
   if (src.length > MAX_QUERY_LENGTH) throw new QueryError(`the query is longer than ${MAX_QUERY_LENGTH} characters`, MAX_QUERY_LENGTH)
   const tokens = tokenize(src)
   const first = tokens[0]
@@ -106,7 +140,7 @@ export function parseQuery(src: string): Query {
   if (tags.includes(ALL_TAGS) && tags.length > 1) throw new QueryError('tag=* cannot be combined with other tags', first.pos + 4)
 
   const stages: Stage[] = []
-  let program = 0
+  const regexes: RegexArg[] = []
   let i = 1
   if (tokens[i]?.kind === 'pipe' && tokens[i + 1]) i++
   while (i < tokens.length) {
@@ -131,12 +165,7 @@ export function parseQuery(src: string): Query {
       }
       case 'regex': {
         const a = one()
-        program += compileRegex(a.text, a.pos).programSize()
-        if (program > MAX_REGEX_PROGRAM)
-          throw new QueryError(
-            `the regular expressions of the query compile to ${program} instructions, more than the ${MAX_REGEX_PROGRAM} allowed (a long repeat such as {1000} costs one per repeat): shorten them`,
-            a.pos,
-          )
+        regexes.push({ pattern: a.text, pos: a.pos })
         stages.push({ op: 'regex', pattern: a.text })
         break
       }
@@ -160,7 +189,7 @@ export function parseQuery(src: string): Query {
       i++
     }
   }
-  return { tags, stages }
+  return { query: { tags, stages }, regexes }
 }
 
 /**
