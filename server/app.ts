@@ -34,7 +34,7 @@ export interface AppDeps {
   /** Milliseconds since the epoch; tests pass a clock they can move. */
   clock?: () => number
   /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
-  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void>; matcher?: MatchPool }
+  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void>; matcher?: MatchPool; compileBudgetMs?: number; historyKeep?: number }
   /** Where a generated admin password is shown, once. */
   announce?: (line: string) => void
 }

@@ -84,7 +84,7 @@ export const COMPILE_BUDGET_MS = 2_000
 const SAVE_FAILED = 'saving failed: '
 /** Imported records are written out this many at a time. */
 const IMPORT_FLUSH_RECORDS = 1024
-/** History entries answered at most. */
+/** History entries answered at most, and kept per user (older launches are dropped as new ones are recorded). */
 const HISTORY_LIMIT = 1000
 
 /** An archive read into working files, not yet a search. */
@@ -155,6 +155,10 @@ export interface ManagerDeps {
   maxPerUser: number
   /** Runs the filter stages of searches with a regex off the event loop (default: a pool of worker threads). */
   matcher?: MatchPool
+  /** Time one regex may take to compile (default COMPILE_BUDGET_MS). */
+  compileBudgetMs?: number
+  /** Launches kept in each user's history (default HISTORY_LIMIT, also what is answered). */
+  historyKeep?: number
   /** Entries per query (default CHUNK). */
   chunk?: number
   /** Time a step may run before it yields (default STEP_MS; 0: one chunk per step). */
@@ -258,14 +262,14 @@ export class SearchManager {
   /** Parses a query; its regexes are compiled on a worker, each within COMPILE_BUDGET_MS. QueryError when refused. */
   async parse(src: string): Promise<Query> {
     const { query, regexes } = parseQueryText(src)
+    const budget = this.deps.compileBudgetMs ?? COMPILE_BUDGET_MS
     const sized: Parameters<typeof boundRegexes>[0][number][] = []
     for (const r of regexes) {
       let size: number | Error
       try {
-        size = await this.matcher.compile(r.pattern, COMPILE_BUDGET_MS)
+        size = await this.matcher.compile(r.pattern, budget)
       } catch (e) {
-        if (e instanceof MatchBudgetError)
-          throw new QueryError(`the regular expression takes more than ${COMPILE_BUDGET_MS / 1000} s to compile: simplify it`, r.pos)
+        if (e instanceof MatchBudgetError) throw new QueryError(`the regular expression takes more than ${budget / 1000} s to compile: simplify it`, r.pos)
         if (!(e instanceof MatchCompileError)) throw e
         size = e
       }
@@ -321,7 +325,10 @@ export class SearchManager {
       transfer: null,
     }
     if (!req.noHistory)
-      await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
+      await this.deps.searches.addHistory(
+        { uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now },
+        this.deps.historyKeep ?? HISTORY_LIMIT,
+      )
     this.searches.set(id, s)
     this.noteExpiry(req.client, req.clientExpires)
     s.runner = this.run(s, req.query)

@@ -22,13 +22,20 @@ export type FilterStage = { op: 'grep'; text: string } | { op: 'regex'; pattern:
 /** Compiled stage lists a worker keeps. */
 const CACHE_SIZE = 32
 
-/** A batch of entries to match against `stages` (compiled once per `key`); or a pattern to compile only. */
-type ToMatchWorker = { id: number; key: string; stages: FilterStage[]; entries: Uint8Array[] } | { id: number; compile: string }
+/**
+ * A batch of entries to match against `stages` (compiled once per `key`): entry i is data[offsets[i], offsets[i+1]),
+ * packed into one buffer that is transferred, not copied (Bun's structured clone of 1024 small arrays took 70 ms, the
+ * packing 1 ms). Or a pattern to compile only.
+ */
+type ToMatchWorker =
+  | { id: number; key: string; stages: FilterStage[]; data: Uint8Array; offsets: Uint32Array }
+  | { id: number; compile: string }
 /**
  * For each entry, how many of the stages it passed in order (stages.length: all of them); or the program size of
  * the compiled pattern, or why it does not compile.
  */
 interface FromMatchWorker {
+  /** 0: the worker has started (sent once, before any answer). */
   id: number
   passed?: Uint16Array
   size?: number
@@ -73,18 +80,19 @@ function matchWorkerMain(
       else steps = compile(m.stages)
       cache.set(m.key, steps)
       if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
-      const passed = new Uint16Array(m.entries.length)
-      m.entries.forEach((e, i) => {
-        const d = Buffer.from(e.buffer, e.byteOffset, e.byteLength)
+      const passed = new Uint16Array(m.offsets.length - 1)
+      for (let i = 0; i < passed.length; i++) {
+        const d = Buffer.from(m.data.buffer, m.data.byteOffset + m.offsets[i]!, m.offsets[i + 1]! - m.offsets[i]!)
         let n = 0
         while (n < steps.length && steps[n]!(d)) n++
         passed[i] = n
-      })
+      }
       scope.postMessage({ id: m.id, passed } satisfies FromMatchWorker, [passed.buffer])
     } catch (e) {
       scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromMatchWorker)
     }
   }
+  scope.postMessage({ id: 0 } satisfies FromMatchWorker)
 }
 
 let workerUrl: string | undefined
@@ -114,6 +122,8 @@ interface Job {
 
 interface Slot {
   worker: Worker
+  /** Set once the worker has started: a budget counts from the dispatch, so a batch goes only to a started worker. */
+  ready: boolean
   job: Job | null
   timer: ReturnType<typeof setTimeout> | undefined
 }
@@ -135,7 +145,11 @@ export class MatchPool {
    */
   async run(stages: FilterStage[], entries: Uint8Array[], signal?: AbortSignal): Promise<Uint16Array> {
     if (entries.length === 0) return new Uint16Array(0)
-    const answer = await this.submit({ id: 0, key: JSON.stringify(stages), stages, entries }, this.budgetMs, signal, false)
+    const offsets = new Uint32Array(entries.length + 1)
+    for (let i = 0; i < entries.length; i++) offsets[i + 1] = offsets[i]! + entries[i]!.byteLength
+    const data = new Uint8Array(offsets[entries.length]!)
+    entries.forEach((e, i) => data.set(e, offsets[i]!))
+    const answer = await this.submit({ id: 0, key: JSON.stringify(stages), stages, data, offsets }, this.budgetMs, signal, false)
     if (answer.error !== undefined) throw new Error(`matching failed: ${answer.error}`)
     return answer.passed!
   }
@@ -184,22 +198,29 @@ export class MatchPool {
 
   private dispatch(): void {
     while (this.queue.length > 0) {
-      let slot = this.slots.find((s) => s.job === null)
-      if (!slot && this.slots.length < this.size) slot = this.spawn()
-      if (!slot) return
+      const slot = this.slots.find((s) => s.ready && s.job === null)
+      if (!slot) {
+        if (this.slots.length < this.size) this.spawn() // dispatch runs again once it has started
+        return
+      }
       const job = this.queue.shift()!
       slot.job = job
       job.slot = slot
       const what = 'compile' in job.msg ? 'compiling the regular expression' : 'matching one batch of entries'
       slot.timer = setTimeout(() => this.abort(job, new MatchBudgetError(`${what} took longer than ${job.budgetMs / 1000} s`)), job.budgetMs)
-      slot.worker.postMessage(job.msg)
+      slot.worker.postMessage(job.msg, 'data' in job.msg ? [job.msg.data.buffer as ArrayBuffer, job.msg.offsets.buffer as ArrayBuffer] : [])
     }
   }
 
   private spawn(): Slot {
     const worker = new Worker(matchWorkerUrl())
-    const slot: Slot = { worker, job: null, timer: undefined }
+    const slot: Slot = { worker, ready: false, job: null, timer: undefined }
     worker.onmessage = (event: MessageEvent<FromMatchWorker>) => {
+      if (event.data.id === 0) {
+        slot.ready = true
+        this.dispatch()
+        return
+      }
       const job = slot.job
       if (!job || job.msg.id !== event.data.id) return
       clearTimeout(slot.timer)
