@@ -73,6 +73,8 @@ export const MATCH_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1)
  * default limit allows).
  */
 export const MATCH_BUDGET_MS = 60_000
+/** Batches of one search given to the workers at a time (the next is matched while this thread handles one). */
+const BATCHES_IN_FLIGHT = 2
 /** Entries sent to a worker at once at most (with at most CHUNK_BYTES of data, or what STEP_MS of reading found). */
 export const MATCH_BATCH = 1024
 /**
@@ -369,14 +371,14 @@ export class SearchManager {
         if (rows.length > 0) cursor = rows.at(-1)!
         return rows
       }
-      // For a worker: chunks up to MATCH_BATCH entries or CHUNK_BYTES of data, read for at most stepMs (one chunk
-      // when stepMs is 0), so that the hand-over to the worker and back is paid per batch, not per chunk.
+      // For a worker: chunks up to MATCH_BATCH entries or CHUNK_BYTES of data (one chunk when stepMs is 0), read in
+      // steps (the event loop gets a turn each stepMs), so that the hand-over to the worker is paid per batch.
       const batch = async () => {
         const rows = await scan()
-        const started = performance.now()
         let bytes = 0
         for (const r of rows) bytes += r.data?.byteLength ?? 0
-        while (rows.length > 0 && rows.length < MATCH_BATCH && bytes < CHUNK_BYTES && performance.now() - started < stepMs) {
+        while (stepMs > 0 && rows.length > 0 && rows.length < MATCH_BATCH && bytes < CHUNK_BYTES && !s.halt) {
+          if (due()) await endStep()
           const more = await scan()
           if (more.length === 0) break
           for (const r of more) {
@@ -386,16 +388,29 @@ export class SearchManager {
         }
         return rows
       }
-      let next: Promise<ScanRow[]> | null = null
+      // Up to BATCHES_IN_FLIGHT batches of this search are matched while this thread reads the next and writes results.
+      const inFlight: { rows: ScanRow[]; matching: Promise<Uint16Array> }[] = []
+      let exhausted = false
       while (!done && !s.halt) {
-        const rows = await (next ?? (filters ? batch() : scan()))
-        next = null
-        if (rows.length === 0) break
+        let rows: ScanRow[]
         let passed: Uint16Array | null = null
         if (filters) {
-          const matching = this.matcher.run(filters, rows.flatMap((r) => (r.data === null ? [] : [r.data])), s.abort.signal)
-          next = batch() // read ahead while the worker matches
-          passed = await matching
+          while (!exhausted && !done && !s.halt && inFlight.length < BATCHES_IN_FLIGHT) {
+            const read = await batch()
+            if (read.length === 0) exhausted = true
+            else {
+              const matching = this.matcher.run(filters, read.flatMap((r) => (r.data === null ? [] : [r.data])), s.abort.signal)
+              matching.catch(() => undefined) // handled where it is awaited; one read ahead may never be
+              inFlight.push({ rows: read, matching })
+            }
+          }
+          const next = inFlight.shift()
+          if (!next) break
+          rows = next.rows
+          passed = await next.matching
+        } else {
+          rows = await scan()
+          if (rows.length === 0) break
         }
         let k = 0
         for (const row of rows) {
@@ -416,7 +431,6 @@ export class SearchManager {
         }
         if (!done && !s.halt && due()) await endStep()
       }
-      await next?.catch(() => undefined) // a read ahead that is not needed any more
       await writer.flush()
       this.progress(s, writer)
       if (!s.removed) {
