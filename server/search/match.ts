@@ -14,8 +14,10 @@
 // - Compiled stages are cached per worker, at most CACHE_SIZE query stage lists (an LRU: the key is user input).
 // - The worker is started from its own source text plus re2js's (a Blob URL), so that the single executable
 //   (`bun build --compile`) needs no separate worker file (see server/blob/sha1.ts).
-// @ts-expect-error: Bun imports the package's ES module source as text (the type declarations describe the module)
-import re2jsSource from 're2js' with { type: 'text' }
+// The UMD build, by its path: the bundler must not see the ES module that query.ts imports as text too (it then
+// loaded that module as text for both, and `bun build --compile` failed).
+// @ts-expect-error: Bun imports the file's source as text (TypeScript knows no such import)
+import re2jsSource from '../../node_modules/re2js/build/index.umd.js' with { type: 'text' }
 
 export type FilterStage = { op: 'grep'; text: string } | { op: 'regex'; pattern: string }
 
@@ -98,7 +100,7 @@ function matchWorkerMain(
 let workerUrl: string | undefined
 const matchWorkerUrl = () =>
   (workerUrl ??= URL.createObjectURL(
-    new Blob([`${(re2jsSource as string).replace(/\nexport \{[^}]*\};?\s*$/, '\n')}\n(${matchWorkerMain.toString()})(RE2JS, ${CACHE_SIZE})`], {
+    new Blob([`const re2js = {};\n(function (exports, module) {\n${re2jsSource as string}\n}).call(globalThis, re2js, { exports: re2js });\n(${matchWorkerMain.toString()})(re2js.RE2JS, ${CACHE_SIZE})`], {
       type: 'application/javascript',
     }),
   ))
@@ -136,7 +138,8 @@ export class MatchPool {
 
   constructor(
     readonly size: number,
-    readonly budgetMs: number,
+    /** Time a batch may run (applies to batches dispatched after a change). */
+    public budgetMs: number,
   ) {}
 
   /**
