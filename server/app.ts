@@ -24,6 +24,7 @@ import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
 import { SearchManager } from './search/manager'
+import type { MatchPool } from './search/match'
 import { dashboardsPlugin } from '../plugins/dashboards'
 import { libraryPlugin } from '../plugins/library'
 
@@ -36,7 +37,7 @@ export interface AppDeps {
   /** Milliseconds since the epoch; tests pass a clock they can move. */
   clock?: () => number
   /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
-  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void> }
+  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void>; matcher?: MatchPool; compileBudgetMs?: number; historyKeep?: number }
   /** Where a generated admin password is shown, once. */
   announce?: (line: string) => void
 }
@@ -59,6 +60,7 @@ export async function createApp(deps: AppDeps) {
     clock,
     dataDir: config.dataDir,
     graceMs: config.searchGraceMs,
+    maxPerUser: config.maxSearchesPerUser,
     ...deps.search,
   })
   await searches.init()

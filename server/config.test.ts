@@ -38,6 +38,7 @@ describe('configuration', () => {
     expect(config.disableMapTileProxy).toBe(true)
     expect(config.userQuotaBytes).toBe(10 * 1024 ** 3)
     expect(config.shutdownGraceMs).toBe(10_000)
+    expect(config.maxSearchesPerUser).toBe(32)
     expect(warnings).toEqual([])
   })
 
@@ -102,6 +103,8 @@ describe('configuration', () => {
     [{ QUARRY_ADMIN_LOGIN_RATE: '0' }, 'QUARRY_ADMIN_LOGIN_RATE'],
     [{ QUARRY_ADMIN_LOGIN_RATE: 'fast' }, 'QUARRY_ADMIN_LOGIN_RATE'],
     [{ QUARRY_LOGIN_THROTTLE_ENTRIES: '10' }, 'QUARRY_LOGIN_THROTTLE_ENTRIES'],
+    [{ QUARRY_MAX_SEARCHES_PER_USER: '0' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
+    [{ QUARRY_MAX_SEARCHES_PER_USER: 'many' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })
@@ -109,6 +112,10 @@ describe('configuration', () => {
   test('QUARRY_USER_QUOTA takes a size or unlimited', () => {
     expect(loadConfig({ QUARRY_USER_QUOTA: '500MiB' }).config.userQuotaBytes).toBe(500 * 1024 ** 2)
     expect(loadConfig({ QUARRY_USER_QUOTA: 'Unlimited' }).config.userQuotaBytes).toBeUndefined()
+  })
+
+  test('QUARRY_MAX_SEARCHES_PER_USER is read', () => {
+    expect(loadConfig({ QUARRY_MAX_SEARCHES_PER_USER: '5' }).config.maxSearchesPerUser).toBe(5)
   })
 
   test('unknown QUARRY_ variables are reported, not fatal', () => {

@@ -24,6 +24,8 @@ export interface Config {
   userQuotaBytes: number | undefined
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
   searchGraceMs: number
+  /** Searches that are not saved one user may have at a time (running or kept); a launch past it is refused (429). */
+  maxSearchesPerUser: number
   /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
   blobSweepGraceMs: number
   /** Failed logins per account (or unknown user name) within loginFailureWindowMs before 429 (decisions §2). */
@@ -65,6 +67,7 @@ const KNOWN = new Set([
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
   'QUARRY_DATABASE_URL',
+  'QUARRY_MAX_SEARCHES_PER_USER',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
@@ -228,6 +231,10 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // account alone cannot fill a typical server's disk; `unlimited` gives back the behaviour of earlier versions.
     userQuotaBytes: parseLimit('QUARRY_USER_QUOTA', get('QUARRY_USER_QUOTA') ?? '10GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
+    // 32: a person watches a few searches at once, a dashboard launches one per tile (rarely more than 20-30); each
+    // search holds two working files and its record, so one user holds at most 64 files (10,000 launches of one
+    // session filled 20,000 before there was a cap).
+    maxSearchesPerUser: parseCount('QUARRY_MAX_SEARCHES_PER_USER', get('QUARRY_MAX_SEARCHES_PER_USER') ?? '32', 1, 100_000),
     blobSweepGraceMs: parseDuration('QUARRY_BLOB_SWEEP_GRACE', get('QUARRY_BLOB_SWEEP_GRACE') ?? '1h'),
     shutdownGraceMs: parseDuration('QUARRY_SHUTDOWN_GRACE', get('QUARRY_SHUTDOWN_GRACE') ?? '10s'),
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),

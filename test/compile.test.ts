@@ -51,6 +51,21 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
       status: 200,
       body: { Size: contents.byteLength, Hash: new Bun.CryptoHasher('sha1').update(contents).digest('base64') },
     })
+
+    // Regex stages are compiled and matched on worker threads started from re2js's source text, which the executable
+    // must carry as well.
+    const entries = ['aab', 'xyz'].map((d) => ({ Tag: 'web', Data: Buffer.from(d).toString('base64') }))
+    expect((await fetch(`${url}/api/ingest/json`, { method: 'POST', headers: auth, body: JSON.stringify(entries) })).status).toBe(200)
+    const launch = await fetch(`${url}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: 'tag=web regex "a+b$"' }) })
+    expect(launch.status).toBe(200)
+    const { SearchID } = (await launch.json()) as { SearchID: string }
+    let d: { Finished: string; ItemCount: number; Error?: string } | undefined
+    for (let i = 0; i < 200; i++) {
+      d = (await (await fetch(`${url}/api/searchctrl/${SearchID}/details`, { headers: auth })).json()) as typeof d
+      if (d!.Finished !== '0001-01-01T00:00:00Z') break
+      await Bun.sleep(50)
+    }
+    expect(d).toMatchObject({ ItemCount: 1, Error: '' })
   } finally {
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)

@@ -16,7 +16,7 @@ import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../..
 import { contentDisposition, downloadHeaders } from '../../server/headers'
 import { checkJsonShape } from '../../server/json-shape'
 import { rawMembers } from '../../server/raw-json'
-import { QueryError, parseQuery } from '../../server/search/query'
+import { QueryError } from '../../server/search/query'
 import { type ImportBound, type ReadArchive, type SearchManager, type Viewer, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import type { Store } from '../../server/store'
@@ -210,7 +210,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         if (metadata !== undefined) checkJsonShape(metadata, 'Metadata')
         let query
         try {
-          query = parseQuery(body.SearchString)
+          query = await searches.parse(body.SearchString)
         } catch (e) {
           if (e instanceof QueryError) throw Errors.badQuery(e.message, e.position)
           throw e

@@ -908,7 +908,7 @@ describe('API tokens', () => {
     ['its owner locked through PUT /api/users/{id}', async (s: TestServer, w: World) =>
       call(s, 'PUT', `/api/users/${w.member.uid}`, s.adminJwt, { json: { Locked: true } })],
     ['its owner deleted', async (s: TestServer, w: World) => call(s, 'DELETE', `/api/users/${w.member.uid}`, s.adminJwt)],
-  ])('a token attached to a search is detached when it ends: %s; the grace period then runs', async (_, end) => {
+  ])('a token attached to a search is detached when it ends: %s; a search left without client and not kept is removed at once', async (_, end) => {
     // The owner launches, a group member attaches with a token; the owner leaves: the token is the only client.
     const w = await tokenSetup()
     const { s, owner, member } = w
@@ -919,12 +919,12 @@ describe('API tokens', () => {
     s.clock.advance(HOUR) // attached: no grace period runs
     expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
     expect((await end(s, w, token.id)).status).toBe(200)
-    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
-    s.clock.advance(60_000)
     expect(await listed(s, id)).toBeUndefined()
+    await s.searches.settled()
+    expect(workFiles(s)).toEqual([])
   })
 
-  test('a token that expires is detached at its expiry, and the grace period runs from then', async () => {
+  test('a token that expires is detached at its expiry; a search it leaves without client is removed then unless kept', async () => {
     const { s, owner } = await tokenSetup()
     const token = await searchToken(s, owner.jwt, HOUR)
     const kept = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
@@ -935,12 +935,11 @@ describe('API tokens', () => {
     expect(await listed(s, dropped)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
     s.clock.advance(1)
     expect(await listed(s, kept)).toMatchObject({ State: 'DORMANT/BACKGROUNDED', AttachedClients: 0 })
-    expect(await listed(s, dropped)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
-    s.clock.advance(60_000)
     expect(await listed(s, dropped)).toBeUndefined()
+    s.clock.advance(60_000)
     expect(await listed(s, kept)).toMatchObject({ State: 'DORMANT/BACKGROUNDED' })
 
-    // Noticed late (no request in between): removed at once, as the period began at the expiry.
+    // Noticed late (no request in between): removed all the same.
     const late = await searchToken(s, owner.jwt, HOUR)
     const gone = (await s.call('POST', '/api/searchctrl/launch', { headers: late.headers, json: { SearchString: 'tag=web' } })).body.SearchID
     s.clock.advance(HOUR + 60_000)
@@ -951,11 +950,12 @@ describe('API tokens', () => {
     const { s, owner } = await tokenSetup()
     const token = await searchToken(s, owner.jwt, HOUR)
     const id = (await s.call('POST', '/api/searchctrl/launch', { headers: token.headers, json: { SearchString: 'tag=web' } })).body.SearchID
+    await call(s, 'PATCH', `/api/searchctrl/${id}/background`, owner.jwt) // kept once the token leaves it
     const refreshed = await call(s, 'PATCH', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: new Date(s.clock.now() + 3 * HOUR).toISOString() } })
     expect(refreshed.status).toBe(200)
     const headers = { 'Service-Token': refreshed.body.token as string }
     s.clock.advance(2 * HOUR) // past the first expiry
-    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 1 })
+    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE/BACKGROUNDED', AttachedClients: 1 })
     // It is the same client: attaching again is still one, the new secret detaches it.
     expect((await s.call('PUT', `/api/searchctrl/${id}/attach`, { headers })).status).toBe(200)
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 1 })
@@ -966,7 +966,7 @@ describe('API tokens', () => {
     const soon = new Date(s.clock.now() + HOUR).toISOString()
     expect((await call(s, 'PUT', `/api/tokens/${token.id}`, owner.jwt, { json: { expiresAt: soon } })).status).toBe(200)
     s.clock.advance(HOUR)
-    expect(await listed(s, id)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    expect(await listed(s, id)).toMatchObject({ State: 'DORMANT/BACKGROUNDED', AttachedClients: 0 })
     // A refresh after the expiry does not bring the attachment back.
     expect((await call(s, 'PATCH', `/api/tokens/${token.id}`, owner.jwt, { json: {} })).status).toBe(200)
     expect(await listed(s, id)).toMatchObject({ AttachedClients: 0 })

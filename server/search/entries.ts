@@ -47,8 +47,18 @@ interface ScanDbRow {
   data: Uint8Array | null
 }
 
+/**
+ * Prepared scans kept at most: the key is the tag set a query names, which users choose, so the cache is an LRU of a
+ * fixed size (an unbounded one grew by one statement per distinct tag list launched). Past it, the least recently used
+ * statement is finalized; a search still walking with it prepares it again at its next step.
+ */
+export const SCAN_CACHE_SIZE = 64
+
 export class SqliteEntriesRepo implements EntriesRepo {
-  /** One prepared scan per tag set (the ids are written into the SQL: they are integers from the store). */
+  /**
+   * One prepared scan per tag set (the ids are written into the SQL: they are integers from the store), in least
+   * recently used order (a Map keeps insertion order; a hit is moved to the end).
+   */
   private readonly scans = new Map<string, Statement<ScanDbRow, [number, number, number, number, number]>>()
   private readonly q: {
     tagId: Statement<{ id: number }, [string]>
@@ -87,16 +97,30 @@ export class SqliteEntriesRepo implements EntriesRepo {
   async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY) {
     const key = tagIds === null ? '*' : tagIds.join(',')
     let q = this.scans.get(key)
-    if (!q) {
+    if (q) {
+      this.scans.delete(key)
+      this.scans.set(key, q)
+      if (this.scans.size > SCAN_CACHE_SIZE) {
+        const [oldest, statement] = this.scans.entries().next().value!
+        this.scans.delete(oldest)
+        statement.finalize()
+      }
+    } else {
       if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
       const wanted = tagIds === null ? '1' : tagIds.length === 0 ? '0' : `tag_id IN (${tagIds.join(', ')})`
       // The CASE lets SQLite defer reading the table row (src, data) to the entries whose tag is wanted.
-      q = this.db.query(
+      // prepare, not query: bun:sqlite's own statement cache (by SQL text) must not fill up with these.
+      q = this.db.prepare(
         `SELECT ts, tag_id, id, CASE WHEN ${wanted} THEN src END AS src, CASE WHEN ${wanted} THEN data END AS data
          FROM entries INDEXED BY entries_time_tag
          WHERE (ts, tag_id, id) > (?1, ?2, ?3) AND ts < ?4 ORDER BY ts, tag_id, id LIMIT ?5`,
       )
       this.scans.set(key, q)
+      if (this.scans.size > SCAN_CACHE_SIZE) {
+        const [oldest, statement] = this.scans.entries().next().value!
+        this.scans.delete(oldest)
+        statement.finalize()
+      }
     }
     const rows: ScanRow[] = []
     let bytes = 0
@@ -110,5 +134,9 @@ export class SqliteEntriesRepo implements EntriesRepo {
   }
   async ping() {
     this.q.ping.get()
+  }
+  /** Prepared scans held now (tests: the cache stays bounded). */
+  get cachedScans(): number {
+    return this.scans.size
   }
 }

@@ -11,18 +11,23 @@
 // Guarantees:
 // - A search reads the entries in chunks of CHUNK (and at most about CHUNK_BYTES of data) and yields to the event
 //   loop after every step of about STEP_MS (checked after every entry), so requests keep being answered while it
-//   runs; regex stages use a linear-time engine (RE2), so no pattern makes the matching of one entry run away.
+//   runs. The filter stages of a query with a regex are matched on worker threads (match.ts), a chunk at a time, while
+//   this thread reads the next: however costly a match (query.ts bounds the program), it never holds the event loop;
+//   a chunk past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting a search gives up its chunk.
+// - One user has at most `maxPerUser` searches that are not saved (running or kept): a launch past it is 429.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
-//   client (checked by sweep(), which every operation runs first and the server runs periodically).
+//   client by a detach (checked by sweep(), which every operation runs first and the server runs periodically).
 // - A client that ends detaches from every search: a session or API token that ends (detachClients), and an API
-//   token once its expiry has passed (sweep(), the grace period counted from the expiry). A client that continues
+//   token once its expiry has passed (sweep()). A search it leaves without client that is neither backgrounded nor
+//   saved is removed at once (no grace period: an ended client cannot come back to it). A client that continues
 //   under a new name (refreshed JWT) or with a new expiry (refreshed or changed token) keeps its attachments.
 // - Deleting removes the search from memory, its row, its working files and its blobs before it answers.
 // - Saved searches are rows + blobs and are loaded again at start; a search that was 'saving' at a crash is
 //   finished from its working files when they are there.
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { type BlobStore, discardBlob } from '../blob'
 import { Errors } from '../errors'
@@ -30,8 +35,10 @@ import type { Logger } from '../log'
 import { type OwnerQuota, QuotaExceeded, type Quotas } from '../quota'
 import { formatTime } from '../time'
 import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
-import type { Cursor, EntriesRepo } from './entries'
-import { ALL_TAGS, type Query, type Stage, compileRegex, formatQuery } from './query'
+import type { Cursor, EntriesRepo, ScanRow } from './entries'
+import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
+import type { RE2JS } from 're2js'
+import { ALL_TAGS, type Query, QueryError, type Stage, boundRegexes, compileRegex, formatQuery, parseQueryText } from './query'
 import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchQueryAndTimes } from './repo'
 import {
   INDEX_ENTRY_BYTES,
@@ -55,11 +62,32 @@ export const CHUNK_BYTES = 1 << 20
  * machine is (a fixed number of entries per step took 5 times longer under load and held other requests that long).
  */
 export const STEP_MS = 2
+/**
+ * Worker threads matching regex searches: one fewer than the CPUs (the event loop keeps one), from 1 to 4. Regex
+ * searches beyond that take turns, batch by batch.
+ */
+export const MATCH_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1))
+/**
+ * How long one batch (CHUNK_BYTES of entries plus one entry) may take to match before its search is stopped with an
+ * error: the worst accepted regex over the largest entry of the default body limit takes about 2 s alone, so this
+ * leaves a loaded machine room, and stops a search that would hold a worker for minutes (entries far larger than the
+ * default limit allows).
+ */
+export const MATCH_BUDGET_MS = 60_000
+/** Batches of one search given to the workers at a time (the next is matched while this thread handles one). */
+const BATCHES_IN_FLIGHT = 2
+/** Entries sent to a worker at once at most (with at most CHUNK_BYTES of data, or what STEP_MS of reading found). */
+export const MATCH_BATCH = 1024
+/**
+ * How long compiling one regex may take (on a worker) before the query is refused: patterns the bound accepts compile
+ * in well under 0.3 s; some of a few KB that compile to small programs took 4 s.
+ */
+export const COMPILE_BUDGET_MS = 2_000
 /** How the error of a failed move to the blob store starts; a later save that succeeds clears it. */
 const SAVE_FAILED = 'saving failed: '
 /** Imported records are written out this many at a time. */
 const IMPORT_FLUSH_RECORDS = 1024
-/** History entries answered at most. */
+/** History entries answered at most, and kept per user (older launches are dropped as new ones are recorded). */
 const HISTORY_LIMIT = 1000
 
 /**
@@ -94,6 +122,8 @@ export interface Search {
   running: boolean
   /** Set when the search is stopped or deleted: the runner ends at its next step. */
   halt: boolean
+  /** Aborted with halt: a batch being matched for it on a worker is given up at once. */
+  abort: AbortController
   removed: boolean
   /** Clock time it lost its last client (0 while it has one). */
   unattendedSince: number
@@ -137,6 +167,14 @@ export interface ManagerDeps {
   clock: () => number
   dataDir: string
   graceMs: number
+  /** Live searches (not saved) one user may have at a time; a launch past it is refused with 429. */
+  maxPerUser: number
+  /** Runs the filter stages of searches with a regex off the event loop (default: a pool of worker threads). */
+  matcher?: MatchPool
+  /** Time one regex may take to compile (default COMPILE_BUDGET_MS). */
+  compileBudgetMs?: number
+  /** Launches kept in each user's history (default HISTORY_LIMIT, also what is answered). */
+  historyKeep?: number
   /** Entries per query (default CHUNK). */
   chunk?: number
   /** Time a step may run before it yields (default STEP_MS; 0: one chunk per step). */
@@ -168,9 +206,16 @@ export class SearchManager {
   /** The clients that end at a time (API tokens with an expiry), with that time; sweep() detaches them then. */
   private readonly clientExpiry = new Map<string, number>()
   private readonly dir: string
+  private pool: MatchPool | undefined
 
   constructor(private readonly deps: ManagerDeps) {
     this.dir = workDir(deps.dataDir)
+    this.pool = deps.matcher
+  }
+
+  /** The worker pool of regex searches, started with the first one. */
+  private get matcher(): MatchPool {
+    return (this.pool ??= new MatchPool(MATCH_WORKERS, MATCH_BUDGET_MS))
   }
 
   /**
@@ -210,6 +255,7 @@ export class SearchManager {
       save: state,
       running: false,
       halt: false,
+      abort: new AbortController(),
       removed: false,
       unattendedSince: 0,
       work: null,
@@ -229,8 +275,34 @@ export class SearchManager {
 
   // ---- launching and running
 
+  /** Parses a query; its regexes are compiled on a worker, each within COMPILE_BUDGET_MS. QueryError when refused. */
+  async parse(src: string): Promise<Query> {
+    const { query, regexes } = parseQueryText(src)
+    const budget = this.deps.compileBudgetMs ?? COMPILE_BUDGET_MS
+    const sized: Parameters<typeof boundRegexes>[0][number][] = []
+    for (const r of regexes) {
+      let size: number | Error
+      try {
+        size = await this.matcher.compile(r.pattern, budget)
+      } catch (e) {
+        if (e instanceof MatchBudgetError) throw new QueryError(`the regular expression takes more than ${budget / 1000} s to compile: simplify it`, r.pos)
+        if (!(e instanceof MatchCompileError)) throw e
+        size = e
+      }
+      sized.push({ ...r, size })
+    }
+    boundRegexes(sized)
+    return query
+  }
+
   async launch(req: LaunchRequest): Promise<Search> {
     this.sweep()
+    let live = 0
+    for (const s of this.searches.values()) if (s.record.uid === req.uid && s.save !== 'saved') live++
+    if (live >= this.deps.maxPerUser)
+      throw Errors.tooManyRequests(
+        `you have ${live} searches that are not saved, the most one user may have (QUARRY_MAX_SEARCHES_PER_USER): delete, detach or save some first`,
+      )
     // A search's results are bounded by its owner's quota (the whole quota, not what is left: unsaved results are
     // working files, not stored bytes): one that could never be saved stops growing there, so a short launch
     // request cannot make the server write unbounded results (issue 12 point 7).
@@ -264,6 +336,7 @@ export class SearchManager {
       save: 'none',
       running: true,
       halt: false,
+      abort: new AbortController(),
       removed: false,
       unattendedSince: 0,
       work: files,
@@ -272,7 +345,10 @@ export class SearchManager {
       transfer: null,
     }
     if (!req.noHistory)
-      await this.deps.searches.addHistory({ uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now })
+      await this.deps.searches.addHistory(
+        { uid: req.uid, gid: req.gid, userQuery: req.userQuery, effectiveQuery: s.record.effectiveQuery, launched: now },
+        this.deps.historyKeep ?? HISTORY_LIMIT,
+      )
     this.searches.set(id, s)
     this.noteExpiry(req.client, req.clientExpires)
     s.runner = this.run(s, req.query, maxResultBytes)
@@ -284,6 +360,9 @@ export class SearchManager {
     const { entries, clock, log } = this.deps
     const writer = new ResultWriter(s.work!)
     const pipeline = new Pipeline(query.stages)
+    // With a regex, every filter stage of a chunk is matched on a worker thread (match.ts) while this thread reads
+    // the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
+    const filters = query.stages.some((st) => st.op === 'regex') ? filterStages(query.stages) : null
     try {
       const names = await entries.tagIds()
       // Tags named by the query that do not exist yet have no entries to find.
@@ -295,7 +374,7 @@ export class SearchManager {
       const stepMs = this.deps.stepMs ?? STEP_MS
       let stepStart = performance.now()
       // Ends a step once it has run stepMs: checked after every entry, not only every chunk, so one step runs at most
-      // stepMs plus the matching of one entry (entries are at most the ingest body limit; matching is linear).
+      // stepMs plus the handling of one entry here (grep or none: linear and fast; regexes run on a worker).
       // stepMs 0 (tests): exactly one chunk per step.
       const due = () => performance.now() - stepStart >= stepMs
       const endStep = async () => {
@@ -306,16 +385,60 @@ export class SearchManager {
         await (this.deps.step ?? nextTurn)()
         stepStart = performance.now()
       }
-      while (!done && !s.halt) {
+      const scan = async () => {
+        if (done || s.halt) return []
         const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, CHUNK_BYTES)
-        if (rows.length === 0) break
-        cursor = rows.at(-1)!
+        if (rows.length > 0) cursor = rows.at(-1)!
+        return rows
+      }
+      // For a worker: chunks up to MATCH_BATCH entries or CHUNK_BYTES of data (one chunk when stepMs is 0), read in
+      // steps (the event loop gets a turn each stepMs), so that the hand-over to the worker is paid per batch.
+      const batch = async () => {
+        const rows = await scan()
+        let bytes = 0
+        for (const r of rows) bytes += r.data?.byteLength ?? 0
+        while (stepMs > 0 && rows.length > 0 && rows.length < MATCH_BATCH && bytes < CHUNK_BYTES && !s.halt) {
+          if (due()) await endStep()
+          const more = await scan()
+          if (more.length === 0) break
+          for (const r of more) {
+            rows.push(r)
+            bytes += r.data?.byteLength ?? 0
+          }
+        }
+        return rows
+      }
+      // Up to BATCHES_IN_FLIGHT batches of this search are matched while this thread reads the next and writes results.
+      const inFlight: { rows: ScanRow[]; matching: Promise<Uint16Array> }[] = []
+      let exhausted = false
+      while (!done && !s.halt) {
+        let rows: ScanRow[]
+        let passed: Uint16Array | null = null
+        if (filters) {
+          while (!exhausted && !done && !s.halt && inFlight.length < BATCHES_IN_FLIGHT) {
+            const read = await batch()
+            if (read.length === 0) exhausted = true
+            else {
+              const matching = this.matcher.run(filters, read.flatMap((r) => (r.data === null ? [] : [r.data])), s.abort.signal)
+              matching.catch(() => undefined) // handled where it is awaited; one read ahead may never be
+              inFlight.push({ rows: read, matching })
+            }
+          }
+          const next = inFlight.shift()
+          if (!next) break
+          rows = next.rows
+          passed = await next.matching
+        } else {
+          rows = await scan()
+          if (rows.length === 0) break
+        }
+        let k = 0
         for (const row of rows) {
           if (s.halt) break
           if (row.data === null) continue
           if (!tagNames.has(row.tagId)) for (const [name, id] of await entries.tagIds()) tagNames.set(id, name)
           const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
-          const verdict = pipeline.push(data)
+          const verdict = pipeline.push(data, passed?.[k++])
           if (verdict.emit)
             writer.add(
               `{"TS":"${formatTime(row.ts)}","Tag":${JSON.stringify(tagNames.get(row.tagId) ?? '')},"SRC":${JSON.stringify(row.src)},"Data":"${data.toString('base64')}"}`,
@@ -336,9 +459,18 @@ export class SearchManager {
       await writer.close()
       this.progress(s, writer)
     } catch (e) {
-      s.record.error = e instanceof Error ? e.message : String(e)
-      log.error('search failed', { search: s.record.id, error: s.record.error })
+      // Stopped or deleted while a batch was being matched: the search ends as stopped, not failed.
+      if (!(e instanceof MatchAbortedError && s.halt)) {
+        s.record.error =
+          e instanceof MatchBudgetError
+            ? `${e.message}: the search was stopped (a shorter regular expression, or fewer of them, runs faster)`
+            : e instanceof Error
+              ? e.message
+              : String(e)
+        log.error('search failed', { search: s.record.id, error: s.record.error })
+      }
       await writer.close().catch(() => undefined)
+      this.progress(s, writer)
     } finally {
       s.running = false
       s.record.finished = clock()
@@ -385,7 +517,7 @@ export class SearchManager {
     const s = this.modifiable(v, id, 'stop')
     const words = stateWords(s)
     if (/\b(SAVED|DORMANT)\b/.test(words)) throw Errors.badRequest(`search ${id} is ${words}: a saved or dormant search cannot be stopped`)
-    s.halt = true
+    halt(s)
   }
 
   /** DELETE: owner or admin; clients are detached and every stored result is removed before this answers. */
@@ -420,11 +552,22 @@ export class SearchManager {
     this.detachClient(this.viewable(v, id), client)
   }
 
-  /** The sessions have ended: every search they were attached to loses them. */
+  /**
+   * The clients have ended (sessions: logout, lock, deletion, expiry; API tokens: deleted or expired): every search
+   * loses them. One left with no client that is neither backgrounded nor saved is removed at once, as at the end of its
+   * grace period: no ended client can come back to it, so only its owner's cap would remember it.
+   */
   detachClients(clients: readonly string[], since = this.deps.clock()): void {
     if (clients.length === 0) return
     for (const c of clients) this.clientExpiry.delete(c)
-    for (const s of this.searches.values()) for (const c of clients) this.detachClient(s, c, since)
+    for (const s of [...this.searches.values()]) {
+      let lost = false
+      for (const c of clients) if (s.clients.delete(c)) lost = true
+      if (!lost || s.clients.size > 0) continue
+      s.unattendedSince = since
+      if (unkept(s)) this.discard(s)
+      else this.maybeTransfer(s)
+    }
   }
 
   /** A client continues under a new name (a refreshed JWT is a new session): its attachments move along. */
@@ -449,15 +592,18 @@ export class SearchManager {
     const now = this.deps.clock()
     for (const [client, expires] of this.clientExpiry) if (expires <= now) this.detachClients([client], expires)
     for (const s of this.searches.values()) {
-      if (s.save === 'none' && !s.background && s.clients.size === 0 && now - s.unattendedSince >= this.deps.graceMs) {
-        void this.remove(s).catch((e: unknown) => this.deps.log.error('could not remove a search', { search: s.record.id, error: String(e) }))
-      }
+      if (unkept(s) && s.clients.size === 0 && now - s.unattendedSince >= this.deps.graceMs) this.discard(s)
     }
+  }
+
+  /** Removes a search nobody keeps, without waiting (it is gone from the map at once). */
+  private discard(s: Search): void {
+    void this.remove(s).catch((e: unknown) => this.deps.log.error('could not remove a search', { search: s.record.id, error: String(e) }))
   }
 
   private async remove(s: Search): Promise<void> {
     s.removed = true
-    s.halt = true
+    halt(s)
     s.clients.clear()
     this.searches.delete(s.record.id)
     // The runner is not waited for (it may be between steps); it removes the files again when it ends.
@@ -523,8 +669,9 @@ export class SearchManager {
 
   /** Stops every runner (shutdown); saved searches stay as they are. */
   async close(): Promise<void> {
-    for (const s of this.searches.values()) s.halt = true
+    for (const s of this.searches.values()) halt(s)
     await this.settled()
+    this.pool?.close()
   }
 
   /**
@@ -625,6 +772,7 @@ export class SearchManager {
       save: 'saving',
       running: false,
       halt: false,
+      abort: new AbortController(),
       removed: false,
       unattendedSince: 0,
       work: own,
@@ -698,6 +846,20 @@ export class SearchManager {
   }
 }
 
+/** The filter stages (grep, regex) of a query, in order: what a worker matches for the Pipeline. */
+function filterStages(stages: Stage[]): FilterStage[] {
+  return stages.flatMap((st) => (st.op === 'grep' || st.op === 'regex' ? [st] : []))
+}
+
+/** Stops the feed of a search; a batch being matched for it is given up. */
+function halt(s: Search): void {
+  s.halt = true
+  s.abort.abort()
+}
+
+/** A search nobody asked to keep: neither backgrounded nor saved (or saving). */
+const unkept = (s: Search) => s.save === 'none' && !s.background
+
 /** Own searches and those shared with a group of the viewer: a listing's normal view, admins included. */
 function reaches(v: Viewer, s: Search): boolean {
   return s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
@@ -715,20 +877,24 @@ export function canView(v: Viewer, s: Search): boolean {
 class Pipeline {
   private readonly steps: ((data: Buffer) => boolean)[] = []
   private exhausted = false
+  private passed: number | undefined
   private counter: { n: number } | null = null
 
   constructor(stages: Stage[]) {
+    let filter = 0
     for (const stage of stages) {
       switch (stage.op) {
         case 'grep': {
+          const k = filter++
           const needle = Buffer.from(stage.text)
-          this.steps.push((d) => d.includes(needle))
+          this.steps.push((d) => (this.passed === undefined ? d.includes(needle) : this.passed > k))
           break
         }
         case 'regex': {
-          // RE2 (linear time) on the UTF-8 bytes themselves: no decoding, no backtracking (see query.ts).
-          const re = compileRegex(stage.pattern)
-          this.steps.push((d) => re.test(d))
+          // Matched on a worker (the run passes `passed`); inline only where no worker is used (benches).
+          const k = filter++
+          let re: RE2JS | undefined
+          this.steps.push((d) => (this.passed === undefined ? (re ??= compileRegex(stage.pattern)).test(d) : this.passed > k))
           break
         }
         case 'limit': {
@@ -754,8 +920,13 @@ class Pipeline {
     }
   }
 
-  push(data: Buffer): { emit: boolean; done: boolean } {
+  /**
+   * `passed`: how many filter stages (grep, regex) the entry passed in order, matched elsewhere (match.ts); the
+   * filter stages are then not run here.
+   */
+  push(data: Buffer, passed?: number): { emit: boolean; done: boolean } {
     let emit = true
+    this.passed = passed
     for (const step of this.steps) {
       if (!step(data)) {
         emit = false

@@ -4,9 +4,12 @@
 //   stage := grep <text> | regex <pattern> | limit <n> | count
 //
 // A regex pattern is RE2 syntax (re2js, a linear-time engine): matching an entry costs time in proportion to its
-// size whatever the pattern, so no query can make a search step run away (a backtracking engine such as RegExp
-// takes exponential time on patterns like `(a+)+$`). RE2 has no backreferences and no lookaround: such a pattern
-// is refused like any other parse error.
+// size (a backtracking engine such as RegExp takes exponential time on patterns like `(a+)+$`). RE2 has no
+// backreferences and no lookaround: such a pattern is refused like any other parse error. The cost per byte grows
+// with the compiled program, faster than linearly in the worst case (`(?:a?){1000}a{1000}[^a]`, 3003 instructions,
+// took 42 µs per byte: minutes over an entry of a few MB), so the programs of a query's regex stages together may
+// hold at most MAX_REGEX_PROGRAM instructions; the worst of those takes about 0.6 µs per byte, about 2 s over the
+// largest entry of the default body limit, and runs on a worker thread (match.ts), never on the event loop.
 // `tag=*` selects every tag. An argument is a bare word (no blank, `|` or `"`) or a double-quoted string with
 // `\"` and `\\` escapes. `count` may only be the last stage. A `|` right after the tag list is allowed. The
 // normalised form (the EffectiveQuery) has single blanks, tags without repeats, and arguments quoted only
@@ -18,6 +21,8 @@ export const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
 export const ALL_TAGS = '*'
 const MAX_QUERY_LENGTH = 4096
 const MAX_LIMIT = 1_000_000_000
+/** Instructions the compiled programs of a query's regex stages may hold together (RE2JS programSize). */
+export const MAX_REGEX_PROGRAM = 500
 
 export type Stage =
   | { op: 'grep'; text: string }
@@ -84,7 +89,41 @@ function tokenize(src: string): Token[] {
   return tokens
 }
 
+/** A regex stage's pattern and the position of its argument in the query text. */
+export interface RegexArg {
+  pattern: string
+  pos: number
+}
+
+/**
+ * A parsed query, its regexes compiled and bounded here, on the calling thread (tests, benches). The server compiles
+ * them on a worker instead (parseQueryText, then boundRegexes): some patterns of a few KB take seconds to compile.
+ */
 export function parseQuery(src: string): Query {
+  const { query, regexes } = parseQueryText(src)
+  boundRegexes(regexes.map((r) => ({ ...r, size: compileRegex(r.pattern, r.pos).programSize() })))
+  return query
+}
+
+/**
+ * Refuses regexes whose programs (`size`: RE2JS programSize, or the error that compiling one gave) are more than
+ * MAX_REGEX_PROGRAM instructions together, at the position of the one that goes over.
+ */
+export function boundRegexes(regexes: readonly (RegexArg & { size: number | Error })[]): void {
+  let program = 0
+  for (const r of regexes) {
+    if (r.size instanceof Error) throw new QueryError(`invalid regular expression, RE2 syntax (${r.size.message})`, r.pos)
+    program += r.size
+    if (program > MAX_REGEX_PROGRAM)
+      throw new QueryError(
+        `the regular expressions of the query compile to ${program} instructions, more than the ${MAX_REGEX_PROGRAM} allowed (a long repeat such as {1000} costs one per repeat): shorten them`,
+        r.pos,
+      )
+  }
+}
+
+/** A query parsed for its syntax; its regexes are not compiled yet (see parseQuery). */
+export function parseQueryText(src: string): { query: Query; regexes: RegexArg[] } {
   if (src.length > MAX_QUERY_LENGTH) throw new QueryError(`the query is longer than ${MAX_QUERY_LENGTH} characters`, MAX_QUERY_LENGTH)
   const tokens = tokenize(src)
   const first = tokens[0]
@@ -101,6 +140,7 @@ export function parseQuery(src: string): Query {
   if (tags.includes(ALL_TAGS) && tags.length > 1) throw new QueryError('tag=* cannot be combined with other tags', first.pos + 4)
 
   const stages: Stage[] = []
+  const regexes: RegexArg[] = []
   let i = 1
   if (tokens[i]?.kind === 'pipe' && tokens[i + 1]) i++
   while (i < tokens.length) {
@@ -125,7 +165,7 @@ export function parseQuery(src: string): Query {
       }
       case 'regex': {
         const a = one()
-        compileRegex(a.text, a.pos)
+        regexes.push({ pattern: a.text, pos: a.pos })
         stages.push({ op: 'regex', pattern: a.text })
         break
       }
@@ -149,7 +189,7 @@ export function parseQuery(src: string): Query {
       i++
     }
   }
-  return { tags, stages }
+  return { query: { tags, stages }, regexes }
 }
 
 /**

@@ -59,10 +59,18 @@ export class PgSearchesRepo implements SearchesRepo {
   async savedExists(id: string) {
     return (await q(this.db, 'SELECT 1 AS one FROM saved_searches WHERE id = $1', [id])).length > 0
   }
-  async addHistory(h: HistoryRow) {
-    await run(this.db, 'INSERT INTO search_history (uid, gid, user_query, effective_query, launched) VALUES ($1, $2, $3, $4, $5)', [
-      h.uid, h.gid, h.userQuery, h.effectiveQuery, h.launched,
-    ])
+  /** Adds a launch and keeps only the user's newest `keep` (one statement: PostgreSQL runs both parts at once). */
+  async addHistory(h: HistoryRow, keep: number) {
+    await run(
+      this.db,
+      `WITH added AS (
+         INSERT INTO search_history (uid, gid, user_query, effective_query, launched) VALUES ($1, $2, $3, $4, $5) RETURNING id
+       )
+       DELETE FROM search_history WHERE uid = $1 AND id IN
+         (SELECT id FROM search_history WHERE uid = $1 ORDER BY launched DESC, id DESC OFFSET $6::bigint - 1)
+         AND id NOT IN (SELECT id FROM added)`,
+      [h.uid, h.gid, h.userQuery, h.effectiveQuery, h.launched, keep],
+    )
   }
   async history(uid: number, limit: number) {
     const rows = await q(

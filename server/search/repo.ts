@@ -80,7 +80,11 @@ export interface SearchesRepo {
   deleteSaved(id: string): Promise<SavedSearchRow | undefined>
   /** Whether any saved search has this id (ids of searches in memory are checked by the manager). */
   savedExists(id: string): Promise<boolean>
-  addHistory(row: HistoryRow): Promise<void>
+  /**
+   * Records a launch and drops the user's launches older than their newest `keep` (launched, then insertion order):
+   * launches are user input, so each user's history is bounded.
+   */
+  addHistory(row: HistoryRow, keep: number): Promise<void>
   /** The user's launches, newest first. */
   history(uid: number, limit: number): Promise<HistoryRow[]>
   blobReferences(): Promise<{ key: string; item: string }[]>
@@ -146,6 +150,7 @@ export class SqliteSearchesRepo implements SearchesRepo {
     put: Statement<unknown, (string | number | null)[]>
     del: Statement<unknown, [string]>
     addHistory: Statement<unknown, [number, number, string, string, number]>
+    pruneHistory: Statement<unknown, [number, number]>
     history: Statement<{ uid: number; gid: number; user_query: string; effective_query: string; launched: number }, [number, number]>
   }
 
@@ -156,6 +161,11 @@ export class SqliteSearchesRepo implements SearchesRepo {
       put: db.query(`INSERT OR REPLACE INTO saved_searches (${COLUMNS}) VALUES (${COLUMNS.split(',').map(() => '?').join(', ')})`),
       del: db.query('DELETE FROM saved_searches WHERE id = ?'),
       addHistory: db.query('INSERT INTO search_history (uid, gid, user_query, effective_query, launched) VALUES (?, ?, ?, ?, ?)'),
+      // LIMIT with a large count, not -1: the same SQL runs on PostgreSQL, which has no LIMIT -1.
+      pruneHistory: db.query(
+        `DELETE FROM search_history WHERE uid = ?1 AND id IN
+           (SELECT id FROM search_history WHERE uid = ?1 ORDER BY launched DESC, id DESC LIMIT 1000000000 OFFSET ?2)`,
+      ),
       history: db.query(
         'SELECT uid, gid, user_query, effective_query, launched FROM search_history WHERE uid = ? ORDER BY launched DESC, id DESC LIMIT ?',
       ),
@@ -191,8 +201,11 @@ export class SqliteSearchesRepo implements SearchesRepo {
   async savedExists(id: string) {
     return this.q.get.get(id) !== null
   }
-  async addHistory(h: HistoryRow) {
-    this.q.addHistory.run(h.uid, h.gid, h.userQuery, h.effectiveQuery, h.launched)
+  async addHistory(h: HistoryRow, keep: number) {
+    this.db.transaction(() => {
+      this.q.addHistory.run(h.uid, h.gid, h.userQuery, h.effectiveQuery, h.launched)
+      this.q.pruneHistory.run(h.uid, keep)
+    })()
   }
   async history(uid: number, limit: number) {
     return this.q.history.all(uid, limit).map((r) => ({
