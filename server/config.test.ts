@@ -38,6 +38,8 @@ describe('configuration', () => {
     expect(config.disableMapTileProxy).toBe(true)
     expect(config.userQuotaBytes).toBe(10 * 1024 ** 3)
     expect(config.shutdownGraceMs).toBe(10_000)
+    expect(config.notificationsPerUser).toBe(1000)
+    expect(config.notificationLifetimeMs).toBe(7 * 86_400_000)
     expect(warnings).toEqual([])
   })
 
@@ -102,6 +104,11 @@ describe('configuration', () => {
     [{ QUARRY_ADMIN_LOGIN_RATE: '0' }, 'QUARRY_ADMIN_LOGIN_RATE'],
     [{ QUARRY_ADMIN_LOGIN_RATE: 'fast' }, 'QUARRY_ADMIN_LOGIN_RATE'],
     [{ QUARRY_LOGIN_THROTTLE_ENTRIES: '10' }, 'QUARRY_LOGIN_THROTTLE_ENTRIES'],
+    [{ QUARRY_NOTIFICATIONS_PER_USER: '0' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
+    [{ QUARRY_NOTIFICATIONS_PER_USER: 'many' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
+    [{ QUARRY_NOTIFICATIONS_PER_USER: '1000001' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
+    [{ QUARRY_NOTIFICATION_LIFETIME: 'forever' }, 'QUARRY_NOTIFICATION_LIFETIME'],
+    [{ QUARRY_NOTIFICATION_LIFETIME: '0d' }, 'QUARRY_NOTIFICATION_LIFETIME'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })
@@ -109,6 +116,12 @@ describe('configuration', () => {
   test('QUARRY_USER_QUOTA takes a size or unlimited', () => {
     expect(loadConfig({ QUARRY_USER_QUOTA: '500MiB' }).config.userQuotaBytes).toBe(500 * 1024 ** 2)
     expect(loadConfig({ QUARRY_USER_QUOTA: 'Unlimited' }).config.userQuotaBytes).toBeUndefined()
+  })
+
+  test('notification bounds are read', () => {
+    const { config } = loadConfig({ QUARRY_NOTIFICATIONS_PER_USER: '50', QUARRY_NOTIFICATION_LIFETIME: '36h' })
+    expect(config.notificationsPerUser).toBe(50)
+    expect(config.notificationLifetimeMs).toBe(36 * 3_600_000)
   })
 
   test('unknown QUARRY_ variables are reported, not fatal', () => {

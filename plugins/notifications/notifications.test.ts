@@ -123,6 +123,13 @@ describe('the Go client', () => {
     })
   })
 
+  test('QUARRY_NOTIFICATION_LIFETIME sets the default expiry', async () => {
+    const s = await setup({ notificationLifetimeMs: 2 * HOUR })
+    const alice = await s.createUser()
+    const id = await send(s, 'targeted/self', { jwt: alice.jwt, json: { Msg: 'x', Expires: null } })
+    expect((await list(s, alice.jwt))[id]!.Expires).toBe(new Date(s.clock.now() + 2 * HOUR).toISOString())
+  })
+
   test('MyNewNotifications: ?after= in Go\'s layout (Z, ±hh, ±hh:mm) lists only later ones', async () => {
     const { s, alice } = await world()
     const first = await send(s, 'targeted/self', { jwt: alice.jwt, json: { Msg: 'one' } })
