@@ -70,6 +70,15 @@ function checkLink(link: string) {
     throw Errors.badRequest('Link must be an http(s) URL or a path starting with /')
 }
 
+/**
+ * A message is text for people: no control characters but tab and line breaks. NUL in particular: PostgreSQL's
+ * TEXT cannot hold it, so refusing it here keeps both stores answering alike.
+ */
+function checkMessage(msg: string) {
+  if (!/\S/.test(msg)) throw Errors.badRequest('Msg must not be blank')
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(msg)) throw Errors.badRequest('Msg must not contain control characters')
+}
+
 export function notificationsPlugin({ config, store, auth, clock }: NotificationsDeps) {
   const { notifications } = store
 
@@ -80,6 +89,7 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     if (expires === 0) expires = now + config.notificationLifetimeMs
     else if (expires <= now) throw Errors.badRequest('Expires must be in the future')
     const ignoreUntil = timeOf('IgnoreUntil', body.IgnoreUntil)
+    checkMessage(body.Msg)
     const link = body.Link ?? ''
     checkLink(link)
     const id = await notifications.create(
@@ -190,10 +200,7 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
         if ((body.UID && body.UID !== n.uid) || (body.GID && body.GID !== n.gid) || (body.Broadcast === true && !n.broadcast))
           throw Errors.badRequest('the target of a notification cannot be changed: delete it and send a new one')
         const changes: NotificationChanges = {}
-        if (body.Msg) {
-          if (!/\S/.test(body.Msg)) throw Errors.badRequest('Msg must not be blank')
-          changes.msg = body.Msg
-        }
+        if (body.Msg) (checkMessage(body.Msg), (changes.msg = body.Msg))
         if (body.Type !== undefined) changes.type = body.Type
         if (body.Level !== undefined) changes.level = body.Level
         if (body.Link !== undefined) (checkLink(body.Link), (changes.link = body.Link))

@@ -291,10 +291,22 @@ describe('limits', () => {
     await send(s, 'targeted/self', { jwt: alice.jwt, json: { Msg: 'room again' } })
   })
 
+  test('the count holds when one sender sends many at once', async () => {
+    const s = await setup({ notificationsPerUser: 5 })
+    const alice = await s.createUser()
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.call('POST', '/api/notifications/targeted/self', { jwt: alice.jwt, json: { Msg: `n${i}` } }).then((r) => r.status)),
+    )
+    expect(statuses.filter((c) => c === 200)).toHaveLength(5)
+    expect(statuses.filter((c) => c === 429)).toHaveLength(15)
+    expect(Object.keys(await list(s, alice.jwt))).toHaveLength(5)
+  })
+
   test('a message is 1 to 4096 characters and not blank', async () => {
     const { s, alice } = await world()
     for (const Msg of ['', '   ', 'x'.repeat(4097)]) await refused(s, 400, 'POST', '/api/notifications/targeted/self', { jwt: alice.jwt, json: { Msg } })
     await send(s, 'targeted/self', { jwt: alice.jwt, json: { Msg: 'é'.repeat(4096) } })
+    await send(s, 'targeted/self', { jwt: alice.jwt, json: { Msg: 'line one\n\tline two 😀' } })
     const id = await send(s, 'targeted/self', { jwt: alice.jwt, json: { Msg: 'ok' } })
     for (const Msg of ['  ', 'x'.repeat(4097)]) await refused(s, 400, 'PUT', `/api/notifications/${id}`, { jwt: alice.jwt, json: { Msg } })
   })
@@ -308,6 +320,8 @@ describe('bad input: 400, nothing changed', () => {
       {},
       { Msg: 5 },
       { Msg: null },
+      { Msg: 'x\u0000y' },
+      { Msg: 'bell\u0007' },
       { Msg: 'x', Expires: past },
       { Msg: 'x', Expires: 'tomorrow' },
       { Msg: 'x', IgnoreUntil: '2026-13-40T00:00:00Z' },
@@ -327,7 +341,7 @@ describe('bad input: 400, nothing changed', () => {
     for (const json of bad) await refused(s, 400, 'POST', '/api/notifications/targeted/self', { jwt: alice.jwt, json })
     await refused(s, 400, 'POST', '/api/notifications/targeted/self', { jwt: alice.jwt, body: '{"Msg":', headers: { 'content-type': 'application/json' } })
     const id = await send(s, 'targeted/self', { jwt: alice.jwt, json: { Msg: 'x', Link: '/search?q=1' } })
-    for (const json of [{ Expires: 'soon' }, { IgnoreUntil: 5 }, { Type: -1 }, { Link: 'javascript:x' }, { Level: 'a b' }])
+    for (const json of [{ Msg: 'nul\u0000' }, { Expires: 'soon' }, { IgnoreUntil: 5 }, { Type: -1 }, { Link: 'javascript:x' }, { Level: 'a b' }])
       await refused(s, 400, 'PUT', `/api/notifications/${id}`, { jwt: alice.jwt, json })
   })
 

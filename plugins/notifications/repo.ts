@@ -39,8 +39,6 @@ export interface NotificationsRepo {
   listFor(uid: number, now: number, after: number): Promise<NotificationRow[]>
   /** Every unexpired notification sent after `after`, ignored ones too (the admin view). In id order. */
   listAll(now: number, after: number): Promise<NotificationRow[]>
-  /** Unexpired notifications sent by `uid` at `now`. */
-  countLive(uid: number, now: number): Promise<number>
   update(id: number, changes: NotificationChanges): Promise<void>
   delete(id: number): Promise<boolean>
   /** Deletes every notification expired at `now`; answers how many. Idempotent, so any replica may run it. */
@@ -103,7 +101,7 @@ export function insertValues(n: NewNotification, broadcast: number | boolean): V
   return [n.sender, broadcast, n.uid || null, n.gid || null, n.type, n.level, n.link, n.msg, n.sent, n.expires, n.ignoreUntil]
 }
 
-const INSERT_COLUMNS = NOTIFICATION_COLUMNS.replace('id, ', '')
+export const INSERT_COLUMNS = NOTIFICATION_COLUMNS.replace('id, ', '')
 
 export class SqliteNotificationsRepo implements NotificationsRepo {
   private readonly q: {
@@ -111,7 +109,6 @@ export class SqliteNotificationsRepo implements NotificationsRepo {
     get: Statement<NotificationDbRow, [number]>
     listFor: Statement<NotificationDbRow, [number, number, number, number, number]>
     listAll: Statement<NotificationDbRow, [number, number]>
-    count: Statement<{ n: number }, [number, number]>
     del: Statement<unknown, [number]>
     sweep: Statement<unknown, [number]>
   }
@@ -132,7 +129,6 @@ export class SqliteNotificationsRepo implements NotificationsRepo {
          ORDER BY id`,
       ),
       listAll: db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE expires > ? AND sent > ? ORDER BY id`),
-      count: db.query('SELECT COUNT(*) AS n FROM notifications WHERE sender = ? AND expires > ?'),
       del: db.query('DELETE FROM notifications WHERE id = ?'),
       sweep: db.query('DELETE FROM notifications WHERE expires <= ?'),
     }
@@ -151,9 +147,6 @@ export class SqliteNotificationsRepo implements NotificationsRepo {
   }
   async listAll(now: number, after: number) {
     return this.q.listAll.all(now, after).map((r) => toNotification(r))
-  }
-  async countLive(uid: number, now: number) {
-    return this.q.count.get(uid, now)!.n
   }
   async update(id: number, changes: NotificationChanges) {
     const { sets, values } = updateClause(changes, () => '?')
