@@ -9,7 +9,7 @@
 // - an admin sends to any user or group.
 // Each sender holds at most config.notificationsPerUser unexpired notifications, each of at most MAX_MESSAGE
 // characters, so no caller can fill the store.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
 import type { Store } from '../../server/store'
@@ -177,6 +177,7 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     }, {
       access: 'admin',
       body: CreateNotificationBody,
+      response: t.Integer(),
       detail: { summary: 'Send a notification to every user (admins only); answers its id' },
     })
     .post('/api/notifications/targeted/self', async ({ caller, body, set }) => {
@@ -186,11 +187,13 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     }, {
       access: 'NotificationWrite',
       body: CreateNotificationBody,
+      response: t.Integer(),
       detail: { summary: 'Send a notification to yourself; answers its id' },
     })
     .post('/api/notifications/targeted', async ({ caller, body, set }) => send(caller, body, await targetOf(caller, body), set), {
       access: 'NotificationWrite',
       body: CreateNotificationBody,
+      response: t.Integer(),
       detail: { summary: 'Send a notification to one user (UID: yourself, or anyone for an admin) or one group (GID: your own, or any for an admin); answers its id' },
     })
     .put(

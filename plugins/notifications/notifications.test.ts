@@ -76,6 +76,11 @@ describe('the js-client', () => {
     expect(jsTargetOf(mine[id]!)).toBe('myself')
     expect(Date.parse(mine[id]!.Expires) - Date.parse(mine[id]!.Sent)).toBe(7 * DAY)
     expect(await list(s, bob.jwt)).toEqual({})
+    // its fetch sends the JSON string without a Content-Type of its own: text/plain
+    const body = JSON.stringify({ Msg: 'as fetch sends it', Broadcast: false, UID: 0, GID: 0 })
+    const res = await s.call('POST', '/api/notifications/targeted/self', { jwt: alice.jwt, body, headers: { 'content-type': 'text/plain;charset=UTF-8' } })
+    expect(res.status).toBe(200)
+    expect(Object.keys(await list(s, alice.jwt))).toEqual([id, String(res.body)])
   })
 
   test('createOneTargetedNotification to a group and to a user, createOneBroadcastedNotification', async () => {
