@@ -33,7 +33,6 @@ export const NotificationRecord = t.Object({
 /** GET /api/notifications: keyed by the notification's id (a decimal integer; Go reads map[uint64]Notification). */
 export const NotificationSet = t.Record(t.String({ pattern: '^[0-9]+$' }), NotificationRecord)
 
-const Time = t.Union([t.String({ maxLength: 64 }), t.Null()])
 // Numbers and flags of bodies are TypeBox's own: Elysia's t.Integer and t.Boolean would also take "5" and "true".
 /** The Go client's int32 ids; 0 means "none" on the wire. */
 const Id32 = Type.Integer({ minimum: 0, maximum: 2_147_483_647 })
@@ -49,13 +48,13 @@ const Message = t.String({ maxLength: MAX_MESSAGE })
  */
 const Common = {
   Type: t.Optional(TypeNumber),
-  Expires: t.Optional(Time),
-  IgnoreUntil: t.Optional(Time),
+  Expires: OptionalText(t.String({ maxLength: 64 })),
+  IgnoreUntil: OptionalText(t.String({ maxLength: 64 })),
   Level: OptionalText(Level),
   Link: OptionalText(t.String({ maxLength: MAX_LINK })),
-  Sent: t.Optional(Time),
+  Sent: OptionalText(t.String({ maxLength: 64 })),
   Sender: t.Optional(Type.Integer({ minimum: -2_147_483_648, maximum: 2_147_483_647 })),
-  Origin: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()])),
+  Origin: OptionalText(t.String({ maxLength: 64 })),
 }
 
 export const CreateNotificationBody = t.Object({
