@@ -84,7 +84,7 @@ export async function createApp(deps: AppDeps) {
     .use(ingestPlugin({ store, auth, clock }))
     .use(searchCtrlPlugin({ config, store, auth, searches, clock, quotas }))
     .use(statsPlugin({ config, auth, searches }))
-    .use(notificationsPlugin({ auth }))
+    .use(notificationsPlugin({ config, store, auth, clock }))
     .use(dashboardsPlugin({ store, auth, clock, quotas }))
     .use(libraryPlugin({ store, auth, clock, quotas }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).

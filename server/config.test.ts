@@ -39,6 +39,8 @@ describe('configuration', () => {
     expect(config.userQuotaBytes).toBe(10 * 1024 ** 3)
     expect(config.shutdownGraceMs).toBe(10_000)
     expect(config.maxSearchesPerUser).toBe(32)
+    expect(config.notificationsPerUser).toBe(1000)
+    expect(config.notificationLifetimeMs).toBe(7 * 86_400_000)
     expect(warnings).toEqual([])
   })
 
@@ -105,6 +107,11 @@ describe('configuration', () => {
     [{ QUARRY_LOGIN_THROTTLE_ENTRIES: '10' }, 'QUARRY_LOGIN_THROTTLE_ENTRIES'],
     [{ QUARRY_MAX_SEARCHES_PER_USER: '0' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
     [{ QUARRY_MAX_SEARCHES_PER_USER: 'many' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
+    [{ QUARRY_NOTIFICATIONS_PER_USER: '0' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
+    [{ QUARRY_NOTIFICATIONS_PER_USER: 'many' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
+    [{ QUARRY_NOTIFICATIONS_PER_USER: '1000001' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
+    [{ QUARRY_NOTIFICATION_LIFETIME: 'forever' }, 'QUARRY_NOTIFICATION_LIFETIME'],
+    [{ QUARRY_NOTIFICATION_LIFETIME: '0d' }, 'QUARRY_NOTIFICATION_LIFETIME'],
   ])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })
@@ -116,6 +123,12 @@ describe('configuration', () => {
 
   test('QUARRY_MAX_SEARCHES_PER_USER is read', () => {
     expect(loadConfig({ QUARRY_MAX_SEARCHES_PER_USER: '5' }).config.maxSearchesPerUser).toBe(5)
+  })
+
+  test('notification bounds are read', () => {
+    const { config } = loadConfig({ QUARRY_NOTIFICATIONS_PER_USER: '50', QUARRY_NOTIFICATION_LIFETIME: '36h' })
+    expect(config.notificationsPerUser).toBe(50)
+    expect(config.notificationLifetimeMs).toBe(36 * 3_600_000)
   })
 
   test('unknown QUARRY_ variables are reported, not fatal', () => {

@@ -52,6 +52,10 @@ export interface Config {
   mapTileUrl: string
   /** GET /api/settings `DisableMapTileProxy`: true tells the GUI to fetch tiles from mapTileUrl itself. */
   disableMapTileProxy: boolean
+  /** Unexpired notifications one sender may hold at once (QUARRY_NOTIFICATIONS_PER_USER). */
+  notificationsPerUser: number
+  /** Lifetime of a notification sent without an expiry (QUARRY_NOTIFICATION_LIFETIME). */
+  notificationLifetimeMs: number
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +68,7 @@ const KNOWN = new Set([
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
+  'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
   'QUARRY_DATABASE_URL',
@@ -250,6 +255,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
     mapTileUrl: parsePublicUrl('QUARRY_MAP_TILE_URL', get('QUARRY_MAP_TILE_URL') ?? DEFAULT_MAP_TILE_URL),
     disableMapTileProxy: parseBool('QUARRY_DISABLE_MAP_TILE_PROXY', get('QUARRY_DISABLE_MAP_TILE_PROXY') ?? 'true'),
+    // 1000 of at most 4096 characters: about 16 MiB per sender at worst, far more than any GUI shows.
+    notificationsPerUser: parseCount('QUARRY_NOTIFICATIONS_PER_USER', get('QUARRY_NOTIFICATIONS_PER_USER') ?? '1000', 1, 1_000_000),
+    notificationLifetimeMs: parseDuration('QUARRY_NOTIFICATION_LIFETIME', get('QUARRY_NOTIFICATION_LIFETIME') ?? '7d'),
   }
   return { config, warnings }
 }

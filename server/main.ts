@@ -147,6 +147,10 @@ export async function main(env: Record<string, string | undefined> = process.env
     auth.sweepExpiredSessions().catch((e: unknown) =>
       log.error('expired session sweep failed', { error: e instanceof Error ? e.message : String(e) }),
     )
+    // Expired notifications are already invisible; this only frees their rows. Idempotent, so every replica may run it.
+    store.notifications.sweepExpired(Date.now()).catch((e: unknown) =>
+      log.error('expired notification sweep failed', { error: e instanceof Error ? e.message : String(e) }),
+    )
   }, EXPIRED_SESSION_SWEEP_MS)
   sessionSweep.unref()
   searchSweep = setInterval(() => searches.sweep(), SEARCH_SWEEP_MS)

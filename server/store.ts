@@ -16,6 +16,7 @@ import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
 import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
 import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
 import { SqliteQuotaRepo, type QuotaRepo } from './quota'
+import { SqliteNotificationsRepo, type NotificationsRepo } from '../plugins/notifications/repo'
 
 export interface Store {
   users: UsersRepo
@@ -33,6 +34,7 @@ export interface Store {
   library: LibraryRepo
   /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
   quota: QuotaRepo
+  notifications: NotificationsRepo
   /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
   readonly kind: 'sqlite' | 'pg'
   /** Ends the store's connections; pending queries finish first. */
@@ -60,6 +62,7 @@ export function createSqliteStore(path: string): Store & { db: Database } {
     dashboards: new SqliteDashboardsRepo(db),
     library: new SqliteLibraryRepo(db),
     quota: new SqliteQuotaRepo(db),
+    notifications: new SqliteNotificationsRepo(db),
     kind: 'sqlite',
     close: async () => db.close(),
   }

@@ -631,6 +631,14 @@ const ITEM_MAKERS: Record<string, (w: World) => Promise<Item>> = {
     const e = (await must(w.s.call('POST', '/api/library', { jwt: w.user.jwt, json: { Name: 'fuzz', Query: 'tag=fuzz' } }), 'library entry')).body
     return { ids: [e.ThingUUID, e.GUID], alive: () => okAs(w.s, `/api/library/${e.ThingUUID}`, bearer(w.user.jwt)) }
   },
+  notification: async (w) => {
+    const id = String((await must(w.s.call('POST', '/api/notifications/targeted/self', { jwt: w.user.jwt, json: { Msg: 'fuzz' } }), 'notification')).body)
+    const alive = async () => {
+      const res = await w.s.call('GET', '/api/notifications', { jwt: w.user.jwt })
+      return res.status === 200 && id in res.body
+    }
+    return { ids: [id], alive }
+  },
   search: async (w) => {
     // one launched search, and one saved (SAVED once it is dormant) with a result to download
     await must(w.s.call('POST', '/api/ingest/json', { jwt: w.adminJwt, json: [{ TS: '2000-01-01T00:00:00Z', Tag: 'fuzz', Data: 'ZnV6eg==' }] }), 'ingest')
@@ -663,6 +671,8 @@ export async function fuzzFixture(): Promise<FuzzFixture> {
     maxFileBytes: FUZZ_LIMIT,
     maxResourceBytes: FUZZ_LIMIT,
     maxImportBytes: FUZZ_LIMIT,
+    // the fixture's user sends the notification the fuzz targets; valid junk must not use up its count on a long run
+    notificationsPerUser: 1_000_000,
   })
   const w: World = { s, user: { uid: 0, jwt: '' }, adminJwt: s.adminJwt, token: '' }
   const items = new Map<string, Item>()

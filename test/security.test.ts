@@ -122,6 +122,14 @@ const ownerEntry = (shared: boolean) => async (f: Fixture) => {
 const entryReadRow: Row = { who: 'member', path: ownerEntry(true) }
 const entryWriteRow = (body?: Row['body']): Row => ({ who: 'self', body, path: ownerEntry(false) })
 
+/** A fresh notification the owner sent to themselves: only the owner and admins see it. */
+const ownerNotification = async (f: Fixture) => {
+  const res = await f.server.call('POST', '/api/notifications/targeted/self', { jwt: f.ownerJwt, json: { Msg: 'matrix' } })
+  if (res.status !== 200) throw new Error(`notification creation failed: ${res.status} ${res.text}`)
+  return `/api/notifications/${res.body}`
+}
+const notificationRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: ownerNotification })
+
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
   'GET /api/settings': { who: 'any' },
@@ -201,6 +209,12 @@ const MATRIX: Record<string, Row> = {
   'GET /api/stats/ping': { who: 'any' },
   'GET /api/stats/sysDesc': { who: 'any' },
   'GET /api/notifications': { who: 'any' },
+  'POST /api/notifications/broadcast': { who: 'admin', body: () => ({ Msg: 'matrix' }) },
+  'POST /api/notifications/targeted/self': { who: 'any', body: () => ({ Msg: 'matrix' }) },
+  // to the fixture group: its members and admins (a stranger may not write into the group's lists)
+  'POST /api/notifications/targeted': { who: 'member', body: (f) => ({ Msg: 'matrix', GID: f.gid }) },
+  'PUT /api/notifications/:id': notificationRow(() => ({ Msg: 'changed' })),
+  'DELETE /api/notifications/:id': notificationRow(),
   'GET /api/dashboards': { who: 'any' },
   'GET /api/dashboards/all': { who: 'any' },
   'POST /api/dashboards': { who: 'any', body: () => ({ Name: 'new', Description: '', GIDs: [], Global: false, Data: { tiles: [] } }) },

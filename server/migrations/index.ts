@@ -11,6 +11,7 @@ import library from './006_library'
 import searchGid from './009_search_gid'
 import quota from './010_quota'
 import loginAttempts from './011_login_attempts'
+import notifications from './012_notifications'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -24,4 +25,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 9, name: 'search_gid', sql: searchGid },
   { version: 10, name: 'quota', sql: quota },
   { version: 11, name: 'login_attempts', sql: loginAttempts },
+  { version: 12, name: 'notifications', sql: notifications },
 ]
