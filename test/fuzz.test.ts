@@ -2,7 +2,7 @@
 // QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SEED replays a run;
 // test/fuzz-long.sh is the long run.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { fuzzFixture, fuzzSeed, runFuzz } from './fuzz'
+import { fuzzFixture, fuzzSeed, listChanges, runFuzz, storeChanges } from './fuzz'
 
 const runs = Number(process.env.QUARRY_FUZZ_RUNS ?? 2000)
 const seed = fuzzSeed()
@@ -20,4 +20,15 @@ describe('generated bad input', () => {
     const withBody = fixture.routes.filter((r) => r.body && !r.upload && JSON.stringify(r.body) !== '{}')
     expect(withBody.filter((r) => !mustRefuseByRoute[r.key]).map((r) => r.key)).toEqual([])
   }, Math.max(120_000, runs * 100))
+})
+
+describe('a failure names what changed', () => {
+  test('blob files that appeared and disappeared', () => {
+    expect(listChanges(['a/b/keep', 'a/c/gone'], ['a/b/keep', 'tmp/x.part'], 'blob')).toBe('1 blob(s) appeared: tmp/x.part; 1 blob(s) disappeared: a/c/gone')
+  })
+  test('the rows added and removed, by table; unchanged tables are not named', () => {
+    const before = { users: [{ id: 1, name: 'admin' }], saved_searches: [] as unknown[] }
+    const after = { users: [{ id: 1, name: 'admin' }], saved_searches: [{ id: '7', state: 'saved' }] }
+    expect(storeChanges(before, after)).toBe('table saved_searches: 1 row(s) appeared: {"id":"7","state":"saved"}')
+  })
 })

@@ -795,6 +795,28 @@ function describeCase(c: FuzzCase, req: Request): string {
   return `[${c.kind}${c.mustRefuse ? ', must refuse' : ''}] ${c.caller}: ${req.method} ${req.url.slice(0, 300)} headers ${JSON.stringify(Object.fromEntries(req.headers)).slice(0, 300)} body ${JSON.stringify(body)}${c.huge ? ` then filler: ${JSON.stringify(c.huge)}` : ''}`
 }
 
+/** What entered and left a list of strings (blob files, a table's rows as JSON), each shown up to 300 characters. */
+export function listChanges(before: readonly string[], after: readonly string[], what: string): string {
+  const had = new Set(before)
+  const has = new Set(after)
+  const show = (items: string[]) => items.slice(0, 5).map((i) => i.slice(0, 300)).join(', ') + (items.length > 5 ? `, and ${items.length - 5} more` : '')
+  const added = after.filter((i) => !had.has(i))
+  const removed = before.filter((i) => !has.has(i))
+  const parts = []
+  if (added.length > 0) parts.push(`${added.length} ${what}(s) appeared: ${show(added)}`)
+  if (removed.length > 0) parts.push(`${removed.length} ${what}(s) disappeared: ${show(removed)}`)
+  return parts.join('; ') || `${what}s in another order or count`
+}
+
+/** Which rows of which tables a change of the store added or removed. */
+export function storeChanges(before: Record<string, unknown[]>, after: Record<string, unknown[]>): string {
+  const rows = (t: Record<string, unknown[]>, name: string) => (t[name] ?? []).map((r) => JSON.stringify(r))
+  const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]))
+    .map((name) => `table ${name}: ${listChanges(rows(before, name), rows(after, name), 'row')}`)
+  return changed.join('; ')
+}
+
 /** Sends `runs` generated cases; throws (with the seed and the offending request) at the first broken rule. */
 export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promise<FuzzStats> {
   const stats: FuzzStats = { requests: 0, byKind: {}, byStatus: {}, byRoute: {}, mustRefuseByRoute: {}, refusedChecked: 0 }
@@ -804,11 +826,14 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
   const db = (f.s.store as { db?: import('bun:sqlite').Database }).db
   let uncounted = -1 // below the -1 of the empty cache, so the first call takes a snapshot
   const changes = () => (db ? db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n : --uncounted)
-  let cached = { at: -1, snapshot: '' }
+  let cached: { at: number; snapshot: string; tables: Record<string, unknown[]> } = { at: -1, snapshot: '', tables: {} }
   const snapshot = async () => {
     const at = changes()
-    if (at !== cached.at) cached = { at, snapshot: JSON.stringify(await storeSnapshotAsync(f.s)) }
-    return cached.snapshot
+    if (at !== cached.at) {
+      const tables = await storeSnapshotAsync(f.s)
+      cached = { at, snapshot: JSON.stringify(tables), tables }
+    }
+    return cached
   }
   const property = fc.asyncProperty(caseArbitrary(f.routes), async (c) => {
     if (stats.requests % HEAL_EVERY === 0) await f.heal()
@@ -816,7 +841,7 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
     // searches run and are saved in the background: what an earlier accepted request started ends first
     await f.s.searches.settled()
     const before = await snapshot()
-    const blobsBefore = JSON.stringify(blobFiles(f.s))
+    const blobsBefore = blobFiles(f.s)
     let timer: ReturnType<typeof setTimeout> | undefined
     let res: CallResult
     try {
@@ -845,8 +870,10 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
       if (req.method !== 'HEAD' && !wellFormed) throw problem('a refusal without an {"Error": ...} body')
       stats.refusedChecked++
       const after = await snapshot()
-      if (after !== before) throw problem(`a refused request changed the store (before ${before.length} chars, after ${after.length})`)
-      if (JSON.stringify(blobFiles(f.s)) !== blobsBefore) throw problem('a refused request changed the blob files')
+      if (after.snapshot !== before.snapshot) throw problem(`a refused request changed the store: ${storeChanges(before.tables, after.tables)}`)
+      const blobsAfter = blobFiles(f.s)
+      if (JSON.stringify(blobsAfter) !== JSON.stringify(blobsBefore))
+        throw problem(`a refused request changed the blob files: ${listChanges(blobsBefore, blobsAfter, 'blob')}`)
     }
   })
   try {

@@ -742,6 +742,57 @@ describe('deleting the owner', () => {
     expect(workFiles(s)).toEqual([`${others}.idx`, `${others}.ndjson`])
     expect(await s.rows('SELECT count(*) AS n FROM saved_searches')).toEqual([{ n: 0 }])
   })
+
+  // Issue 15 point 10: a removal in the middle of the move to the blob store answered before the move had ended, so
+  // the move's blobs came and went after the answer (and after settled(), which only sees searches still known).
+  test.each([
+    ['deleting the owner', (s: TestServer, w: World) => call(s, 'DELETE', `/api/users/${w.owner.uid}`, s.adminJwt)],
+    ['deleting the search', (s: TestServer, w: World, id: string) => call(s, 'DELETE', `/api/searchctrl/${id}`, w.owner.jwt)],
+  ])('%s while its results move to the blob store answers only once the move is undone', async (_, remove) => {
+    let hold: { reached: () => void; release: Promise<void> } | undefined
+    const heldPuts = async (dir: string): Promise<BlobStore> => {
+      const disk = await createDiskBlobStore({ dataDir: dir })
+      return new Proxy(disk, {
+        get(target, name) {
+          if (name === 'put')
+            return async (key: string, body: ReadableStream<Uint8Array>) => {
+              const held = key.endsWith('/index') ? hold : undefined
+              if (held) {
+                hold = undefined
+                held.reached()
+                await held.release
+              }
+              return target.put(key, body)
+            }
+          const value = Reflect.get(target, name)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+    }
+    const w = await setup({ blobs: heldPuts })
+    const { s, owner } = w
+    await ingest(s, lines(5))
+    const id = await launch(s, owner.jwt, 'tag=web')
+    await call(s, 'PATCH', `/api/searchctrl/${id}/save`, owner.jwt)
+    await s.searches.settled()
+    const blobsBefore = blobFiles(s)
+    let release = () => {}
+    const reached = new Promise<void>((resolve) => {
+      hold = { reached: resolve, release: new Promise<void>((r) => (release = r)) }
+    })
+    // Dormant now: the move starts; it has put the results and is held before the index.
+    await call(s, 'PUT', `/api/searchctrl/${id}/detach`, owner.jwt)
+    await reached
+    expect(blobFiles(s)).not.toEqual(blobsBefore)
+    const timer = setTimeout(release, 100)
+    const res = await remove(s, w, id)
+    clearTimeout(timer)
+    release()
+    expect(res.status).toBe(200)
+    expect(blobFiles(s)).toEqual(blobsBefore)
+    expect(await blobsOf(s, id)).toEqual([undefined, undefined])
+    expect(Number((await s.rows('SELECT count(*) AS n FROM saved_searches'))[0]!.n)).toBe(0)
+  })
 })
 
 describe('restart', () => {

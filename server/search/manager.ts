@@ -607,6 +607,9 @@ export class SearchManager {
     s.clients.clear()
     this.searches.delete(s.record.id)
     // The runner is not waited for (it may be between steps); it removes the files again when it ends.
+    // A move to the blob store is waited for: it sees `removed` and discards what it put, and nothing else waits for it once the
+    // search left the map (settled() included), so answering earlier would let its blobs come and go afterwards.
+    if (s.transfer) await s.transfer
     if (s.save !== 'none') await this.deps.searches.deleteSaved(s.record.id)
     if (s.work) removeWorkFiles(s.work)
     if (s.blob) {

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# The container, really built and run (issue 15 point 9): builds the image from the Dockerfile as it is, runs it,
+# and checks what an operator relies on. Ends with one plain summary line ("N passed, N failed"); exits 1 on any
+# failure. Run by .ci/run after the README's test command.
+#
+# No Docker engine runs here and no image registry can be reached, so it uses Podman (root; installed and set up
+# by test/container-engine.sh, the project's own copy) and, for a base image that is not there, builds a stand-in
+# (Debian bookworm minbase + this checkout's Bun; the first debootstrap takes about 2 minutes and is cached in
+# $CE_CACHE, /var/tmp/container-engine).
+#
+# What it checks:
+#   the image keeps its HEALTHCHECK (built with --format docker) and has `quarry` on PATH;
+#   the container becomes healthy (the image's own HEALTHCHECK, whatever it is, run by `podman healthcheck run`);
+#   admin login, a dashboard and an uploaded file written, the container restarted, both read back (named volume);
+#   no process in the container runs as root;
+#   SIGTERM stops it within the shutdown grace (QUARRY_SHUTDOWN_GRACE, 10s unless set), exit code 0 or 143, with the
+#   server's own shutdown line in its log (it drained rather than being killed).
+# The container runs with --network none: its HEALTHCHECK and the API checks (test/container-client.ts, run inside it
+# with `podman exec`) reach the server on the container's own loopback, so no host port is needed or can clash.
+#
+# Env: CONTAINER_IMAGE (localhost/quarry-ci:test), QUARRY_SHUTDOWN_GRACE (10s), CE_CACHE.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+IMAGE=${CONTAINER_IMAGE:-localhost/quarry-ci:test}
+GRACE=${QUARRY_SHUTDOWN_GRACE:-10s}
+NAME=quarry-check-$$
+VOLUME=quarry-check-data-$$
+PASSWORD=container-check-$RANDOM$RANDOM
+HEALTHY_WITHIN=90 # seconds from start to healthy: start-up is a few seconds, but the machine may be loaded
+
+# Podman without systemd says on every run/restart that it cannot add healthcheck timers: true, and expected here
+# (healthy() runs the check itself), so that line is left out; everything else it says stays.
+podman() { command podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS: $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
+check() { # check WHAT COMMAND...
+  local what=$1
+  shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+summary() {
+  echo "container: ${passed} passed, ${failed} failed"
+  [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
+}
+cleanup() {
+  podman rm -f -t 0 "$NAME" >/dev/null 2>&1
+  podman volume rm -f "$VOLUME" >/dev/null 2>&1
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+abort() {
+  fail "$1"
+  summary
+  exit 1
+}
+
+# Seconds of a QUARRY_* duration (as server/config.ts reads them: 500ms, 10s, 2m, 1h), rounded up.
+seconds() {
+  awk -v d="$1" 'BEGIN {
+    if (match(d, /^[0-9]+(\.[0-9]+)?/) == 0) exit 1
+    n = substr(d, 1, RLENGTH); u = substr(d, RLENGTH + 1)
+    f = (u == "ms") ? 0.001 : (u == "s" || u == "") ? 1 : (u == "m") ? 60 : (u == "h") ? 3600 : -1
+    if (f < 0) exit 1
+    s = n * f; printf "%d", (s == int(s)) ? s : int(s) + 1
+  }'
+}
+grace_s=$(seconds "$GRACE") || abort "QUARRY_SHUTDOWN_GRACE=$GRACE is not a duration"
+
+[ "$(id -u)" -eq 0 ] || abort "the container engine needs root (Podman, rootful)"
+t0=$(now)
+bash test/container-engine.sh setup >/dev/null || abort "the container engine could not be set up (test/container-engine.sh setup)"
+echo "container: engine ready in $(since "$t0") s: $(podman --version)"
+
+# Base images the Dockerfile names (not its own stages). One that is missing is built as a stand-in when it is
+# oven/bun (with this checkout's Bun, which must be the version of the tag), else it must be pullable.
+BUN=$(readlink -f node_modules/.bin/bun 2>/dev/null || true)
+stages=$(awk 'toupper($1) == "FROM" { for (i = 2; i < NF; i++) if (toupper($i) == "AS") print $(i + 1) }' Dockerfile)
+for ref in $(awk 'toupper($1) == "FROM" { for (i = 2; i <= NF; i++) if ($i !~ /^--/) { print $i; break } }' Dockerfile | sort -u); do
+  grep -qxF "$ref" <<<"$stages" && continue
+  full=$ref
+  [[ $full == */*/* || $full == localhost/* ]] || full=docker.io/$full
+  [[ $full == docker.io/*/* ]] || [[ $full != docker.io/* ]] || full=${full/docker.io\//docker.io/library/}
+  podman image exists "$full" && continue
+  if [[ $full == docker.io/oven/bun:* ]]; then
+    tag=${full#*:}
+    [ -x "$BUN" ] || abort "no Bun in node_modules to build the stand-in for $ref (run 'npm ci' first)"
+    have=$("$BUN" --version)
+    [[ $tag == "$have" || $tag == "$have"-* ]] || abort "the Dockerfile wants $ref but this checkout's Bun is $have"
+    t=$(now)
+    bash test/container-engine.sh base "$full" "$BUN" >/dev/null || abort "the stand-in base image $full could not be built"
+    echo "container: stand-in base $full built in $(since "$t") s"
+  else
+    podman pull -q "$full" >/dev/null || abort "the base image $ref is not here and cannot be pulled"
+  fi
+done
+
+t=$(now)
+if ! podman build --pull=never --format docker -t "$IMAGE" . >"${TMPDIR:-/tmp}/$NAME.build.log" 2>&1; then
+  tail -30 "${TMPDIR:-/tmp}/$NAME.build.log"
+  rm -f "${TMPDIR:-/tmp}/$NAME.build.log"
+  abort "the image builds from the Dockerfile"
+fi
+rm -f "${TMPDIR:-/tmp}/$NAME.build.log"
+pass "the image builds from the Dockerfile"
+size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
+echo "container: image built in $(since "$t") s, $((size / 1000000)) MB"
+
+healthcheck=$(podman image inspect --format '{{if .Config.Healthcheck}}{{json .Config.Healthcheck.Test}}{{end}}' "$IMAGE" 2>/dev/null)
+[ -n "$healthcheck" ] && [ "$healthcheck" != null ] && pass "the image keeps its HEALTHCHECK: $healthcheck" || fail "the image keeps its HEALTHCHECK"
+user=$(podman image inspect --format '{{.Config.User}}' "$IMAGE")
+check "the image names a user other than root ($user)" test -n "$user" -a "$user" != root -a "$user" != 0
+
+running() { [ "$(podman inspect --format '{{.State.Running}}' "$NAME" 2>/dev/null)" = true ]; }
+# Waits until the image's own HEALTHCHECK passes (podman runs it on a timer only under systemd, so it is run here).
+healthy() {
+  local start deadline
+  start=$(now)
+  deadline=$((SECONDS + HEALTHY_WITHIN))
+  while [ $SECONDS -lt $deadline ]; do
+    if ! running; then
+      podman logs --tail 20 "$NAME" 2>&1
+      fail "$1: the container exited ($(podman inspect --format '{{.State.ExitCode}}' "$NAME" 2>/dev/null))"
+      return 1
+    fi
+    if podman healthcheck run "$NAME" >/dev/null 2>&1; then
+      pass "$1: healthy after $(since "$start") s"
+      return 0
+    fi
+    sleep 1
+  done
+  podman logs --tail 20 "$NAME" 2>&1
+  fail "$1: not healthy within ${HEALTHY_WITHIN} s"
+  return 1
+}
+# Runs test/container-client.ts inside the container; counts its PASS/FAIL lines; keeps its STATE line's JSON.
+STATE=''
+client() {
+  local out
+  out=$(podman exec -i -e CHECK_PHASE="$1" -e CHECK_PASSWORD="$PASSWORD" -e CHECK_STATE="${2:-}" "$NAME" bun run - <test/container-client.ts 2>&1)
+  local status=$?
+  while IFS= read -r line; do
+    case $line in
+      PASS:*) passed=$((passed + 1)); echo "$line" ;;
+      FAIL:*) failed=$((failed + 1)); echo "$line" ;;
+      STATE\ *) STATE=${line#STATE } ;;
+    esac
+  done <<<"$out"
+  if [ $status -ne 0 ] || ! grep -q '^PASS:' <<<"$out"; then
+    failed=$((failed + 1))
+    echo "FAIL: the API checks ($1) ran: exit $status"
+    echo "$out" | tail -20
+  fi
+}
+no_root_process() {
+  # every process of the container, the server and anything it started; the Uid line is real, effective, saved, fs
+  local uids
+  uids=$(podman exec "$NAME" sh -c 'for s in /proc/[0-9]*/status; do awk "/^Uid:/ { print \$2, \$3 }" "$s" 2>/dev/null; done') || return 1
+  echo "container: process uids: $(sort -u <<<"$uids" | tr '\n' ' ')"
+  [ -n "$uids" ] && ! grep -qw 0 <<<"$uids"
+}
+
+podman volume create "$VOLUME" >/dev/null
+t=$(now)
+podman run -d --name "$NAME" --network none -v "$VOLUME:/data" \
+  -e QUARRY_ADMIN_PASSWORD="$PASSWORD" -e QUARRY_SHUTDOWN_GRACE="$GRACE" "$IMAGE" >/dev/null ||
+  abort "the container starts"
+healthy "first start" || abort "the container serves"
+client write
+check "the server runs as a user other than root" no_root_process
+check "quarry is on PATH inside the container" podman exec "$NAME" sh -c 'command -v quarry >/dev/null && quarry --help >/dev/null'
+
+t=$(now)
+podman restart -t $((grace_s + 5)) "$NAME" >/dev/null || fail "the container restarts"
+echo "container: restart took $(since "$t") s"
+if healthy "after a restart"; then
+  if [ -n "$STATE" ]; then client read "$STATE"; else fail "something was written to read back"; fi
+fi
+
+# The stop an orchestrator does: SIGTERM, then wait for the grace.
+t=$(now)
+podman kill --signal TERM "$NAME" >/dev/null
+code=$(timeout $((grace_s + 30)) podman wait "$NAME" 2>/dev/null)
+took=$(since "$t")
+if awk -v a="$took" -v b="$grace_s" 'BEGIN { exit !(a <= b) }'; then pass "SIGTERM stopped the container in $took s (grace ${grace_s} s)"
+else fail "SIGTERM stopped the container in $took s, more than the grace of ${grace_s} s (exit code ${code:-none})"; fi
+case $code in
+  0 | 143) pass "the container exited with code $code after SIGTERM" ;;
+  *) fail "the container exited with code ${code:-none} after SIGTERM (0 or 143 expected)" ;;
+esac
+# two starts, two stops: the restart's and this one
+shutdowns=$(podman logs "$NAME" 2>&1 | grep -c 'shutting down')
+check "the server logged its own shutdown at both stops ($shutdowns): it drained rather than being killed" test "$shutdowns" -ge 2
+echo "container: whole check took $(since "$t0") s"
+
+summary
