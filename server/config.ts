@@ -1,6 +1,7 @@
 // Configuration: read once from the environment at start, typed and validated.
 // Nothing else in the server reads process.env; createApp() receives a Config.
 import type { S3Config } from './blob/s3'
+import { type TrustedProxies, parseTrustedProxies } from './client-address'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -48,6 +49,12 @@ export interface Config {
   mapTileUrl: string
   /** GET /api/settings `DisableMapTileProxy`: true tells the GUI to fetch tiles from mapTileUrl itself. */
   disableMapTileProxy: boolean
+  /** Bearer token GET /metrics requires; undefined: /metrics is public (like Grafana's by default). */
+  metricsToken: string | undefined
+  /** Reverse proxies whose X-Forwarded-For is believed (server/client-address.ts); undefined: none. */
+  trustedProxies: TrustedProxies | undefined
+  /** Certificate and key files (PEM) for HTTPS; undefined: plain HTTP. Read by server/main.ts at start. */
+  tls: { certFile: string; keyFile: string } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -63,9 +70,10 @@ const KNOWN = new Set([
   'QUARRY_USER_QUOTA',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
+  'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   ...S3_VARIABLES,
   // read by the CLI, not the server
-  'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
+  'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG', 'QUARRY_CA',
 ])
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
@@ -167,6 +175,35 @@ function parseS3(get: (name: string) => string | undefined): S3Config | undefine
   return { endpoint: url.origin, bucket, accessKey, secretKey, region }
 }
 
+/** Shorter tokens could be guessed by a scraper that may try as often as it likes. */
+const MIN_METRICS_TOKEN = 16
+
+function parseMetricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  if (raw.length < MIN_METRICS_TOKEN || !/^[\x21-\x7e]+$/.test(raw))
+    throw new ConfigError(`QUARRY_METRICS_TOKEN: must be at least ${MIN_METRICS_TOKEN} printable characters without spaces`)
+  return raw
+}
+
+/** Both files or neither; whether they can be read is checked when the server starts (server/main.ts). */
+function parseTls(get: (name: string) => string | undefined): Config['tls'] {
+  const certFile = get('QUARRY_TLS_CERT')
+  const keyFile = get('QUARRY_TLS_KEY')
+  if (certFile === undefined && keyFile === undefined) return undefined
+  if (certFile === undefined) throw new ConfigError('QUARRY_TLS_CERT: must be set when QUARRY_TLS_KEY is (HTTPS needs both)')
+  if (keyFile === undefined) throw new ConfigError('QUARRY_TLS_KEY: must be set when QUARRY_TLS_CERT is (HTTPS needs both)')
+  return { certFile, keyFile }
+}
+
+function trustedProxies(raw: string | undefined): TrustedProxies | undefined {
+  if (raw === undefined) return undefined
+  try {
+    return parseTrustedProxies(raw)
+  } catch (e) {
+    throw new ConfigError(`QUARRY_TRUSTED_PROXIES: ${(e as Error).message}`)
+  }
+}
+
 /** Builds the configuration from an environment; throws ConfigError with one clear line. */
 export function loadConfig(env: Record<string, string | undefined>): { config: Config; warnings: string[] } {
   const get = (name: string) => {
@@ -222,6 +259,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
     mapTileUrl: parsePublicUrl('QUARRY_MAP_TILE_URL', get('QUARRY_MAP_TILE_URL') ?? DEFAULT_MAP_TILE_URL),
     disableMapTileProxy: parseBool('QUARRY_DISABLE_MAP_TILE_PROXY', get('QUARRY_DISABLE_MAP_TILE_PROXY') ?? 'true'),
+    metricsToken: parseMetricsToken(get('QUARRY_METRICS_TOKEN')),
+    trustedProxies: trustedProxies(get('QUARRY_TRUSTED_PROXIES')),
+    tls: parseTls(get),
   }
   return { config, warnings }
 }
