@@ -26,7 +26,7 @@ import { ingestPlugin } from '../plugins/ingest'
 import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
-import { SearchManager, stateWords } from './search/manager'
+import { SearchManager } from './search/manager'
 import { dashboardsPlugin } from '../plugins/dashboards'
 import { libraryPlugin } from '../plugins/library'
 
@@ -54,7 +54,8 @@ export async function createApp(deps: AppDeps) {
     liveSessions: () => deps.store.sessions.countLive(clock(), config.sessionIdleMs),
     searchStates: () =>
       (searches?.list({ uid: 0, admin: true, groups: new Set() }, true) ?? []).map((s) => ({
-        state: stateWords(s).split('/')[0]!.toLowerCase(),
+        // one word per search, from the spec's states: saved, saving, backgrounded, active (attached) or dormant
+        state: s.save !== 'none' ? s.save : s.background ? 'backgrounded' : s.clients.size > 0 ? 'active' : 'dormant',
         running: s.running,
       })),
   })

@@ -111,7 +111,7 @@ export class Metrics {
     })
     new Gauge({
       name: 'quarry_searches',
-      help: 'Searches the server holds, by state (active, dormant, saved) and whether they are still running.',
+      help: 'Searches the server holds, by state (active, dormant, backgrounded, saving, saved) and whether they still run.',
       labelNames: ['state', 'running'],
       registers,
       collect() {

@@ -155,6 +155,37 @@ describe('GET /metrics without QUARRY_METRICS_TOKEN', () => {
   })
 })
 
+test('searches by state: launched, backgrounded, saved, and gone once deleted', async () => {
+  const s = await createTestServer()
+  try {
+    const launch = async () => {
+      const res = await s.call('POST', '/api/searchctrl/launch', { jwt: s.adminJwt, json: { SearchString: 'tag=web' } })
+      expect(res.status).toBe(200)
+      return res.body.SearchID as string
+    }
+    const [a, b, c] = [await launch(), await launch(), await launch()]
+    await s.searches.settled()
+    expect((await s.call('PATCH', `/api/searchctrl/${b}/background`, { jwt: s.adminJwt })).status).toBe(200)
+    expect((await s.call('PATCH', `/api/searchctrl/${c}/save`, { jwt: s.adminJwt })).status).toBe(200)
+    await s.searches.settled()
+    const states = (samples: Sample[]) =>
+      Object.fromEntries(samples.filter((x) => x.name === 'quarry_searches' && x.value > 0).map((x) => [`${x.labels.state}/${x.labels.running}`, x.value]))
+    const before = states((await scrape(s)).samples)
+    expect(Object.values(before).reduce((n, v) => n + v, 0)).toBe(3)
+    // a saved search is `saving` until its results are moved to the blob store while a client is attached
+    const { 'saved/false': saved = 0, 'saving/false': saving = 0, ...rest } = before
+    expect(saved + saving).toBe(1)
+    expect(rest).toEqual({ 'active/false': 1, 'backgrounded/false': 1 })
+    expect((await s.call('DELETE', `/api/searchctrl/${a}`, { jwt: s.adminJwt })).status).toBe(200)
+    await s.searches.settled()
+    const after = states((await scrape(s)).samples)
+    expect(after['backgrounded/false']).toBe(1)
+    expect(after['active/false']).toBeUndefined()
+  } finally {
+    s.close()
+  }
+})
+
 describe('GET /metrics with QUARRY_METRICS_TOKEN', () => {
   const token = 'metrics-token-0123456789'
   let s: TestServer
