@@ -14,6 +14,8 @@ export interface ClientOptions {
   token?: string
   /** JWT of a saved login. */
   jwt?: string
+  /** PEM certificates an https server's chain must lead to, instead of the system's trusted CAs (--ca). */
+  ca?: string
 }
 
 type Query = Record<string, string | number | boolean | undefined>
@@ -46,9 +48,19 @@ export class Client {
   private async send(method: string, path: string, init: { query?: Query; body?: string | ReadableStream<Uint8Array>; headers?: Record<string, string> } = {}) {
     const url = this.url(path, init.query)
     try {
-      return await fetch(url, { method, headers: this.headers(init.headers), body: init.body, redirect: 'manual' })
+      return await fetch(url, {
+        method,
+        headers: this.headers(init.headers),
+        body: init.body,
+        redirect: 'manual',
+        ...(this.options.ca ? { tls: { ca: this.options.ca } } : {}),
+      })
     } catch (e) {
-      throw new CliError(`cannot reach ${this.options.server}: ${(e as Error).message}`)
+      const message = (e as Error).message
+      const hint = /certificate|self.signed|SSL|TLS/i.test(`${message} ${(e as { code?: string }).code ?? ''}`) && !this.options.ca
+        ? ' (a server with a certificate of a private CA: pass that CA with --ca FILE or QUARRY_CA)'
+        : ''
+      throw new CliError(`cannot reach ${this.options.server}: ${message}${hint}`)
     }
   }
 

@@ -1,5 +1,6 @@
 // What every command shares: the global options (from the command line or the environment), the server they
 // name, the client built for it and the output mode.
+import { readFileSync } from 'node:fs'
 import { Client } from './client'
 import { readCredentials } from './credentials'
 import { UsageError } from './errors'
@@ -12,6 +13,8 @@ export interface Globals {
   server?: string
   /** --token or QUARRY_TOKEN. */
   token?: string
+  /** --ca or QUARRY_CA: a PEM file the server's certificate is checked against instead of the system store. */
+  ca?: string
   json: boolean
 }
 
@@ -33,6 +36,19 @@ export function normalizeServer(raw: string): string {
   return url.href.replace(/\/+$/, '')
 }
 
+/** The PEM text of --ca (QUARRY_CA); undefined: the system's trusted CAs. A file that cannot be read is bad usage. */
+export function caCertificates(): string | undefined {
+  if (!globals.ca) return undefined
+  let pem: string
+  try {
+    pem = readFileSync(globals.ca, 'utf8')
+  } catch (e) {
+    throw new UsageError(`--ca: cannot read ${globals.ca}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca: ${globals.ca} holds no PEM certificate`)
+  return pem
+}
+
 /** --server, QUARRY_URL, the server of the last login, or the default, in that order. */
 export function serverUrl(): string {
   if (globals.server) return normalizeServer(globals.server)
@@ -42,8 +58,9 @@ export function serverUrl(): string {
 /** The client for the chosen server, with the token when one is given, else the saved login's JWT. */
 export function client(): Client {
   const server = serverUrl()
-  if (globals.token) return new Client({ server, token: globals.token })
-  return new Client({ server, jwt: readCredentials().servers[server]?.jwt })
+  const ca = caCertificates()
+  if (globals.token) return new Client({ server, token: globals.token, ca })
+  return new Client({ server, jwt: readCredentials().servers[server]?.jwt, ca })
 }
 
 export function output(): Output {

@@ -12,6 +12,7 @@ import { ApiError, CliError, EXIT_FAILURE, EXIT_USAGE, UsageError } from './erro
 const GLOBAL_OPTIONS = {
   server: { type: 'string', valueHint: 'URL', description: 'Quarry server (env QUARRY_URL; default: the last login, else http://127.0.0.1:8080)' },
   token: { type: 'string', valueHint: 'SECRET', description: 'API token, sent as Service-Token instead of the saved login (env QUARRY_TOKEN)' },
+  ca: { type: 'string', valueHint: 'FILE', description: 'PEM file of the CA (or certificate) an https server is checked against, instead of the system store (env QUARRY_CA)' },
   json: { type: 'boolean', description: 'Machine output: the server\'s JSON answer, no progress bars' },
 } as const
 
@@ -59,7 +60,7 @@ EXAMPLES.set(cli, ['quarry login admin', 'quarry user list', 'quarry --json toke
 
 /** Takes the global options out of argv (anywhere before `--`); the environment fills what is not given. */
 export function extractGlobals(argv: string[], env: Record<string, string | undefined>): { globals: Globals; rest: string[] } {
-  const globals: Globals = { server: env.QUARRY_URL || undefined, token: env.QUARRY_TOKEN || undefined, json: false }
+  const globals: Globals = { server: env.QUARRY_URL || undefined, token: env.QUARRY_TOKEN || undefined, ca: env.QUARRY_CA || undefined, json: false }
   const rest: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -67,7 +68,7 @@ export function extractGlobals(argv: string[], env: Record<string, string | unde
       rest.push(...argv.slice(i))
       break
     }
-    const m = /^--(server|token|json)(?:=(.*))?$/.exec(arg)
+    const m = /^--(server|token|ca|json)(?:=(.*))?$/.exec(arg)
     if (!m) {
       rest.push(arg)
       continue
@@ -79,7 +80,7 @@ export function extractGlobals(argv: string[], env: Record<string, string | unde
     }
     const value = inline ?? argv[++i]
     if (value === undefined || value === '') throw new UsageError(`option --${name} needs a value`)
-    globals[name as 'server' | 'token'] = value
+    globals[name as 'server' | 'token' | 'ca'] = value
   }
   return { globals, rest }
 }

@@ -6,6 +6,9 @@ import type { Config } from './config'
 import { errorPlugin } from './errors'
 import { securityHeadersPlugin } from './headers'
 import type { Logger } from './log'
+import { Metrics } from './metrics'
+import { clientAddressOf } from './client-address'
+import { metricsPlugin } from '../plugins/metrics'
 import { Quotas } from './quota'
 import { requestLogPlugin } from './request-log'
 import type { Store } from './store'
@@ -45,17 +48,31 @@ export interface AppDeps {
 const JWT_KEY_SETTING = 'jwt_signing_key'
 
 export async function createApp(deps: AppDeps) {
-  const { config, store, log } = deps
+  const { config, log } = deps
   const clock = deps.clock ?? Date.now
+  let searches: SearchManager | undefined
+  const metrics = new Metrics({
+    liveSessions: () => deps.store.sessions.countLive(clock(), config.sessionIdleMs),
+    searchStates: () =>
+      (searches?.list({ uid: 0, admin: true, groups: new Set() }, true) ?? []).map((s) => ({
+        // one word per search, from the spec's states: saved, saving, backgrounded, active (attached) or dormant
+        state: s.save !== 'none' ? s.save : s.background ? 'backgrounded' : s.clients.size > 0 ? 'active' : 'dormant',
+        running: s.running,
+      })),
+  })
+  // Every repository call and blob operation of the app goes through these (store latency, blob bytes and errors).
+  const store = metrics.instrumentStore(deps.store)
+  const blobs = metrics.instrumentBlobs(deps.blobs)
+  const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const auth = new AuthService({ config, store, log, clock, signingKey })
-  await ensurePrimaryAdmin(deps, auth, clock())
+  await ensurePrimaryAdmin({ ...deps, store }, auth, clock())
   const quotas = new Quotas(config, store)
-  const searches = new SearchManager({
+  searches = new SearchManager({
     quotas,
     entries: store.entries,
     searches: store.searches,
-    blobs: deps.blobs,
+    blobs,
     log,
     clock,
     dataDir: config.dataDir,
@@ -70,17 +87,18 @@ export async function createApp(deps: AppDeps) {
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const app = new Elysia({ encodeSchema: false })
     .use(securityHeadersPlugin())
-    .use(requestLogPlugin(log))
+    .use(requestLogPlugin(log, metrics, clientOf))
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))
     .use(docsPlugin())
     .use(systemPlugin({ config, auth, clock, startedAt: clock() }))
-    .use(authPlugin(auth))
+    .use(metricsPlugin({ metrics, token: config.metricsToken }))
+    .use(authPlugin(auth, clientOf))
     .use(usersPlugin({ config, store, auth, clock, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
-    .use(resourcesPlugin({ config, store, blobs: deps.blobs, auth, log, clock, quotas }))
-    .use(filesPlugin({ config, store, blobs: deps.blobs, auth, log, clock, quotas }))
+    .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas }))
+    .use(filesPlugin({ config, store, blobs, auth, log, clock, quotas }))
     .use(ingestPlugin({ store, auth, clock }))
     .use(searchCtrlPlugin({ config, store, auth, searches, clock, quotas }))
     .use(statsPlugin({ config, auth, searches }))
@@ -89,7 +107,7 @@ export async function createApp(deps: AppDeps) {
     .use(libraryPlugin({ store, auth, clock, quotas }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
-  return { app, auth, searches }
+  return { app, auth, searches, metrics }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

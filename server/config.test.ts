@@ -222,3 +222,44 @@ describe('PostgreSQL store configuration', () => {
     },
   )
 })
+
+describe('operations: metrics token, trusted proxies, TLS', () => {
+  test('unset: /metrics public, no proxy trusted, plain HTTP', () => {
+    const { config, warnings } = loadConfig({})
+    expect(config.metricsToken).toBeUndefined()
+    expect(config.trustedProxies).toBeUndefined()
+    expect(config.tls).toBeUndefined()
+    expect(warnings).toEqual([])
+  })
+
+  test('set: read and typed, without warnings (QUARRY_CA is the CLI\'s)', () => {
+    const { config, warnings } = loadConfig({
+      QUARRY_METRICS_TOKEN: 'scrape-token-0123456789',
+      QUARRY_TRUSTED_PROXIES: '10.0.0.0/8, 2001:db8::/32,192.168.1.7',
+      QUARRY_TLS_CERT: '/etc/quarry/tls.crt',
+      QUARRY_TLS_KEY: '/etc/quarry/tls.key',
+      QUARRY_CA: '/etc/quarry/ca.pem',
+    })
+    expect(config.metricsToken).toBe('scrape-token-0123456789')
+    expect(config.trustedProxies?.cidrs).toEqual(['10.0.0.0/8', '2001:db8::/32', '192.168.1.7/32'])
+    expect(config.trustedProxies?.has('10.200.0.1')).toBe(true)
+    expect(config.trustedProxies?.has('2001:db8:ffff::1')).toBe(true)
+    expect(config.trustedProxies?.has('192.168.1.8')).toBe(false)
+    expect(config.tls).toEqual({ certFile: '/etc/quarry/tls.crt', keyFile: '/etc/quarry/tls.key' })
+    expect(warnings).toEqual([])
+  })
+
+  test.each([
+    [{ QUARRY_METRICS_TOKEN: 'short' }, 'QUARRY_METRICS_TOKEN'],
+    [{ QUARRY_METRICS_TOKEN: 'has a space in it 0123456789' }, 'QUARRY_METRICS_TOKEN'],
+    [{ QUARRY_TRUSTED_PROXIES: '10.0.0.0/33' }, 'QUARRY_TRUSTED_PROXIES'],
+    [{ QUARRY_TRUSTED_PROXIES: 'proxy.example.com' }, 'QUARRY_TRUSTED_PROXIES'],
+    [{ QUARRY_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/200' }, 'QUARRY_TRUSTED_PROXIES'],
+    [{ QUARRY_TRUSTED_PROXIES: ',' }, 'QUARRY_TRUSTED_PROXIES'],
+    [{ QUARRY_TLS_CERT: '/etc/quarry/tls.crt' }, 'QUARRY_TLS_KEY'],
+    [{ QUARRY_TLS_KEY: '/etc/quarry/tls.key' }, 'QUARRY_TLS_CERT'],
+  ] as [Record<string, string>, string][])('%p is refused with one line naming %s', (env, name) => {
+    const message = refusal(env, name)
+    if (env.QUARRY_METRICS_TOKEN) expect(message).not.toContain(env.QUARRY_METRICS_TOKEN) // never echo the token
+  })
+})

@@ -1,6 +1,7 @@
 // Configuration: read once from the environment at start, typed and validated.
 // Nothing else in the server reads process.env; createApp() receives a Config.
 import type { S3Config } from './blob/s3'
+import { type TrustedProxies, parseTrustedProxies } from './client-address'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -56,6 +57,12 @@ export interface Config {
   notificationsPerUser: number
   /** Lifetime of a notification sent without an expiry (QUARRY_NOTIFICATION_LIFETIME). */
   notificationLifetimeMs: number
+  /** Bearer token GET /metrics requires; undefined: /metrics is public (like Grafana's by default). */
+  metricsToken: string | undefined
+  /** Reverse proxies whose X-Forwarded-For is believed (server/client-address.ts); undefined: none. */
+  trustedProxies: TrustedProxies | undefined
+  /** Certificate and key files (PEM) for HTTPS; undefined: plain HTTP. Read by server/main.ts at start. */
+  tls: { certFile: string; keyFile: string } | undefined
 }
 
 export class ConfigError extends Error {}
@@ -73,9 +80,10 @@ const KNOWN = new Set([
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
   'QUARRY_DATABASE_URL',
   'QUARRY_MAX_SEARCHES_PER_USER',
+  'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   ...S3_VARIABLES,
   // read by the CLI, not the server
-  'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG',
+  'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG', 'QUARRY_CA',
 ])
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
@@ -195,6 +203,35 @@ function parseDatabaseUrl(raw: string | undefined): string | undefined {
   return raw
 }
 
+/** Shorter tokens could be guessed by a scraper that may try as often as it likes. */
+const MIN_METRICS_TOKEN = 16
+
+function parseMetricsToken(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  if (raw.length < MIN_METRICS_TOKEN || !/^[\x21-\x7e]+$/.test(raw))
+    throw new ConfigError(`QUARRY_METRICS_TOKEN: must be at least ${MIN_METRICS_TOKEN} printable characters without spaces`)
+  return raw
+}
+
+/** Both files or neither; whether they can be read is checked when the server starts (server/main.ts). */
+function parseTls(get: (name: string) => string | undefined): Config['tls'] {
+  const certFile = get('QUARRY_TLS_CERT')
+  const keyFile = get('QUARRY_TLS_KEY')
+  if (certFile === undefined && keyFile === undefined) return undefined
+  if (certFile === undefined) throw new ConfigError('QUARRY_TLS_CERT: must be set when QUARRY_TLS_KEY is (HTTPS needs both)')
+  if (keyFile === undefined) throw new ConfigError('QUARRY_TLS_KEY: must be set when QUARRY_TLS_CERT is (HTTPS needs both)')
+  return { certFile, keyFile }
+}
+
+function trustedProxies(raw: string | undefined): TrustedProxies | undefined {
+  if (raw === undefined) return undefined
+  try {
+    return parseTrustedProxies(raw)
+  } catch (e) {
+    throw new ConfigError(`QUARRY_TRUSTED_PROXIES: ${(e as Error).message}`)
+  }
+}
+
 /** Builds the configuration from an environment; throws ConfigError with one clear line. */
 export function loadConfig(env: Record<string, string | undefined>): { config: Config; warnings: string[] } {
   const get = (name: string) => {
@@ -258,6 +295,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // 1000 of at most 4096 characters: about 16 MiB per sender at worst, far more than any GUI shows.
     notificationsPerUser: parseCount('QUARRY_NOTIFICATIONS_PER_USER', get('QUARRY_NOTIFICATIONS_PER_USER') ?? '1000', 1, 1_000_000),
     notificationLifetimeMs: parseDuration('QUARRY_NOTIFICATION_LIFETIME', get('QUARRY_NOTIFICATION_LIFETIME') ?? '7d'),
+    metricsToken: parseMetricsToken(get('QUARRY_METRICS_TOKEN')),
+    trustedProxies: trustedProxies(get('QUARRY_TRUSTED_PROXIES')),
+    tls: parseTls(get),
   }
   return { config, warnings }
 }

@@ -2,6 +2,7 @@
 // it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
+import { noteErrorAnswer } from './request-log'
 import { UniqueViolation } from './unique'
 import { JSON_TYPE } from './wire'
 
@@ -65,43 +66,47 @@ function describeValidation(error: unknown): string {
 }
 
 export function errorPlugin(log: Logger) {
-  return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error: raised, set, request }) => {
-    set.headers['content-type'] = JSON_TYPE
-    // Elysia wraps what a parse hook throws (401, 413, 415 from the body parser) in its own ParseError. The
-    // only parse hook is ours (server/body.ts), which refuses bad bodies with an ApiError: anything else it
-    // threw is a fault of ours, not a malformed body.
-    const cause = (raised as { cause?: unknown }).cause
-    const error = code === 'PARSE' && cause instanceof Error ? cause : raised
-    if (error instanceof ApiError) {
-      if (error !== raised) set.headers['connection'] = 'close'
-      set.status = error.status
-      return { Error: error.message, ...error.extra }
-    }
-    switch (code) {
-      case 'NOT_FOUND':
-        set.status = 404
-        return { Error: 'no such route' }
-      case 'PARSE':
-        if (error !== raised) break // what our parser threw, see above
-        set.status = 400
-        return { Error: 'malformed request body' }
-      case 'VALIDATION':
-        // A response that breaks its own schema is our fault, not the caller's.
-        if ((error as { type?: string }).type === 'response') break
-        set.status = 400
-        return { Error: describeValidation(error) }
-      case 'INVALID_COOKIE_SIGNATURE':
-        set.status = 400
-        return { Error: 'invalid cookie' }
-    }
-    const requestId = set.headers['x-request-id'] ?? 'unknown'
-    log.error('internal error', {
-      rid: requestId,
-      method: request.method,
-      path: new URL(request.url).pathname,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    })
-    set.status = 500
-    return { Error: `internal server error (request id ${requestId})` }
+  return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error: raised, set, request }) =>
+    noteErrorAnswer(request, errorAnswer(log, code, raised, set, request)),
+  )
+}
+
+function errorAnswer(log: Logger, code: string | number, raised: unknown, set: { headers: Record<string, string | number>; status?: number | string }, request: Request) {
+  set.headers['content-type'] = JSON_TYPE
+  // Elysia wraps what a parse hook throws (401, 413, 415 from the body parser) in its own ParseError. The
+  // only parse hook is ours (server/body.ts), which refuses bad bodies with an ApiError: anything else it
+  // threw is a fault of ours, not a malformed body.
+  const cause = (raised as { cause?: unknown }).cause
+  const error = code === 'PARSE' && cause instanceof Error ? cause : raised
+  if (error instanceof ApiError) {
+    if (error !== raised) set.headers['connection'] = 'close'
+    set.status = error.status
+    return { Error: error.message, ...error.extra }
+  }
+  switch (code) {
+    case 'NOT_FOUND':
+      set.status = 404
+      return { Error: 'no such route' }
+    case 'PARSE':
+      if (error !== raised) break // what our parser threw, see above
+      set.status = 400
+      return { Error: 'malformed request body' }
+    case 'VALIDATION':
+      // A response that breaks its own schema is our fault, not the caller's.
+      if ((error as { type?: string }).type === 'response') break
+      set.status = 400
+      return { Error: describeValidation(error) }
+    case 'INVALID_COOKIE_SIGNATURE':
+      set.status = 400
+      return { Error: 'invalid cookie' }
+  }
+  const requestId = set.headers['x-request-id'] ?? 'unknown'
+  log.error('internal error', {
+    rid: requestId,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    error: error instanceof Error ? (error.stack ?? error.message) : String(error),
   })
+  set.status = 500
+  return { Error: `internal server error (request id ${requestId})` }
 }

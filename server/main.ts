@@ -1,7 +1,8 @@
 // Starts Quarry: configuration → data directory (private, locked) → store → blob store → app → listen.
 // SIGTERM/SIGINT drain in-flight requests for QUARRY_SHUTDOWN_GRACE, then close what is left, wait for the uploads
 // that were cut off to remove their partial files, and close the store.
-import { mkdirSync } from 'node:fs'
+import { X509Certificate, createPrivateKey } from 'node:crypto'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createApp } from './app'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
@@ -42,6 +43,13 @@ export async function main(env: Record<string, string | undefined> = process.env
   const { config, warnings } = loaded
   const log = createLogger(config.logLevel)
   for (const w of warnings) log.warn(w)
+  let tls: { cert: string; key: string } | undefined
+  try {
+    tls = config.tls && readTls(config.tls)
+  } catch (e) {
+    console.error(`quarry: invalid configuration: ${(e as Error).message}`)
+    process.exit(2)
+  }
 
   // One server per data directory: the lock is taken before anything in it is read, changed or removed.
   let lock: DataDirLock
@@ -96,6 +104,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     stopping = true
     log.info('shutting down', { signal, graceMs: config.shutdownGraceMs })
     for (const timer of [sessionSweep, blobSweep, searchSweep, partialSweep]) if (timer) clearInterval(timer)
+    const stopStarted = performance.now()
     const server = app.server
     if (server) {
       // Stops accepting at once; in-flight requests get the grace period, then their connections are closed (a
@@ -111,6 +120,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     await searches.close() // running searches stop; saved ones are moved or finished at the next start
     await store.close()
     lock.release()
+    log.info('stopped', { signal, ms: Math.round(performance.now() - stopStarted) })
     process.exit(0)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
@@ -123,6 +133,7 @@ export async function main(env: Record<string, string | undefined> = process.env
       // Elysia asks for SO_REUSEPORT, with which a second server on the same port starts fine and takes half the
       // connections; a port in use must stop the start instead.
       reusePort: false,
+      ...(tls ? { tls } : {}),
       // Every route bounds its own body (server/body.ts, the upload routes) and answers 413 with an error body;
       // this is only Bun's outer net, above the largest upload with its form framing. Past it Bun itself answers
       // a bare 413 and closes, for a body no route could take anyway.
@@ -138,7 +149,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     lock.release()
     process.exit(1)
   }
-  const address = `http://${config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost}:${app.server?.port}`
+  const address = `${tls ? 'https' : 'http'}://${config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost}:${app.server?.port}`
   lock.describe(address)
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind })
 
@@ -175,6 +186,36 @@ export async function main(env: Record<string, string | undefined> = process.env
     )
   }, PARTIAL_SWEEP_MS)
   partialSweep.unref()
+}
+
+/**
+ * The PEM certificate (chain) and key of QUARRY_TLS_CERT and QUARRY_TLS_KEY, checked before anything starts: an
+ * unreadable file, one that is not PEM, or a key that does not belong to the certificate is one line naming it.
+ */
+function readTls(files: { certFile: string; keyFile: string }): { cert: string; key: string } {
+  const read = (name: string, path: string) => {
+    try {
+      return readFileSync(path, 'utf8')
+    } catch (e) {
+      throw new Error(`${name}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+    }
+  }
+  const cert = read('QUARRY_TLS_CERT', files.certFile)
+  const key = read('QUARRY_TLS_KEY', files.keyFile)
+  let x509: X509Certificate
+  try {
+    x509 = new X509Certificate(cert)
+  } catch {
+    throw new Error(`QUARRY_TLS_CERT: ${files.certFile} is not a PEM certificate`)
+  }
+  let privateKey
+  try {
+    privateKey = createPrivateKey(key)
+  } catch {
+    throw new Error(`QUARRY_TLS_KEY: ${files.keyFile} is not a PEM private key (or it is encrypted)`)
+  }
+  if (!x509.checkPrivateKey(privateKey)) throw new Error(`QUARRY_TLS_KEY: ${files.keyFile} is not the key of the certificate in ${files.certFile}`)
+  return { cert, key }
 }
 
 if (import.meta.main) await main()

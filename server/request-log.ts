@@ -1,34 +1,98 @@
-// Per-request bookkeeping for the whole app: a request id (echoed in X-Request-Id and in 500 messages),
-// `Connection: close` echoed when the client sent it, and one JSON log line per request.
+// Per-request bookkeeping for the whole app: a request id (the client's X-Request-Id when it is a safe short
+// token, else a new UUID; echoed in X-Request-Id and in 500 messages), `Connection: close` echoed when the client
+// sent it, the request metrics (server/metrics.ts), and one JSON log line per request.
 import { Elysia } from 'elysia'
+import type { Server } from 'bun'
 import type { Logger } from './log'
+import { type Metrics, UNMATCHED_ROUTE } from './metrics'
 
-const started = new WeakMap<Request, { rid: string; t0: number }>()
+/**
+ * An incoming X-Request-Id is kept only when it is this: short, and of characters that cannot break a log line,
+ * a header or a 500 message (UUIDs, ULIDs, hex trace ids and the like pass). Anything else is replaced.
+ */
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
-export function requestLogPlugin(log: Logger) {
+interface Started {
+  rid: string
+  t0: number
+  /** Taken while the request is open: the peer is no longer known once the answer has gone. */
+  ip: string
+}
+
+const started = new WeakMap<Request, Started>()
+/** The error plugin's answers, which Elysia does not hand to afterResponse hooks on every error path. */
+const errorAnswers = new WeakMap<Request, unknown>()
+
+/** Called by the error plugin with the body it answers, so the request line can give its size. */
+export function noteErrorAnswer<T>(request: Request, body: T): T {
+  errorAnswers.set(request, body)
+  return body
+}
+
+/** The size of an answer's body when it is known without reading it; undefined for streams. */
+function bodyBytes(value: unknown): number | undefined {
+  if (value === undefined || value === null) return 0
+  if (typeof value === 'string') return Buffer.byteLength(value)
+  if (value instanceof Response) {
+    const length = value.headers.get('content-length')
+    return length === null ? undefined : Number(length)
+  }
+  if (value instanceof Blob) return value.size
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return value.byteLength
+  if (value instanceof ReadableStream) return undefined
+  if (typeof value === 'object' && 'code' in value && 'response' in value && value.constructor?.name === 'ElysiaCustomStatusResponse')
+    return bodyBytes((value as { response: unknown }).response)
+  // a JSON answer: Elysia serialises it the same way
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '')
+  } catch {
+    return undefined
+  }
+}
+
+export function requestLogPlugin(log: Logger, metrics: Metrics, clientOf: (server: Server<unknown> | null, request: Request) => string) {
   const logRequests = log.enabled('info')
-  const plugin = new Elysia({ name: 'quarry-request-log' })
-    .onRequest(({ request, set }) => {
-      const rid = crypto.randomUUID()
-      if (logRequests) started.set(request, { rid, t0: performance.now() })
+  return new Elysia({ name: 'quarry-request-log' })
+    .onRequest(({ request, set, server }) => {
+      const sent = request.headers.get('x-request-id')
+      const rid = sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+      started.set(request, { rid, t0: performance.now(), ip: logRequests ? clientOf(server, request) : '' })
+      metrics.inFlight++
       set.headers['x-request-id'] = rid
       if (request.headers.get('connection')?.toLowerCase() === 'close') set.headers['connection'] = 'close'
     })
-  // Below info level there is no request line to write, so no per-request work is done for it.
-  if (!logRequests) return plugin
-  return plugin.onAfterResponse({ as: 'global' }, (ctx) => {
-    const info = started.get(ctx.request)
-    const url = new URL(ctx.request.url)
-    const caller = (ctx as { caller?: { uid: number; token?: { id: string } } }).caller
-    log.info('request', {
-      rid: info?.rid,
-      method: ctx.request.method,
-      path: url.pathname,
-      status: typeof ctx.set.status === 'number' ? ctx.set.status : 200,
-      ms: info ? Math.round((performance.now() - info.t0) * 100) / 100 : undefined,
-      uid: caller?.uid,
-      // the token's id, never its secret
-      token: caller?.token?.id,
+    .onAfterResponse({ as: 'global' }, ({ request, set, route, responseValue, response, caller: c }: {
+      request: Request
+      set: { status?: number | string }
+      route: string
+      responseValue: unknown
+      /** The error handler's answer (Elysia sets only this one on its error path). */
+      response: unknown
+      caller?: unknown
+    }) => {
+      const info = started.get(request)
+      if (!info) return
+      started.delete(request)
+      metrics.inFlight--
+      const ms = performance.now() - info.t0
+      const status = typeof set.status === 'number' ? set.status : 200
+      metrics.observeRequest(request.method, route || UNMATCHED_ROUTE, status, ms / 1000)
+      if (!logRequests) return
+      const caller = c as { uid: number; token?: { id: string } } | undefined
+      const length = request.headers.get('content-length')
+      log.info('request', {
+        rid: info.rid,
+        ip: info.ip,
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status,
+        ms: Math.round(ms * 100) / 100,
+        in: length === null ? undefined : Number(length),
+        out: bodyBytes(responseValue ?? response ?? errorAnswers.get(request)),
+        ua: request.headers.get('user-agent') ?? undefined,
+        uid: caller?.uid,
+        // the token's id, never its secret
+        token: caller?.token?.id,
+      })
     })
-  })
 }

@@ -393,7 +393,7 @@ describe('shell completion', () => {
   test('zsh: valid syntax (checked with zsh -n where zsh is installed)', async () => {
     const text = (await ok(tempDir(), ['completion', 'zsh'])).stdout
     expect(text.startsWith('#compdef quarry\n')).toBe(true)
-    expect(text).toContain('" token create") qwords=(--description --perm --group --expires --server --token --json --help)')
+    expect(text).toContain('" token create") qwords=(--description --perm --group --expires --server --token --ca --json --help)')
     if (Bun.which('zsh')) {
       const script = join(tempDir(), '_quarry')
       writeFileSync(script, text)

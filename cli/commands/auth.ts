@@ -1,7 +1,7 @@
 // login, logout, whoami: a login session kept in the credentials file, per server.
 import { Client } from '../client'
 import { command } from '../command'
-import { client, output, serverUrl, usingToken } from '../context'
+import { caCertificates, client, output, serverUrl, usingToken } from '../context'
 import { forgetSession, readCredentials, saveSession } from '../credentials'
 import { ApiError, CliError, UsageError } from '../errors'
 import { ask, askHidden, stdinLine } from '../prompt'
@@ -24,7 +24,7 @@ export const login = command({
     const server = serverUrl()
     const user = args.user ?? (await ask('User: '))
     const pass = args['password-stdin'] ? await stdinLine('the password') : await askHidden(`Password for ${user}: `)
-    const answer = await new Client({ server }).post<{ JWT: string; Admin: boolean }>('/api/login', { User: user, Pass: pass })
+    const answer = await new Client({ server, ca: caCertificates() }).post<{ JWT: string; Admin: boolean }>('/api/login', { User: user, Pass: pass })
     saveSession(server, { user, jwt: answer.JWT, since: new Date().toISOString() })
     const out = output()
     out.result({ Server: server, User: user, Admin: answer.Admin }, () => `Logged in to ${server} as ${user}${answer.Admin ? ' (admin)' : ''}`)

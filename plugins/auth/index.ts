@@ -5,11 +5,10 @@ import { type AuthService, sessionOf } from './service'
 import { authGuard } from './guard'
 import { Empty, LoginBody, LoginFailure, LoginSuccess, LoginThrottled, TempToken } from './schema'
 
-export function originOf(server: Server<unknown> | null, request: Request): string {
-  return server?.requestIP(request)?.address ?? ''
-}
+/** A request's client address (server/client-address.ts): the peer, or what trusted proxies say it is. */
+type ClientOf = (server: Server<unknown> | null, request: Request) => string
 
-export function authPlugin(auth: AuthService) {
+export function authPlugin(auth: AuthService, originOf: ClientOf) {
   return new Elysia({ name: 'quarry-auth' })
     .use(authGuard(auth))
     .post(

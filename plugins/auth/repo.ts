@@ -31,6 +31,8 @@ export interface SessionsRepo {
   listForUser(uid: number): Promise<SessionRow[]>
   /** Deletes the sessions past their end or idle for idleMs ; answers their ids. */
   deleteExpired(now: number, idleMs: number): Promise<string[]>
+  /** How many sessions are live at `now`: neither past their end nor idle for idleMs (the complement of deleteExpired). */
+  countLive(now: number, idleMs: number): Promise<number>
   /**
    * Reserves one login attempt of `subject` before its password is checked. Counting and checking are one
    * statement, so parallel requests (also on other replicas of one store) cannot all pass a check made before any
@@ -68,6 +70,7 @@ export class SqliteSessionsRepo implements SessionsRepo {
     delUser: Statement<{ id: string }, [number, string]>
     listUser: Statement<SessionDbRow, [number]>
     delExpired: Statement<{ id: string }, [number, number]>
+    countLive: Statement<{ n: number }, [number, number]>
     reserve: Statement<{ attempts: number }, [string, number, number, number, number]>
     windowEnd: Statement<{ window_end: number }, [string]>
     clearAttempts: Statement<unknown, [string]>
@@ -91,6 +94,7 @@ export class SqliteSessionsRepo implements SessionsRepo {
       delUser: db.query('DELETE FROM sessions WHERE uid = ? AND id != ? RETURNING id'),
       listUser: db.query(`SELECT ${cols} FROM sessions WHERE uid = ? ORDER BY created`),
       delExpired: db.query('DELETE FROM sessions WHERE expires <= ?1 OR last_hit <= ?1 - ?2 RETURNING id'),
+      countLive: db.query('SELECT COUNT(*) AS n FROM sessions WHERE expires > ?1 AND last_hit > ?1 - ?2'),
       // Plain SQL that PostgreSQL runs as is ($1..$5 for ?1..?5): INSERT ... SELECT ... WHERE supplies no row when
       // a new subject would pass the row bound; ON CONFLICT ... DO UPDATE ... WHERE updates no row (so RETURNING
       // answers none) when the subject's live window is full. The count runs only for subjects without a row.
@@ -130,6 +134,9 @@ export class SqliteSessionsRepo implements SessionsRepo {
   }
   async deleteExpired(now: number, idleMs: number) {
     return this.q.delExpired.all(now, idleMs).map((r) => r.id)
+  }
+  async countLive(now: number, idleMs: number) {
+    return this.q.countLive.get(now, idleMs)?.n ?? 0
   }
   async reserveLoginAttempt(subject: string, now: number, windowMs: number, max: number, maxRows: number): Promise<LoginReservation> {
     if (this.q.reserve.get(subject, now, windowMs, max, maxRows)) return { reserved: true }

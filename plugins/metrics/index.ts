@@ -1,0 +1,30 @@
+// GET /metrics: the Prometheus text format of server/metrics.ts. With QUARRY_METRICS_TOKEN set, only a request
+// with `Authorization: Bearer <that token>` gets it (401 otherwise); without it the endpoint is public, as
+// Grafana's /metrics is by default: it holds counts, durations and route templates, never names, ids or paths.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { Elysia } from 'elysia'
+import { Errors } from '../../server/errors'
+import type { Metrics } from '../../server/metrics'
+
+const digest = (s: string) => createHash('sha256').update(s).digest()
+
+export function metricsPlugin(deps: { metrics: Metrics; token: string | undefined }) {
+  // Compared as SHA-256 digests: equal lengths for timingSafeEqual, so neither the token's characters nor its
+  // length can be learnt from how long a refusal takes.
+  const expected = deps.token === undefined ? undefined : digest(deps.token)
+  return new Elysia({ name: 'quarry-metrics' }).get(
+    '/metrics',
+    async ({ request, set }) => {
+      if (expected) {
+        const m = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')
+        if (!m || !timingSafeEqual(digest(m[1]!), expected)) {
+          set.headers['www-authenticate'] = 'Bearer realm="quarry metrics"'
+          throw Errors.unauthenticated('GET /metrics needs Authorization: Bearer with the metrics token (QUARRY_METRICS_TOKEN)')
+        }
+      }
+      const text = await deps.metrics.registry.metrics()
+      return new Response(text, { headers: { 'content-type': deps.metrics.registry.contentType, 'cache-control': 'no-store' } })
+    },
+    { detail: { summary: 'Prometheus metrics (text format); Bearer QUARRY_METRICS_TOKEN when set' } },
+  )
+}

@@ -1,0 +1,150 @@
+// The server as an operator runs it: HTTPS served directly from QUARRY_TLS_CERT and QUARRY_TLS_KEY (a self-signed
+// certificate made here with openssl), the CLI trusting it through --ca or QUARRY_CA, TLS files that cannot be used
+// stopping the start with one line, and the line that says a shutdown completed.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { listening, spawnServer } from './helpers'
+
+const CLI = join(import.meta.dir, '..', 'cli', 'main.ts')
+const PASSWORD = 'tls-test-password'
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-ops-'))
+  dirs.push(dir)
+  return dir
+}
+
+/** A self-signed certificate for 127.0.0.1 and localhost, valid for a day; answers the PEM file paths. */
+function selfSigned(dir: string, name = 'server'): { cert: string; key: string } {
+  const cert = join(dir, `${name}.crt`)
+  const key = join(dir, `${name}.key`)
+  const made = Bun.spawnSync(
+    ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert,
+      '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+    { stderr: 'pipe' },
+  )
+  if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`)
+  return { cert, key }
+}
+
+async function cli(args: string[], env: Record<string, string> = {}, stdin?: string) {
+  const proc = Bun.spawn([process.execPath, 'run', CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: tempDir(), NO_COLOR: '1', ...env },
+    stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { code, stdout, stderr }
+}
+
+describe('HTTPS', () => {
+  let dir: string
+  let tls: { cert: string; key: string }
+  let url: string
+  let lines: string[]
+  let server: ReturnType<typeof spawnServer>
+  beforeAll(async () => {
+    dir = tempDir()
+    tls = selfSigned(dir)
+    server = spawnServer({ QUARRY_DATA_DIR: join(dir, 'data'), QUARRY_ADMIN_PASSWORD: PASSWORD, QUARRY_TLS_CERT: tls.cert, QUARRY_TLS_KEY: tls.key })
+    ;({ url, lines } = await listening(server))
+  })
+  afterAll(async () => {
+    server.kill('SIGTERM')
+    await server.exited
+  })
+
+  test('the server answers HTTPS with the configured certificate, and only HTTPS', async () => {
+    expect(url).toStartWith('https://127.0.0.1:')
+    const ca = await Bun.file(tls.cert).text()
+    const res = await fetch(`${url}/api/version`, { tls: { ca } })
+    expect(res.status).toBe(200)
+    // a client that does not trust the certificate is refused by TLS itself
+    expect(fetch(`${url}/api/version`)).rejects.toThrow()
+    // plain HTTP on the same port gets no answer of the API
+    const plain = await fetch(url.replace('https:', 'http:') + '/api/version').then((r) => r.status, () => 'refused')
+    expect(plain).not.toBe(200)
+  })
+
+  test('the CLI talks to it with --ca or QUARRY_CA, and says what to do without', async () => {
+    const home = tempDir()
+    const login = await cli(['--server', url, '--ca', tls.cert, '--json', 'login', 'admin', '--password-stdin'], { HOME: home }, `${PASSWORD}\n`)
+    expect(login.stderr).toBe('')
+    expect(login.code).toBe(0)
+    expect(JSON.parse(login.stdout)).toMatchObject({ User: 'admin', Admin: true })
+    // the saved login's server, trusted through the environment
+    const whoami = await cli(['--json', 'whoami'], { HOME: home, QUARRY_CA: tls.cert })
+    expect(whoami.stderr).toBe('')
+    expect(JSON.parse(whoami.stdout)).toMatchObject({ UID: 1 })
+    const untrustedAgain = await cli(['whoami'], { HOME: home })
+    expect(untrustedAgain.code).toBe(1)
+
+    const untrusted = await cli(['--server', url, 'login', 'admin', '--password-stdin'], {}, `${PASSWORD}\n`)
+    expect(untrusted.code).toBe(1)
+    expect(untrusted.stderr).toContain(`cannot reach ${url}`)
+    expect(untrusted.stderr).toContain('--ca FILE or QUARRY_CA')
+    expect(untrusted.stderr.trim().split('\n')).toHaveLength(1)
+
+    // another certificate than the server's is no help
+    const other = selfSigned(dir, 'other')
+    const wrong = await cli(['--server', url, '--ca', other.cert, 'login', 'admin', '--password-stdin'], {}, `${PASSWORD}\n`)
+    expect(wrong.code).toBe(1)
+    expect(wrong.stderr).toContain(`cannot reach ${url}`)
+
+    const missing = await cli(['--server', url, '--ca', join(dir, 'nope.pem'), 'whoami'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('--ca: cannot read')
+  })
+
+  test('the request lines of HTTPS requests are written as for HTTP', () => {
+    expect(lines.map((l) => JSON.parse(l)).some((l) => l.msg === 'request' && l.path === '/api/version' && l.ip === '127.0.0.1')).toBe(true)
+  })
+})
+
+describe('TLS files that cannot be used stop the start with one line', () => {
+  const cases: [string, (dir: string, tls: { cert: string; key: string }) => Record<string, string>, string][] = [
+    ['a certificate without a key', (_, t) => ({ QUARRY_TLS_CERT: t.cert }), 'QUARRY_TLS_KEY: must be set'],
+    ['a key without a certificate', (_, t) => ({ QUARRY_TLS_KEY: t.key }), 'QUARRY_TLS_CERT: must be set'],
+    ['a certificate file that does not exist', (d, t) => ({ QUARRY_TLS_CERT: join(d, 'missing.crt'), QUARRY_TLS_KEY: t.key }), 'QUARRY_TLS_CERT: cannot read'],
+    ['a key file that cannot be read', (d, t) => {
+      const key = join(d, 'locked.key')
+      writeFileSync(key, 'x')
+      chmodSync(key, 0)
+      return { QUARRY_TLS_CERT: t.cert, QUARRY_TLS_KEY: process.getuid?.() === 0 ? join(d, 'no-such.key') : key }
+    }, 'QUARRY_TLS_KEY: cannot read'],
+    ['a certificate that is not PEM', (d, t) => {
+      writeFileSync(join(d, 'junk.crt'), 'not a certificate')
+      return { QUARRY_TLS_CERT: join(d, 'junk.crt'), QUARRY_TLS_KEY: t.key }
+    }, 'QUARRY_TLS_CERT: '],
+    ['a key of another certificate', (d, t) => ({ QUARRY_TLS_CERT: t.cert, QUARRY_TLS_KEY: selfSigned(d, 'other').key }), 'QUARRY_TLS_KEY: '],
+  ]
+  for (const [what, env, message] of cases)
+    test(what, async () => {
+      const dir = tempDir()
+      const tls = selfSigned(dir)
+      const proc = spawnServer({ QUARRY_DATA_DIR: join(dir, 'data'), QUARRY_ADMIN_PASSWORD: PASSWORD, ...env(dir, tls) })
+      const code = await proc.exited
+      const stderr = (await new Response(proc.stderr).text()).trim()
+      expect(code).toBe(2)
+      expect(stderr.split('\n')).toHaveLength(1)
+      expect(stderr).toContain(message)
+      // nothing was started: no admin announced, no data directory made
+      expect(await Bun.file(join(dir, 'data', 'quarry.db')).exists()).toBe(false)
+    })
+})
+
+test('after SIGTERM, a last log line says the shutdown completed', async () => {
+  const proc = spawnServer({ QUARRY_DATA_DIR: tempDir(), QUARRY_ADMIN_PASSWORD: PASSWORD })
+  const { lines } = await listening(proc)
+  proc.kill('SIGTERM')
+  expect(await proc.exited).toBe(0)
+  await Bun.sleep(50)
+  const last = JSON.parse(lines.at(-1)!)
+  expect(last).toMatchObject({ level: 'info', msg: 'stopped', signal: 'SIGTERM' })
+  expect(last.ms).toBeNumber()
+})
