@@ -8,6 +8,7 @@ import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } fro
 import { ConfigError, loadConfig } from './config'
 import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, secureDataDir } from './datadir'
 import { createLogger } from './log'
+import { probeBlobStore } from './blob/probe'
 import { blobReferences, createSqliteStore } from './store'
 import { sweepBlobs } from './blob/sweep'
 import { MULTIPART_OVERHEAD } from './upload/multipart'
@@ -48,8 +49,8 @@ export async function main(env: Record<string, string | undefined> = process.env
     lock = lockDataDir(config.dataDir)
   } catch (e) {
     if (e instanceof DataDirBusyError) console.error(`quarry: ${e.message}`)
-    else console.error(`quarry: cannot use the data directory ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
-    process.exit(1)
+    else console.error(`quarry: cannot use the data directory ${config.dataDir}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
+    process.exit(notWritable(e) ? 2 : 1)
   }
   let store
   try {
@@ -63,9 +64,9 @@ export async function main(env: Record<string, string | undefined> = process.env
       })
     store = createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
-    console.error(`quarry: cannot open the store in ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
+    console.error(`quarry: cannot open the store in ${config.dataDir}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     lock.release()
-    process.exit(1)
+    process.exit(notWritable(e) ? 2 : 1)
   }
   // The S3 bucket is checked (and created when missing) here, so a wrong endpoint or key stops the start.
   let opened: BlobStore
@@ -73,14 +74,33 @@ export async function main(env: Record<string, string | undefined> = process.env
     opened = config.s3 ? await createS3BlobStore(config.s3) : await createDiskBlobStore({ dataDir: config.dataDir })
   } catch (e) {
     const where = config.s3 ? `S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${config.dataDir}/blobs`
-    console.error(`quarry: cannot open the blob store (${where}): ${e instanceof Error ? e.message : e}`)
+    console.error(`quarry: cannot open the blob store (${where})${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     store.close()
     lock.release()
-    process.exit(1)
+    process.exit(notWritable(e) ? 2 : 1)
+  }
+  // Both stores must take a write before the server serves: a read-only store or blob directory would otherwise
+  // start fine and fail every change (500s). One line and exit 2, as for bad configuration: the operator must act.
+  const refuse = (line: string): never => {
+    console.error(`quarry: ${line}`)
+    store.close()
+    lock.release()
+    process.exit(2)
+  }
+  try {
+    await store.settings.probeWrite()
+  } catch (e) {
+    refuse(`the store in ${config.dataDir} is not writable: ${firstLine(e)}`)
+  }
+  try {
+    await probeBlobStore(opened)
+  } catch (e) {
+    const where = config.s3 ? `the S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${join(config.dataDir, 'blobs')}`
+    refuse(`the blob store (${where}) is not writable: ${firstLine(e)}`)
   }
   const uploads = trackPuts(opened)
   const blobs = uploads.blobs
-  const { app, auth, searches } = await createApp({ config, store, blobs, log })
+  const { app, auth, searches, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let sessionSweep: ReturnType<typeof setInterval> | undefined
@@ -137,6 +157,9 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const address = `http://${config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost}:${app.server?.port}`
   lock.describe(address)
+  // Only now that the server can serve: a failed start leaves no admin behind, so the password is shown by the start
+  // that works. A request in the moment before this sees an empty user table: its login fails like a wrong password.
+  await createFirstAdmin()
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sessionSweep = setInterval(() => {
@@ -168,6 +191,16 @@ export async function main(env: Record<string, string | undefined> = process.env
     )
   }, PARTIAL_SWEEP_MS)
   partialSweep.unref()
+}
+
+/** A file system or SQLite refusal to write: the operator must fix modes, ownership or the mount (exit 2). */
+function notWritable(e: unknown): boolean {
+  const code = String((e as { code?: unknown })?.code ?? '')
+  return ['EACCES', 'EPERM', 'EROFS'].includes(code) || code.startsWith('SQLITE_READONLY') || /readonly database/i.test(firstLine(e))
+}
+
+function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!
 }
 
 if (import.meta.main) await main()
