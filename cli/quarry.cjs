@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `quarry` command wherever npm put it (npx, npm install -g, node_modules/.bin): runs cli/main.ts with the Bun
 // binary of the `bun` package this package depends on, so a machine with only Node runs it. A Bun already running
-// this file, or QUARRY_BUN, is used instead. Arguments, stdin/stdout/stderr and the exit code pass through; SIGTERM,
+// this file is used as it is. Arguments, stdin/stdout/stderr and the exit code pass through; SIGTERM,
 // SIGINT and SIGHUP are forwarded to Bun (so `quarry serve` under a supervisor drains and stops), and a Bun ended by a
 // signal ends this process by the same signal.
 'use strict'
@@ -10,7 +10,6 @@ const { existsSync } = require('node:fs')
 const { dirname, join } = require('node:path')
 
 function findBun() {
-  if (process.env.QUARRY_BUN) return process.env.QUARRY_BUN
   if (process.versions.bun) return process.execPath
   const exe = process.platform === 'win32' ? 'bun.exe' : 'bun'
   try {
@@ -31,7 +30,7 @@ function findBun() {
 
 const bun = findBun()
 if (!bun) {
-  process.stderr.write('quarry: cannot find the Bun runtime (the "bun" package this one depends on is not installed; reinstall quarry, or set QUARRY_BUN)\n')
+  process.stderr.write('quarry: cannot find the Bun runtime (the "bun" package this one depends on is not installed; reinstall quarry)\n')
   process.exit(1)
 }
 

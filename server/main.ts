@@ -108,7 +108,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   let searchSweep: ReturnType<typeof setInterval> | undefined
   let partialSweep: ReturnType<typeof setInterval> | undefined
   let stopping = false
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal, graceMs: config.shutdownGraceMs })
@@ -128,7 +128,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     await searches.close() // running searches stop; saved ones are moved or finished at the next start
     store.close()
     lock.release()
-    process.exit(0)
+    process.exit(exitCode)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
@@ -159,7 +159,12 @@ export async function main(env: Record<string, string | undefined> = process.env
   lock.describe(address)
   // Only now that the server can serve: a failed start leaves no admin behind, so the password is shown by the start
   // that works. A request in the moment before this sees an empty user table: its login fails like a wrong password.
-  await createFirstAdmin()
+  try {
+    await createFirstAdmin()
+  } catch (e) {
+    console.error(`quarry: cannot create the first admin account: ${firstLine(e)}`)
+    await shutdown('start-up failure', 1)
+  }
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sessionSweep = setInterval(() => {
