@@ -88,6 +88,40 @@ describe('quarry admin reset-password against a running server', () => {
     expect((await tool(['--password-stdin'], { stdin: `${ADMIN_PASSWORD}\n` })).code).toBe(0)
   }, 60_000)
 
+  test('on a terminal it asks twice, without echo, through the Node launcher (no Bun on PATH)', async () => {
+    await createUser('carol', 'carol-password-1')
+    // `script` (util-linux) runs the tool on a pseudo-terminal; each answer is typed once its prompt shows.
+    const node = Bun.which('node')!
+    const launcher = join(import.meta.dir, '..', 'cli', 'quarry.cjs')
+    const proc = Bun.spawn(['script', '-qec', `'${launcher}' admin reset-password carol`, '/dev/null'], {
+      env: { PATH: [node.slice(0, node.lastIndexOf('/')), '/usr/bin', '/bin'].join(':'), HOME: tempDir(), QUARRY_DATA_DIR: dataDir, NO_COLOR: '1', TERM: 'dumb' },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    let seen = ''
+    const decoder = new TextDecoder()
+    const reader = proc.stdout.getReader()
+    const readUntil = async (done: () => boolean) => {
+      while (!done()) {
+        const { value, done: ended } = await reader.read()
+        if (ended) break
+        seen += decoder.decode(value)
+      }
+    }
+    await readUntil(() => seen.includes('New password for carol: '))
+    proc.stdin.write('carol-password-2\r')
+    await proc.stdin.flush()
+    await readUntil(() => seen.includes('Repeat it: '))
+    proc.stdin.write('carol-password-2\r')
+    await proc.stdin.flush()
+    await readUntil(() => false)
+    expect(await proc.exited).toBe(0)
+    expect(seen).toContain('the password of "carol"')
+    expect(seen).not.toContain('carol-password-2')
+    expect((await login('carol', 'carol-password-2')).status).toBe(200)
+  }, 60_000)
+
   test('refusals change nothing: unknown user, short password, no terminal, both sources, wrong data directory', async () => {
     await createUser('bob', 'bob-password-1')
     const session = await jwtOf('bob', 'bob-password-1')
