@@ -1,4 +1,4 @@
-# Quarry in a container: Bun runtime, non-root user, data on a volume, healthcheck on /api/test.
+# Quarry in a container: Bun runtime, non-root user, data on a volume, healthcheck on /api/health/ready.
 #   docker build -t quarry .
 #   docker run -p 8080:8080 -v quarry-data:/data -e QUARRY_ADMIN_PASSWORD=change-me-now quarry
 FROM oven/bun:1.4.5-slim AS deps
@@ -28,7 +28,8 @@ RUN mkdir -p /data && chown -R bun:bun /data \
 USER bun
 VOLUME ["/data"]
 EXPOSE 8080
+# Readiness (store, migrations, blob store) on the port QUARRY_LISTEN configures, whatever it is set to at run time.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["bun", "-e", "const r = await fetch('http://127.0.0.1:8080/api/test'); process.exit(r.ok ? 0 : 1)"]
+  CMD ["bun", "run", "server/healthcheck.ts"]
 STOPSIGNAL SIGTERM
 CMD ["bun", "run", "server/main.ts"]

@@ -18,6 +18,7 @@ import { bodyGate } from '../plugins/auth/guard'
 import { AuthService } from '../plugins/auth/service'
 import { groupsPlugin } from '../plugins/groups'
 import { docsPlugin, systemPlugin } from '../plugins/system'
+import { readinessCheck } from '../plugins/system/health'
 import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
 import { resourcesPlugin } from '../plugins/resources'
@@ -43,6 +44,11 @@ export interface AppDeps {
   search?: { chunk?: number; stepMs?: number; step?: () => Promise<void>; matcher?: MatchPool; compileBudgetMs?: number; historyKeep?: number }
   /** Where a generated admin password is shown, once. */
   announce?: (line: string) => void
+  /**
+   * Leave the first admin to the caller's `createFirstAdmin()` (the server calls it once it listens, so a start that
+   * fails, e.g. on a port in use, neither creates the account nor shows a password that the next start never shows).
+   */
+  deferFirstAdmin?: boolean
 }
 
 const JWT_KEY_SETTING = 'jwt_signing_key'
@@ -66,7 +72,8 @@ export async function createApp(deps: AppDeps) {
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const auth = new AuthService({ config, store, log, clock, signingKey })
-  await ensurePrimaryAdmin({ ...deps, store }, auth, clock())
+  const createFirstAdmin = () => ensurePrimaryAdmin({ ...deps, store }, auth, clock())
+  if (!deps.deferFirstAdmin) await createFirstAdmin()
   const quotas = new Quotas(config, store)
   searches = new SearchManager({
     quotas,
@@ -91,7 +98,7 @@ export async function createApp(deps: AppDeps) {
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))
     .use(docsPlugin())
-    .use(systemPlugin({ config, auth, clock, startedAt: clock() }))
+    .use(systemPlugin({ config, auth, clock, startedAt: clock(), readiness: readinessCheck(store, deps.blobs) }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
     .use(usersPlugin({ config, store, auth, clock, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
@@ -107,7 +114,7 @@ export async function createApp(deps: AppDeps) {
     .use(libraryPlugin({ store, auth, clock, quotas }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
-  return { app, auth, searches, metrics }
+  return { app, auth, searches, metrics, createFirstAdmin }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

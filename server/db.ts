@@ -4,7 +4,11 @@ import { MIGRATIONS } from './migrations'
 import { UniqueViolation } from './unique'
 import { ensurePrivateFile } from './datadir'
 
-export function openDatabase(path: string): Database {
+/**
+ * `migrate: false` opens an existing store as it is (the offline admin tools: they must not change the schema of a
+ * store a running server of another version uses); the caller checks `settings.migrationState()` itself.
+ */
+export function openDatabase(path: string, opts: { migrate?: boolean } = {}): Database {
   // Made private before SQLite opens it: the store holds the JWT signing key, and SQLite gives -wal and -shm its mode.
   if (path !== ':memory:') ensurePrivateFile(path)
   const db = new Database(path, { create: true, strict: true })
@@ -12,7 +16,7 @@ export function openDatabase(path: string): Database {
   db.run('PRAGMA synchronous = NORMAL')
   db.run('PRAGMA foreign_keys = ON')
   db.run('PRAGMA busy_timeout = 5000')
-  migrate(db)
+  if (opts.migrate !== false) migrate(db)
   return db
 }
 

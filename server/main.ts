@@ -9,6 +9,7 @@ import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } fro
 import { ConfigError, loadConfig } from './config'
 import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, secureDataDir } from './datadir'
 import { createLogger } from './log'
+import { probeBlobStore } from './blob/probe'
 import { type Store, blobReferences, createSqliteStore } from './store'
 import { createPgStore } from './store.pg'
 import { redact } from './pg'
@@ -58,8 +59,8 @@ export async function main(env: Record<string, string | undefined> = process.env
     lock = lockDataDir(config.dataDir)
   } catch (e) {
     if (e instanceof DataDirBusyError) console.error(`quarry: ${e.message}`)
-    else console.error(`quarry: cannot use the data directory ${config.dataDir}: ${e instanceof Error ? e.message : e}`)
-    process.exit(1)
+    else console.error(`quarry: cannot use the data directory ${config.dataDir}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
+    process.exit(notWritable(e) ? 2 : 1)
   }
   let store: Store
   try {
@@ -74,9 +75,9 @@ export async function main(env: Record<string, string | undefined> = process.env
     store = config.databaseUrl ? await createPgStore(config.databaseUrl) : createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
     const where = config.databaseUrl ? `PostgreSQL store at ${redact(config.databaseUrl)}` : `store in ${config.dataDir}`
-    console.error(`quarry: cannot open the ${where}: ${e instanceof Error ? e.message : e}`)
+    console.error(`quarry: cannot open the ${where}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     lock.release()
-    process.exit(1)
+    process.exit(notWritable(e) ? 2 : 1)
   }
   // The S3 bucket is checked (and created when missing) here, so a wrong endpoint or key stops the start.
   let opened: BlobStore
@@ -84,14 +85,33 @@ export async function main(env: Record<string, string | undefined> = process.env
     opened = config.s3 ? await createS3BlobStore(config.s3) : await createDiskBlobStore({ dataDir: config.dataDir })
   } catch (e) {
     const where = config.s3 ? `S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${config.dataDir}/blobs`
-    console.error(`quarry: cannot open the blob store (${where}): ${e instanceof Error ? e.message : e}`)
+    console.error(`quarry: cannot open the blob store (${where})${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     await store.close()
     lock.release()
-    process.exit(1)
+    process.exit(notWritable(e) ? 2 : 1)
+  }
+  // Both stores must take a write before the server serves: a read-only store or blob directory would otherwise
+  // start fine and fail every change (500s). One line and exit 2, as for bad configuration: the operator must act.
+  const refuse = (line: string): never => {
+    console.error(`quarry: ${line}`)
+    void store.close()
+    lock.release()
+    process.exit(2)
+  }
+  try {
+    await store.settings.probeWrite()
+  } catch (e) {
+    refuse(`the store in ${config.dataDir} is not writable: ${firstLine(e)}`)
+  }
+  try {
+    await probeBlobStore(opened)
+  } catch (e) {
+    const where = config.s3 ? `the S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${join(config.dataDir, 'blobs')}`
+    refuse(`the blob store (${where}) is not writable: ${firstLine(e)}`)
   }
   const uploads = trackPuts(opened)
   const blobs = uploads.blobs
-  const { app, auth, searches } = await createApp({ config, store, blobs, log })
+  const { app, auth, searches, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let sessionSweep: ReturnType<typeof setInterval> | undefined
@@ -99,7 +119,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   let searchSweep: ReturnType<typeof setInterval> | undefined
   let partialSweep: ReturnType<typeof setInterval> | undefined
   let stopping = false
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal, graceMs: config.shutdownGraceMs })
@@ -121,7 +141,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     await store.close()
     lock.release()
     log.info('stopped', { signal, ms: Math.round(performance.now() - stopStarted) })
-    process.exit(0)
+    process.exit(exitCode)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
@@ -151,6 +171,14 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const address = `${tls ? 'https' : 'http'}://${config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost}:${app.server?.port}`
   lock.describe(address)
+  // Only now that the server can serve: a failed start leaves no admin behind, so the password is shown by the start
+  // that works. A request in the moment before this sees an empty user table: its login fails like a wrong password.
+  try {
+    await createFirstAdmin()
+  } catch (e) {
+    console.error(`quarry: cannot create the first admin account: ${firstLine(e)}`)
+    await shutdown('start-up failure', 1)
+  }
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind })
 
   sessionSweep = setInterval(() => {
@@ -216,6 +244,16 @@ function readTls(files: { certFile: string; keyFile: string }): { cert: string; 
   }
   if (!x509.checkPrivateKey(privateKey)) throw new Error(`QUARRY_TLS_KEY: ${files.keyFile} is not the key of the certificate in ${files.certFile}`)
   return { cert, key }
+}
+
+/** A file system or SQLite refusal to write: the operator must fix modes, ownership or the mount (exit 2). */
+function notWritable(e: unknown): boolean {
+  const code = String((e as { code?: unknown })?.code ?? '')
+  return ['EACCES', 'EPERM', 'EROFS'].includes(code) || code.startsWith('SQLITE_READONLY') || /readonly database/i.test(firstLine(e))
+}
+
+function firstLine(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).split('\n')[0]!
 }
 
 if (import.meta.main) await main()

@@ -98,6 +98,8 @@ export const SELF_ROUTES: ReadonlySet<string> = new Set([
 /** Routes that answer without authentication: "METHOD path" as registered. */
 export const PUBLIC_ROUTES = new Set([
   'GET /api/test',
+  'GET /api/health',
+  'GET /api/health/ready',
   'GET /api/version',
   'POST /api/login',
   'GET /api/docs',

@@ -46,8 +46,8 @@ export async function blobReferences(store: Store): Promise<BlobReference[]> {
   return [...(await store.resources.blobReferences()), ...(await store.files.blobReferences()), ...(await store.searches.blobReferences())]
 }
 
-export function createSqliteStore(path: string): Store & { db: Database } {
-  const db = openDatabase(path)
+export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}): Store & { db: Database } {
+  const db = openDatabase(path, opts)
   return {
     db,
     users: new SqliteUsersRepo(db),

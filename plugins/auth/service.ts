@@ -427,7 +427,8 @@ function tokenCookie(header: string | null): string | undefined {
  * (a fixed size whatever a client sends), folded as the user lookup compares names (ASCII case, NFC), so every
  * spelling that would find one account shares one row, as known names do.
  */
-function throttleSubject(user: UserRow | undefined, name: string): string {
+/** The login throttle's key: per account when the name is one, else per (folded) name, hashed. */
+export function throttleSubject(user: Pick<UserRow, 'uid'> | undefined, name: string): string {
   if (user) return `uid:${user.uid}`
   const folded = name.normalize('NFC').replace(/[A-Z]/g, (c) => c.toLowerCase())
   return `name:${new Bun.CryptoHasher('sha256').update(folded).digest('hex')}`

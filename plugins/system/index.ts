@@ -7,6 +7,7 @@ import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService } from '../auth/service'
 import pkg from '../../package.json'
+import type { Readiness } from './health'
 
 const Version = t.Object({
   API: t.Object({ Major: t.Integer(), Minor: t.Integer() }),
@@ -27,7 +28,26 @@ const Settings = t.Object({
   DisableMapTileProxy: t.Boolean(),
 })
 
-export function systemPlugin({ config, auth, clock, startedAt }: { config: Config; auth: AuthService; clock: () => number; startedAt: number }) {
+const Health = t.Object({ status: t.Literal('ok') })
+const Ready = t.Object({
+  status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
+  checks: t.Object({ store: t.String(), migrations: t.String(), blobs: t.String() }),
+  Error: t.Optional(t.String()),
+})
+
+export function systemPlugin({
+  config,
+  auth,
+  clock,
+  startedAt,
+  readiness,
+}: {
+  config: Config
+  auth: AuthService
+  clock: () => number
+  startedAt: number
+  readiness: () => Promise<Readiness>
+}) {
   const version = {
     API: { Major: 0, Minor: 2 },
     Build: { Major: 5, Minor: 0, Point: 0, BuildDate: formatTime(startedAt), BuildID: `${pkg.version}-${config.buildId}`, GUIBuildID: '' },
@@ -35,6 +55,28 @@ export function systemPlugin({ config, auth, clock, startedAt }: { config: Confi
   return new Elysia({ name: 'quarry-system' })
     .use(authGuard(auth))
     .get('/api/test', () => new Response(null, { status: 200 }), { detail: { summary: 'Liveness: 200 with an empty body, no auth' } })
+    .get('/api/health', () => ({ status: 'ok' as const }), {
+      response: Health,
+      detail: { summary: 'Liveness: 200 {"status":"ok"} while the process answers; no auth, touches nothing' },
+    })
+    .get(
+      '/api/health/ready',
+      async ({ set }) => {
+        const r = await readiness()
+        if (r.ready) return { status: 'ok' as const, checks: r.checks }
+        set.status = 503
+        const failing = Object.entries(r.checks).filter(([, v]) => v !== 'ok' && v !== 'unknown').map(([k]) => k)
+        return { status: 'unavailable' as const, checks: r.checks, Error: `not ready: ${failing.join(', ')}` }
+      },
+      {
+        response: { 200: Ready, 503: Ready },
+        detail: {
+          summary:
+            'Readiness, no auth: 200 when the store answers with every migration applied and the blob store takes a write; ' +
+            '503 naming the failing part (checks: store, migrations, blobs) otherwise',
+        },
+      },
+    )
     .get('/api/version', () => version, { response: Version, detail: { summary: 'API and build version, no auth' } })
     .get('/api/testauth', () => ({}), { access: 'self', response: Empty, detail: { summary: '200 when the caller is authenticated' } })
     .get(

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// The `quarry` command wherever npm put it (npx, npm install -g, node_modules/.bin): runs cli/main.ts with the Bun
+// binary of the `bun` package this package depends on, so a machine with only Node runs it. A Bun already running
+// this file is used as it is. Arguments, stdin/stdout/stderr and the exit code pass through; SIGTERM,
+// SIGINT and SIGHUP are forwarded to Bun (so `quarry serve` under a supervisor drains and stops), and a Bun ended by a
+// signal ends this process by the same signal.
+'use strict'
+const { spawn } = require('node:child_process')
+const { existsSync } = require('node:fs')
+const { dirname, join } = require('node:path')
+
+function findBun() {
+  if (process.versions.bun) return process.execPath
+  const exe = process.platform === 'win32' ? 'bun.exe' : 'bun'
+  try {
+    // The bun package's postinstall puts the platform's binary at bin/bun.exe; without the postinstall (npm
+    // --ignore-scripts) it is in the platform package @oven/bun-<os>-<arch>[-musl]/bin/bun.
+    const pkgDir = dirname(require.resolve('bun/package.json'))
+    const installed = join(pkgDir, 'bin', 'bun.exe')
+    if (existsSync(installed)) return installed
+    for (const suffix of ['', '-musl', '-baseline', '-musl-baseline']) {
+      try {
+        const dir = dirname(require.resolve(`@oven/bun-${process.platform}-${process.arch === 'arm64' ? 'aarch64' : process.arch}${suffix}/package.json`, { paths: [pkgDir] }))
+        if (existsSync(join(dir, 'bin', exe))) return join(dir, 'bin', exe)
+      } catch {}
+    }
+  } catch {}
+  return undefined
+}
+
+const bun = findBun()
+if (!bun) {
+  process.stderr.write('quarry: cannot find the Bun runtime (the "bun" package this one depends on is not installed; reinstall quarry)\n')
+  process.exit(1)
+}
+
+const child = spawn(bun, [join(__dirname, 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' })
+const forward = (signal) => () => child.kill(signal)
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward(signal))
+child.on('error', (e) => {
+  process.stderr.write(`quarry: cannot run Bun at ${bun}: ${e.message}\n`)
+  process.exit(1)
+})
+child.on('exit', (code, signal) => {
+  if (signal) {
+    // End the same way the child did, so a shell or supervisor sees the signal (128 + n) rather than a plain failure.
+    for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.removeAllListeners(s)
+    process.kill(process.pid, signal)
+    return
+  }
+  process.exit(code ?? 1)
+})

@@ -1,0 +1,156 @@
+// Signals and launchers with real processes (issue 15 points 1, 2, 3): SIGTERM to the PID `npm start` gives, to the
+// `quarry` bin (the Node launcher) running `serve`, stops the server itself and frees its port; the launcher passes
+// arguments, output and exit codes through; the container's health check finds the configured port.
+import { afterAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pkg from '../package.json'
+
+const ROOT = join(import.meta.dir, '..')
+/** What npm links as the `quarry` bin (package.json "bin"), run as npm's link would: by its #! line. */
+const LAUNCHER = join(ROOT, 'cli', 'quarry.cjs')
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'quarry-signals-'))
+  dirs.push(dir)
+  return dir
+}
+
+/** A free loopback port (taken and let go; nothing else here binds ports at random). */
+function freePort(): number {
+  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = s.port
+  s.stop(true)
+  return port
+}
+
+async function answers(port: number): Promise<boolean> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/api/health`, { signal: AbortSignal.timeout(2000) })).ok
+  } catch {
+    return false
+  }
+}
+
+async function waitUntil(what: string, ok: () => Promise<boolean>, ms = 20_000) {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await ok()) return
+    await Bun.sleep(100)
+  }
+  throw new Error(`timed out waiting until ${what}`)
+}
+
+/** Node on PATH, without any Bun: what a machine with only Node and npm offers. */
+const nodeOnlyPath = () => {
+  const node = Bun.which('node')
+  if (!node) throw new Error('node is not on PATH')
+  return [node.slice(0, node.lastIndexOf('/')), '/usr/bin', '/bin'].join(':')
+}
+
+function spawnStart(cmd: string[], port: number, extraEnv: Record<string, string> = {}) {
+  return Bun.spawn(cmd, {
+    cwd: ROOT,
+    env: {
+      PATH: nodeOnlyPath(),
+      HOME: tempDir(),
+      QUARRY_LISTEN: `127.0.0.1:${port}`,
+      QUARRY_DATA_DIR: tempDir(),
+      QUARRY_ADMIN_PASSWORD: 'admin-password-1',
+      QUARRY_SHUTDOWN_GRACE: '5s',
+      ...extraEnv,
+    },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+}
+
+/** Starts, waits until it answers, sends `signal` to the PID we were given, and checks the server itself went. */
+async function stopsOn(cmd: string[], signal: 'SIGTERM' | 'SIGINT') {
+  const port = freePort()
+  const proc = spawnStart(cmd, port)
+  const out = new Response(proc.stdout).text()
+  await waitUntil('the server answers', () => answers(port))
+  const started = Date.now()
+  proc.kill(signal)
+  const code = await proc.exited
+  // the server (a grandchild for npm) must be gone too: the port refuses, a new server can take it
+  await waitUntil('the port is free', async () => !(await answers(port)), 15_000)
+  const blocker = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } })
+  blocker.stop(true)
+  const log = await out
+  expect(log).toContain('"msg":"shutting down"')
+  expect(log).toContain(`"signal":"${signal}"`)
+  // well within the 5 s grace plus start of the shutdown: nothing was in flight
+  expect(Date.now() - started).toBeLessThan(15_000)
+  return code
+}
+
+describe('signals reach the server', () => {
+  test('SIGTERM to `npm start` stops the server, frees the port, exit 0', async () => {
+    expect(await stopsOn(['npm', 'start', '--silent'], 'SIGTERM')).toBe(0)
+  }, 60_000)
+
+  test('SIGINT to `npm start` stops the server too', async () => {
+    expect(await stopsOn(['npm', 'start', '--silent'], 'SIGINT')).toBe(0)
+  }, 60_000)
+
+  test('SIGTERM to the `quarry` bin running `serve` (Node launcher, no Bun on PATH) stops the server, exit 0', async () => {
+    expect(await stopsOn([LAUNCHER, 'serve'], 'SIGTERM')).toBe(0)
+  }, 60_000)
+})
+
+describe('the quarry bin on a machine without Bun', () => {
+  const run = async (args: string[], stdin?: string) => {
+    const proc = Bun.spawn([LAUNCHER, ...args], {
+      env: { PATH: nodeOnlyPath(), HOME: tempDir(), NO_COLOR: '1' },
+      stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [code, stdout, stderr] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()])
+    return { code, stdout, stderr }
+  }
+
+  test('there is no bun on the PATH these tests use', () => {
+    expect(Bun.which('bun', { PATH: nodeOnlyPath() })).toBeNull()
+  })
+
+  test('quarry --version prints the package version', async () => {
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+  })
+
+  test('exit codes pass through: bad usage is 2, a failed command 1', async () => {
+    const usage = await run(['no-such-command'])
+    expect(usage.code).toBe(2)
+    const failed = await run(['--server', `http://127.0.0.1:${freePort()}`, 'whoami'])
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toStartWith('quarry: ')
+  })
+
+  test('`npx quarry --version` from the checkout', async () => {
+    const proc = Bun.spawn(['npx', '--offline', 'quarry', '--version'], { cwd: ROOT, env: { PATH: nodeOnlyPath(), HOME: tempDir() }, stdout: 'pipe', stderr: 'pipe' })
+    const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()])
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `${pkg.version}\n` })
+  }, 30_000)
+})
+
+describe('the container health check', () => {
+  test('asks readiness on the port QUARRY_LISTEN names: 0 when ready, 1 when nothing listens', async () => {
+    const port = freePort()
+    const proc = spawnStart([LAUNCHER, 'serve'], port, { QUARRY_LISTEN: `0.0.0.0:${port}` })
+    void new Response(proc.stdout).text()
+    try {
+      await waitUntil('the server answers', () => answers(port))
+      const check = (listen: string) =>
+        Bun.spawn([process.execPath, 'run', join(ROOT, 'server', 'healthcheck.ts')], { env: { QUARRY_LISTEN: listen }, stdout: 'pipe', stderr: 'pipe' }).exited
+      expect(await check(`0.0.0.0:${port}`)).toBe(0)
+      expect(await check(`0.0.0.0:${freePort()}`)).toBe(1)
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
+  }, 60_000)
+})
