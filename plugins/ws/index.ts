@@ -122,12 +122,25 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
   /** Open sockets by the session or token they were opened with, to close them when it ends. */
   const byCredential = new Map<string, Set<Conn>>()
   const credentialOf = (caller: Caller) => clientOf(caller)
+  // An ended client cannot come back: its searches that nobody keeps go at once (as for REST clients), then its
+  // sockets close.
   const endAll = (keys: readonly string[]) => {
     for (const key of keys)
-      for (const c of byCredential.get(key) ?? []) c.raw.close(1008, 'the session or API token has ended')
+      for (const c of byCredential.get(key) ?? []) {
+        searches.detachClients([c.client])
+        c.raw.close(1008, 'the session or API token has ended')
+      }
   }
   auth.onSessionsEnded((ids) => endAll(ids.map((id) => `session:${id}`)))
   auth.onTokensEnded((ids) => endAll(ids.map((id) => `token:${id}`)))
+  // A refreshed JWT is a new session: the sockets opened with the old one continue under it.
+  auth.onSessionReplaced((oldId, newId) => {
+    const moving = byCredential.get(`session:${oldId}`)
+    if (!moving) return
+    byCredential.delete(`session:${oldId}`)
+    for (const c of moving) if (c.caller.session) c.caller = { ...c.caller, session: { ...c.caller.session, id: newId } }
+    byCredential.set(`session:${newId}`, moving)
+  })
 
   let described: SystemDescription | undefined
 

@@ -245,13 +245,22 @@ describe('authentication of the upgrade', () => {
     expect(outcome).toBe('refused')
   })
 
-  test('logging out ends the sockets of that session (1008)', async () => {
+  test('logging out ends the sockets of that session (1008) and removes their searches nobody keeps; a refresh does not', async () => {
     const { server, base } = await listening()
     const user = await server.createUser()
+    const now = server.clock.now()
     const c = await open(`${base}/api/ws/search`, { protocol: user.jwt })
-    const res = await server.call('PUT', '/api/logout', { jwt: user.jwt })
+    const { init } = await initiate(c, 'tag=web', [new Date(now - 1000), new Date(now + 1000)])
+    // the JWT is refreshed: the socket goes on, under the new session
+    const refreshed = await server.call('GET', '/api/login/refreshtoken', { jwt: user.jwt })
+    expect(refreshed.status).toBe(200)
+    const jwt = refreshed.body.JWT as string
+    c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: 5 } })
+    expect((await c.next((m) => m.type === 'parse')).data.Sequence).toBe(5)
+    const res = await server.call('PUT', '/api/logout', { jwt })
     expect(res.status).toBe(200)
     expect((await c.closed).code).toBe(1008)
+    expect((await server.call('GET', '/api/searchctrl?admin=true', { jwt: server.adminJwt })).body.find((s: any) => s.ID === init.data.SearchID)).toBeUndefined()
   })
 })
 
