@@ -230,7 +230,8 @@ describe('authentication of the upgrade', () => {
     statsSocket.ws.close()
     // anonymous, garbage JWT (as subprotocol and as header), garbage token: 401 before any upgrade
     for (const path of ['/api/ws/search', '/api/ws/stats']) {
-      for (const headers of [{}, { 'sec-websocket-protocol': 'not.a.jwt' }, { authorization: 'Bearer not.a.jwt' }, { 'Service-Token': 'nope' }]) {
+      const bad: Record<string, string>[] = [{}, { 'sec-websocket-protocol': 'not.a.jwt' }, { authorization: 'Bearer not.a.jwt' }, { 'Service-Token': 'nope' }]
+      for (const headers of bad) {
         const res = await upgradeStatus(port, path, headers)
         expect(res.status).toBe(401)
         expect(isString(res.body.Error)).toBe(true)
