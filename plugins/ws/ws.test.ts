@@ -486,6 +486,8 @@ describe('/api/ws/search', () => {
     expect(isString((await errors()).Error)).toBe(true)
     c.send('[1,2,3]')
     expect(isString((await errors()).Error)).toBe(true)
+    c.ws.send(new Uint8Array([0xff, 0x00, 0x7b]))
+    expect(isString((await errors()).Error)).toBe(true)
     c.send({ type: 42 })
     expect(isString((await errors()).Error)).toBe(true)
     c.send({ type: 'nosuchtype', data: {} })
