@@ -105,7 +105,6 @@ function isObject(v: unknown): v is Msg {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-
 /**
  * Before the upgrade: the accepted subprotocol is the first one offered (the JWT, when the client authenticates
  * this way); the listening port is kept for the status keys (the socket's context does not carry the server).
