@@ -111,11 +111,13 @@ export class BodyRules {
     for (const r of routes) {
       const parse = Array.isArray(r.hooks.parse) ? (r.hooks.parse as { fn: unknown }[]) : []
       const gate = this.opts.gateOf(r.hooks)
-      this.rules.set(`${r.method} ${r.path}`, {
+      const rule = {
         gate,
         upload: parse.some((h) => h.fn === leaveMultipart),
         limit: gate ? this.opts.limit : Math.min(this.opts.limit, PUBLIC_BODY_LIMIT),
-      })
+      }
+      // A WebSocket route is registered as method WS but reached by the GET of its upgrade (which has no body).
+      this.rules.set(`${r.method === 'WS' ? 'GET' : r.method} ${r.path}`, rule)
     }
   }
 
