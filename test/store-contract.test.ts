@@ -10,6 +10,7 @@ import { createPgStore } from '../server/store.pg'
 import { UniqueViolation } from '../server/unique'
 import { QuotaExceeded } from '../server/quota'
 import { PG_MIGRATIONS } from '../server/migrations-pg'
+import { MIGRATIONS } from '../server/migrations'
 import { freshDatabase, testDatabaseUrl } from './pg'
 import type { SavedSearchRow } from '../server/search/repo'
 
@@ -626,6 +627,46 @@ describe('PostgreSQL store: cluster guarantees', () => {
       await sql.close()
       for (const s of stores) await s.close()
     } finally {
+      await db.drop()
+    }
+  })
+
+  test('the PostgreSQL migrations are SQLite\'s, version for version, by name', () => {
+    expect(PG_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]))
+  })
+
+  test('a store from before migrations 9-11 keeps its default search groups and counts its dashboards and library entries', async () => {
+    const db = await freshDatabase()
+    const { SQL } = await import('bun')
+    const sql = new SQL(db.url, { max: 1 })
+    try {
+      await sql.unsafe('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied BIGINT NOT NULL)')
+      for (const m of PG_MIGRATIONS.filter((m) => m.version < 9)) {
+        await sql.unsafe(m.sql)
+        await sql.unsafe('INSERT INTO schema_migrations (version, name, applied) VALUES ($1, $2, 0)', [m.version, m.name])
+      }
+      await sql.unsafe("INSERT INTO groups (gid, name) VALUES (1, 'g')")
+      await sql.unsafe(`INSERT INTO users (uid, username, name, email, password_hash, created, default_gid)
+        VALUES (1, 'a', 'a', 'a@x', 'h', 0, 1), (2, 'b', 'b', 'b@x', 'h', 0, NULL)`)
+      await sql.unsafe("INSERT INTO dashboards (id, guid, uid, name, description, labels, data, created, updated) VALUES (7, 'G', 1, 'dé', '', '[]', '{}', 0, 0)")
+      await sql.unsafe("INSERT INTO library (thing_uuid, guid, uid, name, query, labels, metadata, updated) VALUES ('l', 'L', 2, 'n', 'q', '[]', '{}', 0)")
+      await sql.unsafe("INSERT INTO login_failures (username, failures, window_start) VALUES ('a', 1, 0)")
+      const store = await createPgStore(db.url, { max: 2 })
+      try {
+        expect([(await store.users.get(1))!.defaultGid, (await store.users.get(2))!.defaultGid]).toEqual([1, null])
+        expect(await store.quota.usage(1)).toBe(3 + 2 + 2) // 'dé', '[]', '{}'
+        expect(await store.quota.usage(2)).toBe(1 + 1 + 2 + 2)
+        expect(await store.sessions.reserveLoginAttempt('u:1', T0, 1000, 1, 10)).toEqual({ reserved: true })
+        // the default search group has no foreign key any more, and a deleted group is cleared by the trigger
+        await store.users.setDefaultGid(2, 99)
+        expect((await store.users.get(2))!.defaultGid).toBe(99)
+        expect(await store.groups.delete(1)).toBe(true)
+        expect((await store.users.get(1))!.defaultGid).toBeNull()
+      } finally {
+        await store.close()
+      }
+    } finally {
+      await sql.close()
       await db.drop()
     }
   })
