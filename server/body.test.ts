@@ -2,7 +2,7 @@
 // multipart is refused outside the upload routes, and no body is read past its route's limit. Every body here is a
 // stream that counts what the server pulled from it, so "unread" is measured, not assumed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type CallResult, createTestServer, expectError, storeSnapshot, type TestServer } from '../test/helpers'
+import { type CallResult, createTestServer, expectError, storeSnapshotAsync, type TestServer } from '../test/helpers'
 import { apiRoutes } from '../test/routes'
 import { PUBLIC_BODY_LIMIT } from './body'
 
@@ -73,11 +73,11 @@ describe('the caller is checked before the body is read', () => {
       const path = r.path.replace(/:(\w+)/g, '1')
       for (const type of ['application/json', MULTIPART]) {
         const body = countingBody()
-        const before = storeSnapshot(s)
+        const before = await storeSnapshotAsync(s)
         const res = await send(s, r.method, path, { 'content-type': type }, body)
         expect({ route: r.key, type, status: res.status, pulled: body.pulled() }).toEqual({ route: r.key, type, status: 401, pulled: 0 })
         expectError(res, 401)
-        expect(storeSnapshot(s)).toEqual(before)
+        expect(await storeSnapshotAsync(s)).toEqual(before)
       }
     }
   })
@@ -94,11 +94,11 @@ describe('the caller is checked before the body is read', () => {
     expectError(await send(s, 'POST', '/api/dashboards', { 'content-type': 'application/json', authorization: 'Bearer x.y.z' }, bad), 401)
     expect(bad.pulled()).toBe(0)
     const token = countingBody()
-    const before = storeSnapshot(s)
+    const before = await storeSnapshotAsync(s)
     const res = await send(s, 'POST', '/api/dashboards', { 'content-type': 'application/json', 'service-token': dashboardsOnly }, token)
     expectError(res, 403, { Cap: 'DashboardWrite' })
     expect(token.pulled()).toBe(0)
-    expect(storeSnapshot(s)).toEqual(before)
+    expect(await storeSnapshotAsync(s)).toEqual(before)
     // the same token on an upload route it lacks: refused before the upload is streamed
     const upload = countingBody(undefined, FORM_HEAD)
     expectError(await send(s, 'POST', '/api/files', { 'content-type': MULTIPART, 'service-token': dashboardsOnly }, upload), 403, { Cap: 'UserFileWrite' })
@@ -130,11 +130,11 @@ describe('multipart only where a route streams uploads', () => {
     for (const r of routes) {
       const path = r.path.replace(/:(\w+)/g, '1')
       const body = countingBody(undefined, FORM_HEAD)
-      const before = storeSnapshot(s)
+      const before = await storeSnapshotAsync(s)
       const res = await send(s, r.method, path, { 'content-type': MULTIPART, authorization: `Bearer ${s.adminJwt}` }, body)
       expect({ route: r.key, status: res.status, pulled: body.pulled() }).toEqual({ route: r.key, status: 415, pulled: 0 })
       expectError(res, 415)
-      expect(storeSnapshot(s)).toEqual(before)
+      expect(await storeSnapshotAsync(s)).toEqual(before)
     }
   })
 
@@ -145,16 +145,16 @@ describe('multipart only where a route streams uploads', () => {
     expect(created.body.Size).toBe(8)
     // a dropped part that never ends: refused once the body passes the limit and its framing room
     const junk = countingBody(undefined, form.replace('--xyz--', '--xyz\r\nContent-Disposition: form-data; name="junk"; filename="j"\r\n\r\n'))
-    const before = storeSnapshot(s)
+    const before = await storeSnapshotAsync(s)
     expectError(await send(s, 'PUT', `/api/files/${created.body.GUID}`, { 'content-type': MULTIPART, authorization: `Bearer ${s.adminJwt}` }, junk), 413)
     expect(junk.pulled()).toBeLessThan(LIMIT + 64 * 1024 + 4 * CHUNK)
-    expect(storeSnapshot(s)).toEqual(before)
+    expect(await storeSnapshotAsync(s)).toEqual(before)
   })
 })
 
 describe('no body is read past its route\'s limit', () => {
   test('JSON over the limit on an authenticated route: a declared length is refused unread, a chunked body once past it', async () => {
-    const before = storeSnapshot(s)
+    const before = await storeSnapshotAsync(s)
     const declared = countingBody(LIMIT + 1)
     expectError(await send(s, 'POST', '/api/dashboards', { 'content-type': 'application/json', 'content-length': String(LIMIT + 1), authorization: `Bearer ${s.adminJwt}` }, declared), 413)
     expect(declared.pulled()).toBe(0)
@@ -164,7 +164,7 @@ describe('no body is read past its route\'s limit', () => {
       expectError(res, 413)
       expect(chunked.pulled()).toBeLessThanOrEqual(LIMIT + CHUNK)
     }
-    expect(storeSnapshot(s)).toEqual(before)
+    expect(await storeSnapshotAsync(s)).toEqual(before)
   })
 
   test(`the login, which anyone may call, reads ${PUBLIC_BODY_LIMIT / 1024} KiB at most`, async () => {

@@ -13,8 +13,9 @@
 //   by the remaining quota while it streams (so nothing much larger is written first), and the blob of a refused
 //   commit is deleted by its route.
 //   On PostgreSQL (READ COMMITTED) two such transactions would each see the sum without the other's row: there the
-//   guarded write must first lock the owner's row (`SELECT 1 FROM users WHERE uid = $1 FOR UPDATE`), so commits for
-//   one owner run one after the other. SQLite runs one write transaction at a time, which gives the same.
+//   guarded write first locks the owner's row (`lockOwner` in server/quota.pg.ts: FOR NO KEY UPDATE, which excludes
+//   the other guarded writes but not the foreign-key checks of unrelated inserts), so commits for one owner run one
+//   after the other. SQLite runs one write transaction at a time, which gives the same.
 // - A running search's results are bounded by its owner's quota (server/search/manager.ts): they are working files,
 //   not stored bytes, but a search that could never be saved has no reason to grow past it.
 // - Items owned by an admin account are counted but never refused: the admin sets the quota and may delete any

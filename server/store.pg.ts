@@ -13,6 +13,7 @@ import { PgEntriesRepo } from './search/entries.pg'
 import { PgSearchesRepo } from './search/repo.pg'
 import { PgDashboardsRepo } from '../plugins/dashboards/repo.pg'
 import { PgLibraryRepo } from '../plugins/library/repo.pg'
+import { PgQuotaRepo } from './quota.pg'
 
 export interface PgStoreOptions {
   /** Connections in the pool (10). */
@@ -34,6 +35,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     searches: new PgSearchesRepo(sql),
     dashboards: new PgDashboardsRepo(sql),
     library: new PgLibraryRepo(sql),
+    quota: new PgQuotaRepo(sql),
     kind: 'pg',
     close: () => sql.close(),
   }

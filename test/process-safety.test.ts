@@ -3,7 +3,8 @@
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ADMIN_PASSWORD, listening, spawnServer, tempDirs } from './helpers'
+import { ADMIN_PASSWORD, listening, openStoreAt, spawnServer, tempDirs } from './helpers'
+import { onPg } from './pg'
 
 const tempDir = tempDirs('safety')
 
@@ -25,6 +26,23 @@ function loosePaths(dir: string): string[] {
 async function login(url: string): Promise<string> {
   const res = await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: ADMIN_PASSWORD }) })
   return ((await res.json()) as { JWT: string }).JWT
+}
+
+/**
+ * What shows that nothing wrote to the store of a data directory: the SQLite file's modification time, or on
+ * PostgreSQL (QUARRY_TEST_STORE=pg; no file in the directory) every row of every table of its database.
+ */
+async function storeState(dataDir: string): Promise<unknown> {
+  if (!onPg) return statSync(join(dataDir, 'quarry.db')).mtimeMs
+  const at = await openStoreAt(dataDir)
+  try {
+    const tables = await at.rows("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")
+    const state: Record<string, string[]> = {}
+    for (const { t } of tables) state[t as string] = (await at.rows(`SELECT * FROM ${t as string}`)).map((r) => JSON.stringify(r)).sort()
+    return state
+  } finally {
+    await at.close()
+  }
 }
 
 const stderrOf = async (proc: ReturnType<typeof spawnServer>) => (await new Response(proc.stderr).text()).trim()
@@ -103,7 +121,7 @@ describe('one server per port and per data directory', () => {
     await Bun.sleep(300)
     const work = readdirSync(join(dataDir, 'searches')).sort()
     expect(work.length).toBeGreaterThan(0)
-    const dbModified = statSync(join(dataDir, 'quarry.db')).mtimeMs
+    const storeBefore = await storeState(dataDir)
 
     const second = spawnServer({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD })
     expect(await second.exited).toBe(1)
@@ -111,7 +129,7 @@ describe('one server per port and per data directory', () => {
     expect(stderr.split('\n')).toHaveLength(1)
     expect(stderr).toContain(`the data directory ${dataDir} is in use by another Quarry server (pid ${first.pid}, listening on ${url}`)
     expect(readdirSync(join(dataDir, 'searches')).sort()).toEqual(work)
-    expect(statSync(join(dataDir, 'quarry.db')).mtimeMs).toBe(dbModified)
+    expect(await storeState(dataDir)).toEqual(storeBefore)
     expect((await fetch(`${url}/api/searchctrl/${SearchID}`, { headers: auth })).status).toBe(200)
     first.kill('SIGTERM')
     expect(await first.exited).toBe(0)

@@ -388,9 +388,18 @@ describe('saving a search against the quota', () => {
   test('a search that grows past the quota after the save was accepted ends in ERROR when moved; nothing is stored', async () => {
     const { s, alice } = await setup({ userQuotaBytes: 64 * KiB })
     await ingest(s, 100)
+    // Saved while its results are still under the quota (none yet: its first read of the store is held until the
+    // save is accepted, which a loaded machine would otherwise not guarantee); it then grows to about 140 KiB.
+    const entries = s.store.entries
+    const scan = entries.scan
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    entries.scan = async (...args) => (await held, scan.apply(entries, args))
     const id = await launch(s, alice.jwt, 'tag=web')
-    // Saved at once, while its results are still under the quota; it then grows to about 140 KiB.
-    expect((await s.call('PATCH', `/api/searchctrl/${id}/save`, { jwt: alice.jwt })).status).toBe(200)
+    const save = await s.call('PATCH', `/api/searchctrl/${id}/save`, { jwt: alice.jwt })
+    release()
+    entries.scan = scan
+    expect(save.status).toBe(200)
     await s.call('PUT', `/api/searchctrl/${id}/detach`, { jwt: alice.jwt })
     await s.searches.settled()
     const d = await details(s, alice.jwt, id)

@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { type Store, blobReferences, createSqliteStore } from '../server/store'
 import { createPgStore } from '../server/store.pg'
 import { UniqueViolation } from '../server/unique'
+import { QuotaExceeded } from '../server/quota'
+import { PG_MIGRATIONS } from '../server/migrations-pg'
+import { MIGRATIONS } from '../server/migrations'
 import { freshDatabase, testDatabaseUrl } from './pg'
 import type { SavedSearchRow } from '../server/search/repo'
 
@@ -29,7 +32,7 @@ const engines: [string, () => Promise<Harness>][] = [
     'pg',
     async () => {
       const db = await freshDatabase()
-      const store = await createPgStore(db.url, { max: 3 })
+      const store = await createPgStore(db.url, { max: 8 })
       return { store, cleanup: async () => (await store.close(), await db.drop()) }
     },
   ],
@@ -184,16 +187,65 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect((await s.sessions.listForUser(2)).map((x) => x.id)).toEqual(['fresh'])
   })
 
-  test('sessions: login failures count in a window, by the name without ASCII case', async () => {
+  test('sessions: created only while the account is unlocked and still has the verified hash', async () => {
     const s = await setup()
-    expect(await s.sessions.getFailures('bob')).toBeUndefined()
-    expect(await s.sessions.recordFailure('bob', T0, 1000)).toBe(1)
-    expect(await s.sessions.recordFailure('BOB', T0 + 10, 1000)).toBe(2)
-    expect(await s.sessions.getFailures('Bob')).toEqual({ failures: 2, windowStart: T0 })
-    expect(await s.sessions.recordFailure('bob', T0 + 1000, 1000)).toBe(1) // the window is over: afresh
-    expect(await s.sessions.getFailures('bob')).toEqual({ failures: 1, windowStart: T0 + 1000 })
-    await s.sessions.clearFailures('BOB')
-    expect(await s.sessions.getFailures('bob')).toBeUndefined()
+    await user(s, 'a')
+    const sess = (id: string, uid = 1) => ({ id, uid, created: T0, lastHit: T0, expires: T0 + 10_000, origin: 'o', temp: false })
+    expect(await s.sessions.create(sess('plain'))).toBe(true)
+    expect(await s.sessions.create(sess('hash'), 'h-a')).toBe(true)
+    expect(await s.sessions.create(sess('other-hash'), 'h-old')).toBe(false)
+    expect(await s.sessions.create(sess('no-user', 99))).toBe(false)
+    expect(await s.sessions.create(sess('no-user-hash', 99), 'h-a')).toBe(false)
+    await s.users.setPasswordHash(1, 'h-new')
+    expect(await s.sessions.create(sess('stale'), 'h-a')).toBe(false)
+    expect(await s.sessions.create(sess('fresh'), 'h-new')).toBe(true)
+    await s.users.update(1, { locked: true })
+    expect(await s.sessions.create(sess('locked'))).toBe(false)
+    expect(await s.sessions.create(sess('locked-hash'), 'h-new')).toBe(false)
+    await s.users.update(1, { locked: false })
+    expect((await s.sessions.listForUser(1)).map((x) => x.id)).toEqual([]) // the lock ended the others
+    expect(await s.sessions.create(sess('again'), 'h-new')).toBe(true)
+    expect((await s.sessions.listForUser(1)).map((x) => x.id)).toEqual(['again'])
+  })
+
+  test('sessions: login attempts reserved in a window, refused at the limit and past the row bound, cleared, swept', async () => {
+    const s = await setup()
+    const reserve = (subject: string, now: number, maxRows = 100) => s.sessions.reserveLoginAttempt(subject, now, 1000, 3, maxRows)
+    expect(await reserve('u:1', T0)).toEqual({ reserved: true })
+    expect(await reserve('u:1', T0 + 10)).toEqual({ reserved: true })
+    expect(await reserve('u:1', T0 + 20)).toEqual({ reserved: true })
+    // the limit: refused until the window ends (T0 + 1000), and the refusal counts nothing
+    expect(await reserve('u:1', T0 + 30)).toEqual({ reserved: false, until: T0 + 1000 })
+    expect(await reserve('u:1', T0 + 999)).toEqual({ reserved: false, until: T0 + 1000 })
+    // subjects are exact strings (the caller folds names)
+    expect(await reserve('U:1', T0 + 30)).toEqual({ reserved: true })
+    // the window has ended: afresh, a new window from now
+    expect(await reserve('u:1', T0 + 1000)).toEqual({ reserved: true })
+    expect(await reserve('u:1', T0 + 1001)).toEqual({ reserved: true })
+    expect(await reserve('u:1', T0 + 1002)).toEqual({ reserved: true })
+    expect(await reserve('u:1', T0 + 1003)).toEqual({ reserved: false, until: T0 + 2000 })
+    // a success forgets the subject's attempts
+    await s.sessions.clearLoginAttempts('u:1')
+    expect(await reserve('u:1', T0 + 1004)).toEqual({ reserved: true })
+    await s.sessions.clearLoginAttempts('nobody')
+    // the row bound: with 3 rows (u:1, U:1, n:1) a new subject is refused (until 0), a known one is not
+    expect(await reserve('n:1', T0 + 1005)).toEqual({ reserved: true })
+    expect(await reserve('n:2', T0 + 1006, 3)).toEqual({ reserved: false, until: 0 })
+    expect(await reserve('n:1', T0 + 1007, 3)).toEqual({ reserved: true })
+    expect(await reserve('n:3', T0 + 1008, 4)).toEqual({ reserved: true })
+    // the sweep deletes the rows whose window has ended: U:1 (ended T0 + 1030), not the three live ones
+    expect(await s.sessions.sweepLoginAttempts(T0 + 1500)).toBe(1)
+    expect(await reserve('n:2', T0 + 1501, 4)).toEqual({ reserved: true })
+    expect(await s.sessions.sweepLoginAttempts(T0 + 1_000_000)).toBe(4)
+    expect(await s.sessions.sweepLoginAttempts(T0 + 1_000_000)).toBe(0)
+  })
+
+  test('sessions: 60 parallel reservations of one subject reserve exactly the limit', async () => {
+    const s = await setup()
+    const answers = await Promise.all(Array.from({ length: 60 }, () => s.sessions.reserveLoginAttempt('u:7', T0, 60_000, 10, 1000)))
+    expect(answers.filter((a) => a.reserved).length).toBe(10)
+    for (const a of answers) if (!a.reserved) expect(a.until).toBe(T0 + 60_000)
+    expect(await s.sessions.reserveLoginAttempt('u:7', T0 + 1, 60_000, 10, 1000)).toEqual({ reserved: false, until: T0 + 60_000 })
   })
 
   test('settings: set once, the first value stays', async () => {
@@ -442,6 +494,123 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect(await s.searches.history(1, 1)).toEqual([{ uid: 1, gid: 0, userQuery: 'q2', effectiveQuery: 'e2', launched: T0 + 5 }])
     expect(await s.searches.history(2, 10)).toEqual([])
   })
+
+  test('quota: usage sums every counted area; guarded writes refused past the quota change nothing, shrinking always passes', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    expect(await s.quota.usage(1)).toBe(0)
+    const res = (guid: string, size: number, uid = 1) => ({
+      guid, uid, name: guid, description: '', global: false, version: 0, size, hash: '', blobKey: `k-${guid}`, modified: T0, domain: 0,
+      labels: [] as string[], gids: [] as number[],
+    })
+    const file = (thingUuid: string, size: number, uid = 1) => ({
+      thingUuid, guid: 'G', uid, name: '', description: '', global: false, size, type: 't', labels: [] as string[], updated: T0,
+      blobKey: `b-${thingUuid}`, gids: [] as number[],
+    })
+    // resources: the quota counts the row's size; undefined checks nothing
+    await s.resources.create(res('r1', 600), 1000)
+    expect(await s.quota.usage(1)).toBe(600)
+    const over = await rejection(s.resources.create(res('r2', 401), 1000))
+    expect(over).toBeInstanceOf(QuotaExceeded)
+    expect(over).toMatchObject({ limit: 1000, used: 600, adding: 401 })
+    expect(await s.resources.get('r2')).toBeUndefined()
+    await s.resources.create(res('r2', 400), 1000) // exactly the quota
+    await s.resources.create(res('r3', 5000)) // no quota given: not checked
+    expect(await s.quota.usage(1)).toBe(6000)
+    expect(await s.quota.usage(2)).toBe(0)
+    // setContents: the new size minus the old; shrinking passes also over the quota
+    expect(await rejection(s.resources.setContents('r1', { blobKey: 'n', size: 601, hash: '', modified: T0 }, 6000))).toMatchObject({ adding: 1 })
+    expect((await s.resources.get('r1'))?.blobKey).toBe('k-r1')
+    expect((await s.resources.setContents('r3', { blobKey: 'n3', size: 100, hash: '', modified: T0 }, 10))?.oldKey).toBe('k-r3')
+    expect((await s.resources.setContents('r1', { blobKey: 'n1', size: 600, hash: '', modified: T0 }, 10))?.oldKey).toBe('k-r1') // same size
+    expect(await s.resources.setContents('none', { blobKey: 'x', size: 1, hash: '', modified: T0 }, 10)).toBeUndefined()
+    expect(await s.quota.usage(1)).toBe(1100)
+    // files
+    await s.files.create(file('f1', 100), 1200)
+    expect(await rejection(s.files.create(file('f2', 1), 1200))).toBeInstanceOf(QuotaExceeded)
+    expect(await s.files.get('f2')).toBeUndefined()
+    await s.files.create(file('f2', 1, 2), 1) // another owner: their own usage
+    expect(await rejection(s.files.setContents('f1', { blobKey: 'x', size: 101, type: 't', updated: T0 }, 1200))).toBeInstanceOf(QuotaExceeded)
+    expect((await s.files.get('f1'))?.blobKey).toBe('b-f1')
+    expect((await s.files.setContents('f1', { blobKey: 'x', size: 50, type: 't', updated: T0 }, 1))?.oldKey).toBe('b-f1')
+    expect(await s.files.setContents('none', { blobKey: 'x', size: 1, type: '', updated: 0 }, 1)).toBeUndefined()
+    expect(await s.quota.usage(1)).toBe(1150)
+    expect(await s.quota.usage(2)).toBe(1)
+    // saved searches: a 'saving' row is not counted nor checked; becoming 'saved' is, replacing a saved one counts the difference
+    const saved = (id: string, state: 'saving' | 'saved', storeSize: number, indexSize: number): SavedSearchRow => ({
+      id, uid: 1, gid: 0, state, userQuery: 'q', effectiveQuery: 'q', startRange: T0, endRange: T0, started: T0, finished: T0, lastUpdate: T0,
+      storeSize, indexSize, itemCount: 1, metadata: null, import: null, launchInfo: { background: false, client: 'token' }, noHistory: false, error: '', resultsKey: null, indexKey: null,
+    })
+    await s.searches.putSaved(saved('s1', 'saving', 10_000, 0), 1200)
+    expect(await s.quota.usage(1)).toBe(1150)
+    expect(await rejection(s.searches.putSaved(saved('s1', 'saved', 40, 11), 1200))).toMatchObject({ used: 1150, adding: 51 })
+    expect((await s.searches.listSaved())[0]?.state).toBe('saving')
+    await s.searches.putSaved(saved('s1', 'saved', 40, 10), 1200)
+    expect(await s.quota.usage(1)).toBe(1200)
+    await s.searches.putSaved(saved('s1', 'saved', 30, 10), 1200) // shrinks
+    expect(await rejection(s.searches.putSaved(saved('s1', 'saved', 41, 10), 1200))).toMatchObject({ adding: 11 })
+    expect(await s.quota.usage(1)).toBe(1190)
+    // dashboards: stored_bytes are the bytes of name, description, labels (as JSON) and data, set on every write
+    const dash = (name: string, data: string, uid = 1) => ({
+      guid: 'G', uid, name, description: 'é', global: false, labels: ['x'], data, created: T0, updated: T0, gids: [] as number[],
+    })
+    const dashBytes = (name: string, data: string) => Buffer.byteLength(name) + 2 + Buffer.byteLength('["x"]') + Buffer.byteLength(data)
+    const d1 = await s.dashboards.create(dash('d', '{}'))
+    expect(await s.quota.usage(1)).toBe(1190 + dashBytes('d', '{}'))
+    const used = await s.quota.usage(1)
+    expect(await rejection(s.dashboards.create(dash('d2', '{}'), used))).toBeInstanceOf(QuotaExceeded)
+    expect((await s.dashboards.listOwned(1)).length).toBe(1)
+    expect(await rejection(s.dashboards.update(d1, { data: '{"a":1}', updated: T0 + 1 }, used))).toMatchObject({ adding: 5 })
+    expect((await s.dashboards.byId(d1, 1))?.data).toBe('{}')
+    await s.dashboards.update(d1, { data: '{"a":1}', updated: T0 + 1 })
+    expect(await s.quota.usage(1)).toBe(used + 5)
+    await s.dashboards.update(d1, { data: '[]', updated: T0 + 2 }, 1) // shrinking passes
+    expect(await s.quota.usage(1)).toBe(used)
+    // moved to another owner: all its bytes count for the new one, checked against their quota
+    expect(await rejection(s.dashboards.update(d1, { uid: 2, updated: T0 + 3 }, 1 + dashBytes('d', '[]') - 1))).toBeInstanceOf(QuotaExceeded)
+    expect((await s.dashboards.byId(d1, 1))?.uid).toBe(1)
+    await s.dashboards.update(d1, { uid: 2, updated: T0 + 3 }, 1 + dashBytes('d', '[]'))
+    expect(await s.quota.usage(2)).toBe(1 + dashBytes('d', '[]'))
+    expect(await s.quota.usage(1)).toBe(1190)
+    expect(await s.dashboards.update(12345, { updated: 1 }, 1)).toBeUndefined()
+    // library: name, description, query, labels and metadata
+    const lib = (thingUuid: string, metadata: string | null) => ({
+      thingUuid, guid: 'L', uid: 1, name: 'n', description: '', query: 'tag=x', global: false, labels: [] as string[], metadata, updated: T0,
+      gids: [] as number[],
+    })
+    await s.library.create(lib('l1', null))
+    expect(await s.quota.usage(1)).toBe(1190 + 1 + 5 + 2)
+    expect(await rejection(s.library.create(lib('l2', '{}'), 1198 + 9))).toMatchObject({ used: 1198, adding: 10 })
+    expect(await s.library.byThing('l2', 1)).toBeUndefined()
+    expect(await rejection(s.library.update('l1', { metadata: '{"k":1}', updated: T0 + 1 }, 1200))).toMatchObject({ adding: 7 })
+    expect((await s.library.byThing('l1', 1))?.metadata).toBeNull()
+    await s.library.update('l1', { metadata: '{"k":1}', updated: T0 + 1 }, 1205)
+    expect(await s.quota.usage(1)).toBe(1205)
+    expect(await s.library.update('none', { updated: 1 }, 1)).toBeUndefined()
+    // deleting frees
+    await s.resources.delete('r3')
+    expect(await s.quota.usage(1)).toBe(1105)
+  })
+
+  test('quota: parallel guarded writes of one owner never pass the quota together', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    const res = (guid: string) => ({
+      guid, uid: 1, name: guid, description: '', global: false, version: 0, size: 300, hash: '', blobKey: null, modified: T0, domain: 0,
+      labels: [] as string[], gids: [] as number[],
+    })
+    const file = (thingUuid: string) => ({
+      thingUuid, guid: 'G', uid: 1, name: '', description: '', global: false, size: 300, type: 't', labels: [] as string[], updated: T0,
+      blobKey: `b-${thingUuid}`, gids: [] as number[],
+    })
+    // 2000 bytes: 6 writes of 300 fit, the rest of 16 (resources and files interleaved) must be refused
+    const writes = Array.from({ length: 16 }, (_, i) => (i % 2 ? s.files.create(file(`f${i}`), 2000) : s.resources.create(res(`r${i}`), 2000)))
+    const settled = await Promise.allSettled(writes)
+    expect(settled.filter((r) => r.status === 'fulfilled').length).toBe(6)
+    for (const r of settled) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(QuotaExceeded)
+    expect(await s.quota.usage(1)).toBe(1800)
+  })
 })
 
 describe('PostgreSQL store: cluster guarantees', () => {
@@ -454,10 +623,50 @@ describe('PostgreSQL store: cluster guarantees', () => {
       const { SQL } = await import('bun')
       const sql = new SQL(db.url, { max: 1 })
       const versions = (await sql.unsafe('SELECT version FROM schema_migrations ORDER BY version')) as { version: number }[]
-      expect(versions.map((v) => v.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      expect(versions.map((v) => v.version)).toEqual(PG_MIGRATIONS.map((m) => m.version))
       await sql.close()
       for (const s of stores) await s.close()
     } finally {
+      await db.drop()
+    }
+  })
+
+  test('the PostgreSQL migrations are SQLite\'s, version for version, by name', () => {
+    expect(PG_MIGRATIONS.map((m) => [m.version, m.name])).toEqual(MIGRATIONS.map((m) => [m.version, m.name]))
+  })
+
+  test('a store from before migrations 9-11 keeps its default search groups and counts its dashboards and library entries', async () => {
+    const db = await freshDatabase()
+    const { SQL } = await import('bun')
+    const sql = new SQL(db.url, { max: 1 })
+    try {
+      await sql.unsafe('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied BIGINT NOT NULL)')
+      for (const m of PG_MIGRATIONS.filter((m) => m.version < 9)) {
+        await sql.unsafe(m.sql)
+        await sql.unsafe('INSERT INTO schema_migrations (version, name, applied) VALUES ($1, $2, 0)', [m.version, m.name])
+      }
+      await sql.unsafe("INSERT INTO groups (gid, name) VALUES (1, 'g')")
+      await sql.unsafe(`INSERT INTO users (uid, username, name, email, password_hash, created, default_gid)
+        VALUES (1, 'a', 'a', 'a@x', 'h', 0, 1), (2, 'b', 'b', 'b@x', 'h', 0, NULL)`)
+      await sql.unsafe("INSERT INTO dashboards (id, guid, uid, name, description, labels, data, created, updated) VALUES (7, 'G', 1, 'dé', '', '[]', '{}', 0, 0)")
+      await sql.unsafe("INSERT INTO library (thing_uuid, guid, uid, name, query, labels, metadata, updated) VALUES ('l', 'L', 2, 'n', 'q', '[]', '{}', 0)")
+      await sql.unsafe("INSERT INTO login_failures (username, failures, window_start) VALUES ('a', 1, 0)")
+      const store = await createPgStore(db.url, { max: 2 })
+      try {
+        expect([(await store.users.get(1))!.defaultGid, (await store.users.get(2))!.defaultGid]).toEqual([1, null])
+        expect(await store.quota.usage(1)).toBe(3 + 2 + 2) // 'dé', '[]', '{}'
+        expect(await store.quota.usage(2)).toBe(1 + 1 + 2 + 2)
+        expect(await store.sessions.reserveLoginAttempt('u:1', T0, 1000, 1, 10)).toEqual({ reserved: true })
+        // the default search group has no foreign key any more, and a deleted group is cleared by the trigger
+        await store.users.setDefaultGid(2, 99)
+        expect((await store.users.get(2))!.defaultGid).toBe(99)
+        expect(await store.groups.delete(1)).toBe(true)
+        expect((await store.users.get(1))!.defaultGid).toBeNull()
+      } finally {
+        await store.close()
+      }
+    } finally {
+      await sql.close()
       await db.drop()
     }
   })

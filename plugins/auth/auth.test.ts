@@ -225,24 +225,24 @@ describe('brute-force throttling', () => {
 
   test('the throttle keeps at most loginThrottleEntries rows; new names past it get 429, rows past their window are swept', async () => {
     const s = await setup({ loginThrottleEntries: 100 })
-    const rows = () => s.store.db.query<{ n: number }, []>('SELECT count(*) AS n FROM login_attempts').get()!.n
+    const rows = async () => Number((await s.rows('SELECT count(*) AS n FROM login_attempts'))[0]!.n)
     await s.createUser({ User: 'latecomer', Pass: 'latecomer-password' })
-    expect(rows()).toBe(0)
-    for (let i = 0; rows() < 100; i++) expectLoginFailure(await attempt(s, `made-up-${i}`, 'wrong-password'), 422, INVALID)
+    expect(await rows()).toBe(0)
+    for (let i = 0; (await rows()) < 100; i++) expectLoginFailure(await attempt(s, `made-up-${i}`, 'wrong-password'), 422, INVALID)
     // a name with no row, known or not, is refused alike, unchecked; nothing is added
     const verify = spyOn(s.auth, 'verifyPassword')
     expect((await attempt(s, 'another-made-up', 'wrong-password')).status).toBe(429)
     expect((await attempt(s, 'latecomer', 'wrong-password')).status).toBe(429)
     expect(verify.mock.calls.length).toBe(0)
     verify.mockRestore()
-    expect(rows()).toBe(100)
+    expect(await rows()).toBe(100)
     // names with a row go on as before, and UID 1 is never refused by the bound
     expectLoginFailure(await attempt(s, 'made-up-0', 'wrong-password'), 422, INVALID)
     expectLoginSuccess(await attempt(s, 'admin', ADMIN_PASSWORD), true)
     // once their windows have passed, the sweep frees the rows
     s.clock.advance(s.config.loginFailureWindowMs)
     await s.auth.sweepExpiredSessions()
-    expect(rows()).toBe(0)
+    expect(await rows()).toBe(0)
     expectLoginSuccess(await attempt(s, 'latecomer', 'latecomer-password'), false)
   })
 
@@ -290,15 +290,15 @@ describe('brute-force throttling', () => {
       spy.mockRestore()
       return res
     }
-    const sessions = (uid: number) => s.store.db.query('SELECT id FROM sessions WHERE uid = ?').all(uid)
+    const sessions = (uid: number) => s.rows('SELECT id FROM sessions WHERE uid = ?', [uid])
     const changed = await s.createUser({ User: 'changed', Pass: 'old-password' })
     const res = await during('changed', 'old-password', () =>
       s.call('PUT', `/api/users/${changed.uid}/pwd`, { jwt: s.adminJwt, json: { NewPass: 'new-password' } }))
     expectLoginFailure(res, 422, INVALID)
-    expect(sessions(changed.uid)).toEqual([])
+    expect(await sessions(changed.uid)).toEqual([])
     const locked = await s.createUser({ User: 'locked', Pass: 'locked-password' })
     expectLoginFailure(await during('locked', 'locked-password', () => s.call('PUT', `/api/users/${locked.uid}/lock`, { jwt: s.adminJwt })), 423)
-    expect(sessions(locked.uid)).toEqual([])
+    expect(await sessions(locked.uid)).toEqual([])
     const deleted = await s.createUser({ User: 'deleted', Pass: 'deleted-password' })
     expectLoginFailure(await during('deleted', 'deleted-password', () => s.call('DELETE', `/api/users/${deleted.uid}`, { jwt: s.adminJwt })), 422, INVALID)
     expect(s.logs.filter((l) => l.includes('"level":"error"'))).toEqual([])
@@ -309,7 +309,7 @@ describe('brute-force throttling', () => {
   test('a user name of 1024 characters costs the throttle one row of fixed size', async () => {
     const s = await setup()
     expectLoginFailure(await attempt(s, 'x'.repeat(1024), 'wrong-password'), 422, INVALID)
-    const subjects = s.store.db.query<{ subject: string }, []>('SELECT subject FROM login_attempts').all().map((r) => r.subject)
+    const subjects = (await s.rows('SELECT subject FROM login_attempts')).map((r) => r.subject as string)
     expect(subjects.length).toBe(1)
     expect(subjects[0]!.length).toBeLessThan(80)
   })

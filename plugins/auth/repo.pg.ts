@@ -1,7 +1,7 @@
-// Sessions and login-failure counters over PostgreSQL: the same contract as SqliteSessionsRepo (plugins/auth/repo.ts).
-import { type PgPool, type PgRow, num, q, run, tx } from '../../server/pg'
+// Sessions and the login throttle's attempt counters over PostgreSQL: the same contract as SqliteSessionsRepo (plugins/auth/repo.ts).
+import { type PgPool, type PgRow, num, q, run } from '../../server/pg'
 import { pgToUser, pgUserColumns } from '../users/repo.pg'
-import type { LoginFailureRow, SessionRow, SessionsRepo } from './repo'
+import type { LoginReservation, SessionRow, SessionsRepo } from './repo'
 
 const toSession = (r: PgRow): SessionRow => ({
   id: r.id as string,
@@ -14,16 +14,22 @@ const toSession = (r: PgRow): SessionRow => ({
 })
 
 const COLS = 'id, uid, created, last_hit, expires, origin, temp'
-/** login_failures is keyed by the name folded as SQLite's NOCASE folds it (ASCII letters only). */
-const KEY = 'lower($1::text COLLATE "C")'
 
 export class PgSessionsRepo implements SessionsRepo {
   constructor(private readonly db: PgPool) {}
 
-  async create(s: SessionRow) {
-    await run(this.db, `INSERT INTO sessions (${COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-      s.id, s.uid, s.created, s.lastHit, s.expires, s.origin, s.temp,
-    ])
+  async create(s: SessionRow, passwordHash?: string) {
+    // One INSERT ... SELECT, as on SQLite: no row while the account is locked, gone, or has another hash. FOR SHARE
+    // makes it wait for a password change, lock or deletion of the account in progress and then check the row that
+    // committed; one that starts after it waits until this session is committed, so that its ending of the user's
+    // sessions finds it. (Without the lock the session could be inserted after those sessions were ended.)
+    const n = await run(
+      this.db,
+      `INSERT INTO sessions (${COLS}) SELECT $1, uid, $2, $3, $4, $5, $6 FROM users
+       WHERE uid = $7 AND NOT locked AND ($8::text IS NULL OR password_hash = $8::text) FOR SHARE`,
+      [s.id, s.created, s.lastHit, s.expires, s.origin, s.temp, s.uid, passwordHash ?? null],
+    )
+    return n > 0
   }
   async getWithUser(id: string) {
     const [r] = await q(
@@ -51,26 +57,32 @@ export class PgSessionsRepo implements SessionsRepo {
       await q<{ id: string }>(this.db, 'DELETE FROM sessions WHERE expires <= $1 OR last_hit <= $1 - $2 RETURNING id', [now, idleMs])
     ).map((r) => r.id)
   }
-  async getFailures(username: string) {
-    const [r] = await q(this.db, `SELECT failures, window_start FROM login_failures WHERE username = ${KEY}`, [username])
-    return r ? ({ failures: r.failures as number, windowStart: num(r.window_start) } satisfies LoginFailureRow) : undefined
+  async reserveLoginAttempt(subject: string, now: number, windowMs: number, max: number, maxRows: number): Promise<LoginReservation> {
+    // SqliteSessionsRepo's statement, with typed parameters. One statement: concurrent reservations of one subject
+    // meet on its row (ON CONFLICT waits for the other's insert or update and re-checks the WHERE on the row it
+    // committed), so exactly `max` pass, on any number of replicas. The row bound is counted in the statement's
+    // snapshot: new subjects reserved at the same moment may pass it together, by at most the statements running
+    // at once (a few per replica), which keeps it a bound against floods of made-up names.
+    const [r] = await q(
+      this.db,
+      `INSERT INTO login_attempts (subject, attempts, window_end)
+       SELECT $1::text, 1, $2::bigint + $3::bigint
+       WHERE EXISTS (SELECT 1 FROM login_attempts WHERE subject = $1::text) OR (SELECT count(*) FROM login_attempts) < $5::bigint
+       ON CONFLICT (subject) DO UPDATE SET
+         attempts = CASE WHEN login_attempts.window_end <= $2::bigint THEN 1 ELSE login_attempts.attempts + 1 END,
+         window_end = CASE WHEN login_attempts.window_end <= $2::bigint THEN $2::bigint + $3::bigint ELSE login_attempts.window_end END
+       WHERE login_attempts.window_end <= $2::bigint OR login_attempts.attempts < $4::int
+       RETURNING attempts`,
+      [subject, now, windowMs, max, maxRows],
+    )
+    if (r) return { reserved: true }
+    const [w] = await q(this.db, 'SELECT window_end FROM login_attempts WHERE subject = $1', [subject])
+    return { reserved: false, until: w ? num(w.window_end) : 0 }
   }
-  async recordFailure(username: string, now: number, windowMs: number) {
-    return tx(this.db, async (t) => {
-      await run(t, 'DELETE FROM login_failures WHERE window_start <= $1', [now - windowMs])
-      const [r] = await q<{ failures: number }>(
-        t,
-        `INSERT INTO login_failures (username, failures, window_start) VALUES (${KEY}, 1, $2)
-         ON CONFLICT (username) DO UPDATE SET
-           failures = CASE WHEN login_failures.window_start <= $2 - $3 THEN 1 ELSE login_failures.failures + 1 END,
-           window_start = CASE WHEN login_failures.window_start <= $2 - $3 THEN $2 ELSE login_failures.window_start END
-         RETURNING failures`,
-        [username, now, windowMs],
-      )
-      return r!.failures
-    })
+  async clearLoginAttempts(subject: string) {
+    await run(this.db, 'DELETE FROM login_attempts WHERE subject = $1', [subject])
   }
-  async clearFailures(username: string) {
-    await run(this.db, `DELETE FROM login_failures WHERE username = ${KEY}`, [username])
+  async sweepLoginAttempts(now: number) {
+    return run(this.db, 'DELETE FROM login_attempts WHERE window_end <= $1', [now])
   }
 }

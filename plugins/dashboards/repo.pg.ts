@@ -1,6 +1,8 @@
 // Dashboards and their sharing lists over PostgreSQL: the same contract as SqliteDashboardsRepo
 // (plugins/dashboards/repo.ts). Ids are BIGINT below 2^53 (decisions §1): exact as JavaScript numbers.
 import { type Pg, type PgPool, type PgRow, isUniqueViolation, num, nums, q, run, tx } from '../../server/pg'
+import { DASHBOARD_BYTES_SQL } from '../../server/quota'
+import { checkQuotaAfterWritePg, lockOwner } from '../../server/quota.pg'
 import { type DashboardChanges, type DashboardRow, type DashboardsRepo, randomDashboardId } from './repo'
 
 const COLS = `d.id AS id, d.guid AS guid, d.uid AS uid, d.name AS name, d.description AS description,
@@ -23,6 +25,16 @@ function fromDb(r: PgRow): DashboardRow {
     updated: num(r.updated),
     gids: nums(r.gids),
   }
+}
+
+/** Sets the row's stored_bytes from its text members (on every write: the quota sums them); answers them and its owner. */
+async function measure(t: Pg, id: number): Promise<{ uid: number; bytes: number }> {
+  const [r] = await q<{ uid: number; bytes: unknown }>(
+    t,
+    `UPDATE dashboards SET stored_bytes = ${DASHBOARD_BYTES_SQL} WHERE id = $1 RETURNING uid, stored_bytes AS bytes`,
+    [id],
+  )
+  return { uid: r!.uid, bytes: num(r!.bytes) }
 }
 
 async function setGids(db: Pg, id: number, gids: number[]) {
@@ -66,13 +78,14 @@ export class PgDashboardsRepo implements DashboardsRepo {
       fromDb,
     )
   }
-  async create(row: Omit<DashboardRow, 'id'>) {
+  async create(row: Omit<DashboardRow, 'id'>, quota?: number) {
     // A random id that another replica may draw at the same moment: the insert is the check, and a taken id
     // (a unique violation, about never) draws again.
     for (;;) {
       const id = randomDashboardId()
       try {
         await tx(this.db, async (t) => {
+          if (quota !== undefined) await lockOwner(t, row.uid)
           await run(
             t,
             `INSERT INTO dashboards (id, guid, uid, name, description, global, labels, data, created, updated)
@@ -80,6 +93,7 @@ export class PgDashboardsRepo implements DashboardsRepo {
             [id, row.guid, row.uid, row.name, row.description, row.global, JSON.stringify(row.labels), row.data, row.created, row.updated],
           )
           await setGids(t, id, row.gids)
+          await checkQuotaAfterWritePg(t, row.uid, quota, (await measure(t, id)).bytes)
         })
         return id
       } catch (e) {
@@ -87,8 +101,17 @@ export class PgDashboardsRepo implements DashboardsRepo {
       }
     }
   }
-  async update(id: number, changes: DashboardChanges) {
+  async update(id: number, changes: DashboardChanges, quota?: number) {
     return tx(this.db, async (t) => {
+      // The (new) owner's lock before the dashboard's row, in the order of create and of a user's deletion.
+      let locked: number | undefined
+      if (quota !== undefined) {
+        const [owner] = await q<{ uid: number }>(t, 'SELECT uid FROM dashboards WHERE id = $1', [id])
+        if (!owner) return undefined
+        await lockOwner(t, (locked = changes.uid ?? owner.uid))
+      }
+      const [before] = await q<{ uid: number; bytes: unknown }>(t, 'SELECT uid, stored_bytes AS bytes FROM dashboards WHERE id = $1 FOR UPDATE', [id])
+      if (!before) return undefined
       const values: (string | number | boolean)[] = [changes.updated]
       const sets = ['updated = $1']
       const set = (column: string, v: string | number | boolean) => (values.push(v), sets.push(`${column} = $${values.length}`))
@@ -100,6 +123,10 @@ export class PgDashboardsRepo implements DashboardsRepo {
       if (changes.data !== undefined) set('data', changes.data)
       if ((await run(t, `UPDATE dashboards SET ${sets.join(', ')} WHERE id = $${values.length + 1}`, [...values, id])) === 0) return undefined
       if (changes.gids !== undefined) await setGids(t, id, changes.gids)
+      const after = await measure(t, id)
+      // Changed owner between the first read and the row lock (another update): lock the one that pays.
+      if (quota !== undefined && after.uid !== locked) await lockOwner(t, after.uid)
+      await checkQuotaAfterWritePg(t, after.uid, quota, after.bytes - (after.uid === before.uid ? num(before.bytes) : 0))
       return fromDb((await q(t, `SELECT ${COLS} FROM dashboards d WHERE d.id = $1`, [id]))[0]!)
     })
   }

@@ -1,5 +1,6 @@
 // User file metadata and sharing lists over PostgreSQL: the same contract as SqliteFilesRepo (plugins/files/repo.ts).
 import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/pg'
+import { checkQuotaPg, lockOwner } from '../../server/quota.pg'
 import type { FileChanges, FileRow, FilesRepo } from './repo'
 
 const COLS = `f.thing_uuid AS thing_uuid, f.guid AS guid, f.uid AS uid, f.name AS name, f.description AS description,
@@ -74,8 +75,12 @@ export class PgFilesRepo implements FilesRepo {
       )
     ).map(fromDb)
   }
-  async create(row: FileRow) {
+  async create(row: FileRow, quota?: number) {
     await tx(this.db, async (t) => {
+      if (quota !== undefined) {
+        await lockOwner(t, row.uid)
+        await checkQuotaPg(t, row.uid, quota, row.size)
+      }
       await run(
         t,
         `INSERT INTO user_files (thing_uuid, guid, uid, name, description, global, size, type, labels, updated, blob_key)
@@ -101,10 +106,23 @@ export class PgFilesRepo implements FilesRepo {
       return fromDb((await get(t, thingUuid))!)
     })
   }
-  async setContents(thingUuid: string, c: { blobKey: string; size: number; type: string; updated: number }) {
+  async setContents(thingUuid: string, c: { blobKey: string; size: number; type: string; updated: number }, quota?: number) {
     return tx(this.db, async (t) => {
-      const [before] = await q<{ blob_key: string }>(t, 'SELECT blob_key FROM user_files WHERE thing_uuid = $1 FOR UPDATE', [thingUuid])
+      // The owner's lock before the file's (as in create and in a user's deletion). The file may change owner in
+      // between (a metadata update): then the new owner is locked too before the check.
+      let locked: number | undefined
+      if (quota !== undefined) {
+        const [owner] = await q<{ uid: number }>(t, 'SELECT uid FROM user_files WHERE thing_uuid = $1', [thingUuid])
+        if (owner) await lockOwner(t, (locked = owner.uid))
+      }
+      const [before] = await q<{ blob_key: string; size: unknown; uid: number }>(
+        t,
+        'SELECT blob_key, size, uid FROM user_files WHERE thing_uuid = $1 FOR UPDATE',
+        [thingUuid],
+      )
       if (!before) return undefined
+      if (quota !== undefined && before.uid !== locked) await lockOwner(t, before.uid)
+      await checkQuotaPg(t, before.uid, quota, c.size - num(before.size))
       await run(t, 'UPDATE user_files SET blob_key = $1, size = $2, type = $3, updated = $4 WHERE thing_uuid = $5', [
         c.blobKey, c.size, c.type, c.updated, thingUuid,
       ])

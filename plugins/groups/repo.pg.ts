@@ -63,7 +63,7 @@ export class PgGroupsRepo implements GroupsRepo {
   async removeMember(uid: number, gid: number) {
     return tx(this.db, async (t) => {
       const removed = (await run(t, 'DELETE FROM user_groups WHERE uid = $1 AND gid = $2', [uid, gid])) > 0
-      await run(t, 'UPDATE users SET default_gid = NULL WHERE uid = $1 AND default_gid = $2', [uid, gid])
+      await run(t, 'UPDATE users SET search_gid = NULL WHERE uid = $1 AND search_gid = $2', [uid, gid])
       return removed
     })
   }

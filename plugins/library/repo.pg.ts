@@ -1,6 +1,8 @@
 // Search library entries and their sharing lists over PostgreSQL: the same contract as SqliteLibraryRepo
 // (plugins/library/repo.ts).
 import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/pg'
+import { LIBRARY_BYTES_SQL } from '../../server/quota'
+import { checkQuotaAfterWritePg, lockOwner } from '../../server/quota.pg'
 import type { LibraryChanges, LibraryRepo, LibraryRow } from './repo'
 
 const COLS = `l.thing_uuid AS thing_uuid, l.guid AS guid, l.uid AS uid, l.name AS name, l.description AS description,
@@ -23,6 +25,16 @@ function fromDb(r: PgRow): LibraryRow {
     updated: num(r.updated),
     gids: nums(r.gids),
   }
+}
+
+/** Sets the row's stored_bytes from its text members (on every write: the quota sums them); answers them and its owner. */
+async function measure(t: Pg, thingUuid: string): Promise<{ uid: number; bytes: number }> {
+  const [r] = await q<{ uid: number; bytes: unknown }>(
+    t,
+    `UPDATE library SET stored_bytes = ${LIBRARY_BYTES_SQL} WHERE thing_uuid = $1 RETURNING uid, stored_bytes AS bytes`,
+    [thingUuid],
+  )
+  return { uid: r!.uid, bytes: num(r!.bytes) }
 }
 
 async function setGids(db: Pg, id: string, gids: number[]) {
@@ -48,8 +60,9 @@ export class PgLibraryRepo implements LibraryRepo {
   async listAll() {
     return (await q(this.db, `SELECT ${COLS} FROM library l ${ORDER}`)).map(fromDb)
   }
-  async create(row: LibraryRow) {
+  async create(row: LibraryRow, quota?: number) {
     await tx(this.db, async (t) => {
+      if (quota !== undefined) await lockOwner(t, row.uid)
       await run(
         t,
         `INSERT INTO library (thing_uuid, guid, uid, name, description, query, global, labels, metadata, updated)
@@ -57,10 +70,24 @@ export class PgLibraryRepo implements LibraryRepo {
         [row.thingUuid, row.guid, row.uid, row.name, row.description, row.query, row.global, JSON.stringify(row.labels), row.metadata, row.updated],
       )
       await setGids(t, row.thingUuid, row.gids)
+      await checkQuotaAfterWritePg(t, row.uid, quota, (await measure(t, row.thingUuid)).bytes)
     })
   }
-  async update(thingUuid: string, changes: LibraryChanges) {
+  async update(thingUuid: string, changes: LibraryChanges, quota?: number) {
     return tx(this.db, async (t) => {
+      // The (new) owner's lock before the entry's row, in the order of create and of a user's deletion.
+      let locked: number | undefined
+      if (quota !== undefined) {
+        const [owner] = await q<{ uid: number }>(t, 'SELECT uid FROM library WHERE thing_uuid = $1', [thingUuid])
+        if (!owner) return undefined
+        await lockOwner(t, (locked = changes.uid ?? owner.uid))
+      }
+      const [before] = await q<{ uid: number; bytes: unknown }>(
+        t,
+        'SELECT uid, stored_bytes AS bytes FROM library WHERE thing_uuid = $1 FOR UPDATE',
+        [thingUuid],
+      )
+      if (!before) return undefined
       const values: (string | number | boolean | null)[] = [changes.updated]
       const sets = ['updated = $1']
       const set = (column: string, v: string | number | boolean | null) => (values.push(v), sets.push(`${column} = $${values.length}`))
@@ -74,6 +101,10 @@ export class PgLibraryRepo implements LibraryRepo {
       if ((await run(t, `UPDATE library SET ${sets.join(', ')} WHERE thing_uuid = $${values.length + 1}`, [...values, thingUuid])) === 0)
         return undefined
       if (changes.gids !== undefined) await setGids(t, thingUuid, changes.gids)
+      const after = await measure(t, thingUuid)
+      // Changed owner between the first read and the row lock (another update): lock the one that pays.
+      if (quota !== undefined && after.uid !== locked) await lockOwner(t, after.uid)
+      await checkQuotaAfterWritePg(t, after.uid, quota, after.bytes - (after.uid === before.uid ? num(before.bytes) : 0))
       return fromDb((await q(t, `SELECT ${COLS} FROM library l WHERE l.thing_uuid = $1`, [thingUuid]))[0]!)
     })
   }

@@ -1,6 +1,7 @@
 // Resource metadata and sharing lists over PostgreSQL: the same contract as SqliteResourcesRepo
 // (plugins/resources/repo.ts).
 import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/pg'
+import { checkQuotaPg, lockOwner } from '../../server/quota.pg'
 import type { NewResource, ResourceChanges, ResourceRow, ResourcesRepo } from './repo'
 
 // The sharing list comes along as an array, so a listing is one query.
@@ -74,8 +75,12 @@ export class PgResourcesRepo implements ResourcesRepo {
     )
     return rows.length > 0
   }
-  async create(row: NewResource) {
+  async create(row: NewResource, quota?: number) {
     await tx(this.db, async (t) => {
+      if (quota !== undefined) {
+        await lockOwner(t, row.uid)
+        await checkQuotaPg(t, row.uid, quota, row.size)
+      }
       await run(
         t,
         `INSERT INTO resources (guid, uid, name, description, global, version, size, hash, blob_key, modified, domain, labels)
@@ -99,10 +104,21 @@ export class PgResourcesRepo implements ResourcesRepo {
       return fromDb((await get(t, guid))!)
     })
   }
-  async setContents(guid: string, c: { blobKey: string; size: number; hash: string; modified: number }) {
+  async setContents(guid: string, c: { blobKey: string; size: number; hash: string; modified: number }, quota?: number) {
     return tx(this.db, async (t) => {
-      const [before] = await q<{ blob_key: string | null }>(t, 'SELECT blob_key FROM resources WHERE guid = $1 FOR UPDATE', [guid])
+      // The owner's lock comes before the resource's (as in create and in a user's deletion), so no two
+      // transactions take them in opposite orders. A resource never changes owner.
+      if (quota !== undefined) {
+        const [owner] = await q<{ uid: number }>(t, 'SELECT uid FROM resources WHERE guid = $1', [guid])
+        if (owner) await lockOwner(t, owner.uid)
+      }
+      const [before] = await q<{ blob_key: string | null; size: unknown; uid: number }>(
+        t,
+        'SELECT blob_key, size, uid FROM resources WHERE guid = $1 FOR UPDATE',
+        [guid],
+      )
       if (!before) return undefined
+      await checkQuotaPg(t, before.uid, quota, c.size - num(before.size))
       await run(t, 'UPDATE resources SET blob_key = $1, size = $2, hash = $3, modified = $4, version = version + 1 WHERE guid = $5', [
         c.blobKey, c.size, c.hash, c.modified, guid,
       ])

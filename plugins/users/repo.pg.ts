@@ -2,7 +2,7 @@
 import { type PgPool, type PgRow, insertWithNextId, num, numOrNull, pgUniqueWrite, q, run, tx } from '../../server/pg'
 import type { NewUser, PreferenceRow, UserChanges, UserRow, UsersRepo } from './repo'
 
-const COLUMNS = 'uid, username, name, email, password_hash, admin, locked, default_gid, last_active'
+const COLUMNS = 'uid, username, name, email, password_hash, admin, locked, search_gid, last_active'
 
 /** The user columns under a table alias, for queries of other repositories that join users. */
 export const pgUserColumns = (alias: string) => COLUMNS.split(', ').map((c) => `${alias}.${c} AS ${c}`).join(', ')
@@ -19,7 +19,7 @@ export function pgToUser(r: PgRow): UserRow {
     passwordHash: r.password_hash as string,
     admin: r.admin as boolean,
     locked: r.locked as boolean,
-    defaultGid: numOrNull(r.default_gid),
+    defaultGid: numOrNull(r.search_gid),
     lastActive: num(r.last_active),
   }
 }
@@ -75,7 +75,7 @@ export class PgUsersRepo implements UsersRepo {
     await run(this.db, 'UPDATE users SET password_hash = $1 WHERE uid = $2', [hash, uid])
   }
   async setDefaultGid(uid: number, gid: number | null) {
-    await run(this.db, 'UPDATE users SET default_gid = $1 WHERE uid = $2', [gid, uid])
+    await run(this.db, 'UPDATE users SET search_gid = $1 WHERE uid = $2', [gid, uid])
   }
   async touch(uid: number, now: number) {
     await run(this.db, 'UPDATE users SET last_active = $1 WHERE uid = $2', [now, uid])

@@ -300,4 +300,59 @@ CREATE TABLE search_history (
 CREATE INDEX search_history_uid ON search_history(uid, launched);
 `,
   },
+  {
+    version: 9,
+    name: 'search_gid',
+    // As SQLite's 009: the default search group may name a group that does not exist yet, so it moves to a column
+    // without a foreign key; default_gid stays, always NULL, unread (as on SQLite). A deleted group stops being
+    // anyone's default search group.
+    sql: /* sql */ `
+ALTER TABLE users ADD COLUMN search_gid INTEGER;
+UPDATE users SET search_gid = default_gid, default_gid = NULL;
+
+CREATE FUNCTION users_search_gid_group_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE users SET search_gid = NULL WHERE search_gid = OLD.gid;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER users_search_gid_group_deleted AFTER DELETE ON groups FOR EACH ROW EXECUTE FUNCTION users_search_gid_group_deleted();
+`,
+  },
+  {
+    version: 10,
+    name: 'quota',
+    // As SQLite's 010: covering indexes for the per-user sums of server/quota.ts, and stored_bytes (the bytes of the
+    // text members, set by the repos on every write) on dashboards and library entries, filled for existing rows.
+    // BIGINT here as every size of this store.
+    sql: /* sql */ `
+CREATE INDEX resources_uid_size ON resources(uid, size);
+CREATE INDEX user_files_uid_size ON user_files(uid, size);
+CREATE INDEX saved_searches_uid_state_size ON saved_searches(uid, state, store_size, index_size);
+
+ALTER TABLE dashboards ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0;
+UPDATE dashboards SET stored_bytes = octet_length(name) + octet_length(description) + octet_length(labels) + octet_length(data);
+CREATE INDEX dashboards_uid_bytes ON dashboards(uid, stored_bytes);
+
+ALTER TABLE library ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0;
+UPDATE library SET stored_bytes = octet_length(name) + octet_length(description) + octet_length(query) + octet_length(labels)
+  + coalesce(octet_length(metadata), 0);
+CREATE INDEX library_uid_bytes ON library(uid, stored_bytes);
+`,
+  },
+  {
+    version: 11,
+    name: 'login_attempts',
+    // As SQLite's 011: the login throttle reserves attempts per subject (an account's UID, or the hash of a user
+    // name no account has) before the password is checked; replaces login_failures. window_end is a time in ms.
+    sql: /* sql */ `
+DROP TABLE login_failures;
+
+CREATE TABLE login_attempts (
+  subject    TEXT COLLATE "C" PRIMARY KEY,
+  attempts   INTEGER NOT NULL,
+  window_end BIGINT NOT NULL
+);
+CREATE INDEX login_attempts_window_end ON login_attempts(window_end);
+`,
+  },
 ]

@@ -1,6 +1,7 @@
 // Saved searches and the search history over PostgreSQL: the same contract as SqliteSearchesRepo
 // (server/search/repo.ts).
-import { type PgPool, type PgRow, num, q, run } from '../pg'
+import { type PgPool, type PgRow, num, q, run, tx } from '../pg'
+import { checkQuotaPg, lockOwner } from '../quota.pg'
 import type { HistoryRow, ImportInfo, LaunchInfo, SavedSearchRow, SearchesRepo } from './repo'
 
 const COLUMNS = `id, uid, gid, state, user_query, effective_query, start_range, end_range, started, finished, last_update,
@@ -38,19 +39,31 @@ export class PgSearchesRepo implements SearchesRepo {
   async listSaved() {
     return (await q(this.db, `SELECT ${COLUMNS} FROM saved_searches ORDER BY started, id`)).map(fromDb)
   }
-  async putSaved(r: SavedSearchRow) {
+  async putSaved(r: SavedSearchRow, quota?: number) {
     const cols = COLUMNS.split(',').map((c) => c.trim())
-    await run(
-      this.db,
-      `INSERT INTO saved_searches (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})
-       ON CONFLICT (id) DO UPDATE SET ${cols.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}`,
-      [
-        r.id, r.uid, r.gid, r.state, r.userQuery, r.effectiveQuery, r.startRange, r.endRange, r.started, r.finished, r.lastUpdate,
-        r.storeSize, r.indexSize, r.itemCount, r.metadata === null || r.metadata === undefined ? null : JSON.stringify(r.metadata),
-        r.import === null ? null : JSON.stringify(r.import), JSON.stringify(r.launchInfo), r.noHistory, r.error,
-        r.resultsKey, r.indexKey,
-      ],
-    )
+    await tx(this.db, async (t) => {
+      if (r.state === 'saved' && quota !== undefined) {
+        await lockOwner(t, r.uid)
+        const [counted] = await q<{ state: string; bytes: unknown }>(
+          t,
+          'SELECT state, store_size + index_size AS bytes FROM saved_searches WHERE id = $1 FOR UPDATE',
+          [r.id],
+        )
+        const before = counted?.state === 'saved' ? num(counted.bytes) : 0
+        await checkQuotaPg(t, r.uid, quota, r.storeSize + r.indexSize - before)
+      }
+      await run(
+        t,
+        `INSERT INTO saved_searches (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})
+         ON CONFLICT (id) DO UPDATE SET ${cols.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}`,
+        [
+          r.id, r.uid, r.gid, r.state, r.userQuery, r.effectiveQuery, r.startRange, r.endRange, r.started, r.finished, r.lastUpdate,
+          r.storeSize, r.indexSize, r.itemCount, r.metadata === null || r.metadata === undefined ? null : JSON.stringify(r.metadata),
+          r.import === null ? null : JSON.stringify(r.import), JSON.stringify(r.launchInfo), r.noHistory, r.error,
+          r.resultsKey, r.indexKey,
+        ],
+      )
+    })
   }
   async deleteSaved(id: string) {
     const [r] = await q(this.db, `DELETE FROM saved_searches WHERE id = $1 RETURNING ${COLUMNS}`, [id])
