@@ -14,6 +14,7 @@ import { PgSearchesRepo } from './search/repo.pg'
 import { PgDashboardsRepo } from '../plugins/dashboards/repo.pg'
 import { PgLibraryRepo } from '../plugins/library/repo.pg'
 import { PgQuotaRepo } from './quota.pg'
+import { PgNotificationsRepo } from '../plugins/notifications/repo.pg'
 
 export interface PgStoreOptions {
   /** Connections in the pool (10). */
@@ -36,6 +37,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     dashboards: new PgDashboardsRepo(sql),
     library: new PgLibraryRepo(sql),
     quota: new PgQuotaRepo(sql),
+    notifications: new PgNotificationsRepo(sql),
     kind: 'pg',
     close: () => sql.close(),
   }

@@ -11,6 +11,7 @@ import { UniqueViolation } from '../server/unique'
 import { QuotaExceeded } from '../server/quota'
 import { PG_MIGRATIONS } from '../server/migrations-pg'
 import { MIGRATIONS } from '../server/migrations'
+import { notificationsContract } from '../plugins/notifications/repo.contract'
 import { freshDatabase, testDatabaseUrl } from './pg'
 import type { SavedSearchRow } from '../server/search/repo'
 
@@ -489,10 +490,16 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect((await s.searches.deleteSaved('200'))?.resultsKey).toBe('r')
     expect(await s.searches.deleteSaved('200')).toBeUndefined()
     for (const [i, launched] of [T0, T0 + 5, T0 + 5, T0 + 1].entries())
-      await s.searches.addHistory({ uid: 1, gid: 0, userQuery: `q${i}`, effectiveQuery: `e${i}`, launched })
+      await s.searches.addHistory({ uid: 1, gid: 0, userQuery: `q${i}`, effectiveQuery: `e${i}`, launched }, 1000)
     expect((await s.searches.history(1, 3)).map((h) => h.userQuery)).toEqual(['q2', 'q1', 'q3'])
     expect(await s.searches.history(1, 1)).toEqual([{ uid: 1, gid: 0, userQuery: 'q2', effectiveQuery: 'e2', launched: T0 + 5 }])
     expect(await s.searches.history(2, 10)).toEqual([])
+    // keeping the newest 3 of a user drops their oldest (q0 and q3 here), and nothing of another user
+    const other = await user(s, 'history-other')
+    await s.searches.addHistory({ uid: other, gid: 0, userQuery: 'other', effectiveQuery: 'other', launched: T0 }, 3)
+    await s.searches.addHistory({ uid: 1, gid: 0, userQuery: 'q4', effectiveQuery: 'e4', launched: T0 + 6 }, 3)
+    expect((await s.searches.history(1, 10)).map((h) => h.userQuery)).toEqual(['q4', 'q2', 'q1'])
+    expect((await s.searches.history(other, 10)).map((h) => h.userQuery)).toEqual(['other'])
   })
 
   test('quota: usage sums every counted area; guarded writes refused past the quota change nothing, shrinking always passes', async () => {
@@ -694,4 +701,11 @@ describe('PostgreSQL store: cluster guarantees', () => {
     expect(unreachable.lines[0]).toStartWith('quarry: cannot open the PostgreSQL store at postgres://quarry:***@127.0.0.1:1/')
     expect(unreachable.lines[0]).not.toContain(new URL(testDatabaseUrl()).password)
   })
+})
+
+// The notifications repository's contract (plugins/notifications/repo.contract.ts; repo.test.ts runs it on SQLite).
+notificationsContract('PostgreSQL', async () => {
+  const db = await freshDatabase()
+  const store = await createPgStore(db.url, { max: 8 })
+  return { store, close: async () => (await store.close(), await db.drop()) }
 })

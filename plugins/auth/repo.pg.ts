@@ -57,6 +57,10 @@ export class PgSessionsRepo implements SessionsRepo {
       await q<{ id: string }>(this.db, 'DELETE FROM sessions WHERE expires <= $1 OR last_hit <= $1 - $2 RETURNING id', [now, idleMs])
     ).map((r) => r.id)
   }
+  async countLive(now: number, idleMs: number) {
+    const [r] = await q<{ n: unknown }>(this.db, 'SELECT COUNT(*) AS n FROM sessions WHERE expires > $1 AND last_hit > $1 - $2', [now, idleMs])
+    return num(r!.n)
+  }
   async reserveLoginAttempt(subject: string, now: number, windowMs: number, max: number, maxRows: number): Promise<LoginReservation> {
     // SqliteSessionsRepo's statement, with typed parameters. One statement: concurrent reservations of one subject
     // meet on its row (ON CONFLICT waits for the other's insert or update and re-checks the WHERE on the row it

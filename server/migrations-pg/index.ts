@@ -10,6 +10,8 @@
 //   which folds ASCII letters only, exactly as NOCASE does;
 // - text that listings order by is COLLATE "C" (byte order, as SQLite's BINARY), whatever the database locale;
 // - SQLite's triggers are trigger functions.
+import notifications from './012_notifications'
+
 export const PG_MIGRATIONS: { version: number; name: string; sql: string }[] = [
   {
     version: 1,
@@ -355,4 +357,5 @@ CREATE TABLE login_attempts (
 CREATE INDEX login_attempts_window_end ON login_attempts(window_end);
 `,
   },
+  { version: 12, name: 'notifications', sql: notifications },
 ]
