@@ -5,7 +5,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MAIN } from './cli'
-import { listening, spawnServer } from './helpers'
+import { databaseUrlFor, listening, spawnServer } from './helpers'
+import { onPg } from './pg'
 
 const dirs: string[] = []
 function tempDir() {
@@ -30,7 +31,8 @@ afterAll(async () => {
 
 async function tool(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
   const proc = Bun.spawn([process.execPath, 'run', MAIN, 'admin', 'reset-password', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: tempDir(), NO_COLOR: '1', QUARRY_DATA_DIR: dataDir, ...opts.env },
+    // on the PostgreSQL run, the server's store is the database of its data directory (as spawnServer gives it)
+    env: { PATH: process.env.PATH ?? '', HOME: tempDir(), NO_COLOR: '1', QUARRY_DATA_DIR: dataDir, ...(onPg ? { QUARRY_DATABASE_URL: databaseUrlFor(dataDir) } : {}), ...opts.env },
     stdin: opts.stdin === undefined ? 'ignore' : new TextEncoder().encode(opts.stdin),
     stdout: 'pipe',
     stderr: 'pipe',
@@ -94,7 +96,14 @@ describe('quarry admin reset-password against a running server', () => {
     const node = Bun.which('node')!
     const launcher = join(import.meta.dir, '..', 'cli', 'quarry.cjs')
     const proc = Bun.spawn(['script', '-qec', `'${launcher}' admin reset-password carol`, '/dev/null'], {
-      env: { PATH: [node.slice(0, node.lastIndexOf('/')), '/usr/bin', '/bin'].join(':'), HOME: tempDir(), QUARRY_DATA_DIR: dataDir, NO_COLOR: '1', TERM: 'dumb' },
+      env: {
+        PATH: [node.slice(0, node.lastIndexOf('/')), '/usr/bin', '/bin'].join(':'),
+        HOME: tempDir(),
+        QUARRY_DATA_DIR: dataDir,
+        ...(onPg ? { QUARRY_DATABASE_URL: databaseUrlFor(dataDir) } : {}),
+        NO_COLOR: '1',
+        TERM: 'dumb',
+      },
       stdin: 'pipe',
       stdout: 'pipe',
       stderr: 'pipe',
@@ -138,10 +147,20 @@ describe('quarry admin reset-password against a running server', () => {
       expect(r.stderr).not.toMatch(/^\s+at /m)
     }
     const elsewhere = join(tempDir(), 'data')
-    const r = await tool(['bob', '--generate'], { env: { QUARRY_DATA_DIR: elsewhere } })
-    expect(r.code).toBe(1)
-    expect(r.stderr).toBe(`quarry: no Quarry store in ${elsewhere} (set QUARRY_DATA_DIR to the server's data directory)\n`)
-    expect(existsSync(elsewhere)).toBe(false)
+    if (onPg) {
+      // a database that holds no Quarry store is refused as it is: nothing is created in it
+      const empty = databaseUrlFor(elsewhere)
+      const r = await tool(['bob', '--generate'], { env: { QUARRY_DATABASE_URL: empty } })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toStartWith('quarry: cannot read the PostgreSQL store at ')
+      expect(r.stderr).toContain('(is it a Quarry store?)')
+      expect(r.stderr).not.toContain(new URL(empty).password)
+    } else {
+      const r = await tool(['bob', '--generate'], { env: { QUARRY_DATA_DIR: elsewhere } })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toBe(`quarry: no Quarry store in ${elsewhere} (set QUARRY_DATA_DIR to the server's data directory)\n`)
+      expect(existsSync(elsewhere)).toBe(false)
+    }
     // bob's password and session are untouched
     expect(await whoami(session)).toBe(200)
     expect((await login('bob', 'bob-password-1')).status).toBe(200)

@@ -16,6 +16,7 @@ import fc from 'fast-check'
 import { PUBLIC_BODY_LIMIT } from '../server/body'
 import { CAPABILITY_NAMES, userHolds } from '../server/permissions'
 import { MULTIPART_OVERHEAD } from '../server/upload/multipart'
+import { MAX_JSON_DEPTH } from '../server/json-shape'
 import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshotAsync, type TestServer } from './helpers'
 import { apiRoutes, type RouteInfo } from './routes'
 
@@ -245,7 +246,8 @@ const deepNesting = fc.integer({ min: 1_000, max: 200_000 }).map((n) => '['.repe
 const deepObject = fc.integer({ min: 1_000, max: 50_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n))
 /** A JSON value just over, or far over, the bounds of stored JSON (server/json-shape.ts): deep, or with too many values. */
 const overShape = fc.oneof(
-  fc.integer({ min: 64, max: 1_500_000 }).chain((n) => fc.constantFrom('['.repeat(n) + ']'.repeat(n), '{"a":'.repeat(Math.min(n, 300_000)) + '1' + '}'.repeat(Math.min(n, 300_000)))),
+  // one level past the bound at least: a member exactly MAX_JSON_DEPTH deep is kept (seed 1686952052 drew 64)
+  fc.integer({ min: MAX_JSON_DEPTH + 1, max: 1_500_000 }).chain((n) => fc.constantFrom('['.repeat(n) + ']'.repeat(n), '{"a":'.repeat(Math.min(n, 300_000)) + '1' + '}'.repeat(Math.min(n, 300_000)))),
   fc.integer({ min: 100_000, max: 150_000 }).map((n) => `[${'0,'.repeat(n)}0]`),
 )
 /** A body object whose member (one of the route's, or a stored JSON member) holds an over-bound value. */

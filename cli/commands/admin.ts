@@ -1,6 +1,6 @@
 // `quarry admin ...`: recovery run on the server's host against its store directly, not over HTTP (the answer to a
 // lost admin password, as `grafana cli admin reset-admin-password` is for Grafana). Configured like the server, by
-// its QUARRY_* variables (QUARRY_DATA_DIR; later QUARRY_DATABASE_URL).
+// its QUARRY_* variables (QUARRY_DATA_DIR, or QUARRY_DATABASE_URL for the PostgreSQL store of a cluster).
 //
 // Safe while the server runs: the data directory lock (server/datadir.ts) keeps a second *server* out (it would
 // migrate, sweep blobs and remove the first one's search files); this tool does none of that. It opens the store
@@ -13,6 +13,8 @@ import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from '../../server/config'
 import { PRIVATE_UMASK } from '../../server/datadir'
 import { type Store, createSqliteStore } from '../../server/store'
+import { openPg, redact } from '../../server/pg'
+import { pgStoreOn } from '../../server/store.pg'
 import { throttleSubject } from '../../plugins/auth/service'
 import { PRIMARY_ADMIN } from '../../plugins/users'
 import { command, group } from '../command'
@@ -28,8 +30,7 @@ async function openServerStore(env: Record<string, string | undefined>): Promise
     if (e instanceof ConfigError) throw new UsageError(`invalid configuration: ${e.message}`)
     throw e
   }
-  // The PostgreSQL store (issue 13) plugs in here: QUARRY_DATABASE_URL selects it, as for the server.
-  if (env.QUARRY_DATABASE_URL) throw new CliError('QUARRY_DATABASE_URL is set, but this build has no PostgreSQL store')
+  if (config.databaseUrl) return openPgServerStore(config, config.databaseUrl)
   const path = join(config.dataDir, 'quarry.db')
   // Never create a store: a wrong QUARRY_DATA_DIR must say so, not reset the password of a new, empty store.
   if (!existsSync(path)) throw new CliError(`no Quarry store in ${config.dataDir} (set QUARRY_DATA_DIR to the server's data directory)`)
@@ -52,6 +53,30 @@ async function openServerStore(env: Record<string, string | undefined>): Promise
     )
   }
   return { config, store, where: path }
+}
+
+/**
+ * The PostgreSQL store of QUARRY_DATABASE_URL, opened without migrating (as for SQLite: a store of another schema
+ * version is refused, never changed). The writes are single statements that run beside the replicas' own.
+ */
+async function openPgServerStore(config: Config, url: string): Promise<{ config: Config; store: Store; where: string }> {
+  const where = `the PostgreSQL store at ${redact(url)}`
+  let sql
+  try {
+    sql = await openPg(url, { max: 2 })
+  } catch (e) {
+    throw new CliError(`cannot open ${where}: ${e instanceof Error ? e.message : e}`)
+  }
+  const store = pgStoreOn(sql)
+  const state = await store.settings.migrationState().catch(async (e: unknown) => {
+    await store.close()
+    throw new CliError(`cannot read ${where} (is it a Quarry store?): ${e instanceof Error ? e.message : e}`)
+  })
+  if (!state.current) {
+    await store.close()
+    throw new CliError(`${where} is at schema version ${state.applied}, this quarry knows ${state.known}: use the quarry of the servers' version`)
+  }
+  return { config, store, where }
 }
 
 function generatedPassword(): string {
@@ -90,7 +115,7 @@ const resetPassword = command({
       if (args.generate) process.stdout.write(`${password}\n`)
       process.stderr.write(`quarry: the password of "${user.username}" (UID ${user.uid}) is reset; ${ended.length} session(s) ended\n`)
     } finally {
-      store.close()
+      await store.close()
     }
   },
 })

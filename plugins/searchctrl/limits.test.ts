@@ -109,8 +109,9 @@ describe('regex cost', () => {
   }, 120_000)
 
   test('a regex slow to compile is compiled on a worker: requests answer meanwhile; past the budget it is 400', async () => {
-    const { s, owner } = await setup({}, { compileBudgetMs: 300 })
-    // 550 alternatives of a Unicode class: a small program, but seconds to compile (4 s here for 600)
+    // 550 alternatives of a Unicode class: a small program, but slow to compile: 100-200 ms on a quiet machine here,
+    // seconds under load. The budget is well below the quiet time, so the refusal does not depend on the load.
+    const { s, owner } = await setup({}, { compileBudgetMs: 40 })
     const query = `tag=web regex "(?:${'[\\\\pL]|'.repeat(550)}x)"`
     expect(query.length).toBeLessThan(4096)
     const before = storeSnapshot(s)
@@ -121,11 +122,11 @@ describe('regex cost', () => {
       const asked = performance.now()
       expect((await s.call('GET', '/api/test')).status).toBe(200)
       latencies.push(performance.now() - asked)
-      await Bun.sleep(10)
+      await Bun.sleep(2)
     }
     const res = await launching
     expectError(res, 400, { Position: 14 })
-    expect(res.body.Error).toContain('takes more than 0.3 s to compile')
+    expect(res.body.Error).toContain('takes more than 0.04 s to compile')
     expect(latencies.length).toBeGreaterThan(5)
     expect(Math.max(...latencies)).toBeLessThan(100)
     expect(storeSnapshot(s)).toEqual(before)
@@ -292,7 +293,9 @@ describe('caches keyed by user input', () => {
     const { s, owner } = await setup({ maxSearchesPerUser: 1000 })
     const tags = Array.from({ length: 8 }, (_, i) => `t${i}`)
     await ingest(s, tags.map((t, i) => entry(i, t, `entry of ${t}`)))
-    const scans = () => (s.store.entries as unknown as { scans: Map<string, unknown> }).scans.size
+    // The SQLite store prepares one statement per tag list and keeps them in an LRU; the PostgreSQL store runs one
+    // statement text for every list (the ids are an array parameter), so it has no per-list statement to bound.
+    const scans = () => (s.store.kind === 'sqlite' ? (s.store.entries as unknown as { scans: Map<string, unknown> }).scans.size : 0)
     const first = await launched(s, owner.jwt, 'tag=t0,t1')
     // 2^8 - 1 subsets of the tags, each a distinct list: one statement each without a bound.
     for (let mask = 1; mask < 256; mask++) {

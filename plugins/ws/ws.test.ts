@@ -539,12 +539,25 @@ describe('/api/ws/search', () => {
   async function nonReadingClient(port: number, jwt: string) {
     const sock = tcpConnect(port, '127.0.0.1')
     await new Promise<void>((resolve) => sock.once('connect', () => resolve()))
-    sock.pause()
     sock.on('error', () => undefined)
+    // The handshake is read, as any client does before it sends frames (the upgrade is answered only once the
+    // caller is authenticated, which takes a store round trip); from then on nothing more is read.
+    const upgraded = new Promise<string>((resolve) => {
+      let head = ''
+      const onData = (chunk: Buffer) => {
+        head += chunk.toString('latin1')
+        if (!head.includes('\r\n\r\n')) return
+        sock.off('data', onData)
+        sock.pause()
+        resolve(head)
+      }
+      sock.on('data', onData)
+    })
     sock.write(
       `GET /api/ws/search HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
         `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${jwt}\r\n\r\n`,
     )
+    expect(await upgraded).toStartWith('HTTP/1.1 101')
     const send = (message: unknown) => {
       const payload = Buffer.from(JSON.stringify(message))
       const mask = Buffer.from([1, 2, 3, 4])

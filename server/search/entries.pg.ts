@@ -35,7 +35,10 @@ export class PgEntriesRepo implements EntriesRepo {
   }
   async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY) {
     if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
-    const wanted = tagIds === null ? 'true' : tagIds.length === 0 ? 'false' : `tag_id IN (${tagIds.join(', ')})`
+    // The tag ids go in as one array parameter, so every scan is the same statement text: Bun.SQL prepares (and
+    // PostgreSQL keeps) a statement per distinct text and connection, and a text per tag list would be a cache
+    // keyed by user input that nothing bounds.
+    const wanted = '($7::int[] IS NULL OR tag_id = ANY($7::int[]))'
     // The walk follows entries_time_tag (ts, tag_id, id); the running byte count stops the answer once the
     // data reach maxBytes (the entry that crosses it included), as SQLite's row-by-row walk does.
     const budget = Number.isFinite(maxBytes) ? Math.max(0, Math.floor(maxBytes)) : null
@@ -48,7 +51,7 @@ export class PgEntriesRepo implements EntriesRepo {
                FROM entries WHERE (ts, tag_id, id) > ($1::bigint, $2::int, $3::bigint) AND ts < $4::bigint
                ORDER BY ts, tag_id, id LIMIT $5) w
        ) s WHERE $6::bigint IS NULL OR before < $6::bigint ORDER BY ts, tag_id, id`,
-      [after.ts, after.tagId, after.id, end, limit, budget],
+      [after.ts, after.tagId, after.id, end, limit, budget, tagIds === null ? null : [...tagIds]],
     )
     return rows.map(
       (r): ScanRow => ({
