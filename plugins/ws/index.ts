@@ -470,26 +470,41 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     return answer({ ID: RESP_ERROR, Error: `unknown request ID ${JSON.stringify(req)} (known: ${Object.values(REQ).join(', ')})` })
   }
 
-  /** Entries First ≤ n < Last of the results, in the renderer's shape (text: entries; table: rows of the count). */
+  /**
+   * Entries First ≤ n < Last of the results, in the renderer's shape (text: entries; table: rows of the count). A
+   * time-range request (TS_RANGE, EXPLORE_TS_RANGE: the client's zoom) counts First and Last within the entries
+   * whose TS lies in [StartTS, EndTS); a zero or absent time leaves that side unbounded. The count of a table has
+   * no time of its own: it is answered whatever the range.
+   */
   async function entries(s: Search, req: number, data: Msg): Promise<Msg> {
     const range = isObject(data.EntryRange) ? data.EntryRange : {}
     const first = Number.isSafeInteger(range.First) && (range.First as number) >= 0 ? (range.First as number) : 0
     const lastAsked = Number.isSafeInteger(range.Last) && (range.Last as number) > first ? (range.Last as number) : first + 1
     const last = Math.min(lastAsked, first + MAX_ENTRIES)
-    const lines = await searches.readRecords(s, first, last)
+    const timed = req === REQ.TS_RANGE || req === REQ.EXPLORE_TS_RANGE
+    const time = (v: unknown) => (v === undefined || v === null || typeof v === 'string' ? parseTime(v) : undefined)
+    const from = timed ? time(range.StartTS) : 0
+    const to = timed ? time(range.EndTS) : 0
+    if (from === undefined || to === undefined)
+      return { ID: RESP_ERROR, Addendum: data.Addendum ?? {}, Error: 'EntryRange StartTS and EndTS must be RFC 3339 times' }
+    // A range that covers the whole search (the client's unzoomed view) is read by position alone.
+    const narrowed = renderModuleOf(s) === 'text' && (from > s.record.startRange || (to !== 0 && to < s.record.endRange))
+    const { lines, more } = narrowed
+      ? await searches.readRecordsWithin(s, from, to, first, last)
+      : { lines: await searches.readRecords(s, first, last), more: false }
     let bytes = 0
     let taken = 0
     while (taken < lines.length && (taken === 0 || bytes + lines[taken]!.length <= MAX_ANSWER_BYTES)) bytes += lines[taken++]!.length
     const records = lines.slice(0, taken).map((l) => JSON.parse(l) as Msg)
-    const total = s.record.itemCount
-    const ts = (v: unknown) => (typeof v === 'string' ? v : formatTime(s.record.startRange))
+    const additional = narrowed ? taken < lines.length || more : first + taken < s.record.itemCount
+    const ts = (v: unknown, fallback: number) => (typeof v === 'string' && v !== '' ? v : formatTime(fallback))
     const answered = {
       First: first,
       Last: first + taken,
-      StartTS: ts(range.StartTS),
-      EndTS: ts(range.EndTS),
+      StartTS: ts(range.StartTS, s.record.startRange),
+      EndTS: ts(range.EndTS, s.record.endRange),
     }
-    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answered, AdditionalEntries: first + taken < total }
+    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answered, AdditionalEntries: additional }
     if (renderModuleOf(s) === 'table') {
       return {
         ...base,
