@@ -28,7 +28,7 @@ import type { Search, SearchManager, Viewer } from '../../server/search/manager'
 import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
 import { authGuard } from '../auth/guard'
-import type { AuthService, Caller } from '../auth/service'
+import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/service'
 import { clientOf } from '../searchctrl'
 import { engineKey } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
@@ -137,9 +137,30 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     const moving = byCredential.get(`session:${oldId}`)
     if (!moving) return
     byCredential.delete(`session:${oldId}`)
+    askedAt.delete(`session:${oldId}`)
     for (const c of moving) if (c.caller.session) c.caller = { ...c.caller, session: { ...c.caller.session, id: newId } }
     byCredential.set(`session:${newId}`, moving)
   })
+
+  /**
+   * A message on a socket opened with a session is activity of that session (its idle timeout starts again), as an
+   * HTTP request is; `PONG` keep-alives are not (an open tab nobody uses still goes idle). The store is asked at
+   * most once per TOUCH_INTERVAL_MS per session, whatever the number of its sockets and messages (the time of the
+   * last ask, by session, is kept while it has sockets). A session found ended or idle ends its sockets at once.
+   */
+  const askedAt = new Map<string, number>()
+  function activity(c: Conn, message: unknown): void {
+    const session = c.caller.session
+    if (!session || (isObject(message) && message.type === 'PONG')) return
+    const key = `session:${session.id}`
+    const now = clock()
+    if (now - (askedAt.get(key) ?? Number.NEGATIVE_INFINITY) < TOUCH_INTERVAL_MS) return
+    askedAt.set(key, now)
+    auth.touchSession(session.id).then(
+      (live) => void (live || endAll([key])),
+      (e) => log.warn('a websocket session could not be marked active', { uid: c.caller.uid, error: e instanceof Error ? e.message : String(e) }),
+    )
+  }
 
   let described: SystemDescription | undefined
 
@@ -184,7 +205,10 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     if (c.timer) clearInterval(c.timer)
     const key = credentialOf(c.caller)
     byCredential.get(key)?.delete(c)
-    if (byCredential.get(key)?.size === 0) byCredential.delete(key)
+    if (byCredential.get(key)?.size === 0) {
+      byCredential.delete(key)
+      askedAt.delete(key)
+    }
     for (const id of c.subprotos.values()) detach(c, id)
     c.subprotos.clear()
   }
@@ -602,7 +626,9 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       },
       message(ws, message) {
         const c = conns.get(ws.raw)
-        if (c) enqueue(c, message)
+        if (!c) return
+        activity(c, message)
+        enqueue(c, message)
       },
       drain(ws) {
         const c = conns.get(ws.raw)
@@ -624,6 +650,7 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       message(ws, message) {
         const c = conns.get(ws.raw)
         const port = (ws.data as { listenPort?: number }).listenPort
+        if (c) activity(c, message)
         if (c) void handleStatsMessage(c, message, port).catch(() => send(c, errorMessage('internal error')))
       },
       close(ws) {

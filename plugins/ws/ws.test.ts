@@ -265,6 +265,51 @@ describe('authentication of the upgrade', () => {
     expect((await c.closed).code).toBe(1008)
     expect((await server.call('GET', '/api/searchctrl?admin=true', { jwt: server.adminJwt })).body.find((s: any) => s.ID === init.data.SearchID)).toBeUndefined()
   })
+  test('messages on a socket count as activity of its session (idle timeout), at most one store write per second per session', async () => {
+    const { server, base } = await listening({ sessionIdleMs: 60_000 })
+    const user = await server.createUser()
+    const sessionId = JSON.parse(Buffer.from(user.jwt.split('.')[1]!, 'base64url').toString()).jti as string
+    const lastHit = async () => (await server.store.sessions.getWithUser(sessionId))!.session.lastHit
+    const c = await open(`${base}/api/ws/search`, { protocol: user.jwt })
+    let seq = 0
+    const parse = async () => {
+      const sequence = ++seq
+      c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: sequence } })
+      expect((await c.next((m) => m.type === 'parse' && m.data.Sequence === sequence)).data.GoodQuery).toBe(true)
+    }
+    const until = async (want: number) => {
+      for (let i = 0; i < 200 && (await lastHit()) !== want; i++) await Bun.sleep(10)
+      return lastHit()
+    }
+    // 40 s, a message, 40 s more: 80 s since the login, 40 s since the last activity: the session is alive
+    server.clock.advance(40_000)
+    await parse()
+    const touched = server.clock.now()
+    expect(await until(touched)).toBe(touched)
+    server.clock.advance(40_000)
+    expect((await server.call('GET', '/api/info/whoami', { jwt: user.jwt })).status).toBe(200)
+    expect(await until(server.clock.now())).toBe(server.clock.now())
+    // within a second of the last write, messages (from any socket of the session) write nothing
+    const written = server.clock.now()
+    const second = await open(`${base}/api/ws/search`, { protocol: user.jwt })
+    server.clock.advance(1)
+    await parse()
+    second.send({ type: 'parse', data: { SearchString: 'tag=b', Sequence: 1 } })
+    await second.next((m) => m.type === 'parse')
+    await Bun.sleep(100)
+    expect(await lastHit()).toBe(written)
+    // PONG keep-alives are not activity: 61 s of them end the session, and its sockets close (1008)
+    for (let i = 0; i < 61; i++) {
+      server.clock.advance(1000)
+      c.send({ type: 'PONG', data: {} })
+    }
+    await Bun.sleep(100)
+    expect(await lastHit()).toBe(written)
+    c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: 99 } })
+    expect((await c.closed).code).toBe(1008)
+    expect((await second.closed).code).toBe(1008)
+    expect((await server.call('GET', '/api/info/whoami', { jwt: user.jwt })).status).toBe(401)
+  })
 })
 
 describe('/api/ws/search', () => {
