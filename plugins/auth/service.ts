@@ -28,7 +28,7 @@ export type LoginResult =
   | { ok: false; status: 429; reason: string; retryAfterMs: number }
 
 /** Sessions are written back at most this often, so a busy client does not turn every read into a write. */
-const TOUCH_INTERVAL_MS = 1000
+export const TOUCH_INTERVAL_MS = 1000
 /** GET /api/login/tmptoken: a session usable only for downloads, for this long. */
 export const DOWNLOAD_SESSION_MS = 3000
 /** UID 1's attempts are limited per this window (config.adminLoginRate per minute). */
@@ -306,6 +306,23 @@ export class AuthService {
       admin: user.admin,
       session: { id: session.id, expires: session.expires, temp: session.temp },
     }
+  }
+
+  /**
+   * Activity on a connection opened with the session (a WebSocket message): counts for the idle timeout as a request
+   * would, written back as the request path does (when the last hit is TOUCH_INTERVAL_MS old or more). A session
+   * that has ended, gone idle or whose user is locked is not revived: false.
+   */
+  async touchSession(id: string): Promise<boolean> {
+    const { store, clock } = this.deps
+    const now = clock()
+    const found = await store.sessions.getWithUser(id)
+    if (!found || !this.isLive(found.session, now) || found.user.locked) return false
+    if (now - found.session.lastHit >= TOUCH_INTERVAL_MS) {
+      await store.sessions.touch(id, now)
+      await store.users.touch(found.user.uid, now)
+    }
+    return true
   }
 
   /** An API token: usable until it expires, while its owner exists and is not locked. */

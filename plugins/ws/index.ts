@@ -28,7 +28,7 @@ import type { Search, SearchManager, Viewer } from '../../server/search/manager'
 import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
 import { authGuard } from '../auth/guard'
-import type { AuthService, Caller } from '../auth/service'
+import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/service'
 import { clientOf } from '../searchctrl'
 import { engineKey } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
@@ -137,9 +137,30 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     const moving = byCredential.get(`session:${oldId}`)
     if (!moving) return
     byCredential.delete(`session:${oldId}`)
+    askedAt.delete(`session:${oldId}`)
     for (const c of moving) if (c.caller.session) c.caller = { ...c.caller, session: { ...c.caller.session, id: newId } }
     byCredential.set(`session:${newId}`, moving)
   })
+
+  /**
+   * A message on a socket opened with a session is activity of that session (its idle timeout starts again), as an
+   * HTTP request is; `PONG` keep-alives are not (an open tab nobody uses still goes idle). The store is asked at
+   * most once per TOUCH_INTERVAL_MS per session, whatever the number of its sockets and messages (the time of the
+   * last ask, by session, is kept while it has sockets). A session found ended or idle ends its sockets at once.
+   */
+  const askedAt = new Map<string, number>()
+  function activity(c: Conn, message: unknown): void {
+    const session = c.caller.session
+    if (!session || (isObject(message) && message.type === 'PONG')) return
+    const key = `session:${session.id}`
+    const now = clock()
+    if (now - (askedAt.get(key) ?? Number.NEGATIVE_INFINITY) < TOUCH_INTERVAL_MS) return
+    askedAt.set(key, now)
+    auth.touchSession(session.id).then(
+      (live) => void (live || endAll([key])),
+      (e) => log.warn('a websocket session could not be marked active', { uid: c.caller.uid, error: e instanceof Error ? e.message : String(e) }),
+    )
+  }
 
   let described: SystemDescription | undefined
 
@@ -184,7 +205,10 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     if (c.timer) clearInterval(c.timer)
     const key = credentialOf(c.caller)
     byCredential.get(key)?.delete(c)
-    if (byCredential.get(key)?.size === 0) byCredential.delete(key)
+    if (byCredential.get(key)?.size === 0) {
+      byCredential.delete(key)
+      askedAt.delete(key)
+    }
     for (const id of c.subprotos.values()) detach(c, id)
     c.subprotos.clear()
   }
@@ -470,26 +494,41 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     return answer({ ID: RESP_ERROR, Error: `unknown request ID ${JSON.stringify(req)} (known: ${Object.values(REQ).join(', ')})` })
   }
 
-  /** Entries First ≤ n < Last of the results, in the renderer's shape (text: entries; table: rows of the count). */
+  /**
+   * Entries First ≤ n < Last of the results, in the renderer's shape (text: entries; table: rows of the count). A
+   * time-range request (TS_RANGE, EXPLORE_TS_RANGE: the client's zoom) counts First and Last within the entries
+   * whose TS lies in [StartTS, EndTS); a zero or absent time leaves that side unbounded. The count of a table has
+   * no time of its own: it is answered whatever the range.
+   */
   async function entries(s: Search, req: number, data: Msg): Promise<Msg> {
     const range = isObject(data.EntryRange) ? data.EntryRange : {}
     const first = Number.isSafeInteger(range.First) && (range.First as number) >= 0 ? (range.First as number) : 0
     const lastAsked = Number.isSafeInteger(range.Last) && (range.Last as number) > first ? (range.Last as number) : first + 1
     const last = Math.min(lastAsked, first + MAX_ENTRIES)
-    const lines = await searches.readRecords(s, first, last)
+    const timed = req === REQ.TS_RANGE || req === REQ.EXPLORE_TS_RANGE
+    const time = (v: unknown) => (v === undefined || v === null || typeof v === 'string' ? parseTime(v) : undefined)
+    const from = timed ? time(range.StartTS) : 0
+    const to = timed ? time(range.EndTS) : 0
+    if (from === undefined || to === undefined)
+      return { ID: RESP_ERROR, Addendum: data.Addendum ?? {}, Error: 'EntryRange StartTS and EndTS must be RFC 3339 times' }
+    // A range that covers the whole search (the client's unzoomed view) is read by position alone.
+    const narrowed = renderModuleOf(s) === 'text' && (from > s.record.startRange || (to !== 0 && to < s.record.endRange))
+    const { lines, more } = narrowed
+      ? await searches.readRecordsWithin(s, from, to, first, last)
+      : { lines: await searches.readRecords(s, first, last), more: false }
     let bytes = 0
     let taken = 0
     while (taken < lines.length && (taken === 0 || bytes + lines[taken]!.length <= MAX_ANSWER_BYTES)) bytes += lines[taken++]!.length
     const records = lines.slice(0, taken).map((l) => JSON.parse(l) as Msg)
-    const total = s.record.itemCount
-    const ts = (v: unknown) => (typeof v === 'string' ? v : formatTime(s.record.startRange))
+    const additional = narrowed ? taken < lines.length || more : first + taken < s.record.itemCount
+    const ts = (v: unknown, fallback: number) => (typeof v === 'string' && v !== '' ? v : formatTime(fallback))
     const answered = {
       First: first,
       Last: first + taken,
-      StartTS: ts(range.StartTS),
-      EndTS: ts(range.EndTS),
+      StartTS: ts(range.StartTS, s.record.startRange),
+      EndTS: ts(range.EndTS, s.record.endRange),
     }
-    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answered, AdditionalEntries: first + taken < total }
+    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answered, AdditionalEntries: additional }
     if (renderModuleOf(s) === 'table') {
       return {
         ...base,
@@ -587,7 +626,9 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       },
       message(ws, message) {
         const c = conns.get(ws.raw)
-        if (c) enqueue(c, message)
+        if (!c) return
+        activity(c, message)
+        enqueue(c, message)
       },
       drain(ws) {
         const c = conns.get(ws.raw)
@@ -609,6 +650,7 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       message(ws, message) {
         const c = conns.get(ws.raw)
         const port = (ws.data as { listenPort?: number }).listenPort
+        if (c) activity(c, message)
         if (c) void handleStatsMessage(c, message, port).catch(() => send(c, errorMessage('internal error')))
       },
       close(ws) {

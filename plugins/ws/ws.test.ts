@@ -6,6 +6,8 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { connect as tcpConnect } from 'node:net'
 import { type TestServer, createTestServer } from '../../test/helpers'
 import { MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
+import { writeSearchArchive } from '../../server/search/archive'
+import { ZERO_TIME } from '../../server/time'
 import { REQ, RESP_ERROR } from './protocol'
 
 const servers: TestServer[] = []
@@ -263,6 +265,51 @@ describe('authentication of the upgrade', () => {
     expect((await c.closed).code).toBe(1008)
     expect((await server.call('GET', '/api/searchctrl?admin=true', { jwt: server.adminJwt })).body.find((s: any) => s.ID === init.data.SearchID)).toBeUndefined()
   })
+  test('messages on a socket count as activity of its session (idle timeout), at most one store write per second per session', async () => {
+    const { server, base } = await listening({ sessionIdleMs: 60_000 })
+    const user = await server.createUser()
+    const sessionId = JSON.parse(Buffer.from(user.jwt.split('.')[1]!, 'base64url').toString()).jti as string
+    const lastHit = async () => (await server.store.sessions.getWithUser(sessionId))!.session.lastHit
+    const c = await open(`${base}/api/ws/search`, { protocol: user.jwt })
+    let seq = 0
+    const parse = async () => {
+      const sequence = ++seq
+      c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: sequence } })
+      expect((await c.next((m) => m.type === 'parse' && m.data.Sequence === sequence)).data.GoodQuery).toBe(true)
+    }
+    const until = async (want: number) => {
+      for (let i = 0; i < 200 && (await lastHit()) !== want; i++) await Bun.sleep(10)
+      return lastHit()
+    }
+    // 40 s, a message, 40 s more: 80 s since the login, 40 s since the last activity: the session is alive
+    server.clock.advance(40_000)
+    await parse()
+    const touched = server.clock.now()
+    expect(await until(touched)).toBe(touched)
+    server.clock.advance(40_000)
+    expect((await server.call('GET', '/api/info/whoami', { jwt: user.jwt })).status).toBe(200)
+    expect(await until(server.clock.now())).toBe(server.clock.now())
+    // within a second of the last write, messages (from any socket of the session) write nothing
+    const written = server.clock.now()
+    const second = await open(`${base}/api/ws/search`, { protocol: user.jwt })
+    server.clock.advance(1)
+    await parse()
+    second.send({ type: 'parse', data: { SearchString: 'tag=b', Sequence: 1 } })
+    await second.next((m) => m.type === 'parse')
+    await Bun.sleep(100)
+    expect(await lastHit()).toBe(written)
+    // PONG keep-alives are not activity: 61 s of them end the session, and its sockets close (1008)
+    for (let i = 0; i < 61; i++) {
+      server.clock.advance(1000)
+      c.send({ type: 'PONG', data: {} })
+    }
+    await Bun.sleep(100)
+    expect(await lastHit()).toBe(written)
+    c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: 99 } })
+    expect((await c.closed).code).toBe(1008)
+    expect((await second.closed).code).toBe(1008)
+    expect((await server.call('GET', '/api/info/whoami', { jwt: user.jwt })).status).toBe(401)
+  })
 })
 
 describe('/api/ws/search', () => {
@@ -354,6 +401,91 @@ describe('/api/ws/search', () => {
     expect(rest.data.Entries).toHaveLength(50)
     expect(rest.data.EntryRange.Last).toBe(150)
     expect(rest.data.AdditionalEntries).toBe(false)
+    c.ws.close()
+  })
+
+  test('a zoomed time range (TS_RANGE, EXPLORE_TS_RANGE) answers only the entries with TS in [StartTS, EndTS), counted within them', async () => {
+    const { server, base } = await listening()
+    await ingest(server, 'web', 150) // entry i at t0 + i ms
+    const now = server.clock.now()
+    const t0 = now - 60_000
+    const range: [Date, Date] = [new Date(now - 3_600_000), new Date(now + 1000)]
+    const c = await open(`${base}/api/ws/search`, { protocol: server.adminJwt })
+    const { init, subproto } = await initiate(c, 'tag=web', range)
+    await finished(server, init.data.SearchID)
+    const texts = (m: any) => m.data.Entries.map((e: any) => Buffer.from(e.Data, 'base64').toString().split(' ')[1])
+    const ask = async (id: number, first: number, last: number, start: string, end: string) => {
+      c.send({ type: subproto, data: { ID: id, Addendum: { filterID: `f${first}` }, EntryRange: { First: first, Last: last, StartTS: start, EndTS: end } } })
+      return c.next((m) => m.type === subproto && m.data.Addendum?.filterID === `f${first}`)
+    }
+    const zoom: [string, string] = [new Date(t0 + 20).toISOString(), new Date(t0 + 70).toISOString()] // entries 20..69
+    const page = await ask(REQ.TS_RANGE, 10, 30, ...zoom)
+    expect(page.data.ID).toBe(REQ.TS_RANGE)
+    expect(texts(page)).toEqual(Array.from({ length: 20 }, (_, i) => String(30 + i)))
+    expect(page.data.EntryRange).toEqual({ First: 10, Last: 30, StartTS: zoom[0], EndTS: zoom[1] })
+    expect(page.data.AdditionalEntries).toBe(true)
+    expect(page.data.EntryCount).toBe(150)
+    // the end of the subset: EndTS is exclusive (entry 70 is not in it)
+    const tail = await ask(REQ.TS_RANGE, 40, 60, ...zoom)
+    expect(texts(tail)).toEqual(Array.from({ length: 10 }, (_, i) => String(60 + i)))
+    expect(tail.data.EntryRange.Last).toBe(50)
+    expect(tail.data.AdditionalEntries).toBe(false)
+    // explore entries, the zero time as EndTS: unbounded on that side
+    const open_ = await ask(REQ.EXPLORE_TS_RANGE, 0, 100, new Date(t0 + 140).toISOString(), '0001-01-01T00:00:00Z')
+    expect(texts(open_)).toEqual(Array.from({ length: 10 }, (_, i) => String(140 + i)))
+    expect(open_.data.Explore).toEqual([])
+    expect(open_.data.AdditionalEntries).toBe(false)
+    // a range holding no entry
+    const none = await ask(REQ.TS_RANGE, 0, 100, new Date(t0 - 10_000).toISOString(), new Date(t0).toISOString())
+    expect(none.data.Entries).toEqual([])
+    expect(none.data.AdditionalEntries).toBe(false)
+    // a time that is not one: an error answer, the socket stays usable
+    const bad = await ask(REQ.TS_RANGE, 5, 10, 'yesterday', zoom[1])
+    expect(bad.data.ID).toBe(RESP_ERROR)
+    expect(bad.data.Error).toContain('StartTS')
+    const whole = await ask(REQ.TS_RANGE, 0, 200, ...(range.map((d) => d.toISOString()) as [string, string]))
+    expect(whole.data.Entries).toHaveLength(150)
+    expect(whole.data.AdditionalEntries).toBe(false)
+    c.ws.close()
+  })
+
+  test('a zoomed time range over an imported search, whose results may be in any order, scans them for the range', async () => {
+    const { server, base } = await listening()
+    const t0 = Date.parse('2026-01-01T00:00:00Z')
+    // records 0..99 at t0 + i s, written in a shuffled order; every other one with its TS not first
+    const order = Array.from({ length: 100 }, (_, i) => (i * 37) % 100)
+    const records = order.map((i) =>
+      i % 2 === 0
+        ? { TS: new Date(t0 + i * 1000).toISOString(), Tag: 'web', SRC: '10.0.0.1', Data: Buffer.from(`entry ${i}`).toString('base64') }
+        : { Data: Buffer.from(`entry ${i}`).toString('base64'), SRC: '10.0.0.1', Tag: 'web', TS: new Date(t0 + i * 1000).toISOString() },
+    )
+    const description = { Format: 'quarry-search-archive', Version: 1, UserQuery: 'tag=web', EffectiveQuery: 'tag=web', StartRange: ZERO_TIME, EndRange: ZERO_TIME, Started: ZERO_TIME, Finished: ZERO_TIME }
+    const archive = new Uint8Array(await new Response(writeSearchArchive(description, records)).arrayBuffer())
+    const form = new FormData()
+    form.append('file', new Blob([archive]), 'search.tar.gz')
+    const body = new Response(form)
+    const type = body.headers.get('content-type')!
+    const imported = await server.call('POST', '/api/searchctrl/import', { jwt: server.adminJwt, body: new Uint8Array(await body.arrayBuffer()), headers: { 'content-type': type } })
+    expect(imported.status).toBe(200)
+    const c = await open(`${base}/api/ws/search`, { protocol: server.adminJwt })
+    c.send({ type: 'attach', data: { ID: imported.body.ID } })
+    const subproto = (await c.next((m) => m.type === 'attach')).data.Subproto as string
+    const zoom = { StartTS: new Date(t0 + 10_000).toISOString(), EndTS: new Date(t0 + 30_000).toISOString() } // entries 10..29
+    const ask = async (first: number, last: number) => {
+      c.send({ type: subproto, data: { ID: REQ.TS_RANGE, Addendum: { filterID: `f${first}` }, EntryRange: { First: first, Last: last, ...zoom } } })
+      return c.next((m) => m.type === subproto && m.data.Addendum?.filterID === `f${first}`)
+    }
+    const numbers = (m: any) => m.data.Entries.map((e: any) => Number(Buffer.from(e.Data, 'base64').toString().split(' ')[1]))
+    const page = await ask(0, 15)
+    expect(numbers(page)).toHaveLength(15)
+    expect(page.data.AdditionalEntries).toBe(true)
+    const rest = await ask(15, 100)
+    expect(rest.data.AdditionalEntries).toBe(false)
+    const all = [...numbers(page), ...numbers(rest)]
+    expect(all.toSorted((a: number, b: number) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i))
+    // in the stored order, counted within the range
+    expect(all).toEqual(order.filter((i) => i >= 10 && i < 30))
+    expect(rest.data.EntryRange).toEqual({ First: 15, Last: 20, ...zoom })
     c.ws.close()
   })
 

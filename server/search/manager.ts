@@ -858,10 +858,7 @@ export class SearchManager {
     // The end offset of the last record is the next record's start, or the stored size after the last one.
     const idxEnd = Math.min(to + 1, count) * INDEX_ENTRY_BYTES
     const idxStart = from * INDEX_ENTRY_BYTES
-    const read = async (key: string | undefined, path: string | undefined, start: number, end: number) =>
-      key !== undefined
-        ? new Uint8Array(await new Response(await this.deps.blobs.get(key, { start, end: end - 1 })).arrayBuffer())
-        : new Uint8Array(await Bun.file(path!).slice(start, end).arrayBuffer())
+    const read = (key: string | undefined, path: string | undefined, start: number, end: number) => this.readBytes(key, path, start, end)
     const idx = Buffer.from(await read(blob?.index, work?.index, idxStart, idxEnd))
     const offsets: number[] = []
     for (let i = 0; i + INDEX_ENTRY_BYTES <= idx.length; i += INDEX_ENTRY_BYTES) offsets.push(Number(idx.readBigUInt64LE(i)))
@@ -869,6 +866,71 @@ export class SearchManager {
     const end = to < count ? offsets[to - from]! : storeSize
     const text = Buffer.from(await read(blob?.results, work?.results, start, end)).toString('utf8')
     return text.split('\n').filter((l) => l !== '')
+  }
+
+  /**
+   * Records `first` up to (not including) `last` counted within the subset of the results whose TS lies in
+   * [`from`, `to`) (0: unbounded on that side), as far as they are stored now; `more` tells whether records of that
+   * subset follow the returned ones. A search's own results are in TS order (its feed scans by time): the subset's
+   * bounds are found by binary search over the index, reading one record head per probe. An imported search's
+   * results may be in any order: they are scanned in batches of SCAN_BATCH records, one batch per event-loop turn,
+   * stopping at the first subset record after the wanted ones.
+   */
+  async readRecordsWithin(s: Search, from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }> {
+    const count = s.record.itemCount
+    const lower = from || Number.NEGATIVE_INFINITY
+    const upper = to || Number.POSITIVE_INFINITY
+    if (first >= last || lower >= upper) return { lines: [], more: false }
+    const inRange = (ts: number) => ts >= lower && ts < upper
+    if (!s.record.import) {
+      // The first record at or after `t` (records without a TS, a summary's, sort last).
+      const bound = async (t: number) => {
+        if (!Number.isFinite(t)) return t < 0 ? 0 : count
+        let lo = 0
+        let hi = count
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1
+          const ts = await this.recordTs(s, mid, count)
+          if (ts !== null && ts < t) lo = mid + 1
+          else hi = mid
+        }
+        return lo
+      }
+      const start = await bound(lower)
+      const end = await bound(upper)
+      const lines = await this.readRecords(s, start + first, Math.min(start + last, end))
+      return { lines, more: start + first + lines.length < end }
+    }
+    const lines: string[] = []
+    let seen = 0
+    for (let i = 0; i < count; i += SCAN_BATCH) {
+      for (const line of await this.readRecords(s, i, Math.min(i + SCAN_BATCH, count))) {
+        const ts = anyTsOf(line)
+        if (ts === null || !inRange(ts)) continue
+        if (seen >= last) return { lines, more: true }
+        if (seen >= first) lines.push(line)
+        seen++
+      }
+      await nextTurn()
+    }
+    return { lines, more: false }
+  }
+
+  /** The TS of record `i` (of `count` stored), read from the head of the record alone; null when it has none. */
+  private async recordTs(s: Search, i: number, count: number): Promise<number | null> {
+    const blob = s.blob
+    const work = s.work
+    const idx = Buffer.from(await this.readBytes(blob?.index, work?.index, i * INDEX_ENTRY_BYTES, (i + 1) * INDEX_ENTRY_BYTES))
+    if (idx.length < INDEX_ENTRY_BYTES || i >= count) return null
+    const at = Number(idx.readBigUInt64LE(0))
+    const head = await this.readBytes(blob?.results, work?.results, at, Math.min(at + RECORD_HEAD_BYTES, s.record.storeSize))
+    return tsOf(Buffer.from(head).toString('utf8'))
+  }
+
+  private async readBytes(key: string | undefined, path: string | undefined, start: number, end: number): Promise<Uint8Array> {
+    return key !== undefined
+      ? new Uint8Array(await new Response(await this.deps.blobs.get(key, { start, end: end - 1 })).arrayBuffer())
+      : new Uint8Array(await Bun.file(path!).slice(start, end).arrayBuffer())
   }
 
   /** The engine's tag numbers by name (stable: the store's own ids). */
@@ -879,6 +941,31 @@ export class SearchManager {
   /** Whether the engine answers: its store can be queried. */
   async ping(): Promise<void> {
     await this.deps.entries.ping()
+  }
+}
+
+/** Records read per batch when an unordered result set is scanned for a time range. */
+const SCAN_BATCH = 1000
+/** Enough of a record's first bytes to hold its TS: `{"TS":"` and an RFC 3339 time with nanoseconds and an offset. */
+const RECORD_HEAD_BYTES = 64
+
+/** The TS of a result record from its JSON text (records written by a search begin with it); null without one. */
+function tsOf(line: string): number | null {
+  const m = /^\{"TS":"([^"]+)"/.exec(line)
+  const ms = Date.parse(m?.[1] ?? '')
+  return Number.isNaN(ms) ? null : ms
+}
+
+/** The TS of a record in any member order (an imported archive's): the whole record is parsed when needed. */
+function anyTsOf(line: string): number | null {
+  const fast = tsOf(line)
+  if (fast !== null) return fast
+  try {
+    const ts = (JSON.parse(line) as { TS?: unknown }).TS
+    const ms = typeof ts === 'string' ? Date.parse(ts) : Number.NaN
+    return Number.isNaN(ms) ? null : ms
+  } catch {
+    return null
   }
 }
 
