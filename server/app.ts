@@ -27,6 +27,7 @@ import { ingestPlugin } from '../plugins/ingest'
 import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
+import { websocketOptions, wsPlugin } from '../plugins/ws'
 import { SearchManager } from './search/manager'
 import type { MatchPool } from './search/match'
 import { dashboardsPlugin } from '../plugins/dashboards'
@@ -92,7 +93,7 @@ export async function createApp(deps: AppDeps) {
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
-  const app = new Elysia({ encodeSchema: false })
+  const app = new Elysia({ encodeSchema: false, websocket: websocketOptions() })
     .use(securityHeadersPlugin())
     .use(requestLogPlugin(log, metrics, clientOf))
     .use(errorPlugin(log))
@@ -109,6 +110,7 @@ export async function createApp(deps: AppDeps) {
     .use(ingestPlugin({ store, auth, clock }))
     .use(searchCtrlPlugin({ config, store, auth, searches, clock, quotas }))
     .use(statsPlugin({ config, auth, searches }))
+    .use(wsPlugin({ config, store, auth, searches, clock, log }))
     .use(notificationsPlugin({ config, store, auth, clock }))
     .use(dashboardsPlugin({ store, auth, clock, quotas }))
     .use(libraryPlugin({ store, auth, clock, quotas }))

@@ -13,6 +13,9 @@ import { Errors } from './errors'
 import { leaveMultipart } from './upload/multipart'
 import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-shape'
 
+/** The JSON escape of U+0000 (case-insensitive hex), not preceded by a backslash that escapes its own backslash. */
+const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/i
+
 const rawBodies = new WeakMap<Request, string>()
 
 /**
@@ -111,11 +114,13 @@ export class BodyRules {
     for (const r of routes) {
       const parse = Array.isArray(r.hooks.parse) ? (r.hooks.parse as { fn: unknown }[]) : []
       const gate = this.opts.gateOf(r.hooks)
-      this.rules.set(`${r.method} ${r.path}`, {
+      const rule = {
         gate,
         upload: parse.some((h) => h.fn === leaveMultipart),
         limit: gate ? this.opts.limit : Math.min(this.opts.limit, PUBLIC_BODY_LIMIT),
-      })
+      }
+      // A WebSocket route is registered as method WS but reached by the GET of its upgrade (which has no body).
+      this.rules.set(`${r.method === 'WS' ? 'GET' : r.method} ${r.path}`, rule)
     }
   }
 
@@ -156,6 +161,10 @@ export function bodyPlugin(rules: BodyRules) {
       // recurses over the value and overflows the stack (a 500), and a stored member must not get that deep.
       if (jsonShapeProblem(text, MAX_JSON_DEPTH + 1, Number.POSITIVE_INFINITY))
         throw Errors.badRequest(`the request body is nested more than ${MAX_JSON_DEPTH + 1} levels deep`)
+      // U+0000 in any string of the body: PostgreSQL's text cannot hold it (it would fail the query, a 500), so it
+      // is refused here on every store alike. An odd run of backslashes before u0000 is the escape; an even one is
+      // an escaped backslash followed by the letters.
+      if (NUL_ESCAPE.test(text)) throw Errors.badRequest('the request body holds a NUL character (\\u0000), which no text may contain')
       let value: unknown
       try {
         value = JSON.parse(text)
@@ -168,6 +177,9 @@ export function bodyPlugin(rules: BodyRules) {
         throw Errors.badRequest('the request body must be a JSON object')
       return value
     }
-    return Object.fromEntries(new URLSearchParams(text))
+    const fields = Object.fromEntries(new URLSearchParams(text))
+    if (Object.entries(fields).some(([k, v]) => k.includes('\0') || v.includes('\0')))
+      throw Errors.badRequest('the request body holds a NUL character, which no text may contain')
+    return fields
   })
 }

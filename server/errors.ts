@@ -3,6 +3,7 @@
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
 import { noteErrorAnswer } from './request-log'
+import { isUnstorableText } from './pg'
 import { UniqueViolation } from './unique'
 import { JSON_TYPE } from './wire'
 
@@ -99,6 +100,10 @@ function errorAnswer(log: Logger, code: string | number, raised: unknown, set: {
     case 'INVALID_COOKIE_SIGNATURE':
       set.status = 400
       return { Error: 'invalid cookie' }
+  }
+  if (isUnstorableText(error)) {
+    set.status = 400
+    return { Error: 'the request holds a character no text may contain (NUL)' }
   }
   const requestId = set.headers['x-request-id'] ?? 'unknown'
   log.error('internal error', {

@@ -765,7 +765,8 @@ export async function fuzzFixture(): Promise<FuzzFixture> {
 
   const pulled = (req: Request) => pulledOf.get(req)?.() ?? 0
 
-  return { s, routes: apiRoutes(s.app).filter((r) => r.path.startsWith('/api')), heal, request, pulled, ids }
+  // WebSocket routes (method WS, reached by an upgrade) are fuzzed by their own tests (plugins/ws/ws.test.ts).
+  return { s, routes: apiRoutes(s.app).filter((r) => r.path.startsWith('/api') && r.method !== 'WS'), heal, request, pulled, ids }
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // A real app on a temporary store, driven through app.handle() with real Requests.
 // Each call builds its own store and clock, so test files are independent and may run in any order.
-import { afterEach, expect, spyOn } from 'bun:test'
+import { afterAll, afterEach, expect, spyOn } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -505,5 +505,19 @@ export async function heldGuessBurst(
   } finally {
     release()
     spy.mockRestore()
+  }
+}
+
+/**
+ * A maker of temporary directories for a test file (prefix `quarry-<name>-`); every one it made is removed after
+ * the file's tests.
+ */
+export function tempDirs(name: string): () => string {
+  const dirs: string[] = []
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), `quarry-${name}-`))
+    dirs.push(dir)
+    return dir
   }
 }

@@ -2,21 +2,13 @@
 // certificate made here with openssl), the CLI trusting it through --ca or QUARRY_CA, TLS files that cannot be used
 // stopping the start with one line, and the line that says a shutdown completed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { listening, spawnServer } from './helpers'
+import { listening, spawnServer, tempDirs } from './helpers'
 
 const CLI = join(import.meta.dir, '..', 'cli', 'main.ts')
 const PASSWORD = 'tls-test-password'
-const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
-
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'quarry-ops-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('ops')
 
 /** A self-signed certificate for 127.0.0.1 and localhost, valid for a day; answers the PEM file paths. */
 function selfSigned(dir: string, name = 'server'): { cert: string; key: string } {

@@ -1,19 +1,11 @@
 // The real server process (issue 12, points 6, 9, 11): a private data directory, one server per port and per data
 // directory, and a shutdown that ends within its grace and leaves no partial upload behind.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, test } from 'bun:test'
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ADMIN_PASSWORD, listening, spawnServer } from './helpers'
+import { ADMIN_PASSWORD, listening, spawnServer, tempDirs } from './helpers'
 
-const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
-
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'quarry-safety-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('safety')
 
 const mode = (path: string) => statSync(path).mode & 0o777
 

@@ -1,19 +1,10 @@
 // The real server process: start-up on an empty data directory, refusal of bad configuration, and the
 // SIGTERM drain that lets in-flight requests finish before the store closes.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { listening, openStoreAt, spawnServer } from './helpers'
+import { listening, openStoreAt, spawnServer, tempDirs } from './helpers'
 
-const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
-
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'quarry-proc-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('proc')
 
 describe('server process', () => {
   test('bad configuration stops the start with one clear line', async () => {

@@ -230,6 +230,17 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/library/:id': entryWriteRow(),
 }
 
+/**
+ * WebSocket routes (method WS, reached by the GET of an upgrade) are not rows of the matrix: app.handle cannot
+ * upgrade, so what a permitted caller gets there is not what a client gets. Their permission is checked here, their
+ * refusals below (the same guard runs before the upgrade), and permitted callers over real sockets (by JWT as
+ * subprotocol and as header, by API token with and without the permission) in plugins/ws/ws.test.ts.
+ */
+const WEBSOCKET_ROUTES: Record<string, string> = {
+  'WS /api/ws/search': 'Search',
+  'WS /api/ws/stats': 'Stats',
+}
+
 type Role = 'stranger' | 'member' | 'owner' | 'admin'
 /** Admin last: its call may delete the fixtures the others need. */
 const ROLES: Role[] = ['stranger', 'member', 'owner', 'admin']
@@ -303,8 +314,13 @@ describe('every route is accounted for', () => {
   })
 
   test('each protected route has a row in the matrix, and each row names a route', () => {
-    const protectedKeys = routes.filter((r) => !PUBLIC_ROUTES.has(r.key)).map((r) => r.key).sort()
+    const protectedKeys = routes.filter((r) => !PUBLIC_ROUTES.has(r.key) && r.method !== 'WS').map((r) => r.key).sort()
     expect(protectedKeys).toEqual(Object.keys(MATRIX).sort())
+  })
+
+  test('the WebSocket routes are exactly WEBSOCKET_ROUTES, each with its permission', () => {
+    const ws = Object.fromEntries(routes.filter((r) => r.method === 'WS').map((r) => [r.key, r.permission]))
+    expect(ws).toEqual(WEBSOCKET_ROUTES)
   })
 
   test('the routes taking the JWT from a cookie are the download routes and the search import', () => {
@@ -323,7 +339,7 @@ describe('every route is accounted for', () => {
   })
 
   test('rows that say admin match routes declaring the admin permission', () => {
-    for (const r of routes.filter((r) => !PUBLIC_ROUTES.has(r.key)))
+    for (const r of routes.filter((r) => !PUBLIC_ROUTES.has(r.key) && r.method !== 'WS'))
       expect({ route: r.key, admin: r.permission === 'admin' }).toEqual({ route: r.key, admin: MATRIX[r.key]!.who === 'admin' })
   })
 })
@@ -407,6 +423,53 @@ describe('route × caller matrix', () => {
       // Logins: admin last, as its call may delete what the others need.
       for (const role of ROLES) await record(role, allowed(row.who, role) ? 200 : deny, { jwt: f.jwt[role] })
       expect(outcome).toEqual(expected)
+      f.server.close()
+    })
+  }
+})
+
+describe('WebSocket upgrades refuse callers before upgrading', () => {
+  const upgrade = { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' }
+  for (const [key, permission] of Object.entries(WEBSOCKET_ROUTES)) {
+    test(key, async () => {
+      const f = await fixture()
+      const path = key.split(' ')[1]!
+      const outcome: Record<string, number> = {}
+      const record = async (name: string, headers: Record<string, string>) => {
+        const res = await f.server.call('GET', path, { headers: { ...upgrade, ...headers } })
+        outcome[name] = res.status
+        if (res.status > 400) expect(typeof res.body?.Error).toBe('string')
+        return res
+      }
+      const token = (id: string) => ({ 'Service-Token': f.secrets.get(id)! })
+      await record('anonymous', {})
+      await record('garbageJwt', { authorization: 'Bearer not.a.jwt' })
+      await record('garbageSubprotocol', { 'sec-websocket-protocol': 'not.a.jwt' })
+      await record('garbageToken', { 'Service-Token': 'not-a-token' })
+      const without = await record('tokenWithoutPermission', token(await f.makeToken(f.ownerJwt, [UNRELATED])))
+      expect(without.body.Cap).toBe(permission)
+      const expiring = await f.makeToken(f.ownerJwt, [permission], new Date(f.server.clock.now() + 1000).toISOString())
+      f.server.clock.advance(1000)
+      await record('expiredToken', token(expiring))
+      const locked = await f.makeToken(f.ownerJwt, [permission])
+      await f.server.store.users.update(f.ownerUid, { locked: true })
+      await record('tokenOfLockedOwner', token(locked))
+      await f.server.store.users.update(f.ownerUid, { locked: false })
+      // Admitted callers reach the upgrade itself, which app.handle (no listening server) cannot do: 400.
+      const owner = await f.server.login(f.ownerName, f.ownerPass)
+      await record('ownerBySubprotocol', { 'sec-websocket-protocol': owner })
+      await record('tokenWithPermission', token(await f.makeToken(owner, [permission])))
+      expect(outcome).toEqual({
+        anonymous: 401,
+        garbageJwt: 401,
+        garbageSubprotocol: 401,
+        garbageToken: 401,
+        tokenWithoutPermission: 403,
+        expiredToken: 401,
+        tokenOfLockedOwner: 401,
+        ownerBySubprotocol: 400,
+        tokenWithPermission: 400,
+      })
       f.server.close()
     })
   }

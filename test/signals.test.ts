@@ -1,22 +1,15 @@
 // Signals and launchers with real processes (issue 15 points 1, 2, 3): SIGTERM to the PID `npm start` gives, to the
 // `quarry` bin (the Node launcher) running `serve`, stops the server itself and frees its port; the launcher passes
 // arguments, output and exit codes through; the container's health check finds the configured port.
-import { afterAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { tempDirs } from './helpers'
 import pkg from '../package.json'
 
 const ROOT = join(import.meta.dir, '..')
 /** What npm links as the `quarry` bin (package.json "bin"), run as npm's link would: by its #! line. */
 const LAUNCHER = join(ROOT, 'cli', 'quarry.cjs')
-const dirs: string[] = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'quarry-signals-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('signals')
 
 /** A free loopback port (taken and let go; nothing else here binds ports at random). */
 function freePort(): number {

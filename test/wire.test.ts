@@ -70,6 +70,26 @@ describe('paths', () => {
 })
 
 describe('request bodies', () => {
+  test('a NUL character (U+0000) in any body string is 400 on every store, and a NUL in a path is a 4xx, never a 500', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const json = { 'content-type': 'application/json' }
+    await refused(s, 400, 'POST', '/api/dashboards', { jwt: u.jwt, body: String.raw`{"Name":"d","Description":"a\u0000b"}`, headers: json })
+    await refused(s, 400, 'POST', '/api/library', { jwt: u.jwt, body: String.raw`{"Name":"n","Query":"tag=x\u0000"}`, headers: json })
+    await refused(s, 400, 'PUT', `/api/users/${u.uid}/preferences`, { jwt: u.jwt, body: String.raw`{"theme":"\u0000"}`, headers: json })
+    // the form login: a NUL user name is refused before any lookup (PostgreSQL would fail the query)
+    const login = await s.call('POST', '/api/login', { body: 'User=ad%00min&Pass=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    expect(login.status).toBe(400)
+    // an escaped backslash followed by the letters u0000 is ordinary text
+    const ok = await s.call('POST', '/api/dashboards', { jwt: u.jwt, body: String.raw`{"Name":"d","Description":"a\\u0000b"}`, headers: json })
+    expect(ok.status).toBe(200)
+    // path parameters reach lookups: a 4xx with an Error body on both stores
+    for (const path of ['/api/library/%00', '/api/dashboards/%00', '/api/files/%00/details', '/api/resources/%00', '/api/searchctrl/%00'])
+      expect((await s.call('GET', path, { jwt: u.jwt })).status).toBeGreaterThanOrEqual(400)
+    for (const path of ['/api/library/%00', '/api/dashboards/%00', '/api/files/%00/details', '/api/resources/%00', '/api/searchctrl/%00'])
+      expect((await s.call('GET', path, { jwt: u.jwt })).status).toBeLessThan(500)
+  })
+
   test('a JSON body that is not an object is 400 where an object is expected, even if all its fields are optional', async () => {
     const s = await setup()
     const u = await s.createUser()

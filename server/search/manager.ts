@@ -843,6 +843,39 @@ export class SearchManager {
     return resultBytes(this.deps.blobs, this.source(s))
   }
 
+  /**
+   * Records `first` up to (not including) `last` of a search's results, as the JSON text of each, as far as they are
+   * stored now (a running search's flushed prefix): the index finds them without reading the records before them.
+   */
+  async readRecords(s: Search, first: number, last: number): Promise<string[]> {
+    const count = s.record.itemCount
+    const storeSize = s.record.storeSize
+    const blob = s.blob
+    const work = s.work
+    const from = Math.max(0, Math.min(first, count))
+    const to = Math.max(from, Math.min(last, count))
+    if (to === from) return []
+    // The end offset of the last record is the next record's start, or the stored size after the last one.
+    const idxEnd = Math.min(to + 1, count) * INDEX_ENTRY_BYTES
+    const idxStart = from * INDEX_ENTRY_BYTES
+    const read = async (key: string | undefined, path: string | undefined, start: number, end: number) =>
+      key !== undefined
+        ? new Uint8Array(await new Response(await this.deps.blobs.get(key, { start, end: end - 1 })).arrayBuffer())
+        : new Uint8Array(await Bun.file(path!).slice(start, end).arrayBuffer())
+    const idx = Buffer.from(await read(blob?.index, work?.index, idxStart, idxEnd))
+    const offsets: number[] = []
+    for (let i = 0; i + INDEX_ENTRY_BYTES <= idx.length; i += INDEX_ENTRY_BYTES) offsets.push(Number(idx.readBigUInt64LE(i)))
+    const start = offsets[0]!
+    const end = to < count ? offsets[to - from]! : storeSize
+    const text = Buffer.from(await read(blob?.results, work?.results, start, end)).toString('utf8')
+    return text.split('\n').filter((l) => l !== '')
+  }
+
+  /** The engine's tag numbers by name (stable: the store's own ids). */
+  tagIds(): Promise<Map<string, number>> {
+    return this.deps.entries.tagIds()
+  }
+
   /** Whether the engine answers: its store can be queried. */
   async ping(): Promise<void> {
     await this.deps.entries.ping()

@@ -1,0 +1,618 @@
+// The WebSocket endpoints: GET /api/ws/search (launch, parse, attach to and read searches) and GET /api/ws/stats
+// (periodic system status), as the TypeScript and Go clients speak them (protocol.ts).
+//
+// Guarantees:
+// - The upgrade is authenticated like any request (the auth guard's `access`): a JWT in `Authorization` or in
+//   `Sec-WebSocket-Protocol` (whose first value is then echoed back as the accepted subprotocol, decisions §2), or
+//   an API token (`Service-Token`) holding the route's permission; otherwise 401/403 and no upgrade. A socket ends
+//   (1008) when its session or token ends (logout, lock, deletion, expiry).
+// - A search launched here is an ordinary search of the search manager (the one GET /api/searchctrl lists and
+//   controls), launched, attached, detached and read only through the manager's public methods, so that a later
+//   cluster can forward them to the replica that owns the search. Each socket is a client of its own: closing it
+//   (or a Close request) detaches it, and a search neither backgrounded nor saved is removed after the grace period.
+// - A bad message (not JSON, unknown type, bad fields) is answered with an error on the socket; nothing a client
+//   sends ends the server or the socket, except a message over WS_MAX_MESSAGE (Bun closes with 1009) or more than
+//   WS_MAX_PENDING requests waiting (closed with 1008).
+// - Memory per socket is bounded: requests are answered one at a time, and none is answered while more than
+//   WS_HIGH_WATER bytes wait to be sent (it resumes on drain); one answer holds at most MAX_ENTRIES entries and
+//   about MAX_ANSWER_BYTES of them (AdditionalEntries tells there is more). Stats updates are skipped, not queued,
+//   while the socket is over WS_HIGH_WATER.
+import type { ServerWebSocket } from 'bun'
+import { Elysia } from 'elysia'
+import type { Config } from '../../server/config'
+import type { Logger } from '../../server/log'
+import { ApiError } from '../../server/errors'
+import { checkJsonShape } from '../../server/json-shape'
+import { QueryError, formatQuery } from '../../server/search/query'
+import type { Search, SearchManager, Viewer } from '../../server/search/manager'
+import type { Store } from '../../server/store'
+import { formatTime, parseTime } from '../../server/time'
+import { authGuard } from '../auth/guard'
+import type { AuthService, Caller } from '../auth/service'
+import { clientOf } from '../searchctrl'
+import { engineKey } from '../stats'
+import { type SystemDescription, describeSystem } from '../stats/system'
+import { REQ, RESP_ERROR, baseResponse, renderModuleOf, searchInfo, statsSet, tagsOf } from './protocol'
+
+/** The largest message a client may send (Bun closes the socket with 1009 beyond it): queries are at most 4 KiB. */
+export const WS_MAX_MESSAGE = 256 * 1024
+/** Bytes waiting to be sent on a socket above which no further answer is built until it drains. */
+export const WS_HIGH_WATER = 1024 * 1024
+/** Requests of one socket waiting to be answered, at most (a client that sends faster than it reads is closed). */
+export const WS_MAX_PENDING = 256
+/** Entries in one answer, at most. */
+export const MAX_ENTRIES = 1000
+/** An answer stops taking entries once they hold this many bytes (it always holds at least one). */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024
+/** How often a stats subscription is sent its categories. */
+export const STATS_INTERVAL_MS = 2000
+
+/** The options of Bun's WebSocket server (Elysia's `websocket` config). */
+export function websocketOptions() {
+  return {
+    maxPayloadLength: WS_MAX_MESSAGE,
+    // Our own bound (WS_HIGH_WATER plus one answer) stays well below this; it is only the last guard.
+    backpressureLimit: 64 * 1024 * 1024,
+    closeOnBackpressureLimit: true,
+    idleTimeout: 120,
+    sendPings: true,
+  }
+}
+
+export interface WsDeps {
+  config: Config
+  store: Store
+  auth: AuthService
+  searches: SearchManager
+  clock: () => number
+  log: Logger
+}
+
+type Raw = ServerWebSocket<unknown>
+type Msg = Record<string, unknown>
+
+/** One socket's state. */
+interface Conn {
+  raw: Raw
+  caller: Caller
+  viewer: Viewer
+  /** This socket as a client of the searches it launched or attached. */
+  client: string
+  /** Subprotocol type name → search id. */
+  subprotos: Map<string, string>
+  next: number
+  queue: Msg[]
+  busy: boolean
+  drained: (() => void) | null
+  closed: boolean
+  /** Settled once the socket knows its viewer's groups; requests wait for it. */
+  ready: Promise<void>
+  timer?: ReturnType<typeof setInterval>
+  subs?: Set<string>
+}
+
+let socketCounter = 0
+
+function send(c: Conn, message: unknown): void {
+  if (c.closed) return
+  c.raw.send(JSON.stringify(message))
+}
+
+/** The `{"Error": ...}` of a message that could not be understood at all (no type to answer under). */
+const errorMessage = (text: string) => ({ Error: text })
+
+function isObject(v: unknown): v is Msg {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * Before the upgrade: the accepted subprotocol is the first one offered (the JWT, when the client authenticates
+ * this way); the listening port is kept for the status keys (the socket's context does not carry the server).
+ */
+function echoSubprotocol(ctx: { request: Request; set: { headers: Record<string, unknown> }; server?: { port?: number } | null }) {
+  ;(ctx as { listenPort?: number }).listenPort = ctx.server?.port
+  const offered = ctx.request.headers.get('sec-websocket-protocol')
+  const first = offered?.split(',')[0]?.trim()
+  if (first) ctx.set.headers['sec-websocket-protocol'] = first
+}
+
+export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) {
+  const conns = new WeakMap<object, Conn>()
+  /** Open sockets by the session or token they were opened with, to close them when it ends. */
+  const byCredential = new Map<string, Set<Conn>>()
+  const credentialOf = (caller: Caller) => clientOf(caller)
+  // An ended client cannot come back: its searches that nobody keeps go at once (as for REST clients), then its
+  // sockets close.
+  const endAll = (keys: readonly string[]) => {
+    for (const key of keys)
+      for (const c of byCredential.get(key) ?? []) {
+        searches.detachClients([c.client])
+        c.raw.close(1008, 'the session or API token has ended')
+      }
+  }
+  auth.onSessionsEnded((ids) => endAll(ids.map((id) => `session:${id}`)))
+  auth.onTokensEnded((ids) => endAll(ids.map((id) => `token:${id}`)))
+  // A refreshed JWT is a new session: the sockets opened with the old one continue under it.
+  auth.onSessionReplaced((oldId, newId) => {
+    const moving = byCredential.get(`session:${oldId}`)
+    if (!moving) return
+    byCredential.delete(`session:${oldId}`)
+    for (const c of moving) if (c.caller.session) c.caller = { ...c.caller, session: { ...c.caller.session, id: newId } }
+    byCredential.set(`session:${newId}`, moving)
+  })
+
+  let described: SystemDescription | undefined
+
+  async function viewerOf(caller: Caller): Promise<Viewer> {
+    const groups = await store.groups.groupsOf(caller.uid)
+    return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
+  }
+
+  async function opened(ws: { raw: Raw; data: unknown }, kind: 'search' | 'stats'): Promise<Conn> {
+    const caller = (ws.data as { caller: Caller }).caller
+    const c: Conn = {
+      raw: ws.raw,
+      caller,
+      viewer: { uid: caller.uid, admin: caller.admin, groups: new Set() },
+      client: `${clientOf(caller)}#ws${++socketCounter}`,
+      subprotos: new Map(),
+      next: 1,
+      queue: [],
+      busy: false,
+      drained: null,
+      closed: false,
+      ready: Promise.resolve(),
+    }
+    conns.set(ws.raw, c)
+    const key = credentialOf(caller)
+    if (!byCredential.has(key)) byCredential.set(key, new Set())
+    byCredential.get(key)!.add(c)
+    if (kind === 'search')
+      c.ready = viewerOf(caller).then(
+        (v) => void (c.viewer = v),
+        () => undefined,
+      )
+    await c.ready
+    return c
+  }
+
+  function closed(raw: Raw): void {
+    const c = conns.get(raw)
+    if (!c) return
+    c.closed = true
+    c.drained?.()
+    if (c.timer) clearInterval(c.timer)
+    const key = credentialOf(c.caller)
+    byCredential.get(key)?.delete(c)
+    if (byCredential.get(key)?.size === 0) byCredential.delete(key)
+    for (const id of c.subprotos.values()) detach(c, id)
+    c.subprotos.clear()
+  }
+
+  /** The socket leaves the search; the manager's grace period then applies to a search nobody keeps. */
+  function detach(c: Conn, id: string): void {
+    try {
+      searches.detach(c.viewer, id, c.client)
+    } catch {
+      // No longer visible to this viewer (deleted, or the group membership went): make sure it is not held.
+      searches.detachClients([c.client])
+    }
+  }
+
+  /** Waits until the socket's send buffer is under WS_HIGH_WATER (or the socket closed). */
+  async function roomToSend(c: Conn): Promise<void> {
+    let buffered = c.raw.getBufferedAmount()
+    if (c.closed || buffered <= WS_HIGH_WATER) return
+    log.debug('websocket answers paused until the client reads', { uid: c.caller.uid, buffered, pending: c.queue.length })
+    while (!c.closed && (buffered = c.raw.getBufferedAmount()) > WS_HIGH_WATER) await new Promise<void>((resolve) => (c.drained = resolve))
+    log.debug('websocket answers resumed', { uid: c.caller.uid, buffered })
+  }
+
+  /** Whether the credential the socket was opened with still holds (its absolute lifetime or expiry). */
+  function stillValid(c: Conn): boolean {
+    const now = clock()
+    if (c.caller.session && c.caller.session.expires <= now) return false
+    if (c.caller.token && c.caller.token.expires !== 0 && c.caller.token.expires <= now) return false
+    return true
+  }
+
+  /** Queues a request; answered in order, one at a time, each only once the socket has room to send. */
+  function enqueue(c: Conn, message: unknown): void {
+    if (c.closed) return
+    if (!isObject(message)) {
+      send(c, errorMessage(typeof message === 'string' ? 'malformed message: expected a JSON object' : 'malformed message: expected a JSON object with "type" and "data", or "Subs"'))
+      return
+    }
+    if (c.queue.length >= WS_MAX_PENDING) {
+      // Not a graceful close: its close frame would wait behind the answers this client does not read.
+      log.warn('websocket closed: the client sends requests without reading the answers', { uid: c.caller.uid, pending: c.queue.length })
+      c.raw.terminate()
+      return
+    }
+    c.queue.push(message)
+    if (!c.busy) void pump(c)
+  }
+
+  async function pump(c: Conn): Promise<void> {
+    c.busy = true
+    try {
+      await c.ready
+      while (c.queue.length > 0 && !c.closed) {
+        await roomToSend(c)
+        if (c.closed) break
+        const m = c.queue.shift()!
+        if (!stillValid(c)) {
+          c.raw.close(1008, 'the session or API token has expired')
+          break
+        }
+        try {
+          await handleSearchMessage(c, m)
+        } catch (e) {
+          send(c, errorMessage(e instanceof ApiError ? e.message : 'internal error'))
+        }
+      }
+    } finally {
+      c.busy = false
+    }
+  }
+
+  // ---- /api/ws/search
+
+  async function handleSearchMessage(c: Conn, m: Msg): Promise<void> {
+    if (Array.isArray(m.Subs)) {
+      send(c, { Resp: 'ACK' })
+      return
+    }
+    const type = m.type
+    const data = m.data
+    if (typeof type !== 'string') return send(c, errorMessage('malformed message: "type" must be a string'))
+    if (type === 'PONG') return
+    if (!isObject(data)) return send(c, { type, data: { Error: '"data" must be an object' } })
+    switch (type) {
+      case 'parse':
+        return parse(c, data)
+      case 'search':
+        return data.OK !== undefined ? accept(c, data) : launch(c, data)
+      case 'attach':
+        return attach(c, data)
+    }
+    const id = c.subprotos.get(type)
+    if (id === undefined) return send(c, { type, data: { Error: `unknown message type ${JSON.stringify(type.slice(0, 64))}` } })
+    return request(c, type, id, data)
+  }
+
+  /** A query checked as a launch would check it (regexes compiled within their budget). */
+  async function checkQuery(text: string): Promise<{ ok: true; effective: string } | { ok: false; error: string; position: number }> {
+    try {
+      return { ok: true, effective: formatQuery(await searches.parse(text)) }
+    } catch (e) {
+      if (e instanceof QueryError) return { ok: false, error: e.message, position: e.position }
+      throw e
+    }
+  }
+
+  /** `parse`: ParseSearchResponse. Filters the engine cannot apply (it has no extraction modules) are refused. */
+  async function parse(c: Conn, data: Msg): Promise<void> {
+    const sequence = typeof data.Sequence === 'number' ? data.Sequence : 0
+    const text = data.SearchString
+    const hints = (tags: string[]) => ({ CollapsingIndex: 0, TimeZoomDisabled: true, Tags: tags, ModuleHints: [] })
+    const refuse = (error: string, query = typeof text === 'string' ? text : '') =>
+      send(c, { type: 'parse', data: { Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: 0, ...hints([]) } })
+    if (typeof text !== 'string') return refuse('SearchString must be a string')
+    const filters = data.Filters
+    if (filters !== undefined && filters !== null && !(Array.isArray(filters) && filters.length === 0))
+      return refuse('filters are not supported: the embedded engine has no extraction modules to filter on')
+    const checked = await checkQuery(text)
+    if (!checked.ok) return refuse(checked.error)
+    send(c, {
+      type: 'parse',
+      data: {
+        Sequence: sequence,
+        GoodQuery: true,
+        ParsedQuery: checked.effective,
+        RawQuery: text,
+        RenderModule: /(^tag=\S+\s+|\|\s*)count$/.test(checked.effective) ? 'table' : 'text',
+        ModuleIndex: 0,
+        ...hints(tagsOf(checked.effective)),
+      },
+    })
+  }
+
+  /** `search` without OK: StartSearchRequest → StartSearchResponse; the search runs from here on. */
+  async function launch(c: Conn, data: Msg): Promise<void> {
+    const raw = typeof data.SearchString === 'string' ? data.SearchString : ''
+    const fail = (error: string) => send(c, { type: 'search', data: { Error: error, RawQuery: raw } })
+    if (typeof data.SearchString !== 'string') return fail('SearchString must be a string')
+    const time = (v: unknown) => (v === undefined || v === null || typeof v === 'string' ? parseTime(v) : undefined)
+    const start = time(data.SearchStart)
+    const end = time(data.SearchEnd)
+    if (start === undefined) return fail('SearchStart must be an RFC 3339 time')
+    if (end === undefined) return fail('SearchEnd must be an RFC 3339 time')
+    const endRange = end || clock()
+    if (start >= endRange) return fail('SearchStart must be before SearchEnd')
+    if (data.Metadata !== undefined && data.Metadata !== null) {
+      try {
+        checkJsonShape(JSON.stringify(data.Metadata), 'Metadata')
+      } catch (e) {
+        if (e instanceof ApiError) return fail(e.message)
+        throw e
+      }
+    }
+    let query
+    try {
+      query = await searches.parse(raw)
+    } catch (e) {
+      if (e instanceof QueryError) return fail(e.message)
+      throw e
+    }
+    let s: Search
+    try {
+      // Not through the REST caller's own client: this socket is the client (closing it detaches).
+      s = await searches.launch({
+        uid: c.caller.uid,
+        gid: c.caller.user.defaultGid ?? 0,
+        client: c.client,
+        clientExpires: c.caller.token?.expires ?? 0,
+        clientKind: c.caller.session ? 'session' : 'token',
+        userQuery: raw,
+        query,
+        start,
+        end: endRange,
+        background: data.Background === true,
+        noHistory: data.NoHistory === true,
+        metadata: data.Metadata ?? undefined,
+      })
+    } catch (e) {
+      if (e instanceof ApiError) return fail(e.message)
+      throw e
+    }
+    const subproto = `search${c.next++}`
+    c.subprotos.set(subproto, s.record.id)
+    const r = s.record
+    send(c, {
+      type: 'search',
+      data: {
+        RawQuery: raw,
+        SearchString: r.effectiveQuery,
+        RenderModule: renderModuleOf(s),
+        RenderCmd: renderModuleOf(s),
+        OutputSearchSubproto: subproto,
+        SearchID: r.id,
+        SearchStartRange: formatTime(r.startRange),
+        SearchEndRange: formatTime(r.endRange),
+        Background: s.background,
+        CollapsingIndex: 0,
+        Metadata: r.metadata ?? {},
+        Addendum: data.Addendum ?? {},
+        TimeZoomDisabled: true,
+        Tags: tagsOf(r.effectiveQuery),
+        ModuleHints: [],
+      },
+    })
+  }
+
+  /** `search` with OK: the client's StartSearchAck. OK false gives the search up (the socket leaves it). */
+  async function accept(c: Conn, data: Msg): Promise<void> {
+    const subproto = typeof data.OutputSearchSubproto === 'string' ? data.OutputSearchSubproto : ''
+    const id = c.subprotos.get(subproto)
+    if (id === undefined) return send(c, { type: 'search', data: { Error: `no search with OutputSearchSubproto ${JSON.stringify(subproto.slice(0, 64))} on this socket` } })
+    if (data.OK !== true) {
+      c.subprotos.delete(subproto)
+      detach(c, id)
+    }
+  }
+
+  /** `attach` {ID}: AttachSearchResponse; needs AttachSearch (an API token must hold it too). */
+  async function attach(c: Conn, data: Msg): Promise<void> {
+    const id = typeof data.ID === 'string' ? data.ID : typeof data.ID === 'number' ? String(data.ID) : ''
+    const fail = (error: string) => send(c, { type: 'attach', data: { Error: error } })
+    if (!/^\d{1,20}$/.test(id)) return fail('invalid search id: expected digits')
+    try {
+      auth.admit(c.caller, { key: 'AttachSearch' })
+      c.viewer = await viewerOf(c.caller)
+      searches.attach(c.viewer, id, c.client, c.caller.token?.expires ?? 0)
+    } catch (e) {
+      if (e instanceof ApiError) return fail(e.message)
+      throw e
+    }
+    const s = searches.viewable(c.viewer, id)
+    let subproto = [...c.subprotos].find(([, sid]) => sid === id)?.[0]
+    if (!subproto) {
+      subproto = `search${c.next++}`
+      c.subprotos.set(subproto, id)
+    }
+    send(c, { type: 'attach', data: { Subproto: subproto, RendererMod: renderModuleOf(s), RendererCmd: renderModuleOf(s), Info: searchInfo(s, clock()) } })
+  }
+
+  /** A request on a search's subprotocol. */
+  async function request(c: Conn, type: string, id: string, data: Msg): Promise<void> {
+    const req = data.ID
+    const addendum = data.Addendum
+    const answer = (body: Msg) => send(c, { type, data: body })
+    let s: Search
+    try {
+      s = searches.viewable(c.viewer, id)
+    } catch {
+      c.subprotos.delete(type)
+      return answer({ ID: RESP_ERROR, Error: `search ${id} no longer exists` })
+    }
+    const base = () => baseResponse(s, req as number, addendum)
+    switch (req) {
+      case REQ.CLOSE:
+        c.subprotos.delete(type)
+        detach(c, id)
+        return answer({ ID: REQ.CLOSE, Addendum: addendum ?? {} })
+      case REQ.ENTRY_COUNT:
+        return answer(base())
+      case REQ.SEARCH_DETAILS:
+        return answer({ ...base(), SearchInfo: searchInfo(s, clock()) })
+      case REQ.SEARCH_TAGS: {
+        const ids = await searches.tagIds()
+        const wanted = tagsOf(s.record.effectiveQuery)
+        const names = wanted.includes('*') ? [...ids.keys()] : wanted.filter((t) => ids.has(t))
+        return answer({ ...base(), Tags: Object.fromEntries(names.map((n) => [n, ids.get(n)!])) })
+      }
+      case REQ.GET_ENTRIES:
+      case REQ.TS_RANGE:
+      case REQ.GET_EXPLORE_ENTRIES:
+      case REQ.EXPLORE_TS_RANGE:
+        return answer(await entries(s, req, data))
+      case REQ.STATS_SIZE:
+      case REQ.STATS_RANGE:
+      case REQ.STATS_GET:
+      case REQ.STATS_GET_RANGE:
+      case REQ.STATS_GET_SUMMARY:
+      case REQ.STATS_GET_LOCATION: {
+        const now = clock()
+        return answer({ ...base(), Stats: statsSet(s, now) })
+      }
+    }
+    return answer({ ID: RESP_ERROR, Error: `unknown request ID ${JSON.stringify(req)} (known: ${Object.values(REQ).join(', ')})` })
+  }
+
+  /** Entries First ≤ n < Last of the results, in the renderer's shape (text: entries; table: rows of the count). */
+  async function entries(s: Search, req: number, data: Msg): Promise<Msg> {
+    const range = isObject(data.EntryRange) ? data.EntryRange : {}
+    const first = Number.isSafeInteger(range.First) && (range.First as number) >= 0 ? (range.First as number) : 0
+    const lastAsked = Number.isSafeInteger(range.Last) && (range.Last as number) > first ? (range.Last as number) : first + 1
+    const last = Math.min(lastAsked, first + MAX_ENTRIES)
+    const lines = await searches.readRecords(s, first, last)
+    let bytes = 0
+    let taken = 0
+    while (taken < lines.length && (taken === 0 || bytes + lines[taken]!.length <= MAX_ANSWER_BYTES)) bytes += lines[taken++]!.length
+    const records = lines.slice(0, taken).map((l) => JSON.parse(l) as Msg)
+    const total = s.record.itemCount
+    const ts = (v: unknown) => (typeof v === 'string' ? v : formatTime(s.record.startRange))
+    const answered = {
+      First: first,
+      Last: first + taken,
+      StartTS: ts(range.StartTS),
+      EndTS: ts(range.EndTS),
+    }
+    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answered, AdditionalEntries: first + taken < total }
+    if (renderModuleOf(s) === 'table') {
+      return {
+        ...base,
+        Entries: {
+          Columns: ['count'],
+          Rows: records.map((r) => ({ TS: formatTime(s.record.lastUpdate), Row: [String(r.Count ?? '')] })),
+        },
+      }
+    }
+    const ids = await searches.tagIds()
+    const out = records.map((r) => ({
+      TS: r.TS,
+      Tag: ids.get(String(r.Tag)) ?? 0,
+      SRC: r.SRC ?? '',
+      Data: r.Data ?? '',
+      Enumerated: [],
+    }))
+    return req === REQ.GET_EXPLORE_ENTRIES || req === REQ.EXPLORE_TS_RANGE ? { ...base, Entries: out, Explore: [] } : { ...base, Entries: out }
+  }
+
+  // ---- /api/ws/stats
+
+  async function statsMessages(subs: Set<string>, port: number | undefined): Promise<unknown[]> {
+    const key = engineKey(config.listenHost, port || config.listenPort)
+    const out: unknown[] = []
+    if (subs.has('ping')) {
+      let engine = 'OK'
+      try {
+        await searches.ping()
+      } catch (e) {
+        engine = `ERROR: ${e instanceof Error ? e.message : String(e)}`
+      }
+      out.push({ type: 'ping', data: { States: { webserver: 'OK', [key]: engine } } })
+    }
+    if (subs.has('sysDesc')) {
+      described ??= await describeSystem()
+      out.push({ type: 'sysDesc', data: { webserver: described, [key]: described } })
+    }
+    if (subs.has('sysStats')) {
+      described ??= await describeSystem()
+      const mem = process.memoryUsage()
+      const stats = {
+        Uptime: Math.round(process.uptime()),
+        TotalMemory: described.TotalMemoryMB * 1024 * 1024,
+        ProcessHeapAllocation: mem.heapUsed,
+        ProcessSysReserved: mem.rss,
+        MemoryUsedPercent: Math.min(100, (mem.rss / (described.TotalMemoryMB * 1024 * 1024 || 1)) * 100),
+        Disks: [],
+        CPUUsage: 0,
+        CPUCount: described.CPUCount,
+        HostHash: '',
+        Net: { Up: 0, Down: 0 },
+        IO: [],
+        VirtSystem: described.VirtSystem,
+        VirtRole: described.VirtRole,
+        BuildInfo: { Major: 5, Minor: 0, Point: 0, BuildDate: formatTime(0), BuildID: '' },
+      }
+      out.push({ type: 'sysStats', data: { Stats: { webserver: { Stats: stats }, [key]: { Stats: stats } } } })
+    }
+    if (subs.has('igstStats')) out.push({ type: 'igstStats', data: { Stats: {} } })
+    if (subs.has('idxStats')) out.push({ type: 'idxStats', data: { Stats: { [key]: { UUID: '00000000-0000-0000-0000-000000000000', IndexStats: [] } } } })
+    return out
+  }
+
+  const STATS_CATEGORIES = new Set(['ping', 'sysDesc', 'sysStats', 'igstStats', 'idxStats'])
+
+  async function handleStatsMessage(c: Conn, message: unknown, port: number | undefined): Promise<void> {
+    if (!isObject(message) || !Array.isArray(message.Subs))
+      return send(c, errorMessage('malformed message: expected {"Subs": [categories]} (ping, sysDesc, sysStats, igstStats, idxStats)'))
+    const names = message.Subs.filter((n): n is string => typeof n === 'string')
+    const unknown = message.Subs.filter((n) => typeof n !== 'string' || !STATS_CATEGORIES.has(n))
+    c.subs = new Set(names.filter((n) => STATS_CATEGORIES.has(n)))
+    send(c, { Resp: 'ACK' })
+    if (unknown.length > 0) send(c, errorMessage(`unknown categories ${JSON.stringify(unknown).slice(0, 200)} (ping, sysDesc, sysStats, igstStats, idxStats)`))
+    const tick = async () => {
+      if (c.closed || !c.subs || c.subs.size === 0) return
+      if (!stillValid(c)) return c.raw.close(1008, 'the session or API token has expired')
+      // A reader that does not keep up misses updates rather than making the server hold them.
+      if (c.raw.getBufferedAmount() > WS_HIGH_WATER) return
+      for (const m of await statsMessages(c.subs, port)) send(c, m)
+    }
+    if (c.timer) clearInterval(c.timer)
+    c.timer = setInterval(() => void tick().catch(() => undefined), STATS_INTERVAL_MS)
+    await tick()
+  }
+
+  return new Elysia({ name: 'quarry-ws' })
+    .use(authGuard(auth))
+    .ws('/api/ws/search', {
+      access: 'Search',
+      upgrade: echoSubprotocol,
+      detail: { summary: 'WebSocket: launch, parse, attach to and read searches (the clients\' search protocol; README "WebSockets")' },
+      async open(ws) {
+        await opened(ws as unknown as { raw: Raw; data: unknown }, 'search')
+      },
+      message(ws, message) {
+        const c = conns.get(ws.raw)
+        if (c) enqueue(c, message)
+      },
+      drain(ws) {
+        const c = conns.get(ws.raw)
+        const resume = c?.drained
+        if (c) c.drained = null
+        resume?.()
+      },
+      close(ws) {
+        closed(ws.raw as Raw)
+      },
+    })
+    .ws('/api/ws/stats', {
+      access: 'Stats',
+      upgrade: echoSubprotocol,
+      detail: { summary: 'WebSocket: system status every few seconds for the subscribed categories (ping, sysDesc, sysStats, igstStats, idxStats)' },
+      async open(ws) {
+        await opened(ws as unknown as { raw: Raw; data: unknown }, 'stats')
+      },
+      message(ws, message) {
+        const c = conns.get(ws.raw)
+        const port = (ws.data as { listenPort?: number }).listenPort
+        if (c) void handleStatsMessage(c, message, port).catch(() => send(c, errorMessage('internal error')))
+      },
+      close(ws) {
+        closed(ws.raw as Raw)
+      },
+    })
+}
