@@ -73,7 +73,15 @@ export async function createApp(deps: AppDeps) {
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const auth = new AuthService({ config, store, log, clock, signingKey })
-  const createFirstAdmin = () => ensurePrimaryAdmin({ ...deps, store }, auth, clock())
+  const firstAdmin = Promise.withResolvers<void>()
+  auth.loginsWaitFor(firstAdmin.promise)
+  const createFirstAdmin = async () => {
+    try {
+      await ensurePrimaryAdmin({ ...deps, store }, auth, clock())
+    } finally {
+      firstAdmin.resolve()
+    }
+  }
   if (!deps.deferFirstAdmin) await createFirstAdmin()
   const quotas = new Quotas(config, store)
   searches = new SearchManager({

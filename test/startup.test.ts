@@ -6,6 +6,11 @@ import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { listening } from './helpers'
+import { createApp } from '../server/app'
+import { createDiskBlobStore } from '../server/blob'
+import { loadConfig } from '../server/config'
+import { createLogger } from '../server/log'
+import { createSqliteStore } from '../server/store'
 
 const ROOT = join(import.meta.dir, '..')
 const SERVER_MAIN = join(ROOT, 'server', 'main.ts')
@@ -69,6 +74,23 @@ describe('a store or blob store the server cannot write stops the start', () => 
 })
 
 describe('the first admin is created by the start that serves', () => {
+  test('a login that arrives before the first admin exists waits for it instead of failing (found by bench/load.sh)', async () => {
+    const dir = tempDir()
+    const store = createSqliteStore(join(dir, 'quarry.db'))
+    const blobs = await createDiskBlobStore({ dataDir: dir })
+    const config = { ...loadConfig({}).config, dataDir: dir, adminPassword: 'first-admin-pass', passwordHash: { memoryCost: 256, timeCost: 1 } }
+    const { app, createFirstAdmin } = await createApp({ config, store, blobs, log: createLogger('error', () => {}), deferFirstAdmin: true })
+    const login = app.handle(
+      new Request('http://localhost/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ User: 'admin', Pass: 'first-admin-pass' }) }),
+    )
+    await Bun.sleep(50) // the login is in, the admin not yet (the server makes it once it listens)
+    await createFirstAdmin()
+    const res = await login
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { LoginStatus: boolean }).LoginStatus).toBe(true)
+    await store.close()
+  })
+
   test('a start that fails on a port in use creates no admin; the next start shows the password, which works', async () => {
     const blocker = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
     const dataDir = tempDir()

@@ -62,8 +62,20 @@ export class AuthService {
   private readonly tokenEndListeners: ((tokenIds: readonly string[]) => void)[] = []
   private readonly tokenExpiryListeners: ((tokenId: string, expires: number) => void)[] = []
 
+  /**
+   * Settled once the first admin exists (or never had to be made). The server creates it only after it listens
+   * (a start that fails leaves no account behind), so a login arriving in between waits for it instead of being
+   * told the password is wrong.
+   */
+  private firstAdmin: Promise<unknown> = Promise.resolve()
+
   constructor(private readonly deps: AuthDeps) {
     this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
+  }
+
+  /** Logins wait for `created` (settled either way) before they look the account up. */
+  loginsWaitFor(created: Promise<unknown>): void {
+    this.firstAdmin = created.catch(() => undefined)
   }
 
   hashPassword(password: string): Promise<string> {
@@ -75,6 +87,7 @@ export class AuthService {
   }
 
   async login(username: string, password: string, origin: string): Promise<LoginResult> {
+    await this.firstAdmin
     const { store, clock } = this.deps
     const now = clock()
     const user = await store.users.getByName(username)
