@@ -1,29 +1,11 @@
-// Notifications over PostgreSQL: the same contract as SqliteNotificationsRepo (./repo.ts), for the PostgreSQL
-// store (server/store.pg.ts: `notifications: new PgNotificationsRepo(sql)`; migration server/migrations-pg/012).
-// Written before that store was merged, so it speaks to Bun.SQL directly through the few calls server/pg.ts wraps
-// (`unsafe` with $n parameters, `begin` for a transaction); after the merge these can become pg.ts's q/run/num/tx.
-import type { SQL } from 'bun'
+// Notifications over PostgreSQL: the same contract as SqliteNotificationsRepo (./repo.ts), through server/pg.ts.
+import { type PgPool, num, q as pgQuery, run, tx } from '../../server/pg'
 import {
   INSERT_COLUMNS, NOTIFICATION_COLUMNS, type NewNotification, type NotificationChanges, type NotificationDbRow, type NotificationsRepo,
   insertValues, toNotification, updateClause,
 } from './repo'
 
-type Pg = Pick<SQL, 'unsafe'>
-
-/** BIGINT arrives as a decimal string; every one stored here (ids, times in ms, a uint32) is a safe integer. */
-function num(v: unknown): number {
-  const n = typeof v === 'number' ? v : Number(v as string)
-  if (!Number.isSafeInteger(n)) throw new Error(`the store answered ${String(v)} where a safe integer was expected`)
-  return n
-}
-
-async function q(db: Pg, text: string, params: unknown[] = []): Promise<NotificationDbRow[]> {
-  return (await db.unsafe(text, params as never[])) as unknown as NotificationDbRow[]
-}
-
-async function run(db: Pg, text: string, params: unknown[] = []): Promise<number> {
-  return ((await db.unsafe(text, params as never[])) as unknown as { count: number }).count ?? 0
-}
+const q = (db: PgPool, text: string, params: unknown[] = []) => pgQuery<NotificationDbRow>(db, text, params)
 
 /**
  * The advisory lock class of a sender's count (the two-key form: this class, the sender's UID). Under READ
@@ -33,19 +15,20 @@ async function run(db: Pg, text: string, params: unknown[] = []): Promise<number
 const SENDER_LOCK = 0x4e_6f_74_66 // "Notf"
 
 export class PgNotificationsRepo implements NotificationsRepo {
-  constructor(private readonly db: SQL) {}
+  constructor(private readonly db: PgPool) {}
 
   async create(n: NewNotification, limit: number, now: number) {
-    return (await this.db.begin(async (t) => {
-      await t.unsafe('SELECT pg_advisory_xact_lock($1, $2)', [SENDER_LOCK, n.sender])
-      const [c] = (await t.unsafe('SELECT COUNT(*) AS n FROM notifications WHERE sender = $1 AND expires > $2', [n.sender, now])) as { n: unknown }[]
+    return tx(this.db, async (t) => {
+      await run(t, 'SELECT pg_advisory_xact_lock($1, $2)', [SENDER_LOCK, n.sender])
+      const [c] = await pgQuery<{ n: unknown }>(t, 'SELECT COUNT(*) AS n FROM notifications WHERE sender = $1 AND expires > $2', [n.sender, now])
       if (num(c!.n) >= limit) return undefined
-      const [r] = (await t.unsafe(
+      const [r] = await pgQuery<{ id: unknown }>(
+        t,
         `INSERT INTO notifications (${INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
-        insertValues(n, n.broadcast) as never[],
-      )) as { id: unknown }[]
+        insertValues(n, n.broadcast),
+      )
       return num(r!.id)
-    })) as number | undefined
+    })
   }
   async get(id: number) {
     const [r] = await q(this.db, `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = $1`, [id])
