@@ -429,6 +429,15 @@ async function inspect(dataDir: string) {
     db.close()
   }
   const at = await openStoreAt(dataDir)
+  // PostgreSQL runs to its end a statement the killed server had already sent (a DELETE, a COMMIT) after the
+  // process is gone: the rows are read once no other connection to this database is still running one (a
+  // fresh-clone run counted 0 orphans, then the restart's sweep found 2).
+  if (onPg)
+    for (let waited = 0; waited < 10_000; waited += 20) {
+      const [busy] = await at.rows("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'")
+      if (Number(busy!.n) === 0) break
+      await Bun.sleep(20)
+    }
   // A search the kill caught being saved keeps its row ('saving') and working files; the restart finishes the
   // move, writing its blobs again under the same keys: blobs of such a search are no orphans.
   const saving = (await at.rows("SELECT id FROM saved_searches WHERE state = 'saving'")).map((r) => `searches/${r.id}/`)
