@@ -428,14 +428,20 @@ async function inspect(dataDir: string) {
     foreignKeys = db.query('PRAGMA foreign_key_check').all()
     db.close()
   }
+  const inspectedAt = Date.now() // every connection opened before this moment is the killed server's
   const at = await openStoreAt(dataDir)
-  // PostgreSQL runs to its end a statement the killed server had already sent (a DELETE, a COMMIT) after the
-  // process is gone: the rows are read once no other connection to this database is still running one (a
-  // fresh-clone run counted 0 orphans, then the restart's sweep found 2).
+  // PostgreSQL runs to its end what the killed server had already sent (a DELETE, a COMMIT, still unread in the
+  // socket's buffer on a loaded machine) before its backend sees the connection closed and exits: the rows are
+  // read once every backend that started before the inspection (the killed server's) is gone. Waiting only for
+  // 'active' ones was not enough: a fresh-clone run counted 0 orphans, then the restart's sweep found 2.
   if (onPg)
-    for (let waited = 0; waited < 10_000; waited += 20) {
-      const [busy] = await at.rows("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'")
-      if (Number(busy!.n) === 0) break
+    for (let waited = 0; ; waited += 20) {
+      if (waited >= 10_000) throw new Error('backends of the killed server still run 10 s after the kill')
+      const [left] = await at.rows(
+        'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_start < to_timestamp($1::double precision / 1000)',
+        [inspectedAt],
+      )
+      if (Number(left!.n) === 0) break
       await Bun.sleep(20)
     }
   // A search the kill caught being saved keeps its row ('saving') and working files; the restart finishes the
