@@ -4,6 +4,7 @@
 import type { Database } from 'bun:sqlite'
 import { openDatabase } from './db'
 import type { BlobReference } from './blob/sweep'
+import { searchBlobKeys } from './search/repo'
 import { SqliteUsersRepo, type UsersRepo } from '../plugins/users/repo'
 import { SqliteGroupsRepo, type GroupsRepo } from '../plugins/groups/repo'
 import { SqliteSessionsRepo, type SessionsRepo } from '../plugins/auth/repo'
@@ -43,7 +44,15 @@ export interface Store {
 
 /** Every blob key the metadata points at, from each area that keeps contents in the blob store. */
 export async function blobReferences(store: Store): Promise<BlobReference[]> {
-  return [...(await store.resources.blobReferences()), ...(await store.files.blobReferences()), ...(await store.searches.blobReferences())]
+  // A search being saved writes its blobs before its row says 'saved' (a start after a crash writes them again):
+  // they are kept, though nothing points at them yet, and may not exist yet.
+  const saving = (await store.searches.listSaved()).filter((r) => r.state === 'saving')
+  return [
+    ...(await store.resources.blobReferences()),
+    ...(await store.files.blobReferences()),
+    ...(await store.searches.blobReferences()),
+    ...saving.flatMap((r) => Object.values(searchBlobKeys(r.id)).map((key) => ({ key, item: `search ${r.id} (being saved)`, pending: true }))),
+  ]
 }
 
 export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}): Store & { db: Database } {

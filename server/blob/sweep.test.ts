@@ -7,6 +7,7 @@ import { blobReferences } from '../store'
 import { blobFiles, serverPerTest, type TestServer } from '../../test/helpers'
 import { createLogger } from '../log'
 import { sweepBlobs } from './sweep'
+import { type SavedSearchRow, searchBlobKeys } from '../search/repo'
 
 const setup = serverPerTest()
 const HOUR = 3_600_000
@@ -93,6 +94,28 @@ describe('blob sweep', () => {
     age(s, 2 * HOUR)
     expect(await sweep(s)).toEqual({ removed: [], keptYoung: 0, missing: [] })
     expect(blobFiles(s)).toHaveLength(1)
+  })
+})
+
+describe('a search being saved', () => {
+  test('keeps its blobs past the grace period though no row points at them yet, and their absence is no missing blob', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    const row = (id: string): SavedSearchRow => ({
+      id, uid: u.uid, gid: 0, state: 'saving', userQuery: 'tag=a', effectiveQuery: 'tag=a', startRange: 0, endRange: 1, started: 1, finished: 1,
+      lastUpdate: 1, storeSize: 4, indexSize: 0, itemCount: 0, metadata: null, import: null, launchInfo: { background: true, client: 'token' },
+      noHistory: false, error: '', resultsKey: null, indexKey: null,
+    })
+    // one whose move had written its results when the server stopped, one whose move had not begun
+    await s.store.searches.putSaved(row('1000000001'))
+    await s.store.searches.putSaved(row('1000000002'))
+    const written = searchBlobKeys('1000000001')
+    await s.blobs.put(written.results, new Blob(['{}\n']).stream())
+    await s.blobs.put('searches/1000000003/results', new Blob(['{}\n']).stream()) // no search of this id: an orphan
+    age(s, 2 * HOUR)
+    expect(await sweep(s)).toEqual({ removed: ['searches/1000000003/results'], keptYoung: 0, missing: [] })
+    expect(blobFiles(s)).toHaveLength(1)
+    expect(await s.blobs.stat(written.results)).toBeDefined()
   })
 })
 

@@ -8,6 +8,8 @@ export interface BlobReference {
   key: string
   /** What holds the key, for the report: `resource <guid>`, `file <ThingUUID>`. */
   item: string
+  /** The blob is being written (a search being saved): kept, and not reported when it does not exist yet. */
+  pending?: boolean
 }
 
 export interface SweepResult {
@@ -46,7 +48,7 @@ export async function sweepBlobs(opts: {
     result.removed.push(key)
   }
   for (const ref of references) {
-    if (present.has(ref.key) || (await blobs.stat(ref.key))) continue
+    if (ref.pending || present.has(ref.key) || (await blobs.stat(ref.key))) continue
     result.missing.push(ref)
     log.warn('blob missing for an item', { item: ref.item, key: ref.key })
   }

@@ -39,7 +39,7 @@ import type { Cursor, EntriesRepo, ScanRow } from './entries'
 import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import type { RE2JS } from 're2js'
 import { ALL_TAGS, type Query, QueryError, type Stage, boundRegexes, compileRegex, formatQuery, parseQueryText } from './query'
-import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchQueryAndTimes } from './repo'
+import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchBlobKeys, searchQueryAndTimes } from './repo'
 import {
   INDEX_ENTRY_BYTES,
   type ResultSource,
@@ -199,7 +199,6 @@ export function stateWords(s: Pick<Search, 'clients' | 'background' | 'save'> & 
   return words.join('/')
 }
 
-const blobKeys = (id: string) => ({ results: `searches/${id}/results`, index: `searches/${id}/index` })
 
 export class SearchManager {
   private readonly searches = new Map<string, Search>()
@@ -633,7 +632,7 @@ export class SearchManager {
    */
   private async transfer(s: Search, work: WorkFiles): Promise<unknown> {
     const { blobs, searches, log } = this.deps
-    const keys = blobKeys(s.record.id)
+    const keys = searchBlobKeys(s.record.id)
     try {
       const quota = await this.deps.quotas?.of(s.record.uid)
       const size = s.record.storeSize + s.record.indexSize

@@ -61,6 +61,9 @@ export interface SavedSearchRow extends SearchRecord {
   indexKey: string | null
 }
 
+/** The blob keys a saved search's results and index are stored under (the same on every replica and at every start). */
+export const searchBlobKeys = (id: string) => ({ results: `searches/${id}/results`, index: `searches/${id}/index` })
+
 export interface HistoryRow {
   uid: number
   gid: number
