@@ -15,6 +15,8 @@ import { createSqliteStore } from '../server/store'
 const ROOT = join(import.meta.dir, '..')
 const SERVER_MAIN = join(ROOT, 'server', 'main.ts')
 const dirs: string[] = []
+/** Two real starts, the first hashing the admin password: on a loaded 2-core machine this took over 30 s. */
+const PROCESS_TEST_MS = 90_000
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 /** Modes do not stop root: as root the server runs as `nobody`, for whom a 0400 file is read-only as for anyone. */
@@ -61,7 +63,7 @@ describe('a store or blob store the server cannot write stops the start', () => 
     expect(r.code).toBe(2)
     expect(r.stderr.split('\n')).toEqual([expect.stringMatching(/^quarry: cannot open the store in .* \(not writable\): /)])
     expect(r.stdout).not.toContain('listening')
-  })
+  }, PROCESS_TEST_MS)
 
   test('a blob directory that is not writable: one line naming the blob store, exit 2, never listens', async () => {
     const dataDir = await initialised()
@@ -70,7 +72,7 @@ describe('a store or blob store the server cannot write stops the start', () => 
     expect(r.code).toBe(2)
     expect(r.stderr.split('\n')).toEqual([expect.stringMatching(/^quarry: the blob store \(.*blobs\) is not writable: /)])
     expect(r.stdout).not.toContain('listening')
-  })
+  }, PROCESS_TEST_MS)
 })
 
 describe('the first admin is created by the start that serves', () => {
@@ -122,5 +124,5 @@ describe('the first admin is created by the start that serves', () => {
       again.kill('SIGTERM')
       expect(await again.exited).toBe(0)
     }
-  })
+  }, PROCESS_TEST_MS)
 })
