@@ -24,12 +24,36 @@ function needTerminal(what: string) {
   if (!process.stdin.isTTY) throw new UsageError(`no terminal to ask for ${what}: pass it on standard input with --password-stdin`)
 }
 
+/** Whether there is a person to ask: standard input is a terminal. */
+export function onTerminal(): boolean {
+  return Boolean(process.stdin.isTTY)
+}
+
 /** Asks for a line with echo (e.g. a user name). */
 export async function ask(question: string): Promise<string> {
   needTerminal(question.replace(/:\s*$/, '').toLowerCase())
   const answer = prompt(question) ?? ''
   if (answer.trim() === '') throw new UsageError(`${question.replace(/:\s*$/, '')} is required`)
   return answer.trim()
+}
+
+/** How a confirmation reaches the person (a seam for tests; the default asks on the terminal). */
+export interface Asker {
+  terminal: boolean
+  ask(question: string): string | null
+}
+const terminalAsker: Asker = { get terminal() { return onTerminal() }, ask: (q) => prompt(q) }
+
+/**
+ * A destructive command goes ahead only when confirmed: by `--yes`, or by the answer y/yes to `question` on a
+ * terminal. Without a terminal and without --yes it is refused as bad usage (exit 2) before anything is sent;
+ * any other answer aborts it (exit 1). `action` says what would have happened ("delete user alice").
+ */
+export function confirm(action: string, question: string, yes: boolean, asker: Asker = terminalAsker): void {
+  if (yes) return
+  if (!asker.terminal) throw new UsageError(`refusing to ${action} without confirmation: no terminal to ask on, pass --yes`)
+  const answer = (asker.ask(`${question} [y/N]`) ?? '').trim().toLowerCase()
+  if (answer !== 'y' && answer !== 'yes') throw new CliError(`aborted: did not ${action}`)
 }
 
 /** Asks for a secret on the terminal without echoing it. Ctrl-C aborts, Ctrl-D ends the input. */
