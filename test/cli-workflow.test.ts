@@ -225,6 +225,62 @@ describe('quarry search run, attach, detach, save, export', () => {
   }, SLOW)
 })
 
+describe('search run and export on a terminal, and Ctrl-C', () => {
+  test('run shows the count so far while it follows; export shows why it waits', async () => {
+    const home = await adminHome()
+    await ok(home, ['ingest', '--tag', 'ttyrun'], { stdin: 'a\nb\n' })
+    const run = await onTerminal(home, ['search', 'run', 'tag=ttyrun'])
+    expect(run.code).toBe(0)
+    expect(run.seen).toMatch(/search \d+ 2 results \(\d+ B\), \w+/)
+    expect(run.seen).toMatch(/Search \d+: 2 results/)
+
+    const other = tempDir()
+    await ok(other, ['login', 'admin', '--password-stdin'], { stdin: 'admin-password-1\n' })
+    const { ID: id } = (await ok(home, ['search', 'run', 'tag=ttyrun', '--background', '--json'])).json()
+    await ok(other, ['search', 'attach', id])
+    await ok(other, ['search', 'save', id, '--keep-attached'])
+    const waited = await onTerminal(home, ['search', 'export', id, join(tempDir(), 'w.tar.gz'), '--wait', '1s'])
+    expect(waited.code).toBe(1)
+    expect(waited.seen).toContain(`export: search ${id} is ACTIVE/BACKGROUNDED/SAVING: 1 client(s) attached`)
+    await ok(other, ['search', 'detach', id])
+  }, SLOW)
+
+  test('Ctrl-C while run follows a search detaches from it and exits 130', async () => {
+    // A stand-in server whose search never finishes, recording the requests it gets.
+    const seen: string[] = []
+    let following!: () => void
+    const polled = new Promise<void>((resolve) => (following = resolve))
+    const stub = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch(req) {
+        const path = new URL(req.url).pathname
+        seen.push(`${req.method} ${path}`)
+        if (path === '/api/searchctrl/launch') return Response.json({ SearchID: '42' })
+        if (path === '/api/searchctrl/42/details') {
+          following()
+          return Response.json({ ID: '42', Finished: '0001-01-01T00:00:00Z', ItemCount: 0, StoreSize: 0, State: 'ACTIVE', Error: '' })
+        }
+        return Response.json(null)
+      },
+    })
+    try {
+      const proc = Bun.spawn([process.execPath, 'run', MAIN, '--server', stub.url.origin, '--token', 'x', 'search', 'run', 'tag=web'], {
+        env: { PATH: process.env.PATH ?? '', HOME: tempDir() },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      await polled
+      proc.kill('SIGINT')
+      expect(await proc.exited).toBe(130)
+      expect(seen).toContain('PUT /api/searchctrl/42/detach')
+      expect(seen).not.toContain('GET /api/searchctrl/42/download/json')
+    } finally {
+      stub.stop(true)
+    }
+  }, SLOW)
+})
+
 describe('destructive commands ask first', () => {
   test('without a terminal they refuse without --yes, and nothing is deleted', async () => {
     const admin = await adminHome()
