@@ -383,7 +383,7 @@ describe('tokens by name, logout --all, user create', () => {
     expectFailure(
       await quarry(admin, ['user', 'create', 'carol', '--name', 'Carol', '--password-stdin'], { stdin: 'carol-password-1\n' }),
       2,
-      'missing --email ADDRESS (the e-mail address): the server requires both; no terminal to ask on',
+      'missing --email ADDRESS (the e-mail address): every account needs both, and there is no terminal to ask on',
     )
     expectFailure(await quarry(admin, ['user', 'create', 'carol']), 2, 'missing --name NAME (the real name) and --email ADDRESS (the e-mail address)')
     expectFailure(await quarry(admin, ['user', 'show', 'carol']), 1, 'no user named "carol"')

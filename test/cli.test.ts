@@ -247,7 +247,7 @@ describe('bad usage', () => {
       [['user', 'list', '--bogus'], 'unknown option --bogus'],
       [['user', 'show'], 'Missing required positional argument: USER'],
       [['user', 'show', 'a', 'b'], 'too many arguments'],
-      [['user', 'create', 'bob', '--email', 'b@example.com'], 'missing --name NAME (the real name): the server requires both; no terminal to ask on'],
+      [['user', 'create', 'bob', '--email', 'b@example.com'], 'missing --name NAME (the real name): every account needs both, and there is no terminal to ask on'],
       [['user', 'update', 'admin'], 'nothing to change'],
       [['token', 'create', 'x'], 'name at least one permission'],
       [['token', 'create', 'x', '--perm', 'Search', '--expires', 'tomorrow'], '--expires: "tomorrow"'],

@@ -52,7 +52,7 @@ const create = command({
     const missing = (['name', 'email'] as const).filter((k) => args[k] === undefined || args[k].trim() === '')
     if (missing.length > 0 && (!onTerminal() || args['password-stdin'])) {
       const what = { name: '--name NAME (the real name)', email: '--email ADDRESS (the e-mail address)' }
-      throw new UsageError(`missing ${missing.map((k) => what[k]).join(' and ')}: the server requires both; no terminal to ask on`)
+      throw new UsageError(`missing ${missing.map((k) => what[k]).join(' and ')}: every account needs both, and there is no terminal to ask on`)
     }
     const name = args.name?.trim() ? args.name : await ask(`Real name of ${args.username}: `)
     const email = args.email?.trim() ? args.email : await ask(`E-mail of ${args.username}: `)
