@@ -1,4 +1,5 @@
 // Secrets from the person at the terminal (without echo) or from standard input, for scripts.
+import { readSync } from 'node:fs'
 import { CliError, UsageError } from './errors'
 
 let stdinLines: string[] | undefined
@@ -42,7 +43,34 @@ export interface Asker {
   terminal: boolean
   ask(question: string): string | null
 }
-const terminalAsker: Asker = { get terminal() { return onTerminal() }, ask: (q) => prompt(q) }
+/** The question on standard error (standard output may be redirected: `--json ... > out.json`), the answer one line. */
+const terminalAsker: Asker = {
+  get terminal() {
+    return onTerminal()
+  },
+  ask(q) {
+    process.stderr.write(`${q} `)
+    const buf = Buffer.alloc(1)
+    let line = ''
+    // Read byte by byte up to the newline: nothing typed after it is taken from a later reader of standard input.
+    for (;;) {
+      let n = 0
+      try {
+        n = readSync(0, buf, 0, 1, null)
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
+          Bun.sleepSync(10) // a non-blocking terminal with nothing typed yet
+          continue
+        }
+        throw e
+      }
+      if (n === 0) return line === '' ? null : line
+      const ch = buf.toString('latin1')
+      if (ch === '\n') return Buffer.from(line, 'latin1').toString('utf8').replace(/\r$/, '')
+      line += ch
+    }
+  },
+}
 
 /**
  * A destructive command goes ahead only when confirmed: by `--yes`, or by the answer y/yes to `question` on a
