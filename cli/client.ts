@@ -87,6 +87,13 @@ export class Client {
   patch = <T = unknown>(path: string, json?: unknown) => this.call<T>('PATCH', path, { json })
   delete = <T = unknown>(path: string) => this.call<T>('DELETE', path)
 
+  /** A GET whose body the caller streams (results as the server formats them); non-2xx answers throw ApiError. */
+  async stream(path: string, query?: Query): Promise<Response> {
+    const res = await this.send('GET', path, { query, headers: { accept: '*/*' } })
+    if (!res.ok) throw await this.failure(res)
+    return res
+  }
+
   /**
    * POSTs (or PUTs) a multipart form: the text `fields`, then the file at `filePath` as the part `file`, streamed
    * from disk. The body's length is known up front, so it goes out with a Content-Length.

@@ -77,6 +77,11 @@ function checkArgs(rawArgs: string[], args: ArgsDef, variadic: boolean) {
   if (!variadic && seen > positionals) throw new UsageError(`too many arguments (expected at most ${positionals})`)
 }
 
+/** The option of every destructive command: go ahead without asking (without a terminal it is required). */
+export const yesArg = {
+  yes: { type: 'boolean', alias: 'y', description: 'Do not ask for confirmation (required when there is no terminal to ask on)' },
+} as const
+
 /** Positional arguments after the first `skip` ones (for variadic commands). */
 export function rest(ctx: CommandContext<any>, skip: number): string[] {
   return (ctx.args._ as string[]).slice(skip)

@@ -53,6 +53,7 @@ export const cli: CommandDef<any> = defineCommand({
     user: () => import('./commands/users').then((m) => m.default),
     group: () => import('./commands/groups').then((m) => m.default),
     search: () => import('./commands/search').then((m) => m.default),
+    ingest: () => import('./commands/ingest').then((m) => m.ingest),
     admin: () => import('./commands/admin').then((m) => m.default),
     completion,
   },

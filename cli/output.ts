@@ -44,6 +44,16 @@ export class Output {
     private readonly terminal = Boolean(process.stderr.isTTY),
   ) {}
 
+  /** Whether progress may be shown: standard error is a terminal. */
+  get onTerminal(): boolean {
+    return this.terminal
+  }
+
+  /** A message for people, on standard error (standard output stays the command's result). */
+  note(text: string) {
+    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
   private write(text: string) {
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
@@ -67,6 +77,25 @@ export class Output {
     const t = new (Table())({ chars: PLAIN, style: STYLE })
     for (const [k, v] of pairs) t.push([`${k}:`, cell(v)])
     return t.toString().split('\n').map((l) => l.trimEnd()).join('\n')
+  }
+
+  /**
+   * A status line on standard error when it is a terminal and output is not JSON, redrawn in place by cli-progress;
+   * otherwise none.
+   */
+  status(label: string, stream: NodeJS.WriteStream = process.stderr): Status | undefined {
+    if (this.json || !this.terminal) return undefined
+    const { Format, SingleBar } = progressBars()
+    const bar = new SingleBar({
+      format: (options, params, payload) => Format.Formatter({ ...options, format: `${label} {text}` }, params, payload),
+      stream,
+      hideCursor: true,
+      clearOnComplete: false,
+      noTTYOutput: true,
+      notTTYSchedule: 200,
+    })
+    bar.start(1, 0, { text: '' })
+    return { update: (text) => bar.update(0, { text }), stop: () => bar.stop() }
   }
 
   /**
@@ -110,6 +139,12 @@ export class Output {
       },
     }
   }
+}
+
+/** A line of status that changes in place (a count so far, a state), for waits whose end is not known. */
+export interface Status {
+  update(text: string): void
+  stop(): void
 }
 
 export function bytes(n: number): string {

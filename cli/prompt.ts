@@ -1,4 +1,5 @@
 // Secrets from the person at the terminal (without echo) or from standard input, for scripts.
+import { readSync } from 'node:fs'
 import { CliError, UsageError } from './errors'
 
 let stdinLines: string[] | undefined
@@ -24,12 +25,63 @@ function needTerminal(what: string) {
   if (!process.stdin.isTTY) throw new UsageError(`no terminal to ask for ${what}: pass it on standard input with --password-stdin`)
 }
 
+/** Whether there is a person to ask: standard input is a terminal. */
+export function onTerminal(): boolean {
+  return Boolean(process.stdin.isTTY)
+}
+
 /** Asks for a line with echo (e.g. a user name). */
 export async function ask(question: string): Promise<string> {
   needTerminal(question.replace(/:\s*$/, '').toLowerCase())
   const answer = prompt(question) ?? ''
   if (answer.trim() === '') throw new UsageError(`${question.replace(/:\s*$/, '')} is required`)
   return answer.trim()
+}
+
+/** How a confirmation reaches the person (a seam for tests; the default asks on the terminal). */
+export interface Asker {
+  terminal: boolean
+  ask(question: string): string | null
+}
+/** The question on standard error (standard output may be redirected: `--json ... > out.json`), the answer one line. */
+const terminalAsker: Asker = {
+  get terminal() {
+    return onTerminal()
+  },
+  ask(q) {
+    process.stderr.write(`${q} `)
+    const buf = Buffer.alloc(1)
+    let line = ''
+    // Read byte by byte up to the newline: nothing typed after it is taken from a later reader of standard input.
+    for (;;) {
+      let n = 0
+      try {
+        n = readSync(0, buf, 0, 1, null)
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
+          Bun.sleepSync(10) // a non-blocking terminal with nothing typed yet
+          continue
+        }
+        throw e
+      }
+      if (n === 0) return line === '' ? null : line
+      const ch = buf.toString('latin1')
+      if (ch === '\n') return Buffer.from(line, 'latin1').toString('utf8').replace(/\r$/, '')
+      line += ch
+    }
+  },
+}
+
+/**
+ * A destructive command goes ahead only when confirmed: by `--yes`, or by the answer y/yes to `question` on a
+ * terminal. Without a terminal and without --yes it is refused as bad usage (exit 2) before anything is sent;
+ * any other answer aborts it (exit 1). `action` says what would have happened ("delete user alice").
+ */
+export function confirm(action: string, question: string, yes: boolean, asker: Asker = terminalAsker): void {
+  if (yes) return
+  if (!asker.terminal) throw new UsageError(`refusing to ${action} without confirmation: no terminal to ask on, pass --yes`)
+  const answer = (asker.ask(`${question} [y/N]`) ?? '').trim().toLowerCase()
+  if (answer !== 'y' && answer !== 'yes') throw new CliError(`aborted: did not ${action}`)
 }
 
 /** Asks for a secret on the terminal without echoing it. Ctrl-C aborts, Ctrl-D ends the input. */

@@ -58,7 +58,7 @@ describe('search commands', () => {
     const home = await adminHome()
     const id = await savedSearch(home, 3000)
     const table = (await ok(home, ['search', 'list'])).stdout
-    expect(table.split('\n')[0]).toMatch(/^ID\s+UID\s+GID\s+STATE\s+CLIENTS\s+STORED$/)
+    expect(table.split('\n')[0]).toMatch(/^ID\s+UID\s+GID\s+STATE\s+CLIENTS\s+STORED\s+QUERY$/)
     expect(table).toContain(id)
     expect((await ok(home, ['search', 'show', id])).stdout).toMatch(/Query:\s+tag=web/)
 
@@ -100,7 +100,7 @@ describe('search commands', () => {
     expectFailure(await quarry(home, ['search', 'stop', newId]), 1, `search ${newId} is`)
     expect((await quarry(home, ['search', 'stop', newId])).stderr).toContain('a saved or dormant search cannot be stopped')
 
-    await ok(home, ['search', 'delete', newId])
+    await ok(home, ['search', 'delete', newId, '--yes'])
     expectFailure(await quarry(home, ['search', 'show', newId]), 1, 'search not found')
   }, SLOW)
 
@@ -115,9 +115,9 @@ describe('search commands', () => {
     const stop = await quarry(home, ['search', 'stop', id, '--json'])
     expect(stop.code).toBe(0)
     expect(stop.json()).toBeNull() // the server's answer, as it came
-    await ok(home, ['search', 'delete', id])
+    await ok(home, ['search', 'delete', id, '--yes'])
     expectFailure(await quarry(home, ['search', 'show', id]), 1, 'search not found')
-    expectFailure(await quarry(home, ['search', 'delete', id]), 1, 'search not found')
+    expectFailure(await quarry(home, ['search', 'delete', id, '--yes']), 1, 'search not found')
     // an admin sees every search with --all; a token without the permission gets the server's refusal
     expect(Array.isArray((await ok(home, ['search', 'list', '--all', '--json'])).json())).toBe(true)
   }, SLOW)

@@ -155,10 +155,10 @@ describe('users, groups and a locked account', () => {
     await ok(admin, ['group', 'update', 'analysts', '--name', 'hunters', '--desc', 'Threat hunters'])
     expect((await ok(admin, ['group', 'show', String(gid), '--json'])).json()).toMatchObject({ Name: 'hunters', Desc: 'Threat hunters' })
     expect((await ok(admin, ['group', 'list'])).stdout).toMatch(/hunters\s+Threat hunters/)
-    await ok(admin, ['group', 'delete', 'hunters'])
+    await ok(admin, ['group', 'delete', 'hunters', '--yes'])
     expectFailure(await quarry(admin, ['group', 'show', String(gid)]), 1, 'group not found')
 
-    await ok(admin, ['user', 'delete', 'alice'])
+    await ok(admin, ['user', 'delete', 'alice', '-y'])
     expectFailure(await quarry(admin, ['user', 'show', String(uid)]), 1, 'user not found')
     expectFailure(await quarry(admin, ['user', 'show', 'alice']), 1, 'no user named "alice"')
   }, SLOW)
@@ -219,7 +219,7 @@ describe('tokens', () => {
     expectFailure(await quarry(nobody, ['--token', secret, 'whoami']), 1, 'invalid API token')
     expect((await ok(nobody, ['--token', refreshed.token, 'whoami', '--json'])).json().UID).toBe(1)
 
-    await ok(admin, ['token', 'delete', created.id])
+    await ok(admin, ['token', 'delete', created.id, '--yes'])
     expectFailure(await quarry(nobody, ['--token', refreshed.token, 'whoami']), 1, 'invalid API token')
     expectFailure(await quarry(admin, ['token', 'show', created.id]), 1, 'token not found')
 
@@ -247,7 +247,7 @@ describe('bad usage', () => {
       [['user', 'list', '--bogus'], 'unknown option --bogus'],
       [['user', 'show'], 'Missing required positional argument: USER'],
       [['user', 'show', 'a', 'b'], 'too many arguments'],
-      [['user', 'create', 'bob', '--email', 'b@example.com'], 'Missing required argument: --name'],
+      [['user', 'create', 'bob', '--email', 'b@example.com'], 'missing --name NAME (the real name): every account needs both, and there is no terminal to ask on'],
       [['user', 'update', 'admin'], 'nothing to change'],
       [['token', 'create', 'x'], 'name at least one permission'],
       [['token', 'create', 'x', '--perm', 'Search', '--expires', 'tomorrow'], '--expires: "tomorrow"'],

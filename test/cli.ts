@@ -80,6 +80,42 @@ export function cliHarness() {
     return r
   }
 
+  /**
+   * Runs `quarry ARGS` on a pseudo-terminal (`script`, util-linux), so that standard input, output and error are a
+   * terminal: each reply is typed once the terminal shows its `after` text. Answers what the terminal showed.
+   */
+  async function onTerminal(home: string, args: string[], replies: { after: string; type: string }[] = []): Promise<{ code: number; seen: string }> {
+    const command = [process.execPath, 'run', MAIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ')
+    const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: state.url, NO_COLOR: '1', TERM: 'dumb' },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    let seen = ''
+    const decoder = new TextDecoder()
+    const reader = proc.stdout.getReader()
+    const readUntil = async (done: () => boolean) => {
+      while (!done()) {
+        const { value, done: ended } = await reader.read()
+        if (ended) break
+        seen += decoder.decode(value)
+      }
+    }
+    let cursor = 0
+    for (const { after, type } of replies) {
+      await readUntil(() => seen.indexOf(after, cursor) !== -1)
+      const at = seen.indexOf(after, cursor)
+      if (at === -1) break // the command ended without asking
+      cursor = at + after.length
+      proc.stdin.write(type)
+      await proc.stdin.flush()
+    }
+    await readUntil(() => false)
+    proc.stdin.end()
+    return { code: await proc.exited, seen }
+  }
+
   /** A HOME logged in as admin, shared by the tests that do not log it out. */
   function adminHome(): Promise<string> {
     sharedAdmin ??= (async () => {
@@ -102,6 +138,7 @@ export function cliHarness() {
     },
     tempDir,
     quarry,
+    onTerminal,
     ok,
     adminHome,
     savedJwt,

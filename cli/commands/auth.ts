@@ -52,8 +52,13 @@ export const logout = command({
       if (!(e instanceof ApiError && e.status === 401)) throw e
       ended = false
     }
+    const user = readCredentials().servers[server]!.user
     forgetSession(server)
-    out.result({ Server: server, LoggedOut: true }, () => (ended ? `Logged out of ${server}` : `Logged out of ${server} (the session had already ended)`))
+    out.result({ Server: server, LoggedOut: true, AllSessions: Boolean(args.all) && ended }, () =>
+      !ended ? `Logged out of ${server} (the session had already ended)`
+      : args.all ? `Logged out of ${server}: ended every session of ${user}, on every device`
+      : `Logged out of ${server}`,
+    )
   },
 })
 

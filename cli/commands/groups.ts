@@ -1,7 +1,8 @@
 // quarry group ...: groups (decisions §4). Groups are named by GID or by name.
-import { command, group } from '../command'
+import { command, group, yesArg } from '../command'
 import { client, output } from '../context'
 import { UsageError } from '../errors'
+import { confirm } from '../prompt'
 import { type Group, type User, groupColumns, resolveGid, userColumns } from '../records'
 
 const groupArg = { group: { type: 'positional', required: true, valueHint: 'GID|NAME', description: 'The group, by GID or name' } } as const
@@ -59,12 +60,15 @@ const update = command({
 
 const remove = command({
   name: 'delete',
-  description: 'Delete a group: its memberships end and it leaves every sharing list (admins)',
-  examples: ['quarry group delete analysts'],
-  args: groupArg,
+  description: 'Delete a group: its memberships end and it leaves every sharing list (admins); asks first on a terminal',
+  examples: ['quarry group delete analysts', 'quarry group delete 4 --yes'],
+  args: { ...groupArg, ...yesArg },
   async run({ args }) {
     const c = client()
-    const answer = await c.delete(`/api/groups/${await resolveGid(c, args.group)}`)
+    const gid = await resolveGid(c, args.group)
+    const label = /^\d+$/.test(args.group) ? `group ${gid}` : `group ${args.group} (GID ${gid})`
+    confirm(`delete ${label}`, `Delete ${label}? Its memberships end and it leaves every sharing list.`, Boolean(args.yes))
+    const answer = await c.delete(`/api/groups/${gid}`)
     output().result(answer, () => `Deleted group ${args.group}`)
   },
 })

@@ -1,10 +1,18 @@
 // quarry search ...: search control (spec "Search control", decisions §6). Archives are streamed from and to
 // disk, with a progress bar on a terminal.
-import { command, group, positiveInt } from '../command'
+//
+// The CLI is a client of a search only while a command runs: a command that launched or saved a search detaches
+// its session (or token) from it before it ends, unless told to stay attached (`search attach`, --keep-attached).
+// The spec moves a saved search to persistent storage only once it is DORMANT (no client attached), and only a
+// search moved there can be exported; a session left attached by a finished command would keep it SAVING for ever.
+import type { Client } from '../client'
+import { command, group, positiveInt, yesArg } from '../command'
 import { client, output } from '../context'
-import { UsageError } from '../errors'
-import { bytes } from '../output'
+import { ApiError, CliError, UsageError } from '../errors'
+import { type Output, bytes, cell } from '../output'
+import { confirm } from '../prompt'
 import { resolveGid } from '../records'
+import { DURATION_HELP, formatDuration, parseDuration } from '../units'
 
 interface SearchEntry { ID: string; UID: number; GID: number; State: string; AttachedClients: number; StoredData?: number }
 interface SearchDetail {
@@ -19,6 +27,23 @@ interface SearchDetail {
   StoreSize: number
   IndexSize: number
 }
+/** GET .../details (decisions §6). */
+interface SearchDetails extends SearchDetail {
+  GIDs: number[]
+  LastUpdate: string
+  ItemCount: number
+  Metadata: unknown
+  Import: { Imported: boolean; Time: string; BatchName: string; BatchInfo: string }
+  Background: boolean
+  State: string
+  Error: string
+}
+
+const ZERO_TIME = '0001-01-01T00:00:00Z'
+/** How often a wait asks the server again. */
+const POLL_MS = 250
+/** What `search export` waits for a saving search by default. */
+const DEFAULT_WAIT = '10m'
 
 /** Search IDs are strings of digits (decisions §1); anything else is bad usage, never sent. */
 const idArg = { id: { type: 'positional', required: true, description: 'Search ID' } } as const
@@ -27,14 +52,17 @@ function searchPath(id: string, suffix = ''): string {
   return `/api/searchctrl/${id}${suffix}`
 }
 
+/** Searches that are still running (no Finished time) show "running". */
+const finishedCell = (t: string) => (t === ZERO_TIME ? 'running' : t)
+
 const list = command({
   name: 'list',
-  description: 'List the searches you may see (--all: every search, for an admin)',
+  description: 'List the searches you may see, with their state (--all: every search, for an admin)',
   examples: ['quarry search list', 'quarry search list --all --json'],
   args: { all: { type: 'boolean', description: 'Every search on the server (admins)' } },
   async run({ args }) {
     const out = output()
-    const rows = await client().get<SearchEntry[]>(args.all ? '/api/searchctrl/all' : '/api/searchctrl')
+    const rows = await client().get<(SearchEntry & { UserQuery?: string })[]>(args.all ? '/api/searchctrl/all' : '/api/searchctrl')
     out.result(rows, () =>
       out.table(rows, [
         { header: 'ID', value: (s) => s.ID },
@@ -43,36 +71,213 @@ const list = command({
         { header: 'STATE', value: (s) => s.State },
         { header: 'CLIENTS', value: (s) => s.AttachedClients },
         { header: 'STORED', value: (s) => (s.StoredData === undefined ? '-' : bytes(s.StoredData)) },
+        { header: 'QUERY', value: (s) => clip(s.UserQuery ?? '', 60) },
       ]),
     )
   },
 })
 
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text)
+
 const show = command({
   name: 'show',
-  description: 'Show one search',
-  examples: ['quarry search show 123456789'],
+  description: 'Show one search with its state (--json: the spec\'s detail array, unchanged)',
+  examples: ['quarry search show 123456789', 'quarry search show 123456789 --json'],
   args: idArg,
   async run({ args }) {
     const out = output()
-    const answer = await client().get<SearchDetail[] | SearchDetail>(searchPath(args.id))
-    const s = Array.isArray(answer) ? answer[0] : answer
-    out.result(answer, () =>
-      s === undefined ? '(none)'
-      : out.details([
-          ['ID', s.ID],
-          ['UID', s.UID],
-          ['Query', s.UserQuery],
-          ['Effective query', s.EffectiveQuery],
-          ['Range', `${s.StartRange} .. ${s.EndRange}`],
-          ['Started', s.Started],
-          ['Finished', s.Finished],
-          ['Stored', bytes(s.StoreSize ?? 0)],
-          ['Index', bytes(s.IndexSize ?? 0)],
-        ]),
+    if (out.json) {
+      out.result(await client().get<SearchDetail[]>(searchPath(args.id)), () => undefined)
+      return
+    }
+    const s = await client().get<SearchDetails>(searchPath(args.id, '/details'))
+    out.result(s, () =>
+      out.details([
+        ['ID', s.ID],
+        ['State', s.State],
+        ['UID', s.UID],
+        ['Groups', s.GIDs],
+        ['Query', s.UserQuery],
+        ['Effective query', s.EffectiveQuery],
+        ['Range', `${cell(s.StartRange)} .. ${cell(s.EndRange)}`],
+        ['Started', s.Started],
+        ['Finished', finishedCell(s.Finished)],
+        ['Results', s.ItemCount],
+        ['Stored', bytes(s.StoreSize ?? 0)],
+        ['Index', bytes(s.IndexSize ?? 0)],
+        ...(s.Metadata !== null && s.Metadata !== undefined ? [['Metadata', s.Metadata] as [string, unknown]] : []),
+        ...(s.Import?.Imported ? [['Imported', `${cell(s.Import.Time)} ${s.Import.BatchName}`.trim()] as [string, unknown]] : []),
+        ...(s.Error ? [['Error', s.Error] as [string, unknown]] : []),
+      ]),
     )
   },
 })
+
+/**
+ * A time on the command line: RFC 3339 (`2026-01-01T00:00:00Z`), a date (`2026-01-01`, UTC), `now`, or a duration
+ * before now (`1h30m`: an hour and a half ago).
+ */
+export function timeArg(option: string, raw: string, now = Date.now()): string {
+  const text = raw.trim()
+  if (text === 'now') return new Date(now).toISOString()
+  if (/^(\d+|(\d+(ms|s|m|h|d))+)$/.test(text)) return new Date(now - parseDuration(option, text)).toISOString()
+  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : NaN
+  if (Number.isNaN(ms)) throw new UsageError(`${option}: "${raw}" is neither a time (2026-01-01T00:00:00Z, 2026-01-01) nor a duration before now (${DURATION_HELP}) nor "now"`)
+  return new Date(ms).toISOString()
+}
+
+/** Detaches the caller from a search; a refusal (a token without AttachSearch, a search gone) is only reported. */
+async function detachSelf(c: Client, out: Output, id: string): Promise<void> {
+  try {
+    await c.put(searchPath(id, '/detach'))
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e
+    out.note(`quarry: note: could not detach from search ${id}: ${e.message}`)
+  }
+}
+
+/** Polls the search until it has finished (or failed), with a count of its results on a terminal. */
+async function follow(c: Client, out: Output, id: string): Promise<SearchDetails> {
+  const status = out.status(`search ${id}`)
+  const started = Date.now()
+  try {
+    for (;;) {
+      const d = await c.get<SearchDetails>(searchPath(id, '/details'))
+      status?.update(`${d.ItemCount} result${d.ItemCount === 1 ? '' : 's'} (${bytes(d.StoreSize)}), ${formatDuration(Math.floor((Date.now() - started) / 1000) * 1000)}`)
+      if (d.Error) throw new CliError(`search ${id} failed: ${d.Error}`)
+      if (d.Finished !== ZERO_TIME) return d
+      await Bun.sleep(POLL_MS)
+    }
+  } finally {
+    status?.stop()
+  }
+}
+
+/** Record fields as table columns: an entry's Data (base64 on the wire) as text, control characters made visible. */
+function resultsTable(out: Output, records: Record<string, unknown>[]): string {
+  if (records.length === 0) return '(no results)'
+  const keys = 'Data' in records[0]! ? ['TS', 'Tag', 'SRC', 'Data'] : Object.keys(records[0]!)
+  return out.table(
+    records,
+    keys.map((k) => ({
+      header: k.toUpperCase(),
+      value: (r: Record<string, unknown>) =>
+        k === 'Data' && typeof r.Data === 'string'
+          ? Buffer.from(r.Data, 'base64').toString('utf8').replace(/[\u0000-\u001f\u007f]/g, (ch) => (ch === '\t' ? ' ' : '\u00b7'))
+          : r[k],
+    })),
+  )
+}
+
+const runSearch = command({
+  name: 'run',
+  description: 'Launch a search, follow it to its end and print its results (a table; --json or --csv: every result as the server formats it)',
+  examples: [
+    'quarry search run "tag=web grep GET"',
+    'quarry search run "tag=web | count" --start 1h30m',
+    'quarry search run "tag=* grep error" --start 2026-01-01 --end 2026-01-02 --csv > errors.csv',
+    'quarry search run "tag=web" --save            # keeps it: export it later with quarry search export ID FILE',
+    'quarry search run "tag=web" --background      # prints the ID at once; the search goes on without you',
+  ],
+  args: {
+    query: { type: 'positional', required: true, description: 'The query (README "Query language"), quoted as one argument' },
+    start: { type: 'string', valueHint: 'TIME|DURATION', description: `Start of the time range: a time, or a duration before now (${DURATION_HELP}); default: the beginning` },
+    end: { type: 'string', valueHint: 'TIME|DURATION', description: 'End of the time range (excluded): a time, a duration before now, or now (default)' },
+    csv: { type: 'boolean', description: 'Print every result as CSV (TS, Tag, SRC, Data as text) instead of a table' },
+    background: { type: 'boolean', description: 'Do not wait: print the search ID, detach, and let the search go on without a client' },
+    save: { type: 'boolean', description: 'Keep the search: it is saved (moved to storage) once finished, for show, export and attach later' },
+    rows: { type: 'string', valueHint: 'N', description: 'At most N rows in the table (default 1000; --json and --csv print every result)' },
+    'no-history': { type: 'boolean', description: 'Leave the search out of your search history' },
+  },
+  async run({ args }) {
+    const out = output()
+    if (args.csv && out.json) throw new UsageError('choose one of --json and --csv')
+    const rows = args.rows === undefined ? 1000 : positiveInt('--rows', args.rows)
+    const now = Date.now()
+    const body = {
+      SearchString: args.query,
+      ...(args.start !== undefined ? { SearchStart: timeArg('--start', args.start, now) } : {}),
+      ...(args.end !== undefined ? { SearchEnd: timeArg('--end', args.end, now) } : {}),
+      ...(args.background ? { Background: true } : {}),
+      ...(args['no-history'] ? { NoHistory: true } : {}),
+    }
+    const c = client()
+    const { SearchID: id } = await c.post<{ SearchID: string }>('/api/searchctrl/launch', body)
+    if (args.background) {
+      try {
+        if (args.save) await c.patch(searchPath(id, '/save'))
+      } finally {
+        await detachSelf(c, out, id)
+      }
+      out.result({ ID: id, Background: true, Save: Boolean(args.save) }, () =>
+        `Launched search ${id} in the background${args.save ? '; it is saved once it finishes' : ''} (quarry search show ${id})`)
+      return
+    }
+    // Ctrl-C while following: the search loses this client (and, unless it was saved, goes after the grace period).
+    const interrupted = () => {
+      void detachSelf(c, out, id).finally(() => process.exit(130))
+    }
+    process.once('SIGINT', interrupted)
+    try {
+      const done = await follow(c, out, id)
+      // The results are read before the search is saved: a save moves them to storage once it is detached.
+      if (out.json || args.csv) {
+        const res = await c.stream(searchPath(id, `/download/${args.csv ? 'csv' : 'json'}`))
+        await Bun.write(Bun.stdout, res)
+        if (out.json) process.stdout.write('\n')
+      } else {
+        const records = await c.get<Record<string, unknown>[]>(searchPath(id, '/download/json'))
+        process.stdout.write(`${resultsTable(out, records.slice(0, rows))}\n`)
+        if (records.length > rows) out.note(`(${records.length - rows} more results not shown: use --rows, --json or --csv)`)
+      }
+      if (args.save) await c.patch(searchPath(id, '/save'))
+      if (!out.json && !args.csv) {
+        out.note(`Search ${id}: ${done.ItemCount} result${done.ItemCount === 1 ? '' : 's'}${args.save ? `, saved (quarry search export ${id} FILE)` : ''}`)
+      }
+    } finally {
+      process.off('SIGINT', interrupted)
+      await detachSelf(c, out, id)
+    }
+  },
+})
+
+/**
+ * Waits until a saving search is saved: polls its list entry (state and attached clients), with a status line on
+ * a terminal. A search that fails to move (ERROR) or is not saved within `waitMs` stops the wait with a message.
+ */
+async function waitSaved(c: Client, out: Output, id: string, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs
+  const status = out.status(`export: search ${id}`)
+  let noted = false
+  try {
+    for (;;) {
+      // ?admin=true: an admin waits for any search; others get their own view (decisions §1)
+      const entry = (await c.get<SearchEntry[]>('/api/searchctrl', { admin: 'true' })).find((s) => s.ID === id)
+      if (!entry) throw new CliError(`search ${id} is gone`)
+      const words = entry.State.split('/')
+      if (words.includes('SAVED') && !words.includes('SAVING')) return
+      if (words.includes('ERROR')) {
+        const d = await c.get<SearchDetails>(searchPath(id, '/details')).catch(() => undefined)
+        throw new CliError(`search ${id} could not be saved: ${d?.Error || entry.State}`)
+      }
+      const why =
+        entry.AttachedClients > 0
+          ? `${entry.AttachedClients} client(s) attached; it is moved to storage once none is (quarry search detach ${id} detaches yours)`
+          : 'being moved to storage'
+      status?.update(`is ${entry.State}: ${why}`)
+      if (!status && !noted && !out.json) {
+        out.note(`quarry: search ${id} is ${entry.State}: waiting until it is saved (${why})`)
+        noted = true
+      }
+      if (Date.now() >= deadline) {
+        throw new CliError(`search ${id} is still ${entry.State} after ${formatDuration(waitMs)} (${why}); try again later or pass a longer --wait`)
+      }
+      await Bun.sleep(POLL_MS)
+    }
+  } finally {
+    status?.stop()
+  }
+}
 
 const importArchive = command({
   name: 'import',
@@ -105,21 +310,42 @@ const importArchive = command({
 
 const exportArchive = command({
   name: 'export',
-  description: 'Download a saved search as an archive file, for `quarry search import` here or on another server',
-  examples: ['quarry search export 123456789 search-123.tar.gz'],
-  args: { ...idArg, file: { type: 'positional', required: true, description: 'Where to write the archive' } },
+  description: 'Download a saved search as an archive file, for `quarry search import` here or on another server; a search still being saved is waited for',
+  examples: ['quarry search export 123456789 search-123.tar.gz', 'quarry search export 123456789 s.tar.gz --wait 1h30m'],
+  args: {
+    ...idArg,
+    file: { type: 'positional', required: true, description: 'Where to write the archive' },
+    wait: { type: 'string', valueHint: 'DURATION', description: `How long to wait for a search that is still being saved (default ${DEFAULT_WAIT}; ${DURATION_HELP})` },
+  },
   async run({ args }) {
     const out = output()
-    const size = await client().download(searchPath(args.id, '/download/archive'), args.file, out.progress('export'))
+    const waitMs = parseDuration('--wait', args.wait ?? DEFAULT_WAIT)
+    const c = client()
+    const path = searchPath(args.id, '/download/archive')
+    let size: number
+    try {
+      size = await c.download(path, args.file, out.progress('export'))
+    } catch (e) {
+      // 409: not saved (yet). A search that is SAVING is waited for; any other state is the server's refusal.
+      if (!(e instanceof ApiError && e.status === 409)) throw e
+      const d = await c.get<SearchDetails>(searchPath(args.id, '/details')).catch(() => undefined)
+      if (!d?.State.split('/').includes('SAVING')) throw new ApiError(e.status, `${e.message} (save it first: quarry search save ${args.id})`, e.body)
+      await waitSaved(c, out, args.id, waitMs)
+      size = await c.download(path, args.file, out.progress('export'))
+    }
     out.result({ ID: args.id, File: args.file, Bytes: size }, () => `Exported search ${args.id} to ${args.file} (${bytes(size)})`)
   },
 })
 
 const save = command({
   name: 'save',
-  description: 'Keep a search: its results move to persistent storage once it is dormant',
+  description: 'Keep a search: it is moved to persistent storage once finished and no client is attached (this command detaches you)',
   examples: ['quarry search save 123456789', 'quarry search save 123456789 --metadata \'{"case": 42}\''],
-  args: { ...idArg, metadata: { type: 'string', valueHint: 'JSON', description: 'JSON object attached to the saved search' } },
+  args: {
+    ...idArg,
+    metadata: { type: 'string', valueHint: 'JSON', description: 'JSON object attached to the saved search' },
+    'keep-attached': { type: 'boolean', description: 'Stay attached: the search is then moved to storage only once you detach' },
+  },
   async run({ args }) {
     let metadata: unknown
     if (args.metadata !== undefined) {
@@ -130,8 +356,11 @@ const save = command({
       }
       if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) throw new UsageError('--metadata must be a JSON object')
     }
-    const answer = await client().patch(searchPath(args.id, '/save'), metadata)
-    output().result(answer, () => `Saving search ${args.id}`)
+    const c = client()
+    const out = output()
+    const answer = await c.patch(searchPath(args.id, '/save'), metadata)
+    if (!args['keep-attached']) await detachSelf(c, out, args.id)
+    out.result(answer, () => `Saving search ${args.id}${args['keep-attached'] ? ' (still attached: it is moved to storage once you detach)' : ''}`)
   },
 })
 
@@ -149,18 +378,34 @@ function simple(name: string, description: string, method: 'PATCH' | 'PUT' | 'DE
   })
 }
 
+const remove = command({
+  name: 'delete',
+  description: 'Delete a search and its stored results; attached clients are disconnected (asks first on a terminal)',
+  examples: ['quarry search delete 123456789', 'quarry search delete 123456789 --yes'],
+  args: { ...idArg, ...yesArg },
+  async run({ args }) {
+    const path = searchPath(args.id)
+    confirm(`delete search ${args.id}`, `Delete search ${args.id} and its stored results?`, Boolean(args.yes))
+    const answer = await client().delete(path)
+    output().result(answer, () => `Deleted search ${args.id}`)
+  },
+})
+
 export default group(
   'search',
-  'Searches: list, show, import, export, save, background, stop, delete',
+  'Searches: run, list, show, attach, detach, save, export, import, background, stop, delete',
   {
+    run: runSearch,
     list,
     show,
+    attach: simple('attach', 'Attach your session (or token) to a search: it stays ACTIVE or ATTACHED until you detach', 'PUT', '/attach', 'Attached to search'),
+    detach: simple('detach', 'Detach your session (or token) from a search; a saved one then moves to storage', 'PUT', '/detach', 'Detached from search'),
     import: importArchive,
     export: exportArchive,
     save,
     background: simple('background', 'Let a search go on after its last client leaves', 'PATCH', '/background', 'Backgrounded search'),
     stop: simple('stop', 'Stop a running search; what it found so far stays and can be saved', 'PUT', '/stop', 'Stopped search'),
-    delete: simple('delete', 'Delete a search and its stored results', 'DELETE', '', 'Deleted search'),
+    delete: remove,
   },
-  ['quarry search list', 'quarry search export 123456789 s.tar.gz && quarry --server https://other search import s.tar.gz'],
+  ['quarry search run "tag=web grep GET"', 'quarry search list', 'quarry search export 123456789 s.tar.gz && quarry --server https://other search import s.tar.gz'],
 )

@@ -1,10 +1,12 @@
 // quarry token ...: API tokens (decisions §3). Permissions are chosen singly (--perm) or by group (--group); the
 // secret is printed once, by create and refresh.
-import { allValues, command, group } from '../command'
+import type { Client } from '../client'
+import { allValues, command, group, yesArg } from '../command'
 import { client, output } from '../context'
-import { UsageError } from '../errors'
+import { CliError, UsageError } from '../errors'
 import type { Output } from '../output'
-import { ConfigError, parseDuration } from '../../server/config'
+import { confirm } from '../prompt'
+import { DURATION_HELP, parseDuration } from '../units'
 
 interface TokenRecord {
   id: string
@@ -18,19 +20,12 @@ interface TokenRecord {
 }
 
 /**
- * --expires as the wire wants it: `never` → null (no expiry); a duration from now (`90m`, `30d`, as in the
- * server's configuration); or a time (`2027-01-01T00:00:00Z`, `2027-01-01`), sent in UTC.
+ * --expires as the wire wants it: `never` → null (no expiry); a duration from now (`90m`, `1h30m`, `30d`; a bare
+ * number is seconds); or a time (`2027-01-01T00:00:00Z`, `2027-01-01`), sent in UTC.
  */
 export function expiryOf(raw: string, now = Date.now()): string | null {
   if (raw === 'never') return null
-  if (/^\d+(ms|s|m|h|d)?$/.test(raw.trim())) {
-    try {
-      return new Date(now + parseDuration('--expires', raw)).toISOString()
-    } catch (e) {
-      if (e instanceof ConfigError) throw new UsageError(e.message)
-      throw e
-    }
-  }
+  if (/^(\d+|(\d+(ms|s|m|h|d))+)$/.test(raw.trim())) return new Date(now + parseDuration('--expires', raw)).toISOString()
   const ms = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : NaN
   if (Number.isNaN(ms)) throw new UsageError(`--expires: "${raw}" is neither a duration (30d, 12h) nor a time (2027-01-01T00:00:00Z) nor "never"`)
   return new Date(ms).toISOString()
@@ -78,7 +73,7 @@ const create = command({
     name: { type: 'positional', required: true, description: 'Token name' },
     description: { type: 'string', description: 'Free text' },
     ...permissionArgs,
-    expires: { type: 'string', valueHint: '30d|TIME|never', description: 'Expiry: a duration from now, a time, or never (default)' },
+    expires: { type: 'string', valueHint: '30d|TIME|never', description: `Expiry: a duration from now (${DURATION_HELP}), a time, or never (default)` },
   },
   async run({ args, rawArgs }) {
     const perms = permissions(rawArgs)
@@ -115,16 +110,36 @@ const list = command({
   },
 })
 
-const idArg = { id: { type: 'positional', required: true, description: 'Token ID' } } as const
+const idArg = { token: { type: 'positional', required: true, valueHint: 'ID|NAME', description: 'The token, by ID or by name (among your own tokens)' } } as const
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The ID of the token named on the command line: a UUID is taken as the ID; anything else is the name of one of the
+ * caller's own tokens. A name no token has, or that several have (names are not unique), is refused with the IDs
+ * to choose from, before anything is changed.
+ */
+export async function resolveToken(c: Client, ref: string): Promise<{ id: string; label: string }> {
+  if (UUID.test(ref)) return { id: ref.toLowerCase(), label: ref }
+  const named = (await c.get<TokenRecord[]>('/api/tokens')).filter((t) => t.name === ref)
+  if (named.length === 0) throw new CliError(`no token named "${ref}" among yours (give its ID to name another user's token)`)
+  if (named.length > 1) {
+    throw new CliError(`${named.length} tokens are named "${ref}": give the ID of the one you mean: ${named.map((t) => t.id).join(', ')}`)
+  }
+  return { id: named[0]!.id, label: `${ref} (${named[0]!.id})` }
+}
+
+const tokenPath = (id: string) => `/api/tokens/${encodeURIComponent(id)}`
 
 const show = command({
   name: 'show',
   description: 'Show one token (never its secret)',
-  examples: ['quarry token show 5b0f...'],
+  examples: ['quarry token show nightly', 'quarry token show 5b0f...'],
   args: idArg,
   async run({ args }) {
     const out = output()
-    const t = await client().get<TokenRecord>(`/api/tokens/${encodeURIComponent(args.id)}`)
+    const c = client()
+    const t = await c.get<TokenRecord>(tokenPath((await resolveToken(c, args.token)).id))
     out.result(t, () => tokenDetails(out, t))
   },
 })
@@ -132,13 +147,13 @@ const show = command({
 const update = command({
   name: 'update',
   description: 'Change the name, description, permissions or expiry of a token (not its secret)',
-  examples: ['quarry token update 5b0f... --description "weekly now"', 'quarry token update 5b0f... --group Search --expires never'],
+  examples: ['quarry token update nightly --description "weekly now"', 'quarry token update 5b0f... --group Search --expires 1h30m'],
   args: {
     ...idArg,
     name: { type: 'string', description: 'New name' },
     description: { type: 'string', description: 'New description' },
     ...permissionArgs,
-    expires: { type: 'string', valueHint: '30d|TIME|never', description: 'New expiry' },
+    expires: { type: 'string', valueHint: '30d|TIME|never', description: `New expiry: a duration from now (${DURATION_HELP}), a time, or never` },
   },
   async run({ args, rawArgs }) {
     const body = {
@@ -149,7 +164,8 @@ const update = command({
     }
     if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --name, --description, --perm, --group or --expires')
     const out = output()
-    const t = await client().put<TokenRecord>(`/api/tokens/${encodeURIComponent(args.id)}`, body)
+    const c = client()
+    const t = await c.put<TokenRecord>(tokenPath((await resolveToken(c, args.token)).id), body)
     out.result(t, () => tokenDetails(out, t))
   },
 })
@@ -157,14 +173,16 @@ const update = command({
 const refresh = command({
   name: 'refresh',
   description: 'Give a token a new expiry and a new secret (printed once); the old secret stops working',
-  examples: ['quarry token refresh 5b0f... --expires 90d'],
+  examples: ['quarry token refresh nightly --expires 90d'],
   args: {
     ...idArg,
     expires: { type: 'string', required: true, valueHint: '30d|TIME|never', description: 'The new expiry' },
   },
   async run({ args }) {
     const out = output()
-    const t = await client().patch<TokenRecord>(`/api/tokens/${encodeURIComponent(args.id)}`, { expiresAt: expiryOf(args.expires) })
+    const expiresAt = expiryOf(args.expires)
+    const c = client()
+    const t = await c.patch<TokenRecord>(tokenPath((await resolveToken(c, args.token)).id), { expiresAt })
     out.result(t, () => withSecret(out, t))
   },
 })
@@ -172,12 +190,15 @@ const refresh = command({
 const remove = command({
   name: 'delete',
   description: 'Delete a token; its secret stops working at once',
-  examples: ['quarry token delete 5b0f...'],
-  args: idArg,
+  examples: ['quarry token delete nightly', 'quarry token delete 5b0f... --yes'],
+  args: { ...idArg, ...yesArg },
   async run({ args }) {
     const out = output()
-    const answer = await client().delete(`/api/tokens/${encodeURIComponent(args.id)}`)
-    out.result(answer, () => `Deleted token ${args.id}`)
+    const c = client()
+    const { id, label } = await resolveToken(c, args.token)
+    confirm(`delete token ${label}`, `Delete token ${label}? Its secret stops working at once.`, Boolean(args.yes))
+    const answer = await c.delete(tokenPath(id))
+    out.result(answer, () => `Deleted token ${label}`)
   },
 })
 

@@ -1,8 +1,8 @@
 // quarry user ...: accounts (decisions §4). Users are named by UID or by user name.
-import { command, group, rest } from '../command'
+import { command, group, rest, yesArg } from '../command'
 import { client, output } from '../context'
 import { UsageError } from '../errors'
-import { askHidden, newPassword, stdinLine } from '../prompt'
+import { ask, askHidden, confirm, newPassword, onTerminal, stdinLine } from '../prompt'
 import { type Group, type User, groupColumns, resolveGid, resolveUid, userColumns, userDetails } from '../records'
 
 const userArg = { user: { type: 'positional', required: true, valueHint: 'UID|NAME', description: 'The user, by UID or user name' } } as const
@@ -33,22 +33,32 @@ const show = command({
 
 const create = command({
   name: 'create',
-  description: 'Create an account (admins); the password is asked for twice, or read from standard input',
+  description: 'Create an account (admins); the password is asked for twice, or read from standard input; a missing --name or --email is asked for on a terminal',
   examples: [
     'quarry user create alice --name "Alice Liddell" --email alice@example.com',
+    'quarry user create alice                  # on a terminal: asks for the name, the e-mail and the password',
     'printf "%s\\n" "$PASS" | quarry user create bot --name Bot --email bot@example.com --password-stdin',
   ],
   args: {
     username: { type: 'positional', required: true, description: 'User name (no white space)' },
-    name: { type: 'string', required: true, description: 'Real name' },
-    email: { type: 'string', required: true, description: 'E-mail address' },
+    name: { type: 'string', description: 'Real name (required: asked for on a terminal when not given)' },
+    email: { type: 'string', description: 'E-mail address (required: asked for on a terminal when not given)' },
     admin: { type: 'boolean', description: 'Make the account an admin' },
     'password-stdin': { type: 'boolean', description: 'Read the password from the first line of standard input' },
   },
   async run({ args }) {
+    // The server requires every field (spec: "Adding a user with a missing field: failure"): a missing one is
+    // asked for where a person can answer, otherwise named, before anything is sent.
+    const missing = (['name', 'email'] as const).filter((k) => args[k] === undefined || args[k].trim() === '')
+    if (missing.length > 0 && (!onTerminal() || args['password-stdin'])) {
+      const what = { name: '--name NAME (the real name)', email: '--email ADDRESS (the e-mail address)' }
+      throw new UsageError(`missing ${missing.map((k) => what[k]).join(' and ')}: every account needs both, and there is no terminal to ask on`)
+    }
+    const name = args.name?.trim() ? args.name : await ask(`Real name of ${args.username}: `)
+    const email = args.email?.trim() ? args.email : await ask(`E-mail of ${args.username}: `)
     const pass = await newPassword(Boolean(args['password-stdin']), `Password for ${args.username}: `)
     const out = output()
-    const uid = await client().post<number>('/api/users', { User: args.username, Pass: pass, Name: args.name, Email: args.email, Admin: Boolean(args.admin) })
+    const uid = await client().post<number>('/api/users', { User: args.username, Pass: pass, Name: name, Email: email, Admin: Boolean(args.admin) })
     out.result(uid, () => `Created user ${args.username} (UID ${uid})`)
   },
 })
@@ -96,7 +106,20 @@ const lock = simple('lock', 'Lock an account: its sessions and tokens stop at on
 const unlock = simple('unlock', 'Unlock an account (admins)', 'DELETE', (uid) => `/api/users/${uid}/lock`, 'Unlocked')
 const admin = simple('admin', 'Make a user an admin (admins)', 'PUT', (uid) => `/api/users/${uid}/admin`, 'Made admin:')
 const unadmin = simple('unadmin', 'Remove admin status (admins)', 'DELETE', (uid) => `/api/users/${uid}/admin`, 'No longer admin:')
-const remove = simple('delete', 'Delete an account with its sessions, memberships and preferences (admins)', 'DELETE', (uid) => `/api/users/${uid}`, 'Deleted user')
+const remove = command({
+  name: 'delete',
+  description: 'Delete an account with its sessions, memberships and preferences (admins); asks first on a terminal',
+  examples: ['quarry user delete alice', 'quarry user delete 3 --yes'],
+  args: { ...userArg, ...yesArg },
+  async run({ args }) {
+    const c = client()
+    const uid = await resolveUid(c, args.user)
+    const label = /^\d+$/.test(args.user) ? `user ${args.user}` : `user ${args.user} (UID ${uid})`
+    confirm(`delete ${label}`, `Delete ${label} with its sessions, memberships and preferences?`, Boolean(args.yes))
+    const answer = await c.delete(`/api/users/${uid}`)
+    output().result(answer, () => `Deleted user ${args.user}`)
+  },
+})
 
 const passwd = command({
   name: 'passwd',

@@ -1,0 +1,166 @@
+// quarry ingest: entries into the embedded engine through POST /api/ingest/json, from files or standard input.
+// The API stores a request's batch whole or not at all and bounds a request by QUARRY_MAX_BODY_SIZE, so the input
+// is read as a stream and sent in batches of at most --batch-size bytes of request body (and BATCH_ENTRIES
+// entries), one after the other: memory stays at one batch whatever the input, and a refusal names the file and
+// line of the entry the server refused and says how many entries earlier batches stored.
+import { isIP } from 'node:net'
+import { statSync } from 'node:fs'
+import { command, rest } from '../command'
+import { client, output } from '../context'
+import { ApiError, CliError, UsageError } from '../errors'
+import { bytes } from '../output'
+import { SIZE_HELP, parseSize } from '../units'
+
+/** The server's tag names (server/search/query.ts TAG_NAME), checked here so a bad tag is refused before anything is sent. */
+const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
+/** Entries per request at most, whatever their size: keeps one request's work on the server short. */
+const BATCH_ENTRIES = 5000
+const DEFAULT_BATCH = '1MiB'
+
+interface WireEntry { TS?: string | null; Tag: string; SRC?: string; Data: string }
+interface Where { file: string; line: number }
+interface Ingested { Count: number; Size: number; Tags: string[] }
+
+/** The lines of a stream, with the bytes read so far reported as they come (for the progress bar). */
+async function* linesOf(stream: ReadableStream<Uint8Array>, advance: (n: number) => void): AsyncGenerator<string> {
+  const decoder = new TextDecoder()
+  let pending = ''
+  for await (const chunk of stream) {
+    advance(chunk.byteLength)
+    pending += decoder.decode(chunk, { stream: true })
+    let nl: number
+    while ((nl = pending.indexOf('\n')) !== -1) {
+      yield pending.slice(0, nl).replace(/\r$/, '')
+      pending = pending.slice(nl + 1)
+    }
+  }
+  pending += decoder.decode()
+  if (pending !== '') yield pending.replace(/\r$/, '')
+}
+
+const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
+
+/** One NDJSON line as a wire entry: {"TS"?, "Tag"?, "SRC"?, "Data"} with Data as text; --tag and --source fill in. */
+export function ndjsonEntry(line: string, where: string, tag: string | undefined, source: string | undefined): WireEntry {
+  let v: unknown
+  try {
+    v = JSON.parse(line)
+  } catch {
+    throw new CliError(`${where}: not a JSON object (--format ndjson wants one object per line)`)
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new CliError(`${where}: not a JSON object (--format ndjson wants one object per line)`)
+  const o = v as Record<string, unknown>
+  if (typeof o.Data !== 'string') throw new CliError(`${where}: "Data" must be a string (the entry's text)`)
+  if (o.TS !== undefined && o.TS !== null && typeof o.TS !== 'string') throw new CliError(`${where}: "TS" must be an RFC 3339 time`)
+  const entryTag = o.Tag ?? tag
+  if (entryTag === undefined) throw new CliError(`${where}: no "Tag" and no --tag`)
+  if (typeof entryTag !== 'string' || !TAG_NAME.test(entryTag)) throw new CliError(`${where}: "Tag" must be 1 to 128 letters, digits, '.', '_' or '-'`)
+  const src = o.SRC ?? source
+  if (src !== undefined && (typeof src !== 'string' || (src !== '' && isIP(src) === 0))) throw new CliError(`${where}: "SRC" must be an IP address`)
+  return { ...(o.TS != null ? { TS: o.TS as string } : {}), Tag: entryTag, ...(src ? { SRC: src as string } : {}), Data: base64(o.Data) }
+}
+
+export const ingest = command({
+  name: 'ingest',
+  description: 'Send entries to the server: each line of the files (or of standard input) is one entry, or one NDJSON object with --format ndjson',
+  examples: [
+    'quarry ingest /var/log/nginx/access.log --tag web --source 10.0.0.5',
+    'journalctl -o cat | quarry ingest --tag journal',
+    'quarry ingest events.ndjson --format ndjson --tag app   # {"TS": "2026-01-01T00:00:00Z", "Tag": "app", "SRC": "10.0.0.1", "Data": "text"}',
+    'quarry ingest big.log --tag web --batch-size 2MB',
+  ],
+  args: {
+    file: { type: 'positional', required: false, valueHint: 'FILE|-', description: 'Files to read, in order (default, or -: standard input); more may follow' },
+    tag: { type: 'string', description: 'Tag of the entries (letters, digits, ".", "_", "-"); required unless every NDJSON entry has its own "Tag"' },
+    source: { type: 'string', valueHint: 'IP', description: 'Source address (SRC) of the entries, unless an NDJSON entry has its own' },
+    format: { type: 'string', valueHint: 'lines|ndjson', description: 'lines (default: each non-empty line is an entry\'s Data, time: now) or ndjson (objects with TS, Tag, SRC, Data as text)' },
+    'batch-size': { type: 'string', valueHint: 'SIZE', description: `Request body size per batch (default ${DEFAULT_BATCH}; ${SIZE_HELP}); keep it under the server's QUARRY_MAX_BODY_SIZE` },
+  },
+  variadic: true,
+  async run(ctx) {
+    const { args } = ctx
+    const format = args.format ?? 'lines'
+    if (format !== 'lines' && format !== 'ndjson') throw new UsageError(`--format: "${format}" is neither lines nor ndjson`)
+    if (args.tag !== undefined && !TAG_NAME.test(args.tag)) throw new UsageError(`--tag: "${args.tag}" must be 1 to 128 letters, digits, '.', '_' or '-'`)
+    if (args.tag === undefined && format === 'lines') throw new UsageError('name the tag of the entries with --tag NAME')
+    if (args.source !== undefined && isIP(args.source) === 0) throw new UsageError(`--source: "${args.source}" is not an IP address`)
+    const batchBytes = parseSize('--batch-size', args['batch-size'] ?? DEFAULT_BATCH)
+    const files = args.file === undefined ? ['-'] : [args.file, ...rest(ctx, 1)]
+    if (files.filter((f) => f === '-').length > 1) throw new UsageError('standard input (-) can be read only once')
+    let total: number | undefined = 0
+    for (const f of files) {
+      if (f === '-') {
+        total = undefined
+        continue
+      }
+      try {
+        const st = statSync(f)
+        if (!st.isFile()) throw new Error('not a regular file')
+        if (total !== undefined) total += st.size
+      } catch (e) {
+        throw new CliError(`cannot read ${f}: ${(e as Error).message}`)
+      }
+    }
+
+    const c = client()
+    const out = output()
+    const progress = out.progress('ingest')
+    const done = { Count: 0, Size: 0, Requests: 0, Tags: new Set<string>() }
+    let batch: WireEntry[] = []
+    let places: Where[] = []
+    let body = 2 // "[]"
+    const stored = () => (done.Count ? `; the ${done.Count} entries of earlier batches are stored` : '; nothing was stored')
+    const send = async () => {
+      if (batch.length === 0) return
+      try {
+        const r = await c.post<Ingested>('/api/ingest/json', batch)
+        done.Count += r.Count
+        done.Size += r.Size
+        done.Requests++
+        r.Tags.forEach((t) => done.Tags.add(t))
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e
+        const index = /^entry (\d+): /.exec(e.message)
+        const at = index ? places[Number(index[1])] : undefined
+        const where = at ? `${at.file} line ${at.line}` : `${places[0]!.file} lines ${places[0]!.line}-${places.at(-1)!.line}`
+        throw new ApiError(e.status, `${where}: ${index ? e.message.slice(index[0].length) : e.message}${stored()}`, e.body)
+      }
+      batch = []
+      places = []
+      body = 2
+    }
+    progress?.start(total)
+    try {
+      for (const file of files) {
+        const name = file === '-' ? 'standard input' : file
+        const stream = file === '-' ? Bun.stdin.stream() : Bun.file(file).stream()
+        let line = 0
+        for await (const text of linesOf(stream, (n) => progress?.advance(n))) {
+          line++
+          if (text.trim() === '') continue
+          let entry: WireEntry
+          try {
+            entry =
+              format === 'ndjson'
+                ? ndjsonEntry(text, `${name} line ${line}`, args.tag, args.source)
+                : { Tag: args.tag!, ...(args.source ? { SRC: args.source } : {}), Data: base64(text) }
+          } catch (e) {
+            throw e instanceof CliError ? new CliError(`${e.message}${stored()}`) : e
+          }
+          const size = JSON.stringify(entry).length + 1
+          if (batch.length > 0 && (body + size > batchBytes || batch.length >= BATCH_ENTRIES)) await send()
+          batch.push(entry)
+          places.push({ file: name, line })
+          body += size
+        }
+      }
+      await send()
+    } finally {
+      progress?.stop()
+    }
+    const result = { Count: done.Count, Size: done.Size, Requests: done.Requests, Tags: [...done.Tags].sort() }
+    out.result(result, () =>
+      `Ingested ${result.Count} entries (${bytes(result.Size)}) in ${result.Requests} request${result.Requests === 1 ? '' : 's'}` +
+      (result.Tags.length ? `, tag${result.Tags.length === 1 ? '' : 's'} ${result.Tags.join(', ')}` : ''))
+  },
+})
