@@ -108,6 +108,52 @@ describe('cluster: sessions and tokens', () => {
   })
 })
 
+/** A WebSocket as the clients open it (the JWT as subprotocol) or with headers; `closed` settles with its close code. */
+async function socket(url: string, auth: { protocol?: string; headers?: Record<string, string> }) {
+  const ws = auth.headers
+    ? new WebSocket(url, { headers: auth.headers } as unknown as string[])
+    : new WebSocket(url, auth.protocol)
+  const messages: unknown[] = []
+  ws.onmessage = (e) => void messages.push(JSON.parse(String(e.data)))
+  const closed = new Promise<number>((resolve) => ws.addEventListener('close', (e) => resolve(e.code)))
+  await new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve()
+    ws.onerror = () => reject(new Error('the socket did not open'))
+  })
+  return { ws, messages, closed }
+}
+
+/** The close code, or 'open' when the socket is still open after `ms`. */
+const closedWithin = (s: { closed: Promise<number> }, ms: number) => Promise.race([s.closed, Bun.sleep(ms).then(() => 'open' as const)])
+
+describe('cluster: what a replica holds open', () => {
+  test('a WebSocket on A ends (1008) at once when its session is logged out on B, or its token deleted on C', async () => {
+    const admin = await cluster.login('admin', cluster.adminPassword, A)
+    const kept = await cluster.login('admin', cluster.adminPassword, A)
+    const wsUrl = `${A.url.replace(/^http/, 'ws')}/api/ws/stats`
+    const bySession = await socket(wsUrl, { protocol: admin })
+    const bystander = await socket(wsUrl, { protocol: kept })
+    const made = await A.call('POST', '/api/tokens', {
+      jwt: kept,
+      json: { name: 'stats', description: '', capabilities: ['Stats'], expiresAt: null },
+    })
+    expect(made.status).toBe(200)
+    const byToken = await socket(wsUrl, { headers: { 'Service-Token': made.body.token } })
+    // the sockets work: a subscription is acknowledged
+    bySession.ws.send(JSON.stringify({ Subs: ['ping'] }))
+    for (let i = 0; i < 100 && bySession.messages.length === 0; i++) await Bun.sleep(20)
+    expect(bySession.messages[0]).toEqual({ Resp: 'ACK' })
+
+    expect((await B.call('PUT', '/api/logout', { jwt: admin })).status).toBe(200)
+    expect(await closedWithin(bySession, 5000)).toBe(1008)
+    expect((await C.call('DELETE', `/api/tokens/${made.body.id}`, { jwt: kept })).status).toBe(200)
+    expect(await closedWithin(byToken, 5000)).toBe(1008)
+    // nothing else ended
+    expect(await closedWithin(bystander, 200)).toBe('open')
+    bystander.ws.close()
+  }, 20_000)
+})
+
 describe('cluster: shared data', () => {
   test('dashboards, library entries, resources and files written on one replica are read on the others', async () => {
     const u = await cluster.createUser()
