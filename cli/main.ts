@@ -55,6 +55,7 @@ export const cli: CommandDef<any> = defineCommand({
     search: () => import('./commands/search').then((m) => m.default),
     ingest: () => import('./commands/ingest').then((m) => m.ingest),
     admin: () => import('./commands/admin').then((m) => m.default),
+    migrate: () => import('./commands/migrate').then((m) => m.default),
     completion,
   },
 })

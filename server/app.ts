@@ -3,6 +3,7 @@ import { Elysia } from 'elysia'
 import type { BlobStore } from './blob'
 import { BodyRules, bodyPlugin } from './body'
 import type { Config } from './config'
+import type { ClusterEvents } from './events'
 import { errorPlugin } from './errors'
 import { securityHeadersPlugin } from './headers'
 import type { Logger } from './log'
@@ -50,6 +51,8 @@ export interface AppDeps {
    * fails, e.g. on a port in use, neither creates the account nor shows a password that the next start never shows).
    */
   deferFirstAdmin?: boolean
+  /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/events.ts). */
+  events?: ClusterEvents
 }
 
 const JWT_KEY_SETTING = 'jwt_signing_key'
@@ -72,7 +75,7 @@ export async function createApp(deps: AppDeps) {
   const blobs = metrics.instrumentBlobs(deps.blobs)
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
-  const auth = new AuthService({ config, store, log, clock, signingKey })
+  const auth = new AuthService({ config, store, log, clock, signingKey, events: deps.events })
   const firstAdmin = Promise.withResolvers<void>()
   auth.loginsWaitFor(firstAdmin.promise)
   const createFirstAdmin = async () => {

@@ -15,6 +15,7 @@ import { PgDashboardsRepo } from '../plugins/dashboards/repo.pg'
 import { PgLibraryRepo } from '../plugins/library/repo.pg'
 import { PgQuotaRepo } from './quota.pg'
 import { PgNotificationsRepo } from '../plugins/notifications/repo.pg'
+import { PgLeasesRepo } from './leases.pg'
 
 export interface PgStoreOptions {
   /** Connections in the pool (10). */
@@ -38,6 +39,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     library: new PgLibraryRepo(sql),
     quota: new PgQuotaRepo(sql),
     notifications: new PgNotificationsRepo(sql),
+    leases: new PgLeasesRepo(sql),
     kind: 'pg',
     close: () => sql.close(),
   }

@@ -18,6 +18,7 @@ import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards
 import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
 import { SqliteQuotaRepo, type QuotaRepo } from './quota'
 import { SqliteNotificationsRepo, type NotificationsRepo } from '../plugins/notifications/repo'
+import { SqliteLeasesRepo, type LeasesRepo } from './leases'
 
 export interface Store {
   users: UsersRepo
@@ -36,6 +37,8 @@ export interface Store {
   /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
   quota: QuotaRepo
   notifications: NotificationsRepo
+  /** Leases of the periodic jobs: which process runs each (server/jobs.ts). */
+  leases: LeasesRepo
   /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
   readonly kind: 'sqlite' | 'pg'
   /** Ends the store's connections; pending queries finish first. */
@@ -72,6 +75,7 @@ export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}
     library: new SqliteLibraryRepo(db),
     quota: new SqliteQuotaRepo(db),
     notifications: new SqliteNotificationsRepo(db),
+    leases: new SqliteLeasesRepo(db),
     kind: 'sqlite',
     close: async () => db.close(),
   }

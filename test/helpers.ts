@@ -433,7 +433,9 @@ export async function openStoreAt(dataDir: string): Promise<{ store: Store; rows
  * QUARRY_TEST_STORE=pg, a server given a data directory keeps its metadata in that directory's database.
  */
 export function spawnServer(env: Record<string, string>) {
-  const store = onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR) } : {}
+  // one server alone on its database, its blobs in its data directory (as on SQLite)
+  const store =
+    onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR), QUARRY_SINGLE_SERVER: 'true' } : {}
   return Bun.spawn([process.execPath, 'run', SERVER_MAIN], {
     env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...store, ...env },
     stdout: 'pipe',

@@ -12,6 +12,7 @@ import searchGid from './009_search_gid'
 import quota from './010_quota'
 import loginAttempts from './011_login_attempts'
 import notifications from './012_notifications'
+import leases from './013_leases'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -26,4 +27,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 10, name: 'quota', sql: quota },
   { version: 11, name: 'login_attempts', sql: loginAttempts },
   { version: 12, name: 'notifications', sql: notifications },
+  { version: 13, name: 'leases', sql: leases },
 ]
