@@ -181,6 +181,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
    */
   async function handle(request: Request): Promise<CallResult> {
     const { method, url } = request
+    const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket'
     const res = await app.handle(request)
     const text = await res.text()
     let parsed: unknown
@@ -189,7 +190,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     } catch {
       parsed = undefined
     }
-    const problem = (await documentOf(app)).problem(method, url, res.status, res.headers.get('content-type') ?? '', parsed)
+    const problem = (await documentOf(app)).problem(method, url, res.status, res.headers.get('content-type') ?? '', parsed, upgrade)
     if (problem) {
       if (process.env.TEST_UNDOCUMENTED_LOG) appendFileSync(process.env.TEST_UNDOCUMENTED_LOG, `${problem}\n`)
       else throw new Error(`an answer the OpenAPI document does not describe: ${problem}`)

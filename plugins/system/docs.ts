@@ -72,12 +72,12 @@ function derivedRefusals(r: AssembledRoute, access: AccessSpec | undefined, uplo
   const hooks = r.hooks as Json
   const takesBody = BODY_METHODS.has(r.method)
   const out: number[] = []
-  // a WebSocket route refuses a GET that is no upgrade
-  if (hooks.params || hooks.query || hooks.body || takesBody || r.method === 'WS') out.push(400)
+  if (hooks.params || hooks.query || hooks.body || takesBody) out.push(400)
   if (access) out.push(401)
   // a 'self' route admits every authenticated caller; a cookie needs a same-origin request (403 otherwise)
   if (access && (access.key !== 'self' || access.cookie)) out.push(403)
-  if (r.path.includes(':')) out.push(404)
+  // a WebSocket route matches upgrade requests only: a plain GET finds no route
+  if (r.path.includes(':') || r.method === 'WS') out.push(404)
   if (takesBody) out.push(413)
   if (takesBody && !upload) out.push(415)
   out.push(500)
