@@ -5,6 +5,7 @@
 // (accessOf: permission and accepted credentials) and its plugin's area (tag). The refusals every route of a kind
 // can answer (401 without credentials, 400 for a bad request, ...) are derived here from the same declarations.
 import { createHash } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
 import { Elysia, type AnyElysia } from 'elysia'
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { toOpenAPISchema, unwrapSchema } from '@elysiajs/openapi/openapi'
@@ -158,7 +159,7 @@ export function buildDocument(app: AnyElysia): Json {
         responses[status] = { $ref: `#/components/responses/${REFUSALS[Number(status)]![0]}` }
         used.add(Number(status))
       } else {
-        const description = response.description?.startsWith('Response for status') ? (status.startsWith('2') ? 'Success' : `Status ${status}`) : response.description
+        const description = response.description?.startsWith('Response for status') ? (status.startsWith('2') ? 'Success' : (STATUS_CODES[Number(status)] ?? `Status ${status}`)) : response.description
         responses[status] = { ...asWritten(response), description }
       }
     }
