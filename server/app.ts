@@ -18,7 +18,8 @@ import { authPlugin } from '../plugins/auth'
 import { bodyGate } from '../plugins/auth/guard'
 import { AuthService } from '../plugins/auth/service'
 import { groupsPlugin } from '../plugins/groups'
-import { docsPlugin, systemPlugin } from '../plugins/system'
+import { systemPlugin } from '../plugins/system'
+import { ApiDocs, docsPlugin } from '../plugins/system/docs'
 import { readinessCheck } from '../plugins/system/health'
 import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
@@ -104,12 +105,13 @@ export async function createApp(deps: AppDeps) {
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
+  const docs = new ApiDocs()
   const app = new Elysia({ encodeSchema: false, websocket: websocketOptions() })
     .use(securityHeadersPlugin())
     .use(requestLogPlugin(log, metrics, clientOf))
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))
-    .use(docsPlugin())
+    .use(docsPlugin(docs))
     .use(systemPlugin({ config, auth, clock, startedAt: clock(), readiness: readinessCheck(store, deps.blobs) }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
@@ -127,6 +129,7 @@ export async function createApp(deps: AppDeps) {
     .use(libraryPlugin({ store, auth, clock, quotas }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
+  docs.learn(app)
   return { app, auth, searches, metrics, createFirstAdmin }
 }
 

@@ -10,7 +10,7 @@
 // application/x-www-form-urlencoded, and JSON is JSON whatever its type.
 import { Elysia } from 'elysia'
 import { Errors } from './errors'
-import { leaveMultipart } from './upload/multipart'
+import { uploadFormOf } from './upload/multipart'
 import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-shape'
 
 /** The JSON escape of U+0000 (case-insensitive hex), not preceded by a backslash that escapes its own backslash. */
@@ -116,7 +116,7 @@ export class BodyRules {
       const gate = this.opts.gateOf(r.hooks)
       const rule = {
         gate,
-        upload: parse.some((h) => h.fn === leaveMultipart),
+        upload: parse.some((h) => uploadFormOf(h.fn) !== undefined),
         limit: gate ? this.opts.limit : Math.min(this.opts.limit, PUBLIC_BODY_LIMIT),
       }
       // A WebSocket route is registered as method WS but reached by the GET of its upgrade (which has no body).

@@ -23,6 +23,13 @@ export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-store',
 })
 
+/**
+ * The API reference page (GET /api/docs, plugins/system/docs.ts adds its script sources): it renders no user
+ * content and talks only to this origin; inline styles are the page's own. No sandbox: a sandboxed page has an
+ * opaque origin and could not fetch the document from this one.
+ */
+export const DOCS_CSP_BASE = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
 export function securityHeadersPlugin() {
   return new Elysia({ name: 'quarry-security-headers' }).headers({ ...API_HEADERS })
 }

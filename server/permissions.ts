@@ -103,6 +103,7 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/version',
   'POST /api/login',
   'GET /api/docs',
+  'GET /api/docs/json',
   // no user authentication: guarded by its own QUARRY_METRICS_TOKEN when set (plugins/metrics)
   'GET /metrics',
 ])

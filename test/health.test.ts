@@ -90,7 +90,7 @@ describe('readiness', () => {
 
   test('both routes are in the OpenAPI document, public (no x-permission)', async () => {
     const s = await server()
-    const doc = (await s.call('GET', '/api/docs')).body
+    const doc = (await s.call('GET', '/api/docs/json')).body
     for (const path of ['/api/health', '/api/health/ready']) {
       expect(doc.paths[path]?.get).toBeDefined()
       expect(doc.paths[path].get['x-permission']).toBeUndefined()

@@ -14,6 +14,8 @@ import { createPgStore } from '../server/store.pg'
 import { SQL } from 'bun'
 import { freshDatabase, onPg, pgRows, testDatabaseUrl } from './pg'
 import { q } from '../server/pg'
+import { appendFileSync } from 'node:fs'
+import { type Documented, documented } from './documented'
 
 export const ADMIN_PASSWORD = 'admin-password-1'
 
@@ -173,8 +175,13 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   const build = () => createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l), search: options.search })
   let { app, auth, searches } = await build()
 
-  /** Sends a request as built by the caller (multipart bodies, streams) and reads the answer. */
+  /**
+   * Sends a request as built by the caller (multipart bodies, streams) and reads the answer, which must be what the
+   * OpenAPI document says the operation answers (test/documented.ts): an answer it does not document fails the test.
+   */
   async function handle(request: Request): Promise<CallResult> {
+    const { method, url } = request
+    const upgrade = request.headers.get('upgrade')?.toLowerCase() === 'websocket'
     const res = await app.handle(request)
     const text = await res.text()
     let parsed: unknown
@@ -182,6 +189,11 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
       parsed = text === '' ? undefined : JSON.parse(text)
     } catch {
       parsed = undefined
+    }
+    const problem = (await documentOf(app)).problem(method, url, res.status, res.headers.get('content-type') ?? '', parsed, upgrade)
+    if (problem) {
+      if (process.env.TEST_UNDOCUMENTED_LOG) appendFileSync(process.env.TEST_UNDOCUMENTED_LOG, `${problem}\n`)
+      else throw new Error(`an answer the OpenAPI document does not describe: ${problem}`)
     }
     return { status: res.status, headers: res.headers, text, body: parsed }
   }
@@ -289,6 +301,12 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
 }
 
 export type TestServer = Awaited<ReturnType<typeof createTestServer>>
+
+/** The document every answer is checked against; the same for every app of the suite, so built once. */
+let documentChecker: Promise<Documented> | undefined
+function documentOf(app: { handle(r: Request): Promise<Response> }): Promise<Documented> {
+  return (documentChecker ??= app.handle(new Request('http://localhost/api/docs/json')).then(async (r) => documented((await r.json()) as Record<string, unknown>)))
+}
 
 /** The error wire shape of decisions §1: a JSON `{"Error": "<message>"}` and nothing else (plus `extra` members). */
 export function expectError(res: CallResult, status: number, extra: Record<string, unknown> = {}) {

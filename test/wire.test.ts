@@ -533,9 +533,9 @@ describe('service routes', () => {
     expect((await s.call('GET', '/api/settings', { headers: { 'Service-Token': token } })).body.MapTileUrl).toBe(settings.mapTileURL)
   })
 
-  test('GET /api/docs: an OpenAPI document; every non-public operation carries x-permission', async () => {
+  test('GET /api/docs/json: an OpenAPI document; every non-public operation carries x-permission', async () => {
     const s = await setup()
-    const res = await s.call('GET', '/api/docs')
+    const res = await s.call('GET', '/api/docs/json')
     expect(res.status).toBe(200)
     const doc = res.body as { openapi: string; paths: Record<string, Record<string, Record<string, unknown>>> }
     expect(doc.openapi).toMatch(/^3\./)

@@ -45,10 +45,19 @@ export function authGuard(auth: AuthService) {
  * transform finds it, so the check runs once.
  */
 export function bodyGate(auth: AuthService, hooks: AssembledRoute['hooks']): BodyGate<Caller> | undefined {
-  const transforms = Array.isArray(hooks.transform) ? (hooks.transform as { fn: object }[]) : []
-  const spec = transforms.map((h) => guardSpecs.get(h.fn)).find((s) => s !== undefined)
+  const spec = accessOf(hooks)
   if (!spec) return undefined
   return { authenticate: (request) => auth.authenticate(request, spec), admit: (caller) => auth.admit(caller, spec) }
+}
+
+/**
+ * The access rule an assembled route's guard enforces, or undefined for a route without one (a public route). The
+ * body parser (bodyGate) and the OpenAPI document (its security and x-permission) both read it here, so what the
+ * document says a route needs is what the guard checks.
+ */
+export function accessOf(hooks: AssembledRoute['hooks']): AccessSpec | undefined {
+  const transforms = Array.isArray(hooks.transform) ? (hooks.transform as { fn: object }[]) : []
+  return transforms.map((h) => guardSpecs.get(h.fn)).find((s) => s !== undefined)
 }
 
 /** Whether the caller may act on the account `uid`: their own, or any with admin rights. */

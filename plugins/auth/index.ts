@@ -4,12 +4,13 @@ import type { Server } from 'bun'
 import { type AuthService, sessionOf } from './service'
 import { authGuard } from './guard'
 import { Empty, LoginBody, LoginFailure, LoginSuccess, LoginThrottled, TempToken } from './schema'
+import { area } from '../../server/openapi'
 
 /** A request's client address (server/client-address.ts): the peer, or what trusted proxies say it is. */
 type ClientOf = (server: Server<unknown> | null, request: Request) => string
 
 export function authPlugin(auth: AuthService, originOf: ClientOf) {
-  return new Elysia({ name: 'quarry-auth' })
+  return new Elysia({ name: 'quarry-auth', detail: area('Login and sessions') })
     .use(authGuard(auth))
     .post(
       '/api/login',
@@ -30,7 +31,7 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
       {
         body: LoginBody,
         response: { 200: LoginSuccess, 422: LoginFailure, 423: LoginFailure, 429: LoginThrottled },
-        detail: { summary: 'Exchange User and Pass (JSON or form) for a JWT' },
+        detail: { summary: 'Log in: get a JWT for a user name and password', description: 'Send `User` and `Pass` as JSON or form fields. Wrong credentials answer 422, a locked account 423, too many failures 429 (with Retry-After).' },
       },
     )
     .get(
@@ -39,7 +40,7 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
         const jwt = await auth.refreshSession(caller, originOf(server, request))
         return { LoginStatus: true as const, JWT: jwt, Admin: caller.user.admin, MFARequired: false, MFASetupRequired: false }
       },
-      { access: 'session', response: LoginSuccess, detail: { summary: 'A new JWT replacing the current one (same session end time); the old one ends' } },
+      { access: 'session', response: LoginSuccess, detail: { summary: 'Renew your JWT', description: 'A new JWT replacing the current one, with the same session end time; the old JWT stops working.' } },
     )
     .get(
       '/api/login/tmptoken',
@@ -47,7 +48,7 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
         LoginStatus: true as const,
         JWT: await auth.openSession(caller.uid, originOf(server, request), true),
       }),
-      { access: 'session', response: TempToken, detail: { summary: 'A 3-second JWT usable only for downloads' } },
+      { access: 'session', response: TempToken, detail: { summary: 'Get a 3-second download token', description: 'A JWT that works for 3 seconds and only on downloads (resource contents, user file contents, search downloads), as header or as cookie `token`.' } },
     )
     .put(
       '/api/logout',
@@ -55,7 +56,7 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
         await auth.closeSession(sessionOf(caller).id)
         return {}
       },
-      { access: 'session', response: Empty, detail: { summary: 'End the current session' } },
+      { access: 'session', response: Empty, detail: { summary: 'Log out this session' } },
     )
     .delete(
       '/api/logout',
@@ -63,6 +64,6 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
         await auth.closeAllSessions(caller.uid)
         return {}
       },
-      { access: 'session', response: Empty, detail: { summary: 'End every session of the caller' } },
+      { access: 'session', response: Empty, detail: { summary: 'Log out every session of yours' } },
     )
 }

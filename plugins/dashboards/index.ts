@@ -18,11 +18,13 @@ import type { AuthService, Caller } from '../auth/service'
 import { GidParams } from '../groups/schema'
 import { UidParams } from '../users/schema'
 import type { DashboardFor } from './repo'
-import { DashboardBody, DashboardIdParams, dashboardJson, dashboardListJson } from './schema'
+import { DashboardBody, DashboardIdParams, DashboardRecord, dashboardJson, dashboardListJson } from './schema'
+import { area, rawAnswer } from '../../server/openapi'
 
 /** Data of a dashboard created without one (spec create rule 5: Data may be left blank). */
 const BLANK_DATA = '{}'
-const LIST_SUMMARY = 'Answers an array of dashboards (no response schema: Data is spliced in as sent)'
+/** The answers of the list routes: Data is spliced in as sent (rawAnswer). */
+const LIST = rawAnswer(t.Array(DashboardRecord))
 
 export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store; auth: AuthService; clock: () => number; quotas: Quotas }) {
   const { dashboards } = store
@@ -59,16 +61,16 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
     return rawBodyMember(request, 'Data')
   }
 
-  return new Elysia({ name: 'quarry-dashboards' })
+  return new Elysia({ name: 'quarry-dashboards', detail: area('Dashboards') })
     .use(authGuard(auth))
     .get('/api/dashboards', async ({ caller, set }) => rawJson(set, dashboardListJson(await dashboards.listVisible(caller.uid))), {
       access: 'DashboardRead',
-      detail: { summary: 'Dashboards the caller owns, reaches through a group, or that are global', description: LIST_SUMMARY },
+      detail: { summary: 'List the dashboards you can see', ...LIST },
     })
     .get(
       '/api/dashboards/all',
       async ({ caller, set }) => rawJson(set, dashboardListJson(caller.admin ? await dashboards.listAll() : await dashboards.listVisible(caller.uid))),
-      { access: 'DashboardRead', detail: { summary: 'Admins: every dashboard; others: as GET /api/dashboards', description: LIST_SUMMARY } },
+      { access: 'DashboardRead', detail: { summary: 'List every dashboard (admins)', description: 'Others get the same as GET /api/dashboards.', ...LIST } },
     )
     .post(
       '/api/dashboards',
@@ -97,13 +99,13 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
         access: 'DashboardWrite',
         body: DashboardBody,
         response: t.Integer(),
-        detail: { summary: 'Create a dashboard; answers its numeric ID. UID (another user) and Global only by admins; a GUID that is no UUID is replaced' },
+        detail: { summary: 'Create a dashboard', description: 'Answers its numeric ID. Only admins set UID (another user) or Global; a GUID that is no UUID is replaced.' },
       },
     )
     .get('/api/dashboards/:id', async ({ caller, params, set }) => rawJson(set, dashboardJson(await readable(caller, params.id))), {
       access: 'DashboardRead',
       params: DashboardIdParams,
-      detail: { summary: 'One dashboard, by numeric ID or GUID (owned > group > global)', description: 'Answers the dashboard' },
+      detail: { summary: 'Get one dashboard', description: 'By numeric ID or GUID (your own first, then a group\'s, then a global one).', ...rawAnswer(DashboardRecord) },
     })
     .put(
       '/api/dashboards/:id',
@@ -136,7 +138,9 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
         params: DashboardIdParams,
         body: DashboardBody,
         detail: {
-          summary: 'Change a dashboard (full structure as fetched); answers it. Admins also change UID and Global; other changes to them are ignored',
+          summary: 'Change a dashboard',
+          description: 'Send the full structure as fetched; answers the dashboard. Only admins change UID and Global.',
+          ...rawAnswer(DashboardRecord),
         },
       },
     )
@@ -147,7 +151,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
         if (!(await dashboards.delete(d.id))) throw Errors.notFound('dashboard')
         return {}
       },
-      { access: 'DashboardWrite', params: DashboardIdParams, response: Empty, detail: { summary: 'Delete a dashboard, by numeric ID or GUID' } },
+      { access: 'DashboardWrite', params: DashboardIdParams, response: Empty, detail: { summary: 'Delete a dashboard', description: 'By numeric ID or GUID.' } },
     )
     .get(
       '/api/users/:id/dashboards',
@@ -156,7 +160,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
         if (params.id !== caller.uid && !(await store.users.get(params.id))) throw Errors.notFound('user')
         return rawJson(set, dashboardListJson(await dashboards.listOwned(params.id)))
       },
-      { access: 'DashboardRead', params: UidParams, detail: { summary: 'Dashboards owned by the user (not those reached through groups); the user or an admin' } },
+      { access: 'DashboardRead', params: UidParams, detail: { summary: 'List a user\'s own dashboards', description: 'Not those reached through groups; the user or an admin.', ...LIST } },
     )
     .get(
       '/api/groups/:gid/dashboards',
@@ -165,6 +169,6 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
         if (!caller.admin && !(await store.groups.isMember(caller.uid, params.gid))) throw Errors.forbidden('you are not a member of that group')
         return rawJson(set, dashboardListJson(await dashboards.listShared(params.gid)))
       },
-      { access: 'DashboardRead', params: GidParams, detail: { summary: 'Dashboards shared with the group; its members and admins' } },
+      { access: 'DashboardRead', params: GidParams, detail: { summary: 'List the dashboards shared with a group', description: 'Its members and admins.', ...LIST } },
     )
 }

@@ -25,6 +25,22 @@ export const DashboardBody = t.Object({
 })
 export type DashboardBody = typeof DashboardBody.static
 
+/** The wire dashboard (dashboardJson): `Data` exactly as it was sent. */
+export const DashboardRecord = t.Object({
+  ID: t.Integer(),
+  GUID: t.String(),
+  Name: t.String(),
+  Description: t.String(),
+  UID: t.Integer(),
+  GIDs: t.Array(t.Integer()),
+  Global: t.Boolean(),
+  Created: t.String(),
+  Updated: t.String(),
+  Labels: t.Array(t.String()),
+  Data: t.Unknown({ description: 'the dashboard definition, byte for byte as sent' }),
+  Synced: t.Boolean(),
+})
+
 /** A dashboard id in a path: the numeric ID or a GUID (checked by the handler). */
 export const DashboardIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 

@@ -14,13 +14,14 @@ import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhile
 import { itemLabels, itemName } from '../../server/names'
 import type { Logger } from '../../server/log'
 import type { Store } from '../../server/store'
-import { MultipartError, type UploadForm, UploadTooLargeError, streamUpload, leaveMultipart } from '../../server/upload/multipart'
+import { FilePart, MultipartError, type UploadForm, UploadTooLargeError, multipartUpload, streamUpload } from '../../server/upload/multipart'
 import { sniffContentType } from '../../server/upload/sniff'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import type { FileRow } from './repo'
-import { AdminQuery, IdParams, PatchFileBody, UserFile, parseCreateFields, toUserFile } from './schema'
+import { AdminQuery, CreateFileForm, IdParams, PatchFileBody, UserFile, parseCreateFields, toUserFile } from './schema'
+import { area } from '../../server/openapi'
 
 /** Room for the multipart framing (and the small fields) around the file when Content-Length is checked. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -58,9 +59,9 @@ const replaceHooks = () => ({
   access: 'UserFileWrite' as const,
   params: IdParams,
   query: AdminQuery,
-  parse: leaveMultipart,
+  parse: multipartUpload(t.Object({ file: FilePart('the new contents (other parts are ignored)') })),
   response: UserFile,
-  detail: { summary: 'Replace the contents (multipart, only the file part is used); answers the record' },
+  detail: { summary: 'Replace a file\'s contents', description: 'Multipart; only the `file` part is used. Answers the record.' },
 })
 
 export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: FilesDeps) {
@@ -145,7 +146,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
     }
   }
 
-  return new Elysia({ name: 'quarry-files' })
+  return new Elysia({ name: 'quarry-files', detail: area('User files') })
     .use(authGuard(auth))
     .get(
       '/api/files',
@@ -157,7 +158,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
         access: 'UserFileRead',
         query: AdminQuery,
         response: t.Array(UserFile),
-        detail: { summary: 'Own, group-shared and global files (?admin=true by an admin: every file)' },
+        detail: { summary: 'List the files you can read', description: 'Own, group-shared and global ones; with `?admin=true` an admin gets every file.' },
       },
     )
     .post(
@@ -201,9 +202,9 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
       {
         access: 'UserFileWrite',
         query: AdminQuery,
-        parse: leaveMultipart,
+        parse: multipartUpload(CreateFileForm),
         response: UserFile,
-        detail: { summary: 'Upload a file: multipart file plus name, desc, guid, or plus meta (JSON); answers its record' },
+        detail: { summary: 'Upload a new file', description: 'Multipart: `file` plus `name`, `desc`, `guid`, or `file` plus `meta` (JSON). Answers the file\'s record.' },
       },
     )
     .get(
@@ -218,7 +219,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
         access: { key: 'UserFileRead', download: true, cookie: true },
         params: IdParams,
         query: AdminQuery,
-        detail: { summary: 'The contents, by GUID or ThingUUID; also with the download token' },
+        detail: { summary: 'Download a file\'s contents', description: 'By GUID or ThingUUID.' },
       },
     )
     .get(
@@ -229,7 +230,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
         params: IdParams,
         query: AdminQuery,
         response: UserFile,
-        detail: { summary: 'The record of one file, by GUID or ThingUUID' },
+        detail: { summary: 'Get a file\'s record', description: 'By GUID or ThingUUID.' },
       },
     )
     .patch(
@@ -261,7 +262,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
         query: AdminQuery,
         body: PatchFileBody,
         response: UserFile,
-        detail: { summary: 'Change Name, Desc, GIDs, Labels (admins: also Global; with ?admin=true also UID)' },
+        detail: { summary: 'Change a file\'s record', description: 'Name, Desc, GIDs and Labels (admins also Global; with `?admin=true` also UID); answers the record.' },
       },
     )
     .delete(
@@ -278,7 +279,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
         params: IdParams,
         query: AdminQuery,
         response: Empty,
-        detail: { summary: 'Delete a file and its contents, by GUID or ThingUUID' },
+        detail: { summary: 'Delete a file', description: 'By GUID or ThingUUID.' },
       },
     )
     .post('/api/files/:id', ({ caller, params, request }) => replace(caller, params.id, request), replaceHooks())

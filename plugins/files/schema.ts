@@ -1,4 +1,5 @@
 import { OptionalText, sharingList } from '../../server/wire'
+import { FilePart } from '../../server/upload/multipart'
 import { t } from 'elysia'
 import { Errors } from '../../server/errors'
 import { checkJsonShape } from '../../server/json-shape'
@@ -63,6 +64,20 @@ export function toUserFile(f: FileRow): UserFile {
     Updated: formatTime(f.updated),
   }
 }
+
+/**
+ * The multipart form of POST /api/files, as documented: the simple form (`name`, `desc`, `guid`) or the detailed
+ * one (`meta`); parseCreateFields reads and checks the fields.
+ */
+export const CreateFileForm = t.Object({
+  file: FilePart('the contents; its type is sniffed from the first bytes'),
+  name: t.Optional(t.String({ maxLength: MAX_NAME, description: 'simple form: the name (default: the file part\'s filename)' })),
+  desc: t.Optional(t.String({ maxLength: MAX_DESC, description: 'simple form: the description' })),
+  guid: t.Optional(t.String({ description: 'a GUID to use (a value that is no UUID is replaced by a new one)' })),
+  meta: t.Optional(
+    t.String({ description: 'detailed form: a JSON object with UID, GIDs, Global, Name, Desc, Labels (UID of another user and Global true: admins only); when present, name and desc are not read' }),
+  ),
+})
 
 /** What the multipart fields of POST /api/files ask for, checked; absent fields are undefined. */
 export interface CreateFields {

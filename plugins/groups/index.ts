@@ -11,6 +11,7 @@ import type { AuthService, Caller } from '../auth/service'
 import { UserDetails, toUserDetails } from '../users/schema'
 import type { GroupRow } from './repo'
 import { CreateGroupBody, GidParams, GroupDetails, UpdateGroupBody, toGroupDetails } from './schema'
+import { area, refusals } from '../../server/openapi'
 
 const GROUP_TAKEN = 'group name is taken'
 
@@ -30,7 +31,7 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
     return group
   }
 
-  return new Elysia({ name: 'quarry-groups' })
+  return new Elysia({ name: 'quarry-groups', detail: area('Groups') })
     .use(authGuard(auth))
     .post(
       '/api/groups',
@@ -42,20 +43,20 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
       {
         access: 'admin',
         body: CreateGroupBody,
-        response: t.Integer(),
-        detail: { summary: 'Create a group; answers the new GID' },
+        response: { 200: t.Integer(), ...refusals(409) },
+        detail: { summary: 'Create a group', description: 'Answers the new GID as a bare number; a taken name answers 409.' },
       },
     )
     .get('/api/groups', async () => (await groups.list()).map(toGroupDetails), {
       access: 'ListGroups',
       response: t.Array(GroupDetails),
-      detail: { summary: 'Every group' },
+      detail: { summary: 'List every group' },
     })
     .get('/api/groups/:gid', async ({ caller, params }) => toGroupDetails(await visible(caller, params.gid)), {
       access: 'ListGroups',
       params: GidParams,
       response: GroupDetails,
-      detail: { summary: 'One group (members and admins)' },
+      detail: { summary: 'Get one group', description: 'Its members and admins.' },
     })
     .put(
       '/api/groups/:gid',
@@ -67,7 +68,7 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
         await conflictOnDuplicate(GROUP_TAKEN, () => groups.update(group.gid, { name, description }))
         return {}
       },
-      { access: 'admin', params: GidParams, body: UpdateGroupBody, response: Empty, detail: { summary: 'Change Name and Desc' } },
+      { access: 'admin', params: GidParams, body: UpdateGroupBody, response: { 200: Empty, ...refusals(409) }, detail: { summary: 'Rename or describe a group', description: 'Absent or empty fields keep their value; a taken name answers 409.' } },
     )
     .delete(
       '/api/groups/:gid',
@@ -75,7 +76,7 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
         await groups.delete((await existing(params.gid)).gid)
         return {}
       },
-      { access: 'admin', params: GidParams, response: Empty, detail: { summary: 'Delete a group, its memberships and its place in sharing lists' } },
+      { access: 'admin', params: GidParams, response: Empty, detail: { summary: 'Delete a group', description: 'Also removes its memberships and its place in every sharing list.' } },
     )
     .get(
       '/api/groups/:gid/members',
@@ -85,6 +86,6 @@ export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService 
         const members = await Promise.all((await groups.memberUids(group.gid)).map((uid) => users.get(uid)))
         return members.filter((u) => u !== undefined).map((u) => toUserDetails(u, memberships.get(u.uid) ?? []))
       },
-      { access: 'ListGroupMembers', params: GidParams, response: t.Array(UserDetails), detail: { summary: 'Members of a group as user records' } },
+      { access: 'ListGroupMembers', params: GidParams, response: t.Array(UserDetails), detail: { summary: 'List the members of a group' } },
     )
 }

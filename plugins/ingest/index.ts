@@ -10,6 +10,7 @@ import { parseTime } from '../../server/time'
 import { OptionalText } from '../../server/wire'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
+import { area } from '../../server/openapi'
 
 const Entry = t.Object({
   TS: t.Optional(t.Union([t.String(), t.Null()])),
@@ -32,7 +33,7 @@ function isBase64(s: string): boolean {
 }
 
 export function ingestPlugin({ store, auth, clock }: { store: Store; auth: AuthService; clock: () => number }) {
-  return new Elysia({ name: 'quarry-ingest' })
+  return new Elysia({ name: 'quarry-ingest', detail: area('Ingest') })
     .use(authGuard(auth))
     .post(
       '/api/ingest/json',
@@ -60,7 +61,7 @@ export function ingestPlugin({ store, auth, clock }: { store: Store; auth: AuthS
         access: 'Ingest',
         body: t.Array(Entry),
         response: Ingested,
-        detail: { summary: 'Store entries {TS, Tag, SRC, Data (base64)} in the embedded engine; all or none' },
+        detail: { summary: 'Ingest entries for searching', description: 'An array of entries `{TS, Tag, SRC, Data}` (Data base64); all are stored or none.' },
       },
     )
 }

@@ -5,7 +5,7 @@
 // Paths take the ThingUUID or the GUID; among entries sharing a GUID the one used is the caller's own, else one
 // shared with a group of the caller, else a global one (else, with the admin flag, anyone's). `Metadata` is kept
 // as the exact JSON text the client sent.
-import { Elysia } from 'elysia'
+import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/errors'
 import { type Quotas, quotaChecked } from '../../server/quota'
 import { itemLabels, itemName } from '../../server/names'
@@ -17,7 +17,8 @@ import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import type { LibraryFor, LibraryRow } from './repo'
-import { AdminQuery, LibraryBody, LibraryIdParams, entryJson } from './schema'
+import { AdminQuery, LibraryBody, LibraryEntry, LibraryIdParams, entryJson } from './schema'
+import { area, rawAnswer } from '../../server/openapi'
 
 export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; auth: AuthService; clock: () => number; quotas: Quotas }) {
   const { library } = store
@@ -57,7 +58,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
   const metadataText = (request: Request, metadata: unknown) =>
     metadata === undefined ? undefined : metadata === null ? null : rawBodyMember(request, 'Metadata')
 
-  return new Elysia({ name: 'quarry-library' })
+  return new Elysia({ name: 'quarry-library', detail: area('Search library') })
     .use(authGuard(auth))
     .get(
       '/api/library',
@@ -69,7 +70,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
       {
         access: 'LibraryRead',
         query: AdminQuery,
-        detail: { summary: "The caller's own entries (?admin=true by an admin: every entry)", description: 'No response schema: Metadata is spliced in as sent' },
+        detail: { summary: 'List your saved queries', description: 'With `?admin=true` an admin gets every entry.', ...rawAnswer(t.Array(LibraryEntry)) },
       },
     )
     .get(
@@ -79,7 +80,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
         const e = await reached(caller, params.id, all)
         return rawJson(set, entryJson(e, may(caller, e, all)))
       },
-      { access: 'LibraryRead', params: LibraryIdParams, query: AdminQuery, detail: { summary: 'One entry by ThingUUID or GUID; 403 without access' } },
+      { access: 'LibraryRead', params: LibraryIdParams, query: AdminQuery, detail: { summary: 'Get one saved query', description: 'By ThingUUID or GUID; 403 without access.', ...rawAnswer(LibraryEntry) } },
     )
     .post(
       '/api/library',
@@ -109,7 +110,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
       {
         access: 'LibraryWrite',
         body: LibraryBody,
-        detail: { summary: 'Create an entry (GUID generated when absent); answers it with ThingUUID and GUID. UID (another user) and Global only by admins' },
+        detail: { summary: 'Save a query in the library', description: 'Answers the entry with its ThingUUID and GUID (generated when absent). Only admins set UID (another user) or Global.', ...rawAnswer(LibraryEntry) },
       },
     )
     .put(
@@ -146,7 +147,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
         params: LibraryIdParams,
         query: AdminQuery,
         body: LibraryBody,
-        detail: { summary: 'Change an entry (the complete entry in the body); owner, or admin with ?admin=true; answers it' },
+        detail: { summary: 'Change a saved query', description: 'Send the complete entry; its owner, or an admin with `?admin=true`. Answers the entry.', ...rawAnswer(LibraryEntry) },
       },
     )
     .delete(
@@ -161,7 +162,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
         params: LibraryIdParams,
         query: AdminQuery,
         response: Empty,
-        detail: { summary: 'Delete an entry; owner, or admin with ?admin=true (admins: by ThingUUID)' },
+        detail: { summary: 'Delete a saved query', description: 'Its owner, or an admin with `?admin=true` (by ThingUUID).' },
       },
     )
 }

@@ -28,6 +28,23 @@ export const LibraryBody = t.Object({
 })
 export type LibraryBody = typeof LibraryBody.static
 
+/** The wire entry (entryJson): GIDs, Labels and Metadata only when not empty; Metadata exactly as it was sent. */
+export const LibraryEntry = t.Object({
+  ThingUUID: t.String(),
+  GUID: t.String(),
+  UID: t.Integer(),
+  GIDs: t.Optional(t.Array(t.Integer())),
+  Global: t.Boolean(),
+  Name: t.String(),
+  Description: t.String(),
+  Query: t.String(),
+  Labels: t.Optional(t.Array(t.String())),
+  Metadata: t.Optional(t.Unknown({ description: 'any JSON, byte for byte as sent' })),
+  WriteAccess: t.Object({ Global: t.Boolean(), GIDs: t.Array(t.Integer()) }),
+  Can: t.Object({ Delete: t.Boolean(), Modify: t.Boolean(), Share: t.Boolean() }, { description: 'what the caller may do with the entry' }),
+  Updated: t.String(),
+})
+
 export const LibraryIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 
 export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })

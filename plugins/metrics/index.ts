@@ -5,6 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { Elysia } from 'elysia'
 import { Errors } from '../../server/errors'
 import type { Metrics } from '../../server/metrics'
+import { area, refusals } from '../../server/openapi'
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
 
@@ -12,7 +13,7 @@ export function metricsPlugin(deps: { metrics: Metrics; token: string | undefine
   // Compared as SHA-256 digests: equal lengths for timingSafeEqual, so neither the token's characters nor its
   // length can be learnt from how long a refusal takes.
   const expected = deps.token === undefined ? undefined : digest(deps.token)
-  return new Elysia({ name: 'quarry-metrics' }).get(
+  return new Elysia({ name: 'quarry-metrics', detail: area('Metrics') }).get(
     '/metrics',
     async ({ request, set }) => {
       if (expected) {
@@ -25,6 +26,7 @@ export function metricsPlugin(deps: { metrics: Metrics; token: string | undefine
       const text = await deps.metrics.registry.metrics()
       return new Response(text, { headers: { 'content-type': deps.metrics.registry.contentType, 'cache-control': 'no-store' } })
     },
-    { detail: { summary: 'Prometheus metrics (text format); Bearer QUARRY_METRICS_TOKEN when set' } },
+    // 401 only with QUARRY_METRICS_TOKEN set and a request without it
+    { response: refusals(401), detail: { summary: 'Get Prometheus metrics', description: 'The Prometheus text format. Public unless QUARRY_METRICS_TOKEN is set; then it needs `Authorization: Bearer <that token>` (401 otherwise).' } },
   )
 }

@@ -22,6 +22,7 @@ import type { NotificationChanges, NotificationRow } from './repo'
 import {
   CreateNotificationBody, ListQuery, NotificationParams, NotificationRecord, NotificationSet, UpdateNotificationBody, toRecord,
 } from './schema'
+import { area, refusals } from '../../server/openapi'
 
 export interface NotificationsDeps {
   config: Config
@@ -148,7 +149,7 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     throw Errors.forbidden('only its sender and admins may change or delete this notification')
   }
 
-  return new Elysia({ name: 'quarry-notifications' })
+  return new Elysia({ name: 'quarry-notifications', detail: area('Notifications') })
     .use(authGuard(auth))
     .get(
       '/api/notifications',
@@ -165,8 +166,9 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
         query: ListQuery,
         response: NotificationSet,
         detail: {
-          summary:
-            "The caller's notifications keyed by id ({} when none): broadcast, to them, or to their groups; unexpired and not ignored. ?after=<time>: sent after it; ?admin=true by an admin: everyone's, ignored ones too",
+          summary: 'Get your notifications',
+          description:
+            "Keyed by id (`{}` when none): broadcast, to you, or to your groups; unexpired and not ignored. `?after=<time>`: sent after it; `?admin=true` by an admin: everyone's, ignored ones too.",
         },
       },
     )
@@ -177,8 +179,8 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     }, {
       access: 'admin',
       body: CreateNotificationBody,
-      response: t.Integer(),
-      detail: { summary: 'Send a notification to every user (admins only); answers its id' },
+      response: { 200: t.Integer(), ...refusals(429) },
+      detail: { summary: 'Broadcast a notification to every user', description: 'Answers its id.' },
     })
     .post('/api/notifications/targeted/self', async ({ caller, body, set }) => {
       if (body.Broadcast === true || (body.GID ?? 0) > 0 || ((body.UID ?? 0) > 0 && body.UID !== caller.uid))
@@ -187,14 +189,14 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     }, {
       access: 'NotificationWrite',
       body: CreateNotificationBody,
-      response: t.Integer(),
-      detail: { summary: 'Send a notification to yourself; answers its id' },
+      response: { 200: t.Integer(), ...refusals(429) },
+      detail: { summary: 'Send a notification to yourself', description: 'Answers its id.' },
     })
     .post('/api/notifications/targeted', async ({ caller, body, set }) => send(caller, body, await targetOf(caller, body), set), {
       access: 'NotificationWrite',
       body: CreateNotificationBody,
-      response: t.Integer(),
-      detail: { summary: 'Send a notification to one user (UID: yourself, or anyone for an admin) or one group (GID: your own, or any for an admin); answers its id' },
+      response: { 200: t.Integer(), ...refusals(404, 429) },
+      detail: { summary: 'Send a notification to a user or a group', description: 'UID: yourself, or anyone for an admin; GID: a group of yours, or any for an admin. Answers its id.' },
     })
     .put(
       '/api/notifications/:id',
@@ -229,7 +231,7 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
         params: NotificationParams,
         body: UpdateNotificationBody,
         response: NotificationRecord,
-        detail: { summary: 'Change a notification (its sender or an admin; its one recipient: Expires and IgnoreUntil only); answers it' },
+        detail: { summary: 'Change a notification', description: 'Its sender or an admin; its one recipient may change Expires and IgnoreUntil only. Answers it.' },
       },
     )
     .delete(
@@ -243,7 +245,7 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
         access: 'NotificationWrite',
         params: NotificationParams,
         response: Empty,
-        detail: { summary: 'Delete a notification (its sender, its one recipient, or an admin)' },
+        detail: { summary: 'Delete a notification', description: 'Its sender, its one recipient, or an admin.' },
       },
     )
 }

@@ -14,7 +14,7 @@ import type { Store } from '../../server/store'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import { MultipartError, UploadTooLargeError, streamFilePart, leaveMultipart } from '../../server/upload/multipart'
+import { FilePart, MultipartError, UploadTooLargeError, multipartUpload, streamFilePart } from '../../server/upload/multipart'
 import type { ResourceRow } from './repo'
 import {
   AdminQuery,
@@ -28,6 +28,7 @@ import {
   toMetadata,
 } from './schema'
 import { sniffContentType } from '../../server/upload/sniff'
+import { area } from '../../server/openapi'
 
 /** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */
 const SNIFF_DEFAULT = 512
@@ -78,7 +79,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
     return r
   }
 
-  return new Elysia({ name: 'quarry-resources' })
+  return new Elysia({ name: 'quarry-resources', detail: area('Resources') })
     .use(authGuard(auth))
     .get(
       '/api/resources',
@@ -90,7 +91,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         access: 'ResourceRead',
         query: AdminQuery,
         response: t.Array(ResourceMetadata),
-        detail: { summary: 'Own, group-shared and global resources (?admin=true by an admin: every resource)' },
+        detail: { summary: 'List the resources you can read', description: 'Own, group-shared and global ones; with `?admin=true` an admin gets every resource.' },
       },
     )
     .post(
@@ -120,7 +121,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         access: 'ResourceWrite',
         body: CreateResourceBody,
         response: ResourceMetadata,
-        detail: { summary: 'Create an empty resource; Global only by admins' },
+        detail: { summary: 'Create an empty resource', description: 'Upload its contents with PUT /api/resources/{guid}/raw. Only admins may set Global.' },
       },
     )
     .get('/api/resources/:guid', async ({ caller, params }) => toMetadata(await readable(caller, params.guid)), {
@@ -128,7 +129,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
       params: GuidParams,
       query: AdminQuery,
       response: ResourceMetadata,
-      detail: { summary: 'Metadata of one resource' },
+      detail: { summary: 'Get a resource\'s metadata' },
     })
     .put(
       '/api/resources/:guid',
@@ -152,7 +153,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         query: AdminQuery,
         body: UpdateResourceBody,
         response: ResourceMetadata,
-        detail: { summary: 'Change GroupACL, ResourceName, Description (admins: also Global)' },
+        detail: { summary: 'Change a resource\'s metadata', description: 'GroupACL, ResourceName and Description (admins also Global); other fields are ignored.' },
       },
     )
     .delete(
@@ -164,7 +165,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         await discardBlob(blobs, deleted.blobKey, log)
         return {}
       },
-      { access: 'ResourceWrite', params: GuidParams, query: AdminQuery, response: Empty, detail: { summary: 'Delete a resource and its contents' } },
+      { access: 'ResourceWrite', params: GuidParams, query: AdminQuery, response: Empty, detail: { summary: 'Delete a resource' } },
     )
     .put(
       '/api/resources/:guid/raw',
@@ -211,9 +212,9 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         access: 'ResourceWrite',
         params: GuidParams,
         query: AdminQuery,
-        parse: leaveMultipart,
+        parse: multipartUpload(t.Object({ file: FilePart('the new contents (other parts are ignored)') })),
         response: ResourceMetadata,
-        detail: { summary: 'Replace the contents: multipart form with one part named file, streamed to the blob store' },
+        detail: { summary: 'Upload a resource\'s contents', description: 'A multipart form with one part named `file`; answers the updated metadata (size, hash, version).' },
       },
     )
     .get(
@@ -227,7 +228,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         access: { key: 'ResourceRead', download: true, cookie: true },
         params: GuidParams,
         query: AdminQuery,
-        detail: { summary: 'The contents (also with the download token)' },
+        detail: { summary: 'Download a resource\'s contents' },
       },
     )
     .get(
@@ -244,7 +245,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         params: GuidParams,
         query: ContentTypeQuery,
         response: ContentTypeResult,
-        detail: { summary: 'Sniffed content type and the leading bytes (?bytes=N, default 512)' },
+        detail: { summary: 'Get a resource\'s content type and first bytes', description: '`?bytes=N` (default 512; at least 128).' },
       },
     )
     .post(
@@ -290,7 +291,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         query: AdminQuery,
         body: CloneBody,
         response: ResourceMetadata,
-        detail: { summary: 'Copy a readable resource into a new one owned by the caller' },
+        detail: { summary: 'Copy a resource into a new one of yours' },
       },
     )
 }

@@ -10,7 +10,7 @@ import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/body'
 import type { Config } from '../../server/config'
 import { ArchiveError } from '../../server/search/archive'
-import { MultipartError, leaveMultipart, streamUpload } from '../../server/upload/multipart'
+import { FilePart, MultipartError, multipartUpload, streamUpload } from '../../server/upload/multipart'
 import { Errors } from '../../server/errors'
 import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../../server/quota'
 import { contentDisposition, downloadHeaders } from '../../server/headers'
@@ -27,6 +27,7 @@ import type { AuthService, Caller } from '../auth/service'
 import {
   AdminQuery, Detail, Details, DownloadParams, HistoryEntry, IdParams, ImportQuery, LaunchBody, Launched, ListEntry, toDetail, toDetails, toListEntry,
 } from './schema'
+import { area, refusals } from '../../server/openapi'
 
 export interface SearchCtrlDeps {
   config: Config
@@ -201,7 +202,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
     }
   }
 
-  return new Elysia({ name: 'quarry-searchctrl' })
+  return new Elysia({ name: 'quarry-searchctrl', detail: area('Searches') })
     .use(authGuard(auth))
     .post(
       '/api/searchctrl/launch',
@@ -241,8 +242,8 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
       {
         access: 'Search',
         body: LaunchBody,
-        response: Launched,
-        detail: { summary: 'Launch a search on the embedded engine (README "Query language"); the caller is attached to it' },
+        response: { 200: Launched, ...refusals(429) },
+        detail: { summary: 'Launch a search', description: 'Runs a query on the embedded engine (README "Query language"); you are attached to it.' },
       },
     )
     .get(
@@ -255,24 +256,24 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         access: 'AttachSearch',
         query: AdminQuery,
         response: t.Array(ListEntry),
-        detail: { summary: 'Searches the caller may view: own and shared with a group of theirs (?admin=true by an admin: all)' },
+        detail: { summary: 'List the searches you can see', description: 'Yours and those shared with a group of yours; with `?admin=true` an admin gets all.' },
       },
     )
     .get('/api/searchctrl/all', async ({ caller }) => searches.list(await viewer(caller), true).map((s) => toListEntry(s, config.searchGraceMs)), {
       access: 'admin',
       response: t.Array(ListEntry),
-      detail: { summary: 'Every search on the server (admin)' },
+      detail: { summary: 'List every search on the server' },
     })
     .get('/api/searchctrl/:id', async ({ caller, params }) => [toDetail(searches.viewable(await viewer(caller), checkId(params.id)))], {
       access: 'AttachSearch',
       params: IdParams,
       response: t.Array(Detail),
-      detail: { summary: 'The search detail, as a one-element array' },
+      detail: { summary: 'Get a search\'s summary', description: 'A one-element array (the spec\'s shape).' },
     })
     .get(
       '/api/searchctrl/:id/details',
       async ({ caller, params }) => toDetails(searches.viewable(await viewer(caller), checkId(params.id)), clock(), config.searchGraceMs),
-      { access: 'AttachSearch', params: IdParams, response: Details, detail: { summary: 'The full record of the search' } },
+      { access: 'AttachSearch', params: IdParams, response: Details, detail: { summary: 'Get a search\'s full record' } },
     )
     .patch(
       '/api/searchctrl/:id/background',
@@ -280,7 +281,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         searches.background(await viewer(caller), checkId(params.id))
         return jsonNull()
       },
-      { access: 'BackgroundSearch', params: IdParams, detail: { summary: 'Keep the search after its last client leaves (ACTIVE or BACKGROUNDED only)' } },
+      { access: 'BackgroundSearch', params: IdParams, response: refusals(409), detail: { summary: 'Background a search', description: 'It stays after its last client leaves; only an ACTIVE or BACKGROUNDED search.' } },
     )
     .patch(
       '/api/searchctrl/:id/save',
@@ -294,7 +295,8 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
       {
         access: 'SaveSearch',
         params: IdParams,
-        detail: { summary: 'Save the search (SAVING, then SAVED once dormant); a JSON body becomes its Metadata' },
+        body: t.Unknown({ description: 'optional: any JSON, kept as the search\'s Metadata' }),
+        detail: { summary: 'Save a search', description: 'It becomes SAVING, then SAVED once dormant; a JSON body becomes its Metadata.' },
       },
     )
     .put(
@@ -303,7 +305,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         searches.stop(await viewer(caller), checkId(params.id))
         return jsonNull()
       },
-      { access: 'Search', params: IdParams, detail: { summary: 'Stop feeding the search; its output stays (owner or admin)' } },
+      { access: 'Search', params: IdParams, detail: { summary: 'Stop a running search', description: 'Its output stays usable; its owner or an admin. A saved or dormant search answers 400.' } },
     )
     .delete(
       '/api/searchctrl/:id',
@@ -311,7 +313,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         await searches.delete(await viewer(caller), checkId(params.id))
         return jsonNull()
       },
-      { access: 'Search', params: IdParams, detail: { summary: 'Delete the search and its stored results (owner or admin)' } },
+      { access: 'Search', params: IdParams, detail: { summary: 'Delete a search and its results', description: 'Its owner or an admin.' } },
     )
     .put(
       '/api/searchctrl/:id/attach',
@@ -319,7 +321,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         searches.attach(await viewer(caller), checkId(params.id), clientOf(caller), clientExpiresOf(caller))
         return jsonNull()
       },
-      { access: 'AttachSearch', params: IdParams, detail: { summary: 'Attach the calling session (or API token) to the search' } },
+      { access: 'AttachSearch', params: IdParams, detail: { summary: 'Attach to a search', description: 'Attaches your session (or API token).' } },
     )
     .put(
       '/api/searchctrl/:id/detach',
@@ -327,7 +329,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         searches.detach(await viewer(caller), checkId(params.id), clientOf(caller))
         return jsonNull()
       },
-      { access: 'AttachSearch', params: IdParams, detail: { summary: 'Detach the calling session (or API token) from the search' } },
+      { access: 'AttachSearch', params: IdParams, detail: { summary: 'Detach from a search', description: 'Detaches your session (or API token).' } },
     )
     .get(
       '/api/searchctrl/:id/download/:format',
@@ -348,8 +350,9 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
       {
         access: { key: 'Download', download: true, cookie: true },
         params: DownloadParams,
+        response: refusals(409),
         detail: {
-          summary: 'The results as json (an array of records), csv or text, or a saved search as a search archive (docs/search-archive.md); also with the download token',
+          summary: 'Download a search\'s results or archive', description: '`json` (an array of records), `csv` or `text`, or for a saved search `archive` (docs/search-archive.md).',
         },
       },
     )
@@ -398,11 +401,18 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
       {
         access: { key: 'SaveSearch', cookie: true },
         query: ImportQuery,
-        parse: leaveMultipart,
+        parse: multipartUpload(
+          t.Object({
+            file: FilePart('the search archive (docs/search-archive.md), as exported by GET /api/searchctrl/{id}/download/archive'),
+            GID: t.Optional(t.String({ description: 'a group to share the imported search with (admins: any; others: a group of theirs)' })),
+            BatchName: t.Optional(t.String({ description: 'shown in the details as Import.BatchName' })),
+            BatchInfo: t.Optional(t.String({ description: 'shown in the details as Import.BatchInfo' })),
+          }),
+        ),
         response: Details,
         detail: {
-          summary:
-            'Import a search archive (multipart file; optional GID, BatchName, BatchInfo; GID also in the query) as a SAVED search of the caller; answers its details',
+          summary: 'Import a search archive as a saved search of yours',
+          description: 'Multipart `file` (the archive) with optional GID, BatchName, BatchInfo (GID also in the query). Answers the new search\'s details.',
         },
       },
     )
@@ -420,7 +430,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
       {
         access: 'SearchHistory',
         response: t.Array(HistoryEntry),
-        detail: { summary: 'The caller\'s own launches, newest first (NoHistory launches are not recorded)' },
+        detail: { summary: 'Get your search history', description: 'Your launches, newest first (NoHistory launches are not recorded).' },
       },
     )
 }

@@ -8,6 +8,7 @@ import type { SearchManager } from '../../server/search/manager'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
 import { type SystemDescription, describeSystem } from './system'
+import { area } from '../../server/openapi'
 
 /**
  * The key of the embedded engine in the status objects: `<host>:<port>`, as the spec keys each indexer, taken from
@@ -35,7 +36,7 @@ export function statsPlugin({ config, auth, searches }: { config: Config; auth: 
   let described: SystemDescription | undefined
   /** `port`: the listening server's (undefined when requests come through app.handle, as in tests). */
   const keyOf = (port: number | undefined) => engineKey(config.listenHost, port || config.listenPort)
-  return new Elysia({ name: 'quarry-stats' })
+  return new Elysia({ name: 'quarry-stats', detail: area('Stats') })
     .use(authGuard(auth))
     .get(
       '/api/stats/ping',
@@ -52,7 +53,7 @@ export function statsPlugin({ config, auth, searches }: { config: Config; auth: 
       {
         access: 'Stats',
         response: t.Record(t.String(), t.String()),
-        detail: { summary: 'Status of the web server and the embedded engine ("OK" when up)' },
+        detail: { summary: 'Check the web server and engine status', description: '"OK" for each part that is up.' },
       },
     )
     .get(
@@ -64,7 +65,7 @@ export function statsPlugin({ config, auth, searches }: { config: Config; auth: 
       {
         access: 'Stats',
         response: t.Record(t.String(), SysDesc),
-        detail: { summary: 'Host facts of the web server and the embedded engine' },
+        detail: { summary: 'Get host facts of the server and engine' },
       },
     )
 }

@@ -1,6 +1,5 @@
-// Service endpoints: liveness, version, settings, the authenticated echo and the OpenAPI document.
+// Service endpoints: liveness, version, settings and the authenticated echo (the OpenAPI document: docs.ts).
 import { Elysia, t } from 'elysia'
-import { openapi } from '@elysiajs/openapi'
 import type { Config } from '../../server/config'
 import { formatTime } from '../../server/time'
 import { authGuard } from '../auth/guard'
@@ -8,6 +7,7 @@ import { Empty } from '../auth/schema'
 import type { AuthService } from '../auth/service'
 import pkg from '../../package.json'
 import type { Readiness } from './health'
+import { area } from '../../server/openapi'
 
 const Version = t.Object({
   API: t.Object({ Major: t.Integer(), Minor: t.Integer() }),
@@ -52,12 +52,12 @@ export function systemPlugin({
     API: { Major: 0, Minor: 2 },
     Build: { Major: 5, Minor: 0, Point: 0, BuildDate: formatTime(startedAt), BuildID: `${pkg.version}-${config.buildId}`, GUIBuildID: '' },
   }
-  return new Elysia({ name: 'quarry-system' })
+  return new Elysia({ name: 'quarry-system', detail: area('System') })
     .use(authGuard(auth))
-    .get('/api/test', () => new Response(null, { status: 200 }), { detail: { summary: 'Liveness: 200 with an empty body, no auth' } })
+    .get('/api/test', () => new Response(null, { status: 200 }), { detail: { summary: 'Check that the server answers', description: '200 with an empty body; no credential needed.' } })
     .get('/api/health', () => ({ status: 'ok' as const }), {
       response: Health,
-      detail: { summary: 'Liveness: 200 {"status":"ok"} while the process answers; no auth, touches nothing' },
+      detail: { summary: 'Liveness: is the process up', description: 'Answers `{"status":"ok"}` while the process answers; touches nothing.' },
     })
     .get(
       '/api/health/ready',
@@ -71,14 +71,15 @@ export function systemPlugin({
       {
         response: { 200: Ready, 503: Ready },
         detail: {
-          summary:
-            'Readiness, no auth: 200 when the store answers with every migration applied and the blob store takes a write; ' +
-            '503 naming the failing part (checks: store, migrations, blobs) otherwise',
+          summary: 'Readiness: can the server serve requests',
+          description:
+            '200 when the store answers with every migration applied and the blob store takes a write; ' +
+            '503 naming the failing part (checks: store, migrations, blobs) otherwise.',
         },
       },
     )
-    .get('/api/version', () => version, { response: Version, detail: { summary: 'API and build version, no auth' } })
-    .get('/api/testauth', () => ({}), { access: 'self', response: Empty, detail: { summary: '200 when the caller is authenticated' } })
+    .get('/api/version', () => version, { response: Version, detail: { summary: 'Get the API and build version' } })
+    .get('/api/testauth', () => ({}), { access: 'self', response: Empty, detail: { summary: 'Check that your credential works', description: 'Answers `{}` when the JWT or API token is valid.' } })
     .get(
       '/api/settings',
       () => {
@@ -96,24 +97,6 @@ export function systemPlugin({
           DisableMapTileProxy: config.disableMapTileProxy,
         }
       },
-      { access: 'self', response: Settings, detail: { summary: 'Server limits and clock' } },
+      { access: 'self', response: Settings, detail: { summary: 'Get server limits, clock and map settings', description: 'Largest file and resource sizes, the server\'s time and time zone, and the map tile settings.' } },
     )
-}
-
-/** GET /api/docs: the OpenAPI document generated from every route's schemas, with its x-permission key. */
-export function docsPlugin() {
-  return openapi({
-    path: '/api/docs',
-    specPath: '/api/docs',
-    provider: null,
-    documentation: {
-      info: {
-        title: 'Quarry web API',
-        version: pkg.version,
-        description:
-          'Every route names the permission it needs in x-permission: a capability name (also what an API token must list), ' +
-          '"self" (any authenticated caller, tokens included), "session" (a login session, never a token) or "admin" (an admin with a session).',
-      },
-    },
-  })
 }

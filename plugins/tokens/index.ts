@@ -16,6 +16,7 @@ import {
   CapabilityInfo, CreateTokenBody, RefreshTokenBody, TokenParams, TokenRecord, TokenWithSecret, UpdateTokenBody, toTokenRecord,
 } from './schema'
 import { hashSecret, newSecret } from './secret'
+import { area, refusals } from '../../server/openapi'
 
 export interface TokensDeps {
   config: Config
@@ -95,7 +96,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
     for (const cap of target.capabilities) if (!caller.token.capabilities.includes(cap)) throw Errors.missingPermission(cap)
   }
 
-  return new Elysia({ name: 'quarry-tokens' })
+  return new Elysia({ name: 'quarry-tokens', detail: area('API tokens') })
     .use(authGuard(auth))
     .get(
       '/api/tokens',
@@ -108,7 +109,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         access: 'TokenRead',
         query: t.Object({ admin: t.Optional(t.String()) }),
         response: t.Array(TokenRecord),
-        detail: { summary: 'The caller\'s tokens (?admin=true by an admin: every token); secrets are never listed' },
+        detail: { summary: 'List your API tokens', description: 'With `?admin=true` an admin gets every token. Secrets are never listed.' },
       },
     )
     .post(
@@ -129,23 +130,24 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         await tokens.create(token, hashSecret(secret))
         return { ...toTokenRecord(token), token: secret }
       },
-      { access: 'TokenWrite', body: CreateTokenBody, response: TokenWithSecret, detail: { summary: 'Create a token; the secret is in this answer only' } },
+      { access: 'TokenWrite', body: CreateTokenBody, response: TokenWithSecret, detail: { summary: 'Create an API token', description: 'The secret (`token`) is in this answer only; store it.' } },
     )
     .get('/api/tokens/capabilities', ({ caller }) => (checkPolicy(caller), CAPABILITY_NAMES), {
       access: 'self',
-      response: t.Array(t.String()),
-      detail: { summary: 'Every permission name a token may list' },
+      // 403 when the token API is closed to non-admins (QUARRY_TOKEN_API_ADMIN_ONLY)
+      response: { 200: t.Array(t.String()), ...refusals(403) },
+      detail: { summary: 'List the permission names a token may hold' },
     })
     .get(
       '/api/info/capabilities',
       () => CAPABILITY_NAMES.map((name) => ({ Name: name, Desc: CAPABILITIES[name].Desc, Category: CAPABILITIES[name].Category })),
-      { access: 'self', response: t.Array(CapabilityInfo), detail: { summary: 'Every permission with its description and group' } },
+      { access: 'self', response: t.Array(CapabilityInfo), detail: { summary: 'List permissions with descriptions and groups' } },
     )
     .get('/api/tokens/:id', async ({ caller, params }) => toTokenRecord(await visible(caller, params.id)), {
       access: 'TokenRead',
       params: TokenParams,
       response: TokenRecord,
-      detail: { summary: 'One token (own; admins any)' },
+      detail: { summary: 'Get one API token', description: 'Your own; admins any.' },
     })
     .put(
       '/api/tokens/:id',
@@ -169,7 +171,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         params: TokenParams,
         body: UpdateTokenBody,
         response: TokenRecord,
-        detail: { summary: 'Change name, description, expiry or permissions (never the secret)' },
+        detail: { summary: 'Change an API token', description: 'Name, description, expiry or permissions; never the secret.' },
       },
     )
     .patch(
@@ -190,7 +192,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         params: TokenParams,
         body: RefreshTokenBody,
         response: TokenWithSecret,
-        detail: { summary: 'Refresh: a new expiry and a new secret (in this answer only); the old secret stops working' },
+        detail: { summary: 'Refresh an API token: new expiry and new secret', description: 'The new secret is in this answer only; the old one stops working.' },
       },
     )
     .delete(
@@ -201,6 +203,6 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
         auth.tokensEnded([id])
         return {}
       },
-      { access: 'TokenWrite', params: TokenParams, response: Empty, detail: { summary: 'Delete a token' } },
+      { access: 'TokenWrite', params: TokenParams, response: Empty, detail: { summary: 'Delete an API token' } },
     )
 }

@@ -18,6 +18,7 @@ import {
   AdminStatus, CreateUserBody, GroupsBody, PasswordBody, PreferenceRecord, SearchGroupBody, UidGidParams, UidParams,
   UpdateUserBody, UserDetails, toPreferenceRecord, toUserDetails,
 } from './schema'
+import { area, refusals } from '../../server/openapi'
 
 /** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'
@@ -71,12 +72,12 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
       throw Errors.badRequest(`password must be at least ${config.minPasswordLength} characters`)
   }
 
-  return new Elysia({ name: 'quarry-users' })
+  return new Elysia({ name: 'quarry-users', detail: area('Users') })
     .use(authGuard(auth))
     .get('/api/info/whoami', ({ caller }) => details(caller.user), {
       access: 'self',
       response: UserDetails,
-      detail: { summary: 'The caller\'s own user details' },
+      detail: { summary: 'Get your own account' },
     })
     .get(
       '/api/users',
@@ -84,7 +85,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         const memberships = await groups.allMemberships()
         return (await users.list()).map((u) => toUserDetails(u, memberships.get(u.uid) ?? []))
       },
-      { access: 'ListUsers', response: t.Array(UserDetails), detail: { summary: 'Every account' } },
+      { access: 'ListUsers', response: t.Array(UserDetails), detail: { summary: 'List every account' } },
     )
     .post(
       '/api/users',
@@ -97,18 +98,18 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         const uid = await conflictOnDuplicate(USER_TAKEN, () => users.create({ username, name, email, passwordHash, admin: body.Admin }, clock()))
         return bareNumber(set, uid)
       },
-      { access: 'admin', body: CreateUserBody, response: t.Integer(), detail: { summary: 'Create a user; answers the new UID' } },
+      { access: 'admin', body: CreateUserBody, response: { 200: t.Integer(), ...refusals(409) }, detail: { summary: 'Create an account', description: 'All of User, Pass, Name, Email and Admin are required. Answers the new UID as a bare number; a taken user name answers 409.' } },
     )
     .get('/api/users/preferences', async () => (await users.listPreferences()).map(toPreferenceRecord), {
       access: 'admin',
       response: t.Array(PreferenceRecord),
-      detail: { summary: 'Every stored preference record' },
+      detail: { summary: 'List every user\'s stored preferences', description: 'Each record holds its Data base64-encoded.' },
     })
     .get('/api/users/:id', async ({ caller, params }) => details(await ownOrAdmin(caller, params.id)), {
       access: 'ListUsers',
       params: UidParams,
       response: UserDetails,
-      detail: { summary: 'One user: admins any, others their own' },
+      detail: { summary: 'Get one account', description: 'Admins may read any account; others only their own.' },
     })
     .put(
       '/api/users/:id',
@@ -136,7 +137,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await auth.endingAccessOf(target.uid, () => conflictOnDuplicate(USER_TAKEN, () => users.update(target.uid, changes)), changes.locked === true)
         return {}
       },
-      { access: 'session', params: UidParams, body: UpdateUserBody, response: Empty, detail: { summary: 'Change User, Name, Email (admins also Admin, Locked)' } },
+      { access: 'session', params: UidParams, body: UpdateUserBody, response: { 200: Empty, ...refusals(409) }, detail: { summary: 'Change an account', description: 'Changes User, Name and Email (admins also Admin and Locked); absent or empty fields keep their value. Others than admins change only their own account.' } },
     )
     .delete(
       '/api/users/:id',
@@ -148,7 +149,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await onUserDeleted?.(target.uid)
         return {}
       },
-      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Delete a user with their sessions, memberships and preferences' } },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Delete an account', description: 'Deletes the user with their sessions, memberships and preferences. Nobody deletes their own account; the admin account cannot be deleted.' } },
     )
     .put(
       '/api/users/:id/lock',
@@ -158,7 +159,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await auth.endingAccessOf(target.uid, () => users.update(target.uid, { locked: true }))
         return {}
       },
-      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Lock an account and end its sessions (idempotent)' } },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Lock an account', description: 'Ends its sessions at once and refuses new logins; locking a locked account succeeds.' } },
     )
     .delete(
       '/api/users/:id/lock',
@@ -166,7 +167,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.update((await existing(params.id)).uid, { locked: false })
         return {}
       },
-      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Unlock an account (idempotent)' } },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Unlock an account', description: 'Unlocking an unlocked account succeeds.' } },
     )
     .put(
       '/api/users/:id/pwd',
@@ -180,7 +181,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await auth.closeAllSessions(target.uid, target.uid === caller.uid ? sessionOf(caller).id : undefined)
         return {}
       },
-      { access: 'session', params: UidParams, body: PasswordBody, response: Empty, detail: { summary: 'Change a password (OrigPass required for one\'s own)' } },
+      { access: 'session', params: UidParams, body: PasswordBody, response: { 200: Empty, ...refusals(429) }, detail: { summary: 'Change a password', description: 'OrigPass is required for your own password (admins too), not when an admin changes someone else\'s. Ends the account\'s other sessions.' } },
     )
     .get(
       '/api/users/:id/admin',
@@ -188,7 +189,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         const target = await ownOrAdmin(caller, params.id)
         return { UID: target.uid, Admin: target.admin }
       },
-      { access: 'ListUsers', params: UidParams, response: AdminStatus, detail: { summary: 'Admin status of a user' } },
+      { access: 'ListUsers', params: UidParams, response: AdminStatus, detail: { summary: 'Get whether a user is an admin' } },
     )
     .put(
       '/api/users/:id/admin',
@@ -197,7 +198,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.update(target.uid, { admin: true })
         return { UID: target.uid, Admin: true }
       },
-      { access: 'admin', params: UidParams, response: AdminStatus, detail: { summary: 'Make a user admin' } },
+      { access: 'admin', params: UidParams, response: AdminStatus, detail: { summary: 'Make a user an admin' } },
     )
     .delete(
       '/api/users/:id/admin',
@@ -207,13 +208,13 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.update(target.uid, { admin: false })
         return {}
       },
-      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Remove admin status' } },
+      { access: 'admin', params: UidParams, response: Empty, detail: { summary: 'Take away a user\'s admin status', description: 'The admin account cannot be demoted.' } },
     )
     .get('/api/users/:id/searchgroup', async ({ caller, params, set }) => bareNumber(set, (await ownOrAdmin(caller, params.id)).defaultGid ?? 0), {
       access: 'ListUsers',
       params: UidParams,
       response: t.Integer(),
-      detail: { summary: 'Default search group (0 when unset)' },
+      detail: { summary: 'Get a user\'s default search group', description: 'A bare GID, 0 when unset.' },
     })
     .put(
       '/api/users/:id/searchgroup',
@@ -232,7 +233,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         params: UidParams,
         body: SearchGroupBody,
         response: Empty,
-        detail: { summary: 'Set the default search group (admins: any positive GID; others: a group of theirs); GID null clears it' },
+        detail: { summary: 'Set a user\'s default search group', description: 'Admins may set any positive GID; others only a group they belong to. `GID` null clears it.' },
       },
     )
     .delete(
@@ -241,7 +242,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.setDefaultGid((await ownOrAdmin(caller, params.id)).uid, null)
         return {}
       },
-      { access: 'SetSearchGroup', params: UidParams, response: Empty, detail: { summary: 'Clear the default search group' } },
+      { access: 'SetSearchGroup', params: UidParams, response: Empty, detail: { summary: 'Clear a user\'s default search group' } },
     )
     .get(
       '/api/users/:id/preferences',
@@ -251,7 +252,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         // Stored verbatim and answered as stored (decisions §4), so large numbers and key order survive.
         return new Response(prefs?.data ?? 'null', { headers: { 'content-type': JSON_TYPE } })
       },
-      { access: 'PreferenceRead', params: UidParams, detail: { summary: 'Preferences as stored (null when none)' } },
+      { access: 'PreferenceRead', params: UidParams, detail: { summary: 'Get a user\'s preferences', description: 'The JSON as stored, `null` when none.' } },
     )
     .put(
       '/api/users/:id/preferences',
@@ -275,7 +276,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.setPreference(target.uid, PREFS, text, clock())
         return {}
       },
-      { access: 'PreferenceWrite', params: UidParams, body: t.Unknown(), response: Empty, detail: { summary: 'Store any valid JSON as preferences' } },
+      { access: 'PreferenceWrite', params: UidParams, body: t.Unknown(), response: Empty, detail: { summary: 'Store a user\'s preferences', description: 'Any valid JSON, stored as sent; only that user or an admin.' } },
     )
     .delete(
       '/api/users/:id/preferences',
@@ -283,13 +284,13 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.deletePreference((await ownOrAdmin(caller, params.id)).uid, PREFS)
         return {}
       },
-      { access: 'PreferenceWrite', params: UidParams, response: Empty, detail: { summary: 'Clear preferences' } },
+      { access: 'PreferenceWrite', params: UidParams, response: Empty, detail: { summary: 'Clear a user\'s preferences' } },
     )
     .get('/api/users/:id/group', async ({ caller, params }) => (await groups.groupsOf((await ownOrAdmin(caller, params.id)).uid)).map(toGroupDetails), {
       access: 'ListGroups',
       params: UidParams,
       response: t.Array(GroupDetails),
-      detail: { summary: 'Groups of a user (the user or an admin)' },
+      detail: { summary: 'List the groups of a user', description: 'The user themselves or an admin.' },
     })
     .post(
       '/api/users/:id/group',
@@ -299,7 +300,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await groups.addMember(target.uid, [...new Set(body.GIDs)])
         return {}
       },
-      { access: 'admin', params: UidParams, body: GroupsBody, response: Empty, detail: { summary: 'Add the user to the listed groups' } },
+      { access: 'admin', params: UidParams, body: GroupsBody, response: Empty, detail: { summary: 'Add a user to groups', description: 'Adds the listed GIDs to the user\'s memberships.' } },
     )
     .delete(
       '/api/users/:id/group/:gid',
@@ -309,7 +310,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await groups.removeMember(target.uid, params.gid)
         return {}
       },
-      { access: 'admin', params: UidGidParams, response: Empty, detail: { summary: 'Remove the user from a group (idempotent)' } },
+      { access: 'admin', params: UidGidParams, response: Empty, detail: { summary: 'Remove a user from a group', description: 'Succeeds also when the user was not a member.' } },
     )
     .get(
       '/api/users/:id/sessions',
@@ -322,7 +323,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
           Sessions: list.map((s) => ({ Origin: s.origin, LastHit: formatTime(s.lastHit), TempSession: s.temp, Synced: false })),
         }
       },
-      { access: 'session', params: UidParams, response: SessionList, detail: { summary: 'Sessions of a user (admins: any user)' } },
+      { access: 'session', params: UidParams, response: SessionList, detail: { summary: 'List a user\'s sessions', description: 'Your own; admins any user\'s.' } },
     )
 }
 

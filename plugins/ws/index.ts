@@ -33,6 +33,7 @@ import { clientOf } from '../searchctrl'
 import { engineKey } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
 import { REQ, RESP_ERROR, baseResponse, renderModuleOf, searchInfo, statsSet, tagsOf } from './protocol'
+import { area } from '../../server/openapi'
 
 /** The largest message a client may send (Bun closes the socket with 1009 beyond it): queries are at most 4 KiB. */
 export const WS_MAX_MESSAGE = 256 * 1024
@@ -615,12 +616,12 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     await tick()
   }
 
-  return new Elysia({ name: 'quarry-ws' })
+  return new Elysia({ name: 'quarry-ws', detail: area('WebSockets') })
     .use(authGuard(auth))
     .ws('/api/ws/search', {
       access: 'Search',
       upgrade: echoSubprotocol,
-      detail: { summary: 'WebSocket: launch, parse, attach to and read searches (the clients\' search protocol; README "WebSockets")' },
+      detail: { summary: 'WebSocket: run and read searches', description: 'Launch, parse, attach to and read searches (the clients\' search protocol; README "WebSockets"). The JWT may come in Sec-WebSocket-Protocol.' },
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'search')
       },
@@ -643,7 +644,7 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     .ws('/api/ws/stats', {
       access: 'Stats',
       upgrade: echoSubprotocol,
-      detail: { summary: 'WebSocket: system status every few seconds for the subscribed categories (ping, sysDesc, sysStats, igstStats, idxStats)' },
+      detail: { summary: 'WebSocket: live system status', description: 'Every few seconds, for the subscribed categories (ping, sysDesc, sysStats, igstStats, idxStats). The JWT may come in Sec-WebSocket-Protocol.' },
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'stats')
       },

@@ -3,6 +3,8 @@
 // are small text fields, read with a small limit. Shared by resources and user files. Parsing is
 // @fastify/busboy's; this file only bridges web streams to it, with backpressure both ways.
 import { Busboy, type BusboyFileStream } from '@fastify/busboy'
+import { t } from 'elysia'
+import type { TObject } from '@sinclair/typebox'
 
 /** The body is not a well-formed multipart form with a `file` part, or it ended early: the caller's fault (400). */
 export class MultipartError extends Error {
@@ -23,11 +25,29 @@ export class UploadTooLargeError extends MultipartError {
 /** Room for the multipart framing and the small text fields around the file in a whole request body. */
 export const MULTIPART_OVERHEAD = 64 * 1024
 
+/** The parts of each upload route's form, by its parse hook (see multipartUpload). */
+const uploadForms = new WeakMap<object, TObject>()
+
 /**
- * Marks an upload route (`parse: leaveMultipart`): the body parser (server/body.ts) admits the caller and then
- * leaves the body unread, for the handler to stream with streamUpload. Elysia would buffer a form whole.
+ * Marks an upload route (`parse: multipartUpload(Form)`): the body parser (server/body.ts) admits the caller and
+ * then leaves the body unread, for the handler to stream with streamUpload (Elysia would buffer a form whole).
+ * `form` names the parts the handler reads; it is what the OpenAPI document shows as the route's multipart body
+ * (the parts are read by streamUpload and checked by the handler, not by this schema). A new hook per route:
+ * Elysia writes into the hook objects it is given.
  */
-export const leaveMultipart = ({ contentType }: { contentType: string }) => (/^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined)
+export function multipartUpload(form: TObject) {
+  const leave = ({ contentType }: { contentType: string }) => (/^multipart\/form-data/i.test(contentType) ? 'streamed' : undefined)
+  uploadForms.set(leave, form)
+  return leave
+}
+
+/** The form of an upload route's parse hook, or undefined for any other hook. */
+export function uploadFormOf(parseHook: unknown): TObject | undefined {
+  return typeof parseHook === 'function' ? uploadForms.get(parseHook) : undefined
+}
+
+/** A file part of an upload form, as the OpenAPI document shows it (binary contents). */
+export const FilePart = (description: string) => t.Unsafe<Blob>({ type: 'string', format: 'binary', description })
 
 /** How many chunks of the file the bridge lets pile up before it stops feeding the parser. */
 const QUEUE_CHUNKS = 4
