@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MAIN } from './cli'
+import { MAIN, onPseudoTerminal } from './cli'
 import { databaseUrlFor, listening, spawnServer } from './helpers'
 import { onPg } from './pg'
 
@@ -92,40 +92,19 @@ describe('quarry admin reset-password against a running server', () => {
 
   test('on a terminal it asks twice, without echo, through the Node launcher (no Bun on PATH)', async () => {
     await createUser('carol', 'carol-password-1')
-    // `script` (util-linux) runs the tool on a pseudo-terminal; each answer is typed once its prompt shows.
     const node = Bun.which('node')!
     const launcher = join(import.meta.dir, '..', 'cli', 'quarry.cjs')
-    const proc = Bun.spawn(['script', '-qec', `'${launcher}' admin reset-password carol`, '/dev/null'], {
-      env: {
-        PATH: [node.slice(0, node.lastIndexOf('/')), '/usr/bin', '/bin'].join(':'),
-        HOME: tempDir(),
-        QUARRY_DATA_DIR: dataDir,
-        ...(onPg ? { QUARRY_DATABASE_URL: databaseUrlFor(dataDir) } : {}),
-        NO_COLOR: '1',
-        TERM: 'dumb',
-      },
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    let seen = ''
-    const decoder = new TextDecoder()
-    const reader = proc.stdout.getReader()
-    const readUntil = async (done: () => boolean) => {
-      while (!done()) {
-        const { value, done: ended } = await reader.read()
-        if (ended) break
-        seen += decoder.decode(value)
-      }
+    const env = {
+      PATH: [node.slice(0, node.lastIndexOf('/')), '/usr/bin', '/bin'].join(':'),
+      HOME: tempDir(),
+      QUARRY_DATA_DIR: dataDir,
+      ...(onPg ? { QUARRY_DATABASE_URL: databaseUrlFor(dataDir) } : {}),
     }
-    await readUntil(() => seen.includes('New password for carol: '))
-    proc.stdin.write('carol-password-2\r')
-    await proc.stdin.flush()
-    await readUntil(() => seen.includes('Repeat it: '))
-    proc.stdin.write('carol-password-2\r')
-    await proc.stdin.flush()
-    await readUntil(() => false)
-    expect(await proc.exited).toBe(0)
+    const { code, seen } = await onPseudoTerminal([launcher, 'admin', 'reset-password', 'carol'], env, [
+      { after: 'New password for carol: ', type: 'carol-password-2\r' },
+      { after: 'Repeat it: ', type: 'carol-password-2\r' },
+    ])
+    expect(code).toBe(0)
     expect(seen).toContain('the password of "carol"')
     expect(seen).not.toContain('carol-password-2')
     expect((await login('carol', 'carol-password-2')).status).toBe(200)

@@ -7,20 +7,9 @@ import { join } from 'node:path'
 import { MAIN, SLOW, cliHarness, expectFailure } from './cli'
 
 const server = cliHarness()
-const { tempDir, quarry, ok, adminHome, savedJwt } = server
+const { tempDir, quarry, ok, adminHome, savedJwt, api } = server
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
-
-async function api(jwt: string, method: string, path: string, json?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${jwt}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return text === '' ? null : JSON.parse(text)
-}
 
 /** Polls `check` until it answers true (the search engine runs in the background). */
 async function until(what: string, check: () => Promise<boolean>) {

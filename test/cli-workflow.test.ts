@@ -12,18 +12,7 @@ import { parseDuration, parseSize } from '../cli/units'
 import { MAIN, SLOW, cliHarness, expectFailure } from './cli'
 
 const server = cliHarness()
-const { tempDir, quarry, ok, onTerminal, adminHome, savedJwt } = server
-
-async function api(jwt: string, method: string, path: string, json?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${jwt}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return text === '' ? null : JSON.parse(text)
-}
+const { tempDir, quarry, ok, onTerminal, adminHome, savedJwt, api } = server
 
 /** How many entries of `tag` the server holds (a count search run through the CLI). */
 async function countOf(home: string, tag: string): Promise<number> {

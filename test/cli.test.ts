@@ -7,7 +7,7 @@ import { commandTree } from '../cli/completion'
 import { Output } from '../cli/output'
 import { expiryOf } from '../cli/commands/tokens'
 import { cli, run } from '../cli/main'
-import { ADMIN_PASSWORD, MAIN, SLOW, cliHarness, expectFailure } from './cli'
+import { ADMIN_PASSWORD, SLOW, cliHarness, expectFailure } from './cli'
 
 const server = cliHarness()
 const { tempDir, quarry, ok, adminHome, savedJwt } = server
@@ -65,30 +65,9 @@ describe('login, whoami, logout', () => {
   }, SLOW)
 
   test('on a terminal, login asks for the password without echoing it', async () => {
-    // `script` (util-linux) runs the CLI on a pseudo-terminal; the password is typed once the prompt shows.
     const home = tempDir()
-    const command = [process.execPath, 'run', MAIN, 'login', 'admin'].map((a) => `'${a}'`).join(' ')
-    const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: server.url, NO_COLOR: '1', TERM: 'dumb' },
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    let seen = ''
-    const decoder = new TextDecoder()
-    const reader = proc.stdout.getReader()
-    const readUntil = async (done: () => boolean) => {
-      while (!done()) {
-        const { value, done: ended } = await reader.read()
-        if (ended) break
-        seen += decoder.decode(value)
-      }
-    }
-    await readUntil(() => seen.includes('Password for admin: '))
-    proc.stdin.write(`${ADMIN_PASSWORD}\r`)
-    await proc.stdin.flush()
-    await readUntil(() => false)
-    expect(await proc.exited).toBe(0)
+    const { code, seen } = await server.onTerminal(home, ['login', 'admin'], [{ after: 'Password for admin: ', type: `${ADMIN_PASSWORD}\r` }])
+    expect(code).toBe(0)
     expect(seen).toContain(`Logged in to ${server.url} as admin`)
     expect(seen).not.toContain(ADMIN_PASSWORD)
     expect((await ok(home, ['whoami', '--json'])).json().UID).toBe(1)

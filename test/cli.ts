@@ -33,6 +33,44 @@ export function expectFailure(r: Run, code: number, message: string) {
 }
 
 /** Starts this test file's server (before its tests) and answers the tools to drive the CLI against it. */
+export interface TerminalReply {
+  /** Typed once the terminal shows this text. */
+  after: string
+  type: string
+}
+
+/**
+ * Runs `command` on a pseudo-terminal (`script`, util-linux), so that standard input, output and error are a
+ * terminal: each reply is typed once the terminal shows its `after` text, in order. Answers the exit code and what
+ * the terminal showed.
+ */
+export async function onPseudoTerminal(command: string[], env: Record<string, string>, replies: TerminalReply[] = []): Promise<{ code: number; seen: string }> {
+  const line = command.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ')
+  const proc = Bun.spawn(['script', '-qec', line, '/dev/null'], { env: { ...env, NO_COLOR: '1', TERM: 'dumb' }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+  let seen = ''
+  const decoder = new TextDecoder()
+  const reader = proc.stdout.getReader()
+  const readUntil = async (done: () => boolean) => {
+    while (!done()) {
+      const { value, done: ended } = await reader.read()
+      if (ended) break
+      seen += decoder.decode(value)
+    }
+  }
+  let cursor = 0
+  for (const { after, type } of replies) {
+    await readUntil(() => seen.indexOf(after, cursor) !== -1)
+    const at = seen.indexOf(after, cursor)
+    if (at === -1) break // the command ended without asking
+    cursor = at + after.length
+    proc.stdin.write(type)
+    await proc.stdin.flush()
+  }
+  await readUntil(() => false)
+  proc.stdin.end()
+  return { code: await proc.exited, seen }
+}
+
 export function cliHarness() {
   const dirs: string[] = []
   const state = { url: '' }
@@ -81,39 +119,11 @@ export function cliHarness() {
   }
 
   /**
-   * Runs `quarry ARGS` on a pseudo-terminal (`script`, util-linux), so that standard input, output and error are a
-   * terminal: each reply is typed once the terminal shows its `after` text. Answers what the terminal showed.
+   * Runs `quarry ARGS` on a pseudo-terminal (see onTerminal below) against the harness's server. Answers what the
+   * terminal showed.
    */
-  async function onTerminal(home: string, args: string[], replies: { after: string; type: string }[] = []): Promise<{ code: number; seen: string }> {
-    const command = [process.execPath, 'run', MAIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ')
-    const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: state.url, NO_COLOR: '1', TERM: 'dumb' },
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
-    let seen = ''
-    const decoder = new TextDecoder()
-    const reader = proc.stdout.getReader()
-    const readUntil = async (done: () => boolean) => {
-      while (!done()) {
-        const { value, done: ended } = await reader.read()
-        if (ended) break
-        seen += decoder.decode(value)
-      }
-    }
-    let cursor = 0
-    for (const { after, type } of replies) {
-      await readUntil(() => seen.indexOf(after, cursor) !== -1)
-      const at = seen.indexOf(after, cursor)
-      if (at === -1) break // the command ended without asking
-      cursor = at + after.length
-      proc.stdin.write(type)
-      await proc.stdin.flush()
-    }
-    await readUntil(() => false)
-    proc.stdin.end()
-    return { code: await proc.exited, seen }
+  function onTerminal(home: string, args: string[], replies: TerminalReply[] = []): Promise<{ code: number; seen: string }> {
+    return onPseudoTerminal([process.execPath, 'run', MAIN, ...args], { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: state.url }, replies)
   }
 
   /** A HOME logged in as admin, shared by the tests that do not log it out. */
@@ -131,6 +141,18 @@ export function cliHarness() {
     return JSON.parse(readFileSync(join(home, '.config', 'quarry', 'credentials.json'), 'utf8')).servers[state.url].jwt
   }
 
+  /** A direct API call with the JWT (to set up or check what a command did); answers the parsed body, throws on a refusal. */
+  async function api(jwt: string, method: string, path: string, json?: unknown) {
+    const res = await fetch(`${state.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${jwt}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    })
+    const text = await res.text()
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+    return text === '' ? null : JSON.parse(text)
+  }
+
   return {
     /** The server's base URL (set once the file's tests start). */
     get url() {
@@ -142,5 +164,6 @@ export function cliHarness() {
     ok,
     adminHome,
     savedJwt,
+    api,
   }
 }

@@ -15,25 +15,18 @@ import { join } from 'node:path'
 import type { PgPool } from '../../server/pg'
 import { MISSING_S3, testS3 } from '../s3'
 import { freshDatabase, pgRows } from '../pg'
+import type { CallOptions as ServerCallOptions, CallResult as ServerCallResult } from '../helpers'
 
 const SERVER_MAIN = join(import.meta.dir, '..', '..', 'server', 'main.ts')
 
-export interface CallOptions {
-  /** Sent as `Authorization: Bearer`. */
-  jwt?: string
+/** A call through one replica: helpers.ts's options, with an API token and FormData bodies too. */
+export interface CallOptions extends Omit<ServerCallOptions, 'form' | 'body'> {
   /** An API token secret, sent as `Service-Token`. */
   token?: string
-  json?: unknown
   body?: string | FormData | Uint8Array
-  headers?: Record<string, string>
 }
 
-export interface CallResult {
-  status: number
-  headers: Headers
-  text: string
-  /** The body parsed as JSON (undefined when empty or not JSON). */
-  body: any
+export interface CallResult extends ServerCallResult {
   /** Which replica answered (its name: A, B, C...). */
   replica: string
 }
