@@ -3,6 +3,7 @@
 // Repository methods that change several rows do so in one transaction of their own.
 import type { Database } from 'bun:sqlite'
 import { openDatabase } from './db'
+import { SqliteClusterRepo, type ClusterRepo } from './cluster/repo'
 import type { BlobReference } from './blob/sweep'
 import { SqliteUsersRepo, type UsersRepo } from '../plugins/users/repo'
 import { SqliteGroupsRepo, type GroupsRepo } from '../plugins/groups/repo'
@@ -35,6 +36,8 @@ export interface Store {
   /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
   quota: QuotaRepo
   notifications: NotificationsRepo
+  /** The replica registry and the records of the searches each replica holds (server/cluster). */
+  cluster: ClusterRepo
   /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
   readonly kind: 'sqlite' | 'pg'
   /** Ends the store's connections; pending queries finish first. */
@@ -63,6 +66,7 @@ export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}
     library: new SqliteLibraryRepo(db),
     quota: new SqliteQuotaRepo(db),
     notifications: new SqliteNotificationsRepo(db),
+    cluster: new SqliteClusterRepo(db),
     kind: 'sqlite',
     close: async () => db.close(),
   }

@@ -396,6 +396,9 @@ export async function itemWorld(s: TestServer) {
   return { s, owner, member, stranger, gid, admin: s.adminJwt }
 }
 
+/** The cluster secret of test servers on PostgreSQL. */
+export const TEST_CLUSTER_SECRET = 'test-cluster-secret-of-at-least-32-bytes'
+
 const SERVER_MAIN = join(import.meta.dir, '..', 'server', 'main.ts')
 
 /**
@@ -433,7 +436,11 @@ export async function openStoreAt(dataDir: string): Promise<{ store: Store; rows
  * QUARRY_TEST_STORE=pg, a server given a data directory keeps its metadata in that directory's database.
  */
 export function spawnServer(env: Record<string, string>) {
-  const store = onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR) } : {}
+  // A server on PostgreSQL is a replica: it needs the cluster secret (server/config.ts clusterRefusal).
+  const store =
+    onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL
+      ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR), QUARRY_CLUSTER_SECRET: TEST_CLUSTER_SECRET }
+      : {}
   return Bun.spawn([process.execPath, 'run', SERVER_MAIN], {
     env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...store, ...env },
     stdout: 'pipe',

@@ -483,6 +483,8 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     ])
     expect(await s.searches.savedExists('200')).toBe(true)
     expect(await s.searches.savedExists('300')).toBe(false)
+    expect(await s.searches.getSaved('200')).toEqual(saved('200', T0 + 2, { state: 'saved', resultsKey: 'r', indexKey: 'i', finished: T0 + 3 }))
+    expect(await s.searches.getSaved('300')).toBeUndefined()
     expect((await s.searches.blobReferences()).sort((x, y) => x.key.localeCompare(y.key))).toEqual([
       { key: 'i', item: 'search 200' }, { key: 'r', item: 'search 200' },
     ])
