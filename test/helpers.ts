@@ -12,7 +12,8 @@ import { createLogger } from '../server/log'
 import { type Store, createSqliteStore } from '../server/store'
 import { createPgStore } from '../server/store.pg'
 import { SQL } from 'bun'
-import { freshDatabase, onPg, pgRows, testDatabaseUrl } from './pg'
+import { TEST_CLUSTER_SECRET, freshDatabase, onPg, pgRows, testDatabaseUrl } from './pg'
+export { TEST_CLUSTER_SECRET }
 import { q } from '../server/pg'
 
 export const ADMIN_PASSWORD = 'admin-password-1'
@@ -171,7 +172,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   const announced: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
   const build = () => createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l), search: options.search })
-  let { app, auth, searches } = await build()
+  let { app, auth, searches, cluster } = await build()
 
   /** Sends a request as built by the caller (multipart bodies, streams) and reads the answer. */
   async function handle(request: Request): Promise<CallResult> {
@@ -245,7 +246,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
    */
   async function restart(opts: { crash?: boolean } = {}): Promise<void> {
     if (!opts.crash) await searches.close()
-    ;({ app, auth, searches } = await build())
+    ;({ app, auth, searches, cluster } = await build())
   }
 
   return {
@@ -257,6 +258,10 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     },
     get searches() {
       return searches
+    },
+    /** The replica registry and search records (server/cluster); not started (no listening server). */
+    get cluster() {
+      return cluster
     },
     restart,
     store,
@@ -395,9 +400,6 @@ export async function itemWorld(s: TestServer) {
   const gid = await s.createGroup('team', [owner.uid, member.uid])
   return { s, owner, member, stranger, gid, admin: s.adminJwt }
 }
-
-/** The cluster secret of test servers on PostgreSQL. */
-export const TEST_CLUSTER_SECRET = 'test-cluster-secret-of-at-least-32-bytes'
 
 const SERVER_MAIN = join(import.meta.dir, '..', 'server', 'main.ts')
 
