@@ -2,7 +2,8 @@
 import { Elysia } from 'elysia'
 import type { BlobStore } from './blob'
 import { BodyRules, bodyPlugin } from './body'
-import type { Config } from './config'
+import { type Config, isCluster } from './config'
+import type { ClusterEvents } from './events'
 import { errorPlugin } from './errors'
 import { securityHeadersPlugin } from './headers'
 import type { Logger } from './log'
@@ -54,6 +55,8 @@ export interface AppDeps {
    * fails, e.g. on a port in use, neither creates the account nor shows a password that the next start never shows).
    */
   deferFirstAdmin?: boolean
+  /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/events.ts). */
+  events?: ClusterEvents
 }
 
 const JWT_KEY_SETTING = 'jwt_signing_key'
@@ -76,7 +79,7 @@ export async function createApp(deps: AppDeps) {
   const blobs = metrics.instrumentBlobs(deps.blobs)
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
-  const auth = new AuthService({ config, store, log, clock, signingKey })
+  const auth = new AuthService({ config, store, log, clock, signingKey, events: deps.events })
   const firstAdmin = Promise.withResolvers<void>()
   auth.loginsWaitFor(firstAdmin.promise)
   const createFirstAdmin = async () => {
@@ -89,7 +92,7 @@ export async function createApp(deps: AppDeps) {
   if (!deps.deferFirstAdmin) await createFirstAdmin()
   const quotas = new Quotas(config, store)
   // Several replicas share a PostgreSQL store: searches are published there and requests forwarded to their owner.
-  const shared = config.databaseUrl !== undefined
+  const shared = isCluster(config)
   searches = new SearchManager({
     shared,
     quotas,

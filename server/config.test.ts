@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, advertisedOrigin, clusterRefusal, loadConfig, parseBytes, parseDuration, parseListen } from './config'
+import { ConfigError, advertisedOrigin, checkServerConfig, clusterRefusal, loadConfig, parseBytes, parseDuration, parseListen } from './config'
 
 /** The one-line message with which loadConfig refuses `env`; it must name the variable first. */
 function refusal(env: Record<string, string | undefined>, name: string): string {
@@ -308,10 +308,11 @@ describe('cluster configuration: QUARRY_ADVERTISE and QUARRY_CLUSTER_SECRET', ()
     expect(message).not.toContain('y'.repeat(31))
   })
 
-  test('a replica (QUARRY_DATABASE_URL) refuses to start without the secret, with one line naming it', () => {
+  test('a replica (QUARRY_DATABASE_URL) refuses to start without the secret, with one line naming it; one server alone on PostgreSQL needs none', () => {
     const message = clusterRefusal(loadConfig({ QUARRY_DATABASE_URL: url }).config)
     expect(message).toStartWith('QUARRY_CLUSTER_SECRET:')
     expect(message).not.toContain('\n')
+    expect(clusterRefusal(loadConfig({ QUARRY_DATABASE_URL: url, QUARRY_SINGLE_SERVER: 'true', QUARRY_LISTEN: '0.0.0.0:80' }).config)).toBeUndefined()
   })
 
   test('a replica listening on a wildcard address needs QUARRY_ADVERTISE', () => {
@@ -330,5 +331,69 @@ describe('cluster configuration: QUARRY_ADVERTISE and QUARRY_CLUSTER_SECRET', ()
     expect(clusterRefusal(config)).toBeUndefined()
     expect(advertisedOrigin(config, 41234)).toBe('http://10.0.0.7:41234')
     expect(advertisedOrigin(loadConfig({ QUARRY_LISTEN: '[fd00::7]:80' }).config, 80)).toBe('http://[fd00::7]:80')
+  })
+})
+
+describe('cluster configuration (issue 13)', () => {
+  const S3 = {
+    QUARRY_S3_ENDPOINT: 'http://127.0.0.1:9000',
+    QUARRY_S3_BUCKET: 'quarry',
+    QUARRY_S3_ACCESS_KEY: 'access',
+    QUARRY_S3_SECRET_KEY: 'secret',
+  }
+  const PG = { QUARRY_DATABASE_URL: 'postgres://quarry:pw@db.example.com:5432/quarry' }
+
+  test('defaults: leases of 30 s, sweeps every minute, not a single server', () => {
+    const { config } = loadConfig({})
+    expect(config.leaseTtlMs).toBe(30_000)
+    expect(config.sweepIntervalMs).toBe(60_000)
+    expect(config.singleServer).toBe(false)
+  })
+
+  test('set: read and typed, without warnings', () => {
+    const { config, warnings } = loadConfig({ QUARRY_LEASE_TTL: '2s', QUARRY_SWEEP_INTERVAL: '1500ms', QUARRY_SINGLE_SERVER: 'true' })
+    expect([config.leaseTtlMs, config.sweepIntervalMs, config.singleServer]).toEqual([2000, 1500, true])
+    expect(warnings).toEqual([])
+  })
+
+  test.each([
+    [{ QUARRY_LEASE_TTL: '500ms' }, 'QUARRY_LEASE_TTL'],
+    [{ QUARRY_LEASE_TTL: '2h' }, 'QUARRY_LEASE_TTL'],
+    [{ QUARRY_LEASE_TTL: 'soon' }, 'QUARRY_LEASE_TTL'],
+    [{ QUARRY_SWEEP_INTERVAL: '10ms' }, 'QUARRY_SWEEP_INTERVAL'],
+    [{ QUARRY_SWEEP_INTERVAL: '2d' }, 'QUARRY_SWEEP_INTERVAL'],
+    [{ QUARRY_SINGLE_SERVER: 'maybe' }, 'QUARRY_SINGLE_SERVER'],
+  ] as [Record<string, string>, string][])('%p is refused with one line naming %s', (env, name) => {
+    refusal(env, name)
+  })
+
+  /** The line with which a server refuses `env` (checkServerConfig), or undefined when it starts. */
+  const serverRefusal = (env: Record<string, string>) => {
+    try {
+      checkServerConfig(loadConfig(env).config)
+      return undefined
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError)
+      return (e as Error).message
+    }
+  }
+
+  test('PostgreSQL without the S3 blob store: a server refuses to start, with one line naming what to set', () => {
+    const message = serverRefusal(PG)!
+    expect(message).toStartWith('QUARRY_DATABASE_URL: PostgreSQL needs the S3 blob store')
+    expect(message).not.toContain('\n')
+    for (const name of ['QUARRY_S3_ENDPOINT', 'QUARRY_S3_BUCKET', 'QUARRY_S3_ACCESS_KEY', 'QUARRY_S3_SECRET_KEY', 'QUARRY_SINGLE_SERVER'])
+      expect(message).toContain(name)
+    expect(message).not.toContain('pw@') // never the password of the URL
+  })
+
+  test('complete: PostgreSQL with S3, one server alone on PostgreSQL, SQLite with disk or S3 blobs', () => {
+    expect(serverRefusal({ ...PG, ...S3, QUARRY_CLUSTER_SECRET: 'x'.repeat(32) })).toBeUndefined()
+    expect(serverRefusal({ ...PG, QUARRY_SINGLE_SERVER: 'true' })).toBeUndefined()
+    // a replica also needs the cluster secret (and an address when it listens on every address)
+    expect(serverRefusal({ ...PG, ...S3 })).toStartWith('QUARRY_CLUSTER_SECRET:')
+    expect(serverRefusal({ ...PG, ...S3, QUARRY_CLUSTER_SECRET: 'x'.repeat(32), QUARRY_LISTEN: '0.0.0.0:8080' })).toStartWith('QUARRY_ADVERTISE:')
+    expect(serverRefusal({})).toBeUndefined()
+    expect(serverRefusal(S3)).toBeUndefined()
   })
 })

@@ -11,7 +11,10 @@ export interface Config {
   dataDir: string
   /** Initial password of UID 1 `admin`, used only when the store is empty. */
   adminPassword: string | undefined
-  /** HS256 signing key from configuration; when absent it is generated once and kept in the data directory. */
+  /**
+   * HS256 signing key from configuration; when absent it is generated once and kept in the store (server_settings), so
+   * every replica on one PostgreSQL database signs and checks with the same key (the first to start makes it).
+   */
   jwtKey: string | undefined
   sessionIdleMs: number
   sessionLifetimeMs: number
@@ -46,6 +49,15 @@ export interface Config {
   s3: S3Config | undefined
   /** The PostgreSQL store (postgres://user:password@host[:port]/database); when undefined, SQLite in dataDir. */
   databaseUrl: string | undefined
+  /**
+   * QUARRY_SINGLE_SERVER: this server is alone on its PostgreSQL database, so its blobs may stay in its data directory.
+   * Without it, PostgreSQL needs the S3 blob store (replicas share their blobs there).
+   */
+  singleServer: boolean
+  /** A periodic job's lease lasts this long unrenewed: a dead replica's jobs move to another within it (server/jobs.ts). */
+  leaseTtlMs: number
+  /** Expired sessions, login-throttle rows and notifications are removed this often (by one replica of a cluster). */
+  sweepIntervalMs: number
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
   passwordHash: { memoryCost: number; timeCost: number }
   buildId: string
@@ -85,7 +97,7 @@ const KNOWN = new Set([
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
-  'QUARRY_DATABASE_URL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
+  'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
   'QUARRY_MAX_SEARCHES_PER_USER',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   ...S3_VARIABLES,
@@ -262,12 +274,17 @@ const isWildcard = (host: string) => ['', '0.0.0.0', '::', '[::]'].includes(host
  * store need neither the secret nor an address.
  */
 export function clusterRefusal(config: Config): string | undefined {
-  if (config.databaseUrl === undefined) return undefined
+  if (!isCluster(config)) return undefined
   if (config.clusterSecret === undefined)
     return `QUARRY_CLUSTER_SECRET: must be set when QUARRY_DATABASE_URL is (replicas authenticate each other with it; at least ${MIN_CLUSTER_SECRET_BYTES} bytes, e.g. from openssl rand -base64 48)`
   if (config.advertise === undefined && isWildcard(config.listenHost))
     return `QUARRY_ADVERTISE: must be set when QUARRY_LISTEN listens on every address (${config.listenHost || '0.0.0.0'}) and QUARRY_DATABASE_URL is set: other replicas need the address that reaches this one (example: 10.0.0.5:8080)`
   return undefined
+}
+
+/** Whether this server is a replica of a cluster: on PostgreSQL, not declared alone there (QUARRY_SINGLE_SERVER). */
+export function isCluster(config: Config): boolean {
+  return config.databaseUrl !== undefined && !config.singleServer
 }
 
 /** Where other replicas reach this server once it listens on `port`: QUARRY_ADVERTISE, else QUARRY_LISTEN's host. */
@@ -313,6 +330,14 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     throw new ConfigError(`QUARRY_ADMIN_PASSWORD: must be at least ${minPasswordLength} characters`)
   const jwtKey = get('QUARRY_JWT_KEY')
   if (jwtKey !== undefined && jwtKey.length < 32) throw new ConfigError('QUARRY_JWT_KEY: must be at least 32 characters')
+  const leaseTtlMs = parseDuration('QUARRY_LEASE_TTL', get('QUARRY_LEASE_TTL') ?? '30s')
+  // Below a second, a store round trip or a busy event loop could outlast the lease of a living holder.
+  if (leaseTtlMs < 1000 || leaseTtlMs > 3_600_000) throw new ConfigError('QUARRY_LEASE_TTL: must be from 1s to 1h')
+  const sweepIntervalMs = parseDuration('QUARRY_SWEEP_INTERVAL', get('QUARRY_SWEEP_INTERVAL') ?? '60s')
+  if (sweepIntervalMs < 1000 || sweepIntervalMs > 86_400_000) throw new ConfigError('QUARRY_SWEEP_INTERVAL: must be from 1s to 24h')
+  const s3 = parseS3(get)
+  const databaseUrl = parseDatabaseUrl(get('QUARRY_DATABASE_URL'))
+  const singleServer = parseBool('QUARRY_SINGLE_SERVER', get('QUARRY_SINGLE_SERVER') ?? 'false')
   const sessionIdleMs = parseDuration('QUARRY_SESSION_IDLE_TIMEOUT', get('QUARRY_SESSION_IDLE_TIMEOUT') ?? '60m')
   const sessionLifetimeMs = parseDuration('QUARRY_SESSION_LIFETIME', get('QUARRY_SESSION_LIFETIME') ?? '24h')
   if (sessionLifetimeMs < sessionIdleMs)
@@ -347,8 +372,11 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     minPasswordLength,
     tokenApiAdminOnly: parseBool('QUARRY_TOKEN_API_ADMIN_ONLY', get('QUARRY_TOKEN_API_ADMIN_ONLY') ?? 'false'),
     logLevel,
-    s3: parseS3(get),
-    databaseUrl: parseDatabaseUrl(get('QUARRY_DATABASE_URL')),
+    s3,
+    databaseUrl,
+    singleServer,
+    leaseTtlMs,
+    sweepIntervalMs,
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
     mapTileUrl: parsePublicUrl('QUARRY_MAP_TILE_URL', get('QUARRY_MAP_TILE_URL') ?? DEFAULT_MAP_TILE_URL),
@@ -363,4 +391,21 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     clusterSecret: parseClusterSecret(get('QUARRY_CLUSTER_SECRET')),
   }
   return { config, warnings }
+}
+
+/**
+ * What a server (not the operator tool, which touches no blobs) needs beyond well-formed variables: replicas on one
+ * PostgreSQL database must share their blobs through S3. With each one's blobs in its own data directory, an upload
+ * to one would be missing on the others (the store would point at a blob only one replica has). Throws ConfigError
+ * with one clear line.
+ */
+export function checkServerConfig(config: Config): void {
+  if (config.databaseUrl !== undefined && config.s3 === undefined && !config.singleServer)
+    throw new ConfigError(
+      'QUARRY_DATABASE_URL: PostgreSQL needs the S3 blob store, through which the replicas of one database share their blobs ' +
+        '(set QUARRY_S3_ENDPOINT, QUARRY_S3_BUCKET, QUARRY_S3_ACCESS_KEY and QUARRY_S3_SECRET_KEY), ' +
+        'or QUARRY_SINGLE_SERVER=true for one server alone with its blobs in its data directory',
+    )
+  const refusal = clusterRefusal(config)
+  if (refusal) throw new ConfigError(refusal)
 }

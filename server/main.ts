@@ -3,10 +3,11 @@
 // that were cut off to remove their partial files, and close the store.
 import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from './app'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
-import { ConfigError, advertisedOrigin, clusterRefusal, loadConfig } from './config'
+import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
 import { engineKey } from '../plugins/stats'
 import { describeSystem } from '../plugins/stats/system'
 import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, secureDataDir } from './datadir'
@@ -14,11 +15,12 @@ import { createLogger } from './log'
 import { probeBlobStore } from './blob/probe'
 import { type Store, blobReferences, createSqliteStore } from './store'
 import { createPgStore } from './store.pg'
-import { redact } from './pg'
+import { type PgPool, redact } from './pg'
+import { type ClusterEvents, localEvents, pgEvents } from './events'
+import { Jobs } from './jobs'
 import { sweepBlobs } from './blob/sweep'
 import { MULTIPART_OVERHEAD } from './upload/multipart'
 
-const EXPIRED_SESSION_SWEEP_MS = 60_000
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
 const SEARCH_SWEEP_MS = 10_000
 /** The blob sweep runs at start and then this often, so a deleted user's contents do not linger long. */
@@ -36,6 +38,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   let loaded
   try {
     loaded = loadConfig(env)
+    checkServerConfig(loaded.config)
   } catch (e) {
     if (e instanceof ConfigError) {
       console.error(`quarry: invalid configuration: ${e.message}`)
@@ -44,11 +47,6 @@ export async function main(env: Record<string, string | undefined> = process.env
     throw e
   }
   const { config, warnings } = loaded
-  const incomplete = clusterRefusal(config)
-  if (incomplete) {
-    console.error(`quarry: invalid configuration: ${incomplete}`)
-    process.exit(2)
-  }
   const log = createLogger(config.logLevel)
   for (const w of warnings) log.warn(w)
   let tls: { cert: string; key: string } | undefined
@@ -70,6 +68,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     process.exit(notWritable(e) ? 2 : 1)
   }
   let store: Store
+  let pgPool: PgPool | undefined
   try {
     const tightened = secureDataDir(config.dataDir)
     if (tightened)
@@ -79,7 +78,11 @@ export async function main(env: Record<string, string | undefined> = process.env
         dirs: tightened.dirs,
         files: tightened.files,
       })
-    store = config.databaseUrl ? await createPgStore(config.databaseUrl) : createSqliteStore(join(config.dataDir, 'quarry.db'))
+    if (config.databaseUrl) {
+      const pg = await createPgStore(config.databaseUrl)
+      pgPool = pg.sql
+      store = pg
+    } else store = createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
     const where = config.databaseUrl ? `PostgreSQL store at ${redact(config.databaseUrl)}` : `store in ${config.dataDir}`
     console.error(`quarry: cannot open the ${where}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
@@ -118,11 +121,25 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const uploads = trackPuts(opened)
   const blobs = uploads.blobs
-  const { app, auth, searches, cluster, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true })
+  // This process among the replicas of one database (lease holder, sender of cluster events). With SQLite there is one
+  // process per store (the data directory is locked), so its name is fixed: a restart after a crash holds the leases
+  // of the process before it at once.
+  const replica = pgPool ? `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}` : 'local'
+  let events: ClusterEvents = localEvents()
+  if (pgPool) {
+    try {
+      events = await pgEvents(pgPool, replica, log)
+    } catch (e) {
+      console.error(`quarry: cannot listen for cluster events on the PostgreSQL store: ${firstLine(e)}`)
+      await store.close()
+      lock.release()
+      process.exit(1)
+    }
+  }
+  const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
+  const { app, auth, searches, cluster, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
-  let sessionSweep: ReturnType<typeof setInterval> | undefined
-  let blobSweep: ReturnType<typeof setInterval> | undefined
   let searchSweep: ReturnType<typeof setInterval> | undefined
   let partialSweep: ReturnType<typeof setInterval> | undefined
   let stopping = false
@@ -130,7 +147,9 @@ export async function main(env: Record<string, string | undefined> = process.env
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal, graceMs: config.shutdownGraceMs })
-    for (const timer of [sessionSweep, blobSweep, searchSweep, partialSweep]) if (timer) clearInterval(timer)
+    for (const timer of [searchSweep, partialSweep]) if (timer) clearInterval(timer)
+    // Leases given up now, so another replica takes the jobs at its next ask rather than after the lease expires.
+    const jobsStopped = jobs.stop(1000)
     const stopStarted = performance.now()
     const server = app.server
     if (server) {
@@ -146,6 +165,8 @@ export async function main(env: Record<string, string | undefined> = process.env
     if (!(await uploads.settled(UPLOAD_CLEANUP_MS))) log.warn('an upload cut off by the shutdown did not finish removing its partial file')
     await cluster.stop() // the other replicas stop listing this one and its searches at once
     await searches.close() // running searches stop; saved ones are moved or finished at the next start
+    await jobsStopped
+    await events.close().catch(() => undefined)
     await store.close()
     lock.release()
     log.info('stopped', { signal, ms: Math.round(performance.now() - stopStarted) })
@@ -173,6 +194,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     const host = config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost
     console.error(`quarry: cannot listen on ${host}:${config.listenPort}: ${inUse ? 'address in use' : e instanceof Error ? e.message : e}`)
     await searches.close()
+    await events.close().catch(() => undefined)
     await store.close()
     lock.release()
     process.exit(1)
@@ -185,7 +207,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     const port = app.server?.port ?? config.listenPort
     const origin = advertisedOrigin(config, port)
     await cluster.start({
-      name: config.databaseUrl ? hostPort(origin) : engineKey(config.listenHost, port),
+      name: isCluster(config) ? hostPort(origin) : engineKey(config.listenHost, port),
       address: origin,
       description: await describeSystem(),
     })
@@ -203,28 +225,31 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind })
 
-  sessionSweep = setInterval(() => {
-    // A busy store (a long write by another process) must not end the server: log it and try at the next tick.
-    auth.sweepExpiredSessions().catch((e: unknown) =>
-      log.error('expired session sweep failed', { error: e instanceof Error ? e.message : String(e) }),
-    )
-    // Expired notifications are already invisible; this only frees their rows. Idempotent, so every replica may run it.
-    store.notifications.sweepExpired(Date.now()).catch((e: unknown) =>
-      log.error('expired notification sweep failed', { error: e instanceof Error ? e.message : String(e) }),
-    )
-  }, EXPIRED_SESSION_SWEEP_MS)
-  sessionSweep.unref()
+  // Cluster-wide jobs: they act on the shared store and blob store, so one replica at a time runs each (server/jobs.ts).
+  jobs.start({
+    name: 'session-sweep',
+    everyMs: config.sweepIntervalMs,
+    // expired sessions (their sockets end on every replica) and the login throttle's lapsed rows
+    run: () => auth.sweepExpiredSessions(),
+  })
+  jobs.start({
+    name: 'notification-sweep',
+    everyMs: config.sweepIntervalMs,
+    // expired notifications are already invisible; this only frees their rows
+    run: () => store.notifications.sweepExpired(Date.now()),
+  })
+  jobs.start({
+    name: 'blob-sweep',
+    everyMs: BLOB_SWEEP_MS,
+    atTakeover: true,
+    // In the background: the server answers while a large store is being listed.
+    run: () => sweepBlobs({ blobs, references: () => blobReferences(store), now: Date.now(), graceMs: config.blobSweepGraceMs, log }),
+  })
+
+  // Per replica: each sweeps what only it has, the searches it runs (in its memory) and the partial files in its own
+  // data directory.
   searchSweep = setInterval(() => searches.sweep(), SEARCH_SWEEP_MS)
   searchSweep.unref()
-
-  // In the background: the server answers while a large store is being listed.
-  const runBlobSweep = () =>
-    sweepBlobs({ blobs, references: () => blobReferences(store), now: Date.now(), graceMs: config.blobSweepGraceMs, log }).catch((e: unknown) =>
-      log.error('blob sweep failed', { error: e instanceof Error ? e.message : String(e) }),
-    )
-  void runBlobSweep()
-  blobSweep = setInterval(() => void runBlobSweep(), BLOB_SWEEP_MS)
-  blobSweep.unref()
 
   // Partial files of uploads and imports cut off by a crash go without waiting for the next start.
   partialSweep = setInterval(() => {

@@ -16,6 +16,7 @@ import { PgDashboardsRepo } from '../plugins/dashboards/repo.pg'
 import { PgLibraryRepo } from '../plugins/library/repo.pg'
 import { PgQuotaRepo } from './quota.pg'
 import { PgNotificationsRepo } from '../plugins/notifications/repo.pg'
+import { PgLeasesRepo } from './leases.pg'
 
 export interface PgStoreOptions {
   /** Connections in the pool (10). */
@@ -40,6 +41,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     quota: new PgQuotaRepo(sql),
     notifications: new PgNotificationsRepo(sql),
     cluster: new PgClusterRepo(sql),
+    leases: new PgLeasesRepo(sql),
     kind: 'pg',
     close: () => sql.close(),
   }

@@ -18,6 +18,7 @@ import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards
 import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
 import { SqliteQuotaRepo, type QuotaRepo } from './quota'
 import { SqliteNotificationsRepo, type NotificationsRepo } from '../plugins/notifications/repo'
+import { SqliteLeasesRepo, type LeasesRepo } from './leases'
 
 export interface Store {
   users: UsersRepo
@@ -38,6 +39,8 @@ export interface Store {
   notifications: NotificationsRepo
   /** The replica registry and the records of the searches each replica holds (server/cluster). */
   cluster: ClusterRepo
+  /** Leases of the periodic jobs: which process runs each (server/jobs.ts). */
+  leases: LeasesRepo
   /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
   readonly kind: 'sqlite' | 'pg'
   /** Ends the store's connections; pending queries finish first. */
@@ -67,6 +70,7 @@ export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}
     quota: new SqliteQuotaRepo(db),
     notifications: new SqliteNotificationsRepo(db),
     cluster: new SqliteClusterRepo(db),
+    leases: new SqliteLeasesRepo(db),
     kind: 'sqlite',
     close: async () => db.close(),
   }

@@ -12,8 +12,7 @@ import { createLogger } from '../server/log'
 import { type Store, createSqliteStore } from '../server/store'
 import { createPgStore } from '../server/store.pg'
 import { SQL } from 'bun'
-import { TEST_CLUSTER_SECRET, freshDatabase, onPg, pgRows, testDatabaseUrl } from './pg'
-export { TEST_CLUSTER_SECRET }
+import { freshDatabase, onPg, pgRows, testDatabaseUrl } from './pg'
 import { q } from '../server/pg'
 
 export const ADMIN_PASSWORD = 'admin-password-1'
@@ -438,11 +437,9 @@ export async function openStoreAt(dataDir: string): Promise<{ store: Store; rows
  * QUARRY_TEST_STORE=pg, a server given a data directory keeps its metadata in that directory's database.
  */
 export function spawnServer(env: Record<string, string>) {
-  // A server on PostgreSQL is a replica: it needs the cluster secret (server/config.ts clusterRefusal).
+  // one server alone on its database, its blobs in its data directory (as on SQLite)
   const store =
-    onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL
-      ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR), QUARRY_CLUSTER_SECRET: TEST_CLUSTER_SECRET }
-      : {}
+    onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR), QUARRY_SINGLE_SERVER: 'true' } : {}
   return Bun.spawn([process.execPath, 'run', SERVER_MAIN], {
     env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...store, ...env },
     stdout: 'pipe',

@@ -3,9 +3,6 @@
 import { SQL } from 'bun'
 import { type PgPool, q } from '../server/pg'
 
-/** The cluster secret of test servers on PostgreSQL (a server on PostgreSQL is a replica: server/config.ts). */
-export const TEST_CLUSTER_SECRET = 'test-cluster-secret-of-at-least-32-bytes'
-
 /** Whether this run puts the HTTP suite's test servers on PostgreSQL (QUARRY_TEST_STORE=pg). */
 export const onPg = process.env.QUARRY_TEST_STORE === 'pg'
 

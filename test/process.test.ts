@@ -1,6 +1,7 @@
 // The real server process: start-up on an empty data directory, refusal of bad configuration, and the
 // SIGTERM drain that lets in-flight requests finish before the store closes.
 import { describe, expect, test } from 'bun:test'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { listening, openStoreAt, spawnServer, tempDirs } from './helpers'
 
@@ -14,6 +15,19 @@ describe('server process', () => {
     expect(code).toBe(2)
     expect(stderr.split('\n')).toHaveLength(1)
     expect(stderr).toContain('QUARRY_LISTEN')
+  })
+
+  test('PostgreSQL without the S3 blob store: a replica refuses to start with one line, before it opens anything', async () => {
+    const dataDir = tempDir()
+    // nothing listens there: the refusal comes before any connection
+    const proc = spawnServer({ QUARRY_DATA_DIR: dataDir, QUARRY_DATABASE_URL: 'postgres://quarry:secret-pw@127.0.0.1:1/quarry' })
+    const code = await proc.exited
+    const stderr = (await new Response(proc.stderr).text()).trim()
+    expect(code).toBe(2)
+    expect(stderr.split('\n')).toHaveLength(1)
+    expect(stderr).toStartWith('quarry: invalid configuration: QUARRY_DATABASE_URL: PostgreSQL needs the S3 blob store')
+    expect(stderr).not.toContain('secret-pw')
+    expect(readdirSync(dataDir)).toEqual([])
   })
 
   test('first start creates admin with a generated password shown once; a second start keeps it', async () => {

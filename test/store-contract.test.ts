@@ -12,7 +12,7 @@ import { QuotaExceeded } from '../server/quota'
 import { PG_MIGRATIONS } from '../server/migrations-pg'
 import { MIGRATIONS } from '../server/migrations'
 import { notificationsContract } from '../plugins/notifications/repo.contract'
-import { TEST_CLUSTER_SECRET, freshDatabase, testDatabaseUrl } from './pg'
+import { freshDatabase, testDatabaseUrl } from './pg'
 import type { SavedSearchRow } from '../server/search/repo'
 
 interface Harness {
@@ -643,6 +643,34 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect(await s.quota.usage(1)).toBe(1105)
   })
 
+  test('leases: one holder at a time, renewed by it, taken over once expired or released; runs recorded by the holder only', async () => {
+    const s = await setup()
+    const first = await s.leases.acquire('job', 'A', 60_000)
+    expect(first?.lastRun).toBe(0)
+    expect(Math.abs(first!.now - Date.now())).toBeLessThan(60_000) // the store's clock, in ms
+    expect(await s.leases.acquire('job', 'B', 60_000)).toBeUndefined()
+    expect(await s.leases.acquire('job', 'A', 60_000)).toBeDefined() // a renewal
+    await s.leases.ran('job', 'B') // not the holder: nothing recorded
+    expect((await s.leases.list()).map((l) => [l.name, l.holder, l.lastRun])).toEqual([['job', 'A', 0]])
+    await s.leases.ran('job', 'A')
+    const [row] = await s.leases.list()
+    expect(row!.lastRun).toBeGreaterThan(0)
+    expect(row!.expiresAt).toBeGreaterThan(row!.lastRun)
+    // released by its holder (not by another): the next asker gets it, with the job's last run
+    await s.leases.release('job', 'B')
+    expect(await s.leases.acquire('job', 'C', 60_000)).toBeUndefined()
+    await s.leases.release('job', 'A')
+    expect(await s.leases.acquire('job', 'C', 60_000)).toEqual({ lastRun: row!.lastRun, now: expect.any(Number) })
+    // expired: taken over
+    expect(await s.leases.acquire('short', 'A', 1)).toBeDefined()
+    await Bun.sleep(10)
+    expect(await s.leases.acquire('short', 'B', 60_000)).toBeDefined()
+    expect(await s.leases.acquire('short', 'A', 60_000)).toBeUndefined()
+    // many holders asking at once for a new lease: exactly one gets it
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => s.leases.acquire('raced', `H${i}`, 60_000)))
+    expect(answers.filter((a) => a !== undefined)).toHaveLength(1)
+  })
+
   test('quota: parallel guarded writes of one owner never pass the quota together', async () => {
     const s = await setup()
     await user(s, 'a')
@@ -727,7 +755,7 @@ describe('PostgreSQL store: cluster guarantees', () => {
         env: {
           PATH: process.env.PATH,
           QUARRY_DATABASE_URL: url,
-          QUARRY_CLUSTER_SECRET: TEST_CLUSTER_SECRET,
+          QUARRY_SINGLE_SERVER: 'true',
           QUARRY_DATA_DIR: mkdtempSync(join(tmpdir(), 'quarry-pgbad-')),
           QUARRY_LISTEN: '127.0.0.1:0',
         },

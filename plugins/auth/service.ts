@@ -3,6 +3,7 @@
 // passed its lifetime and has not been idle too long, so logout, logout-all and locking act at once.
 import { jwt } from '@elysiajs/jwt'
 import type { Config } from '../../server/config'
+import { type ClusterEvent, type ClusterEvents, localEvents } from '../../server/events'
 import { Errors } from '../../server/errors'
 import type { Logger } from '../../server/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'
@@ -51,6 +52,11 @@ export interface AuthDeps {
   log: Logger
   clock: () => number
   signingKey: string
+  /**
+   * How the other replicas learn that sessions and tokens ended (server/events.ts): what they hold open for them
+   * (sockets, search attachments) ends at once there too. Default: one process, nobody to tell.
+   */
+  events?: ClusterEvents
 }
 
 export class AuthService {
@@ -69,8 +75,35 @@ export class AuthService {
    */
   private firstAdmin: Promise<unknown> = Promise.resolve()
 
+  private readonly events: ClusterEvents
+
   constructor(private readonly deps: AuthDeps) {
     this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
+    this.events = deps.events ?? localEvents()
+    this.events.subscribe((e) => this.deliver(e))
+  }
+
+  /** An event of this replica: its own listeners now, then every other replica's. */
+  private emit(event: ClusterEvent): void {
+    this.deliver(event)
+    this.events.publish(event)
+  }
+
+  private deliver(event: ClusterEvent): void {
+    switch (event.kind) {
+      case 'sessions-ended':
+        for (const listener of this.endListeners) listener(event.ids)
+        break
+      case 'tokens-ended':
+        for (const listener of this.tokenEndListeners) listener(event.ids)
+        break
+      case 'session-replaced':
+        for (const listener of this.replaceListeners) listener(event.from, event.to)
+        break
+      case 'token-expiry':
+        for (const listener of this.tokenExpiryListeners) listener(event.id, event.expires)
+        break
+    }
   }
 
   /** Logins wait for `created` (settled either way) before they look the account up. */
@@ -179,7 +212,7 @@ export class AuthService {
 
   private ended(ids: readonly string[]): void {
     if (ids.length === 0) return
-    for (const listener of this.endListeners) listener(ids)
+    this.emit({ kind: 'sessions-ended', ids: [...ids] })
   }
 
   async closeSession(id: string): Promise<void> {
@@ -211,7 +244,7 @@ export class AuthService {
   /** Reports API tokens as ended (the tokens API calls it once a token is deleted). */
   tokensEnded(ids: readonly string[]): void {
     if (ids.length === 0) return
-    for (const listener of this.tokenEndListeners) listener(ids)
+    this.emit({ kind: 'tokens-ended', ids: [...ids] })
   }
 
   /** Calls `listener` when an API token gets a new expiry (changed or refreshed; 0: never): same token, new end. */
@@ -221,7 +254,7 @@ export class AuthService {
 
   /** Reports a token's new expiry (the tokens API calls it once the change is stored). */
   tokenExpiryChanged(id: string, expires: number): void {
-    for (const listener of this.tokenExpiryListeners) listener(id, expires)
+    this.emit({ kind: 'token-expiry', id, expires })
   }
 
   /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
@@ -239,7 +272,7 @@ export class AuthService {
     const session = sessionOf(caller)
     const next = await this.createSession(caller.uid, origin, false, session.expires)
     if (!next) throw Errors.unauthenticated('session has ended')
-    if (await this.deps.store.sessions.delete(session.id)) for (const listener of this.replaceListeners) listener(session.id, next.id)
+    if (await this.deps.store.sessions.delete(session.id)) this.emit({ kind: 'session-replaced', from: session.id, to: next.id })
     return next.jwt
   }
 

@@ -11,6 +11,7 @@
 // - text that listings order by is COLLATE "C" (byte order, as SQLite's BINARY), whatever the database locale;
 // - SQLite's triggers are trigger functions.
 import notifications from './012_notifications'
+import leases from './013_leases'
 
 export const PG_MIGRATIONS: { version: number; name: string; sql: string }[] = [
   {
@@ -358,6 +359,7 @@ CREATE INDEX login_attempts_window_end ON login_attempts(window_end);
 `,
   },
   { version: 12, name: 'notifications', sql: notifications },
+  { version: 13, name: 'leases', sql: leases },
   {
     version: 15,
     name: 'replicas',
