@@ -7,7 +7,8 @@
 #
 #   bash bench/cluster-search.sh     one run; appends a block to bench/results/cluster-search.md
 #
-# Tunables (environment): BENCH_ENTRIES (200000), BENCH_ROUNDS (15), BENCH_REQUESTS (200), BENCH_NO_RECORD=1.
+# Tunables (environment): BENCH_ENTRIES (200000), BENCH_ROUNDS (15), BENCH_REQUESTS (200), BENCH_POLL_MS (5),
+# BENCH_NO_RECORD=1.
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -22,16 +23,22 @@ done
 # shellcheck source=bench/common.sh
 source bench/common.sh
 bench_init cluster-search
-stop_stores() { bash test/s3-server.sh stop "$TMP/s3" >/dev/null 2>&1 || true; bash test/pg-server.sh stop "$TMP/pg" >/dev/null 2>&1 || true; }
+# Directories of their own, as test/run.sh makes them (the database server's account must reach its directory).
+PGDIR=$(mktemp -d)
+S3DIR=$(mktemp -d)
+stop_stores() {
+  bash test/s3-server.sh stop "$S3DIR" >/dev/null 2>&1 || true
+  bash test/pg-server.sh stop "$PGDIR" >/dev/null 2>&1 || true
+  rm -rf "$PGDIR" "$S3DIR"
+}
 trap 'stop_stores; bench_cleanup' EXIT
-mkdir -p "$TMP/pg" "$TMP/s3"
 echo "== starting PostgreSQL and the S3 gateway (test/pg-server.sh, test/s3-server.sh)"
-bash test/pg-server.sh start "$TMP/pg" >"$TMP/pg.log" 2>&1
-bash test/s3-server.sh start "$TMP/s3" >"$TMP/s3.log" 2>&1
+bash test/pg-server.sh start "$PGDIR" >"$TMP/pg.log" 2>&1
+bash test/s3-server.sh start "$S3DIR" >"$TMP/s3.log" 2>&1
 # shellcheck disable=SC1091
-source "$TMP/pg/env"
+source "$PGDIR/env"
 # shellcheck disable=SC1091
-source "$TMP/s3/env"
+source "$S3DIR/env"
 "$BUN" run bench/cluster-search.ts | tee "$TMP/table.md"
 if [ "${BENCH_NO_RECORD:-}" != 1 ]; then
   {
