@@ -12,26 +12,39 @@ export function openDatabase(path: string, opts: { migrate?: boolean } = {}): Da
   // Made private before SQLite opens it: the store holds the JWT signing key, and SQLite gives -wal and -shm its mode.
   if (path !== ':memory:') ensurePrivateFile(path)
   const db = new Database(path, { create: true, strict: true })
+  // First: switching a new file to WAL takes a lock that another process opening it at the same moment may hold.
+  db.run('PRAGMA busy_timeout = 5000')
   db.run('PRAGMA journal_mode = WAL')
   db.run('PRAGMA synchronous = NORMAL')
   db.run('PRAGMA foreign_keys = ON')
-  db.run('PRAGMA busy_timeout = 5000')
   if (opts.migrate !== false) migrate(db)
   return db
 }
 
-export function migrate(db: Database): void {
+/**
+ * Applies the missing migrations, each in its own IMMEDIATE transaction that reads what is applied inside it: two
+ * processes migrating one store together (`quarry migrate` beside a starting server) apply each migration once, the
+ * second waiting (busy_timeout) and then finding it done. Answers the migrations this call applied.
+ */
+export function migrate(db: Database): { version: number; name: string }[] {
   db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)')
-  const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
-  const newest = Math.max(0, ...applied)
   const known = Math.max(0, ...MIGRATIONS.map((m) => m.version))
-  if (newest > known) throw new Error(`the store has schema version ${newest}, newer than this server knows (${known})`)
-  for (const m of MIGRATIONS) {
-    if (applied.has(m.version)) continue
-    db.transaction(() => {
-      db.run(m.sql)
-      db.run('INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)', [m.version, m.name, Date.now()])
-    })()
+  const done: { version: number; name: string }[] = []
+  for (;;) {
+    const next = db
+      .transaction(() => {
+        const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+        const newest = Math.max(0, ...applied)
+        if (newest > known) throw new Error(`the store has schema version ${newest}, newer than this server knows (${known})`)
+        const m = MIGRATIONS.find((m) => !applied.has(m.version))
+        if (!m) return undefined
+        db.run(m.sql)
+        db.run('INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)', [m.version, m.name, Date.now()])
+        return m
+      })
+      .immediate()
+    if (!next) return done
+    done.push({ version: next.version, name: next.name })
   }
 }
 

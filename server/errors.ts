@@ -2,7 +2,7 @@
 // it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
-import { noteErrorAnswer } from './request-log'
+import { noteErrorAnswer, pathOf } from './request-log'
 import { isUnstorableText } from './pg'
 import { UniqueViolation } from './unique'
 import { JSON_TYPE } from './wire'
@@ -109,7 +109,7 @@ function errorAnswer(log: Logger, code: string | number, raised: unknown, set: {
   log.error('internal error', {
     rid: requestId,
     method: request.method,
-    path: new URL(request.url).pathname,
+    path: pathOf(request.url),
     error: error instanceof Error ? (error.stack ?? error.message) : String(error),
   })
   set.status = 500

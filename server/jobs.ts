@@ -35,6 +35,8 @@ export class Jobs {
   private readonly held = new Set<string>()
   private readonly taken = new Set<string>()
   private readonly running = new Map<string, Promise<void>>()
+  /** Jobs whose lease is being asked for: a slow store must not let two asks of one job overlap (and both start it). */
+  private readonly asking = new Set<string>()
   private stopped = false
 
   constructor(private readonly deps: JobsDeps) {}
@@ -54,7 +56,16 @@ export class Jobs {
   }
 
   private async tick(job: Job): Promise<void> {
-    if (this.stopped) return
+    if (this.stopped || this.asking.has(job.name)) return
+    this.asking.add(job.name)
+    try {
+      await this.ask(job)
+    } finally {
+      this.asking.delete(job.name)
+    }
+  }
+
+  private async ask(job: Job): Promise<void> {
     const { leases, holder, ttlMs, log } = this.deps
     let lease: { lastRun: number; now: number } | undefined
     try {
@@ -78,15 +89,15 @@ export class Jobs {
     if (this.running.has(job.name)) return // a long run goes on; this ask only renewed the lease
     if (!(first && job.atTakeover) && lease.now - lease.lastRun < job.everyMs) return
     const started = performance.now()
-    const run = job
-      .run()
+    // A failed run counts as a run too: it is tried again at the next interval, as a run that went well would be,
+    // not at every ask (a blob sweep against an unreachable bucket would otherwise retry every few seconds).
+    const run = Promise.resolve()
+      .then(() => job.run())
       .then(
-        async () => {
-          await leases.ran(job.name, holder)
-          log.debug('periodic job ran', { job: job.name, holder, ms: Math.round(performance.now() - started) })
-        },
+        () => log.debug('periodic job ran', { job: job.name, holder, ms: Math.round(performance.now() - started) }),
         (e: unknown) => log.error('periodic job failed', { job: job.name, error: e instanceof Error ? e.message : String(e) }),
       )
+      .then(() => leases.ran(job.name, holder))
       .catch((e: unknown) => log.warn('periodic job run could not be recorded', { job: job.name, error: e instanceof Error ? e.message : String(e) }))
       .finally(() => this.running.delete(job.name))
     this.running.set(job.name, run)

@@ -9,7 +9,7 @@ export interface LeaseRow {
   holder: string
   /** Ms since the epoch (the store's clock). */
   expiresAt: number
-  /** When the job last finished (any holder); 0: never. */
+  /** When the job last ran to its end, well or not (any holder); 0: never. */
   lastRun: number
 }
 
@@ -20,7 +20,7 @@ export interface LeasesRepo {
    * holder has it.
    */
   acquire(name: string, holder: string, ttlMs: number): Promise<{ lastRun: number; now: number } | undefined>
-  /** Records that the job finished now; only while `holder` holds the lease (a holder that lost it records nothing). */
+  /** Records that the job ran now (well or not); only while `holder` holds the lease (one that lost it records nothing). */
   ran(name: string, holder: string): Promise<void>
   /** Gives the lease up at once (a clean shutdown), so another replica need not wait for it to expire. */
   release(name: string, holder: string): Promise<void>

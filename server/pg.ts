@@ -91,26 +91,29 @@ const MIGRATION_LOCK = 0x51_75_61_72 // "Quar"
 
 /**
  * Applies the missing migrations, each in its own transaction, under a transaction-scoped advisory lock: when
- * several replicas start together, one migrates and the others wait, then find nothing left to do.
+ * several replicas start together, one migrates and the others wait, then find nothing left to do. Answers the
+ * migrations this call applied.
  */
-export async function migratePg(pool: PgPool): Promise<void> {
+export async function migratePg(pool: PgPool): Promise<{ version: number; name: string }[]> {
   const known = Math.max(0, ...PG_MIGRATIONS.map((m) => m.version))
+  const applied: { version: number; name: string }[] = []
   for (;;) {
-    const done = await pool.begin(async (t) => {
+    const next = await pool.begin(async (t) => {
       await t.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
       await t.unsafe(
         'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied BIGINT NOT NULL)',
       )
-      const applied = new Set((await q<{ version: number }>(t, 'SELECT version FROM schema_migrations')).map((r) => r.version))
-      const newest = Math.max(0, ...applied)
+      const done = new Set((await q<{ version: number }>(t, 'SELECT version FROM schema_migrations')).map((r) => r.version))
+      const newest = Math.max(0, ...done)
       if (newest > known) throw new Error(`the store has schema version ${newest}, newer than this server knows (${known})`)
-      const next = PG_MIGRATIONS.find((m) => !applied.has(m.version))
-      if (!next) return true
+      const next = PG_MIGRATIONS.find((m) => !done.has(m.version))
+      if (!next) return undefined
       await t.unsafe(next.sql)
       await t.unsafe('INSERT INTO schema_migrations (version, name, applied) VALUES ($1, $2, $3)', [next.version, next.name, Date.now()])
-      return false
+      return next
     })
-    if (done) return
+    if (!next) return applied
+    applied.push({ version: next.version, name: next.name })
   }
 }
 

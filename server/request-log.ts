@@ -23,6 +23,23 @@ const started = new WeakMap<Request, Started>()
 /** The error plugin's answers, which Elysia does not hand to afterResponse hooks on every error path. */
 const errorAnswers = new WeakMap<Request, unknown>()
 
+/**
+ * The path of a request. Bun gives a request without a Host header (HTTP/1.0, as a load balancer's health check
+ * sends it) a URL that is only its path and query, which `new URL` refuses: such a request must be logged, not
+ * throw (an error thrown after the response ended the server process).
+ */
+export function pathOf(url: string): string {
+  if (url.startsWith('/')) {
+    const end = url.search(/[?#]/)
+    return end < 0 ? url : url.slice(0, end)
+  }
+  try {
+    return new URL(url).pathname
+  } catch {
+    return url
+  }
+}
+
 /** Called by the error plugin with the body it answers, so the request line can give its size. */
 export function noteErrorAnswer<T>(request: Request, body: T): T {
   errorAnswers.set(request, body)
@@ -84,7 +101,7 @@ export function requestLogPlugin(log: Logger, metrics: Metrics, clientOf: (serve
         rid: info.rid,
         ip: info.ip,
         method: request.method,
-        path: new URL(request.url).pathname,
+        path: pathOf(request.url),
         status,
         ms: Math.round(ms * 100) / 100,
         in: length === null ? undefined : Number(length),

@@ -30,6 +30,46 @@ describe('server process', () => {
     expect(readdirSync(dataDir)).toEqual([])
   })
 
+  test('requests without a Host header (HTTP/1.0, as a load balancer\'s health check sends them) are answered and logged; the server goes on', async () => {
+    const proc = spawnServer({ QUARRY_DATA_DIR: tempDir(), QUARRY_ADMIN_PASSWORD: 'process-test-password' })
+    try {
+      const { url, lines } = await listening(proc)
+      const { hostname, port } = new URL(url)
+      /** One request over its own connection, as written; answers the status line. */
+      const raw = (request: string) =>
+        new Promise<string>((resolve, reject) => {
+          let got = ''
+          void Bun.connect({
+            hostname,
+            port: Number(port),
+            socket: {
+              open: (s) => void s.write(request),
+              data: (_s, chunk) => void (got += new TextDecoder().decode(chunk)),
+              close: () => resolve(got.split('\r\n')[0]!),
+              error: (_s, e) => reject(e),
+            },
+          })
+        })
+      for (let i = 0; i < 5; i++) expect(await raw('GET /api/health/ready?probe=1 HTTP/1.0\r\n\r\n')).toBe('HTTP/1.1 200 OK')
+      // a cookie-authenticated change with no Host to compare its Origin with is refused (403), not a 500
+      const login = await fetch(`${url}/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ User: 'admin', Pass: 'process-test-password' }),
+      })
+      const { JWT } = (await login.json()) as { JWT: string }
+      expect(await raw(`POST /api/searchctrl/import HTTP/1.0\r\nCookie: token=${JWT}\r\nOrigin: http://${hostname}:${port}\r\n\r\n`)).toStartWith('HTTP/1.1 403')
+      expect((await fetch(`${url}/api/info/whoami`, { headers: { authorization: `Bearer ${JWT}` } })).status).toBe(200)
+      for (let i = 0; i < 100 && lines.filter((l) => JSON.parse(l).path === '/api/health/ready').length < 5; i++) await Bun.sleep(20)
+      expect(lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request' && l.path === '/api/health/ready')).toHaveLength(5)
+      expect((await fetch(`${url}/api/health`)).status).toBe(200)
+      expect(proc.exitCode).toBeNull()
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
+  })
+
   test('first start creates admin with a generated password shown once; a second start keeps it', async () => {
     const dataDir = tempDir()
     const first = spawnServer({ QUARRY_DATA_DIR: dataDir })

@@ -450,7 +450,9 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD'])
  */
 function sameOrigin(request: Request): boolean {
   const headers = request.headers
-  const host = (headers.get('host') ?? new URL(request.url).host).toLowerCase()
+  // A request without a Host header (HTTP/1.0) has a URL without a host: no origin can match it.
+  const host = (headers.get('host') ?? (URL.parse(request.url)?.host || '')).toLowerCase()
+  if (host === '') return false
   const origin = headers.get('origin')
   if (origin !== null) {
     try {
