@@ -116,6 +116,7 @@ export async function createApp(deps: AppDeps) {
     shared,
     secret: config.clusterSecret,
     heartbeatMs: deps.cluster?.heartbeatMs,
+    userExists: async (uid) => (await store.users.get(uid)) !== undefined,
   })
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing

@@ -61,6 +61,11 @@ export interface ClusterDeps {
   /** QUARRY_CLUSTER_SECRET; without it this process takes no internal requests. */
   secret: string | undefined
   heartbeatMs?: number
+  /**
+   * Whether a user still exists: the searches of a user deleted through another replica are removed by the heartbeat
+   * (the replica that deleted the user removed its own at once).
+   */
+  userExists?: (uid: number) => Promise<boolean>
   /** How requests are sent to other replicas (default: fetch). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
 }
@@ -117,11 +122,19 @@ export class Cluster {
       await repo.sweep(now - FORGET_MS, this.liveSince())
       if (this.shared) {
         this.deps.manager.sweep()
+        await this.dropOrphans()
         await this.sync()
       }
     } catch (e) {
       log.warn('the replica heartbeat failed', { replica: this.id, error: e instanceof Error ? e.message : String(e) })
     }
+  }
+
+  /** Removes the searches this process holds for users that no longer exist (deleted through another replica). */
+  private async dropOrphans(): Promise<void> {
+    const { userExists, manager } = this.deps
+    if (!userExists) return
+    for (const uid of new Set(manager.held().map((s) => s.record.uid))) if (!(await userExists(uid))) await manager.removeOwnedBy(uid)
   }
 
   /** Stops the heartbeat and leaves the registry (a clean stop: the others stop listing this replica at once). */

@@ -162,6 +162,20 @@ describe('cluster: searches', () => {
     onA.s.ws.close()
   }, 90_000)
 
+  test('a user deleted through C: the searches A runs for them leave every listing within the bound', async () => {
+    const u = await cluster.createUser('leaving')
+    const jwt = await cluster.login(u.User, u.Pass, A)
+    const id = await launch(A, jwt, 'tag=clusterweb')
+    expect((await A.call('PATCH', `/api/searchctrl/${id}/background`, { jwt })).status).toBe(200)
+    for (const r of [A, B, C]) expect(ids(await r.call('GET', '/api/searchctrl/all', { jwt: admin }))).toContain(id)
+    expect((await C.call('DELETE', `/api/users/${u.uid}/`, { jwt: admin })).status).toBe(200)
+    for (const r of [A, B, C]) {
+      const listed = await until(() => r.call('GET', '/api/searchctrl/all', { jwt: admin }), (res) => !ids(res).includes(id), DEATH_BOUND_MS + 10_000)
+      expect(ids(listed)).not.toContain(id)
+    }
+    expect((await A.call('GET', `/api/searchctrl/${id}`, { jwt: admin })).status).toBe(404)
+  }, 60_000)
+
   test('SIGKILL of A mid-search: B and C keep answering, its unsaved searches leave the listings within the bound, its saved one stays; ping drops A', async () => {
     const ping = async (r: Replica) => Object.keys((await r.call('GET', '/api/stats/ping', { jwt: admin })).body).sort()
     const keyOf = (r: Replica) => new URL(r.url).host
