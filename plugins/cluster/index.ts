@@ -27,7 +27,15 @@ export function internalRefusal(cluster: Cluster, request: Request): Response | 
 
 export function clusterPlugin({ cluster, handle }: { cluster: Cluster; handle: (request: Request) => Promise<Response> }) {
   return new Elysia({ name: 'quarry-cluster' }).onRequest(async ({ request }) => {
-    const url = new URL(request.url)
+    // Every request passes here: a substring test first (no URL parsing for the public routes, nor for requests
+    // whose URL cannot be parsed, such as HTTP/1.0 without a Host header).
+    if (!request.url.includes('/api/internal')) return
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return
+    }
     const path = url.pathname
     if (path !== '/api/internal' && !path.startsWith('/api/internal/')) return
     const refused = internalRefusal(cluster, request)
