@@ -118,3 +118,24 @@ function describeHolder(path: string): string {
     return 'pid unknown'
   }
 }
+
+const REPLICA_ID_FILE = 'replica-id'
+
+/**
+ * This data directory's name among the replicas of one PostgreSQL database (the holder of periodic-job leases, the
+ * sender of cluster events): made once and kept in the directory, so a replica restarted after a crash is the same
+ * holder and takes its leases back at once instead of waiting for them to expire. Only one process uses a directory
+ * at a time (the lock above, which the caller holds), so no two live processes share a name.
+ */
+export function replicaId(dir: string): string {
+  const path = join(dir, REPLICA_ID_FILE)
+  try {
+    const kept = readFileSync(path, 'utf8').trim()
+    if (/^[0-9a-f-]{36}$/.test(kept)) return kept
+  } catch {
+    // none yet
+  }
+  const id = crypto.randomUUID()
+  writeFileSync(path, `${id}\n`, { mode: PRIVATE_FILE_MODE })
+  return id
+}

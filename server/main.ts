@@ -10,7 +10,7 @@ import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } fro
 import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
 import { engineKey } from '../plugins/stats'
 import { describeSystem } from '../plugins/stats/system'
-import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, secureDataDir } from './datadir'
+import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, replicaId, secureDataDir } from './datadir'
 import { createLogger } from './log'
 import { probeBlobStore } from './blob/probe'
 import { type Store, blobReferences, createSqliteStore } from './store'
@@ -121,10 +121,20 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const uploads = trackPuts(opened)
   const blobs = uploads.blobs
-  // This process among the replicas of one database (lease holder, sender of cluster events). With SQLite there is one
-  // process per store (the data directory is locked), so its name is fixed: a restart after a crash holds the leases
-  // of the process before it at once.
-  const replica = pgPool ? `${hostname()}:${process.pid}:${crypto.randomUUID().slice(0, 8)}` : 'local'
+  // This process among the replicas of one database (lease holder, sender of cluster events): named by its data
+  // directory, which one process at a time uses, so a restart after a crash holds its leases again at once. With
+  // SQLite there is one process per store: its name is fixed.
+  let replica = 'local'
+  if (pgPool) {
+    try {
+      replica = `${hostname()}:${replicaId(config.dataDir)}`
+    } catch (e) {
+      console.error(`quarry: cannot use the data directory ${config.dataDir}: ${firstLine(e)}`)
+      await store.close()
+      lock.release()
+      process.exit(1)
+    }
+  }
   let events: ClusterEvents = localEvents()
   if (pgPool) {
     try {
@@ -223,7 +233,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     console.error(`quarry: cannot create the first admin account: ${firstLine(e)}`)
     await shutdown('start-up failure', 1)
   }
-  log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind })
+  log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind, replica })
 
   // Cluster-wide jobs: they act on the shared store and blob store, so one replica at a time runs each (server/jobs.ts).
   jobs.start({

@@ -13,8 +13,8 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => cluster?.stop(), 30_000)
 
-/** The replica whose lease-holder name is `holder` (it carries the process id). */
-const byHolder = (holder: unknown) => cluster.replicas.find((r) => r.alive && String(holder).split(':').at(-2) === String(r.proc.pid))
+/** The live replica whose lease-holder name is `holder` (its `listening` log line names it). */
+const byHolder = (holder: unknown) => cluster.replicas.find((r) => r.alive && r.lines.find((l) => l.msg === 'listening')?.replica === holder)
 
 /** Log lines of every replica since `since` (a count of lines per replica) with message `msg` and job `job`. */
 function runs(msg: string, job: string, since: Map<Replica, number> = new Map()) {
