@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia'
 import type { BlobStore } from './blob'
 import { BodyRules, bodyPlugin } from './body'
-import type { Config } from './config'
+import { type Config, isCluster } from './config'
 import type { ClusterEvents } from './events'
 import { errorPlugin } from './errors'
 import { securityHeadersPlugin } from './headers'
@@ -31,6 +31,8 @@ import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
 import { websocketOptions, wsPlugin } from '../plugins/ws'
 import { SearchManager } from './search/manager'
+import { Cluster } from './cluster'
+import { clusterPlugin } from '../plugins/cluster'
 import type { MatchPool } from './search/match'
 import { dashboardsPlugin } from '../plugins/dashboards'
 import { libraryPlugin } from '../plugins/library'
@@ -43,6 +45,8 @@ export interface AppDeps {
   log: Logger
   /** Milliseconds since the epoch; tests pass a clock they can move. */
   clock?: () => number
+  /** Tests only: the heartbeat of the replica registry (server/cluster). */
+  cluster?: { heartbeatMs?: number }
   /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
   search?: { chunk?: number; stepMs?: number; step?: () => Promise<void>; matcher?: MatchPool; compileBudgetMs?: number; historyKeep?: number }
   /** Where a generated admin password is shown, once. */
@@ -88,7 +92,10 @@ export async function createApp(deps: AppDeps) {
   }
   if (!deps.deferFirstAdmin) await createFirstAdmin()
   const quotas = new Quotas(config, store)
+  // Several replicas share a PostgreSQL store: searches are published there and requests forwarded to their owner.
+  const shared = isCluster(config)
   searches = new SearchManager({
+    shared,
     quotas,
     entries: store.entries,
     searches: store.searches,
@@ -101,18 +108,32 @@ export async function createApp(deps: AppDeps) {
     ...deps.search,
   })
   await searches.init()
+  const cluster = new Cluster({
+    repo: store.cluster,
+    saved: store.searches,
+    manager: searches,
+    log,
+    clock,
+    shared,
+    secret: config.clusterSecret,
+    heartbeatMs: deps.cluster?.heartbeatMs,
+    userExists: async (uid) => (await store.users.get(uid)) !== undefined,
+  })
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const docs = new ApiDocs()
+  // The internal routes serve a forwarded request through the whole app, which exists only once it is built.
+  let handleRef: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 })
   const app = new Elysia({ encodeSchema: false, websocket: websocketOptions() })
     .use(securityHeadersPlugin())
     .use(requestLogPlugin(log, metrics, clientOf))
+    .use(clusterPlugin({ cluster, handle: (request): Promise<Response> => handleRef(request) }))
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))
     .use(docsPlugin(docs))
-    .use(systemPlugin({ config, auth, clock, startedAt: clock(), readiness: readinessCheck(store, deps.blobs) }))
+    .use(systemPlugin({ config, auth, clock, distributed: shared, startedAt: clock(), readiness: readinessCheck(store, deps.blobs) }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
     .use(usersPlugin({ config, store, auth, clock, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
@@ -121,16 +142,17 @@ export async function createApp(deps: AppDeps) {
     .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas }))
     .use(filesPlugin({ config, store, blobs, auth, log, clock, quotas }))
     .use(ingestPlugin({ store, auth, clock }))
-    .use(searchCtrlPlugin({ config, store, auth, searches, clock, quotas }))
-    .use(statsPlugin({ config, auth, searches }))
-    .use(wsPlugin({ config, store, auth, searches, clock, log }))
+    .use(searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas }))
+    .use(statsPlugin({ config, auth, searches, cluster }))
+    .use(wsPlugin({ config, store, auth, searches, cluster, clock, log }))
     .use(notificationsPlugin({ config, store, auth, clock }))
     .use(dashboardsPlugin({ store, auth, clock, quotas }))
     .use(libraryPlugin({ store, auth, clock, quotas }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
   docs.learn(app)
-  return { app, auth, searches, metrics, createFirstAdmin }
+  handleRef = (request) => app.handle(request)
+  return { app, auth, searches, cluster, metrics, createFirstAdmin }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { ConfigError, checkServerConfig, loadConfig, parseBytes, parseDuration, parseListen } from './config'
+import { ConfigError, advertisedOrigin, checkServerConfig, clusterRefusal, loadConfig, parseBytes, parseDuration, parseListen } from './config'
 
 /** The one-line message with which loadConfig refuses `env`; it must name the variable first. */
 function refusal(env: Record<string, string | undefined>, name: string): string {
@@ -264,6 +264,76 @@ describe('operations: metrics token, trusted proxies, TLS', () => {
   })
 })
 
+describe('cluster configuration: QUARRY_ADVERTISE and QUARRY_CLUSTER_SECRET', () => {
+  const url = 'postgres://quarry:secret@db.example.com:5432/quarry'
+  const secret = 'x'.repeat(32)
+
+  test('unset: no advertised address, no secret; a single server needs neither', () => {
+    const { config } = loadConfig({})
+    expect(config.advertise).toBeUndefined()
+    expect(config.clusterSecret).toBeUndefined()
+    expect(clusterRefusal(config)).toBeUndefined()
+    expect(clusterRefusal(loadConfig({ QUARRY_LISTEN: '0.0.0.0:8080' }).config)).toBeUndefined()
+    expect(advertisedOrigin(config, 8080)).toBe('http://127.0.0.1:8080')
+  })
+
+  test.each([
+    ['10.0.0.5:8080', 'http://10.0.0.5:8080'],
+    ['quarry-2.internal:9000', 'http://quarry-2.internal:9000'],
+    ['http://10.0.0.5:8080', 'http://10.0.0.5:8080'],
+    ['https://quarry-2.internal:8443/', 'https://quarry-2.internal:8443'],
+    ['[fd00::5]:8080', 'http://[fd00::5]:8080'],
+  ])('QUARRY_ADVERTISE %s is the origin %s', (raw, origin) => {
+    const { config, warnings } = loadConfig({ QUARRY_ADVERTISE: raw })
+    expect(config.advertise).toBe(origin)
+    expect(advertisedOrigin(config, 1234)).toBe(origin)
+    expect(warnings).toEqual([])
+  })
+
+  test('host:port is https when the server serves TLS itself', () => {
+    expect(loadConfig({ QUARRY_ADVERTISE: '10.0.0.5:8443', QUARRY_TLS_CERT: 'c.pem', QUARRY_TLS_KEY: 'k.pem' }).config.advertise).toBe('https://10.0.0.5:8443')
+  })
+
+  test.each(['10.0.0.5', 'http://10.0.0.5', 'ftp://10.0.0.5:21', 'http://u:p@10.0.0.5:8080', 'http://10.0.0.5:8080/quarry', 'http://10.0.0.5:8080/?a=1', '0.0.0.0:8080', '10.0.0.5:0', 'not an address:80'])(
+    'QUARRY_ADVERTISE %s is refused with one line',
+    (raw) => {
+      refusal({ QUARRY_ADVERTISE: raw }, 'QUARRY_ADVERTISE')
+    },
+  )
+
+  test('QUARRY_CLUSTER_SECRET: at least 32 bytes (counted in UTF-8), never echoed', () => {
+    expect(loadConfig({ QUARRY_CLUSTER_SECRET: secret }).config.clusterSecret).toBe(secret)
+    expect(loadConfig({ QUARRY_CLUSTER_SECRET: 'é'.repeat(16) }).config.clusterSecret).toBe('é'.repeat(16))
+    const message = refusal({ QUARRY_CLUSTER_SECRET: 'y'.repeat(31) }, 'QUARRY_CLUSTER_SECRET')
+    expect(message).not.toContain('y'.repeat(31))
+  })
+
+  test('a replica (QUARRY_DATABASE_URL) refuses to start without the secret, with one line naming it; one server alone on PostgreSQL needs none', () => {
+    const message = clusterRefusal(loadConfig({ QUARRY_DATABASE_URL: url }).config)
+    expect(message).toStartWith('QUARRY_CLUSTER_SECRET:')
+    expect(message).not.toContain('\n')
+    expect(clusterRefusal(loadConfig({ QUARRY_DATABASE_URL: url, QUARRY_SINGLE_SERVER: 'true', QUARRY_LISTEN: '0.0.0.0:80' }).config)).toBeUndefined()
+  })
+
+  test('a replica listening on a wildcard address needs QUARRY_ADVERTISE', () => {
+    for (const listen of ['0.0.0.0:8080', '[::]:8080']) {
+      const message = clusterRefusal(loadConfig({ QUARRY_DATABASE_URL: url, QUARRY_CLUSTER_SECRET: secret, QUARRY_LISTEN: listen }).config)
+      expect(message).toStartWith('QUARRY_ADVERTISE:')
+      expect(message).not.toContain('\n')
+      const given = loadConfig({ QUARRY_DATABASE_URL: url, QUARRY_CLUSTER_SECRET: secret, QUARRY_LISTEN: listen, QUARRY_ADVERTISE: '10.0.0.5:8080' }).config
+      expect(clusterRefusal(given)).toBeUndefined()
+      expect(advertisedOrigin(given, 8080)).toBe('http://10.0.0.5:8080')
+    }
+  })
+
+  test('a replica on a named address advertises it, with the port it got', () => {
+    const { config } = loadConfig({ QUARRY_DATABASE_URL: url, QUARRY_CLUSTER_SECRET: secret, QUARRY_LISTEN: '10.0.0.7:0' })
+    expect(clusterRefusal(config)).toBeUndefined()
+    expect(advertisedOrigin(config, 41234)).toBe('http://10.0.0.7:41234')
+    expect(advertisedOrigin(loadConfig({ QUARRY_LISTEN: '[fd00::7]:80' }).config, 80)).toBe('http://[fd00::7]:80')
+  })
+})
+
 describe('cluster configuration (issue 13)', () => {
   const S3 = {
     QUARRY_S3_ENDPOINT: 'http://127.0.0.1:9000',
@@ -318,8 +388,11 @@ describe('cluster configuration (issue 13)', () => {
   })
 
   test('complete: PostgreSQL with S3, one server alone on PostgreSQL, SQLite with disk or S3 blobs', () => {
-    expect(serverRefusal({ ...PG, ...S3 })).toBeUndefined()
+    expect(serverRefusal({ ...PG, ...S3, QUARRY_CLUSTER_SECRET: 'x'.repeat(32) })).toBeUndefined()
     expect(serverRefusal({ ...PG, QUARRY_SINGLE_SERVER: 'true' })).toBeUndefined()
+    // a replica also needs the cluster secret (and an address when it listens on every address)
+    expect(serverRefusal({ ...PG, ...S3 })).toStartWith('QUARRY_CLUSTER_SECRET:')
+    expect(serverRefusal({ ...PG, ...S3, QUARRY_CLUSTER_SECRET: 'x'.repeat(32), QUARRY_LISTEN: '0.0.0.0:8080' })).toStartWith('QUARRY_ADVERTISE:')
     expect(serverRefusal({})).toBeUndefined()
     expect(serverRefusal(S3)).toBeUndefined()
   })

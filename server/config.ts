@@ -75,6 +75,13 @@ export interface Config {
   trustedProxies: TrustedProxies | undefined
   /** Certificate and key files (PEM) for HTTPS; undefined: plain HTTP. Read by server/main.ts at start. */
   tls: { certFile: string; keyFile: string } | undefined
+  /**
+   * QUARRY_ADVERTISE: where other replicas reach this one (an http(s) origin); undefined: QUARRY_LISTEN's address
+   * with the port the server got (see clusterRefusal).
+   */
+  advertise: string | undefined
+  /** QUARRY_CLUSTER_SECRET: what replicas show each other on the internal routes (server/cluster); required in a cluster. */
+  clusterSecret: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -90,7 +97,7 @@ const KNOWN = new Set([
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
-  'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL',
+  'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
   'QUARRY_MAX_SEARCHES_PER_USER',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   ...S3_VARIABLES,
@@ -235,6 +242,65 @@ function parseTls(get: (name: string) => string | undefined): Config['tls'] {
   return { certFile, keyFile }
 }
 
+/**
+ * QUARRY_ADVERTISE: `host:port` or an http(s)://host:port URL with nothing after the port; answered as an origin
+ * (`http://` for host:port, or `https://` when this server serves TLS itself).
+ */
+function parseAdvertise(raw: string | undefined, tls: boolean): string | undefined {
+  if (raw === undefined) return undefined
+  const example = '(examples: 10.0.0.5:8080, https://quarry-2.internal:8443)'
+  const value = raw.trim()
+  let url: URL | undefined
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `${tls ? 'https' : 'http'}://${value}`)
+  } catch {}
+  if (!url || !['http:', 'https:'].includes(url.protocol) || !url.hostname || url.username || url.password || url.search || url.hash || url.pathname !== '/')
+    throw new ConfigError(`QUARRY_ADVERTISE: "${raw}" must be host:port or an http(s)://host:port URL without a path ${example}`)
+  if (!url.port && !/:\d+\/?$/.test(value)) throw new ConfigError(`QUARRY_ADVERTISE: "${raw}" names no port ${example}`)
+  if (['0.0.0.0', '[::]'].includes(url.hostname) || url.port === '0')
+    throw new ConfigError(`QUARRY_ADVERTISE: "${raw}" is not an address another replica can reach ${example}`)
+  return url.origin
+}
+
+/** Shortest QUARRY_CLUSTER_SECRET, in bytes: as strong as the JWT signing key generated for a single server. */
+export const MIN_CLUSTER_SECRET_BYTES = 32
+
+/** A wildcard listen address names no host another replica could reach. */
+const isWildcard = (host: string) => ['', '0.0.0.0', '::', '[::]'].includes(host)
+
+/**
+ * Why this configuration cannot serve as a replica of a cluster (QUARRY_DATABASE_URL set), as one line; undefined
+ * when it can (or when it is not a cluster). Checked by the server at start only: the admin commands that open the
+ * store need neither the secret nor an address.
+ */
+export function clusterRefusal(config: Config): string | undefined {
+  if (!isCluster(config)) return undefined
+  if (config.clusterSecret === undefined)
+    return `QUARRY_CLUSTER_SECRET: must be set when QUARRY_DATABASE_URL is (replicas authenticate each other with it; at least ${MIN_CLUSTER_SECRET_BYTES} bytes, e.g. from openssl rand -base64 48)`
+  if (config.advertise === undefined && isWildcard(config.listenHost))
+    return `QUARRY_ADVERTISE: must be set when QUARRY_LISTEN listens on every address (${config.listenHost || '0.0.0.0'}) and QUARRY_DATABASE_URL is set: other replicas need the address that reaches this one (example: 10.0.0.5:8080)`
+  return undefined
+}
+
+/** Whether this server is a replica of a cluster: on PostgreSQL, not declared alone there (QUARRY_SINGLE_SERVER). */
+export function isCluster(config: Config): boolean {
+  return config.databaseUrl !== undefined && !config.singleServer
+}
+
+/** Where other replicas reach this server once it listens on `port`: QUARRY_ADVERTISE, else QUARRY_LISTEN's host. */
+export function advertisedOrigin(config: Config, port: number): string {
+  if (config.advertise) return config.advertise
+  const host = config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost
+  return `${config.tls ? 'https' : 'http'}://${host}:${port}`
+}
+
+function parseClusterSecret(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  if (Buffer.byteLength(raw) < MIN_CLUSTER_SECRET_BYTES)
+    throw new ConfigError(`QUARRY_CLUSTER_SECRET: must be at least ${MIN_CLUSTER_SECRET_BYTES} bytes (e.g. from openssl rand -base64 48)`)
+  return raw
+}
+
 function trustedProxies(raw: string | undefined): TrustedProxies | undefined {
   if (raw === undefined) return undefined
   try {
@@ -321,6 +387,8 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     metricsToken: parseMetricsToken(get('QUARRY_METRICS_TOKEN')),
     trustedProxies: trustedProxies(get('QUARRY_TRUSTED_PROXIES')),
     tls: parseTls(get),
+    advertise: parseAdvertise(get('QUARRY_ADVERTISE'), get('QUARRY_TLS_CERT') !== undefined),
+    clusterSecret: parseClusterSecret(get('QUARRY_CLUSTER_SECRET')),
   }
   return { config, warnings }
 }
@@ -338,4 +406,6 @@ export function checkServerConfig(config: Config): void {
         '(set QUARRY_S3_ENDPOINT, QUARRY_S3_BUCKET, QUARRY_S3_ACCESS_KEY and QUARRY_S3_SECRET_KEY), ' +
         'or QUARRY_SINGLE_SERVER=true for one server alone with its blobs in its data directory',
     )
+  const refusal = clusterRefusal(config)
+  if (refusal) throw new ConfigError(refusal)
 }

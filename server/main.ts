@@ -7,7 +7,9 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from './app'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
-import { ConfigError, checkServerConfig, loadConfig } from './config'
+import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
+import { engineKey } from '../plugins/stats'
+import { describeSystem } from '../plugins/stats/system'
 import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, replicaId, secureDataDir } from './datadir'
 import { createLogger } from './log'
 import { probeBlobStore } from './blob/probe'
@@ -145,7 +147,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const { app, auth, searches, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
+  const { app, auth, searches, cluster, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
@@ -171,6 +173,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
     // The uploads cut off fail and remove their partial files (temporary files, S3 multipart uploads).
     if (!(await uploads.settled(UPLOAD_CLEANUP_MS))) log.warn('an upload cut off by the shutdown did not finish removing its partial file')
+    await cluster.stop() // the other replicas stop listing this one and its searches at once
     await searches.close() // running searches stop; saved ones are moved or finished at the next start
     await jobsStopped
     await events.close().catch(() => undefined)
@@ -208,6 +211,20 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const address = `${tls ? 'https' : 'http'}://${config.listenHost.includes(':') ? `[${config.listenHost}]` : config.listenHost}:${app.server?.port}`
   lock.describe(address)
+  try {
+    // The registry (server/cluster): a replica's key in the status objects is its advertised host:port; a single
+    // server keeps the key it always had.
+    const port = app.server?.port ?? config.listenPort
+    const origin = advertisedOrigin(config, port)
+    await cluster.start({
+      name: isCluster(config) ? hostPort(origin) : engineKey(config.listenHost, port),
+      address: origin,
+      description: await describeSystem(),
+    })
+  } catch (e) {
+    console.error(`quarry: cannot join the replica registry: ${firstLine(e)}`)
+    await shutdown('start-up failure', 1)
+  }
   // Only now that the server can serve: a failed start leaves no admin behind, so the password is shown by the start
   // that works. A request in the moment before this sees an empty user table: its login fails like a wrong password.
   try {
@@ -284,6 +301,12 @@ function readTls(files: { certFile: string; keyFile: string }): { cert: string; 
   }
   if (!x509.checkPrivateKey(privateKey)) throw new Error(`QUARRY_TLS_KEY: ${files.keyFile} is not the key of the certificate in ${files.certFile}`)
   return { cert, key }
+}
+
+/** host:port of an origin, with the scheme's default port spelt out (the status objects' key shape). */
+function hostPort(origin: string): string {
+  const u = new URL(origin)
+  return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`
 }
 
 /** A file system or SQLite refusal to write: the operator must fix modes, ownership or the mount (exit 2). */

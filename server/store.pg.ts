@@ -2,6 +2,7 @@
 // Migrations run at open, once per cluster (see migratePg).
 import { type PgPool, migratePg, openPg } from './pg'
 import type { Store } from './store'
+import { PgClusterRepo } from './cluster/repo.pg'
 import { PgUsersRepo } from '../plugins/users/repo.pg'
 import { PgGroupsRepo } from '../plugins/groups/repo.pg'
 import { PgSessionsRepo } from '../plugins/auth/repo.pg'
@@ -39,6 +40,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     library: new PgLibraryRepo(sql),
     quota: new PgQuotaRepo(sql),
     notifications: new PgNotificationsRepo(sql),
+    cluster: new PgClusterRepo(sql),
     leases: new PgLeasesRepo(sql),
     kind: 'pg',
     close: () => sql.close(),

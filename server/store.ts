@@ -3,6 +3,7 @@
 // Repository methods that change several rows do so in one transaction of their own.
 import type { Database } from 'bun:sqlite'
 import { openDatabase } from './db'
+import { SqliteClusterRepo, type ClusterRepo } from './cluster/repo'
 import type { BlobReference } from './blob/sweep'
 import { searchBlobKeys } from './search/repo'
 import { SqliteUsersRepo, type UsersRepo } from '../plugins/users/repo'
@@ -37,6 +38,8 @@ export interface Store {
   /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
   quota: QuotaRepo
   notifications: NotificationsRepo
+  /** The replica registry and the records of the searches each replica holds (server/cluster). */
+  cluster: ClusterRepo
   /** Leases of the periodic jobs: which process runs each (server/jobs.ts). */
   leases: LeasesRepo
   /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
@@ -75,6 +78,7 @@ export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}
     library: new SqliteLibraryRepo(db),
     quota: new SqliteQuotaRepo(db),
     notifications: new SqliteNotificationsRepo(db),
+    cluster: new SqliteClusterRepo(db),
     leases: new SqliteLeasesRepo(db),
     kind: 'sqlite',
     close: async () => db.close(),

@@ -173,7 +173,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   const announced: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
   const build = () => createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l), search: options.search })
-  let { app, auth, searches } = await build()
+  let { app, auth, searches, cluster } = await build()
 
   /**
    * Sends a request as built by the caller (multipart bodies, streams) and reads the answer, which must be what the
@@ -257,7 +257,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
    */
   async function restart(opts: { crash?: boolean } = {}): Promise<void> {
     if (!opts.crash) await searches.close()
-    ;({ app, auth, searches } = await build())
+    ;({ app, auth, searches, cluster } = await build())
   }
 
   return {
@@ -269,6 +269,10 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     },
     get searches() {
       return searches
+    },
+    /** The replica registry and search records (server/cluster); not started (no listening server). */
+    get cluster() {
+      return cluster
     },
     restart,
     store,

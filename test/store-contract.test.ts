@@ -465,6 +465,47 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     await s.entries.ping()
   })
 
+  test('cluster: replicas live by heartbeat, search records by live owner, a claim wins once', async () => {
+    const s = await setup()
+    const replica = (id: string, heartbeat: number) => ({ id, name: `${id}:80`, address: `http://${id}:80`, description: '{}', started: T0, heartbeat })
+    const record = (id: string, owner: string, data = '{}') => ({ id, owner, uid: 1, gid: 0, started: T0, data, updated: T0 })
+    await s.cluster.register(replica('a', T0))
+    expect(await s.cluster.live(T0)).toEqual([replica('a', T0)])
+    expect(await s.cluster.heartbeat('a', T0 + 10)).toBe(true)
+    expect(await s.cluster.heartbeat('nobody', T0 + 10)).toBe(false)
+    expect(await s.cluster.live(T0 + 10)).toEqual([replica('a', T0 + 10)])
+    expect(await s.cluster.live(T0 + 11)).toEqual([])
+    await s.cluster.putRecords([record('1', 'a', '{"v":1}'), record('2', 'a')])
+    await s.cluster.putRecords([record('1', 'a', '{"v":2}')])
+    // a record another replica owns is not overwritten by a put
+    await s.cluster.putRecords([record('1', 'z', '{"v":3}')])
+    expect(await s.cluster.liveRecords(T0)).toEqual([record('1', 'a', '{"v":2}'), record('2', 'a')])
+    expect(await s.cluster.ownerOf('1', T0)).toEqual({ owner: 'a', address: 'http://a:80' })
+    expect(await s.cluster.ownerOf('1', T0 + 11)).toBeUndefined()
+    expect(await s.cluster.ownerOf('9', T0)).toBeUndefined()
+    // a live owner keeps its search; the claim of a search whose owner is not live, or is named as unreachable, wins
+    expect(await s.cluster.claim(record('1', 'b'), T0)).toBe(false)
+    expect(await s.cluster.claim(record('1', 'b'), T0, 'a')).toBe(true)
+    expect(await s.cluster.claim(record('2', 'b'), T0 + 11)).toBe(true)
+    expect(await s.cluster.claim(record('3', 'b'), T0)).toBe(true)
+    expect((await s.cluster.liveRecords(0)).map((r) => [r.id, r.owner])).toEqual([])
+    await s.cluster.deleteRecords('a', ['3'])
+    await s.cluster.deleteRecords('b', ['3'])
+    // records whose owner is not live go with the sweep; so do long-dead replicas
+    await s.cluster.register(replica('b', T0 + 20))
+    expect((await s.cluster.liveRecords(T0)).map((r) => [r.id, r.owner])).toEqual([['1', 'b'], ['2', 'b']])
+    await s.cluster.sweep(T0 + 20, T0 + 20)
+    expect((await s.cluster.live(0)).map((r) => r.id)).toEqual(['b'])
+    expect((await s.cluster.liveRecords(0)).map((r) => r.id)).toEqual(['1', '2'])
+    await s.cluster.leave('b')
+    expect(await s.cluster.live(0)).toEqual([])
+    expect(await s.cluster.liveRecords(0)).toEqual([])
+    // SQLite has one process per store: registering forgets the replicas of earlier runs; PostgreSQL keeps the others
+    await s.cluster.register(replica('c', T0))
+    await s.cluster.register(replica('d', T0))
+    expect((await s.cluster.live(0)).map((r) => r.id)).toEqual(s.kind === 'sqlite' ? ['d'] : ['c', 'd'])
+  })
+
   test('searches: saved rows upserted and listed, deleted with their row, history newest first, blob references', async () => {
     const s = await setup()
     await user(s, 'a')
@@ -483,6 +524,8 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     ])
     expect(await s.searches.savedExists('200')).toBe(true)
     expect(await s.searches.savedExists('300')).toBe(false)
+    expect(await s.searches.getSaved('200')).toEqual(saved('200', T0 + 2, { state: 'saved', resultsKey: 'r', indexKey: 'i', finished: T0 + 3 }))
+    expect(await s.searches.getSaved('300')).toBeUndefined()
     expect((await s.searches.blobReferences()).sort((x, y) => x.key.localeCompare(y.key))).toEqual([
       { key: 'i', item: 'search 200' }, { key: 'r', item: 'search 200' },
     ])

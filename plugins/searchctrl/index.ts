@@ -8,6 +8,7 @@ import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/body'
+import type { Cluster } from '../../server/cluster'
 import type { Config } from '../../server/config'
 import { ArchiveError } from '../../server/search/archive'
 import { FilePart, MultipartError, multipartUpload, streamUpload } from '../../server/upload/multipart'
@@ -17,7 +18,7 @@ import { contentDisposition, downloadHeaders } from '../../server/headers'
 import { checkJsonShape } from '../../server/json-shape'
 import { rawMembers } from '../../server/raw-json'
 import { QueryError } from '../../server/search/query'
-import { type ImportBound, type ReadArchive, type SearchManager, type Viewer, stateWords } from '../../server/search/manager'
+import { type ImportBound, type ReadArchive, type SearchManager, type SearchView, type Viewer, reaches, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
@@ -34,6 +35,8 @@ export interface SearchCtrlDeps {
   store: Store
   auth: AuthService
   searches: SearchManager
+  /** Where searches held by other replicas are listed from and requests about them forwarded to. */
+  cluster: Cluster
   clock: () => number
   quotas: Quotas
 }
@@ -80,7 +83,7 @@ const EXPANSION_LIMIT = 16
 const FIELD_LIMIT = 16 * 1024
 const MAX_BATCH_TEXT = 4096
 
-export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas }: SearchCtrlDeps) {
+export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas }: SearchCtrlDeps) {
   auth.onSessionsEnded((ids) => searches.detachClients(ids.map(sessionClient)))
   auth.onSessionReplaced((oldId, newId) => searches.replaceClient(sessionClient(oldId), sessionClient(newId)))
   auth.onTokensEnded((ids) => searches.detachClients(ids.map(tokenClient)))
@@ -89,6 +92,20 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
   async function viewer(caller: Caller): Promise<Viewer> {
     const groups = await store.groups.groupsOf(caller.uid)
     return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
+  }
+
+  /**
+   * The searches the caller may list, oldest first: this process's from memory, and in a cluster those other
+   * replicas hold and the saved ones nobody holds.
+   */
+  async function listing(caller: Caller, all: boolean) {
+    const v = await viewer(caller)
+    const views: SearchView[] = searches.list(v, all)
+    if (cluster.shared) {
+      for (const s of await cluster.othersSearches()) if (all || reaches(v, s)) views.push(s)
+      views.sort((a, b) => a.record.started - b.record.started)
+    }
+    return views.map((s) => toListEntry(s, config.searchGraceMs))
   }
 
   /**
@@ -237,6 +254,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
           noHistory: body.NoHistory ?? false,
           metadata: body.Metadata,
         })
+        await cluster.sync()
         return { SearchID: s.record.id }
       },
       {
@@ -248,10 +266,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
     )
     .get(
       '/api/searchctrl',
-      async ({ caller, query }) => {
-        const all = caller.admin && query.admin === 'true'
-        return searches.list(await viewer(caller), all).map((s) => toListEntry(s, config.searchGraceMs))
-      },
+      async ({ caller, query }) => listing(caller, caller.admin && query.admin === 'true'),
       {
         access: 'AttachSearch',
         query: AdminQuery,
@@ -259,12 +274,12 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
         detail: { summary: 'List the searches you can see', description: 'Yours and those shared with a group of yours; with `?admin=true` an admin gets all.' },
       },
     )
-    .get('/api/searchctrl/all', async ({ caller }) => searches.list(await viewer(caller), true).map((s) => toListEntry(s, config.searchGraceMs)), {
+    .get('/api/searchctrl/all', async ({ caller }) => listing(caller, true), {
       access: 'admin',
       response: t.Array(ListEntry),
       detail: { summary: 'List every search on the server' },
     })
-    .get('/api/searchctrl/:id', async ({ caller, params }) => [toDetail(searches.viewable(await viewer(caller), checkId(params.id)))], {
+    .get('/api/searchctrl/:id', async ({ caller, params, request }) => ((await cluster.route(request, checkId(params.id))) as never) ?? [toDetail(searches.viewable(await viewer(caller), params.id))], {
       access: 'AttachSearch',
       params: IdParams,
       response: t.Array(Detail),
@@ -272,13 +287,17 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
     })
     .get(
       '/api/searchctrl/:id/details',
-      async ({ caller, params }) => toDetails(searches.viewable(await viewer(caller), checkId(params.id)), clock(), config.searchGraceMs),
+      async ({ caller, params, request }) =>
+        ((await cluster.route(request, checkId(params.id))) as never) ?? toDetails(searches.viewable(await viewer(caller), params.id), clock(), config.searchGraceMs),
       { access: 'AttachSearch', params: IdParams, response: Details, detail: { summary: 'Get a search\'s full record' } },
     )
     .patch(
       '/api/searchctrl/:id/background',
-      async ({ caller, params }) => {
-        searches.background(await viewer(caller), checkId(params.id))
+      async ({ caller, params, request }) => {
+        const forwarded = await cluster.route(request, checkId(params.id))
+        if (forwarded) return forwarded
+        searches.background(await viewer(caller), params.id)
+        await cluster.sync()
         return jsonNull()
       },
       { access: 'BackgroundSearch', params: IdParams, response: refusals(409), detail: { summary: 'Background a search', description: 'It stays after its last client leaves; only an ACTIVE or BACKGROUNDED search.' } },
@@ -287,9 +306,12 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
       '/api/searchctrl/:id/save',
       async ({ caller, params, request, body }) => {
         const text = rawBody(request)
+        const forwarded = await cluster.route(request, checkId(params.id), text)
+        if (forwarded) return forwarded
         if (text.trim() !== '') checkJsonShape(text, 'the metadata')
         const metadata = text.trim() === '' ? undefined : body
-        await searches.save(await viewer(caller), checkId(params.id), metadata)
+        await searches.save(await viewer(caller), params.id, metadata)
+        await cluster.sync()
         return jsonNull()
       },
       {
@@ -301,40 +323,54 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
     )
     .put(
       '/api/searchctrl/:id/stop',
-      async ({ caller, params }) => {
-        searches.stop(await viewer(caller), checkId(params.id))
+      async ({ caller, params, request }) => {
+        const forwarded = await cluster.route(request, checkId(params.id))
+        if (forwarded) return forwarded
+        searches.stop(await viewer(caller), params.id)
+        await cluster.sync()
         return jsonNull()
       },
       { access: 'Search', params: IdParams, detail: { summary: 'Stop a running search', description: 'Its output stays usable; its owner or an admin. A saved or dormant search answers 400.' } },
     )
     .delete(
       '/api/searchctrl/:id',
-      async ({ caller, params }) => {
-        await searches.delete(await viewer(caller), checkId(params.id))
+      async ({ caller, params, request }) => {
+        const forwarded = await cluster.route(request, checkId(params.id))
+        if (forwarded) return forwarded
+        await searches.delete(await viewer(caller), params.id)
+        await cluster.sync()
         return jsonNull()
       },
       { access: 'Search', params: IdParams, detail: { summary: 'Delete a search and its results', description: 'Its owner or an admin.' } },
     )
     .put(
       '/api/searchctrl/:id/attach',
-      async ({ caller, params }) => {
-        searches.attach(await viewer(caller), checkId(params.id), clientOf(caller), clientExpiresOf(caller))
+      async ({ caller, params, request }) => {
+        const forwarded = await cluster.route(request, checkId(params.id))
+        if (forwarded) return forwarded
+        searches.attach(await viewer(caller), params.id, clientOf(caller), clientExpiresOf(caller))
+        await cluster.sync()
         return jsonNull()
       },
       { access: 'AttachSearch', params: IdParams, detail: { summary: 'Attach to a search', description: 'Attaches your session (or API token).' } },
     )
     .put(
       '/api/searchctrl/:id/detach',
-      async ({ caller, params }) => {
-        searches.detach(await viewer(caller), checkId(params.id), clientOf(caller))
+      async ({ caller, params, request }) => {
+        const forwarded = await cluster.route(request, checkId(params.id))
+        if (forwarded) return forwarded
+        searches.detach(await viewer(caller), params.id, clientOf(caller))
+        await cluster.sync()
         return jsonNull()
       },
       { access: 'AttachSearch', params: IdParams, detail: { summary: 'Detach from a search', description: 'Detaches your session (or API token).' } },
     )
     .get(
       '/api/searchctrl/:id/download/:format',
-      async ({ caller, params }) => {
-        const s = searches.viewable(await viewer(caller), checkId(params.id))
+      async ({ caller, params, request }) => {
+        const forwarded = await cluster.route(request, checkId(params.id))
+        if (forwarded) return forwarded
+        const s = searches.viewable(await viewer(caller), params.id)
         if (params.format === 'archive') {
           if (s.save !== 'saved') throw Errors.conflict(`search ${s.record.id} is ${stateWords(s)}: only a saved search can be exported`)
           return new Response(await searches.exportArchive(s), { headers: downloadHeaders('application/gzip', `search-${s.record.id}.tar.gz`) })
@@ -391,6 +427,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, clock, quotas 
             },
             read.files,
           )
+          await cluster.sync()
           return toDetails(s, now, config.searchGraceMs)
         } catch (e) {
           throw e instanceof QuotaExceeded ? quotaRefusal(e) : e

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { formatTime } from '../../server/time'
-import { type Search, stateWords } from '../../server/search/manager'
+import { type SearchView, stateWords } from '../../server/search/manager'
 import { type SearchRecord, searchQueryAndTimes } from '../../server/search/repo'
 
 const Time = t.Union([t.String(), t.Null()])
@@ -102,7 +102,7 @@ function importWire(r: SearchRecord) {
 }
 
 /** `graceMs`: how long a search nobody keeps outlives its last client (the manager's sweep removes it then). */
-function launchInfoWire(s: Search, graceMs: number) {
+function launchInfoWire(s: SearchView, graceMs: number) {
   const r = s.record
   const removable = s.save === 'none' && !s.background && s.clients.size === 0 && s.unattendedSince > 0
   return {
@@ -113,7 +113,7 @@ function launchInfoWire(s: Search, graceMs: number) {
   }
 }
 
-export function toListEntry(s: Search, graceMs: number) {
+export function toListEntry(s: SearchView, graceMs: number) {
   const r = s.record
   return {
     ID: r.id,
@@ -134,7 +134,7 @@ export function toListEntry(s: Search, graceMs: number) {
   }
 }
 
-export function toDetail(s: Search) {
+export function toDetail(s: SearchView) {
   const r = s.record
   return {
     ID: r.id,
@@ -145,7 +145,7 @@ export function toDetail(s: Search) {
   }
 }
 
-export function toDetails(s: Search, now: number, graceMs: number) {
+export function toDetails(s: SearchView, now: number, graceMs: number) {
   const r = s.record
   return {
     ...toDetail(s),

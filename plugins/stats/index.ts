@@ -1,8 +1,10 @@
 // Status of the web server and the embedded engine (spec "status objects"): GET /api/stats/ping and
-// GET /api/stats/sysDesc, keyed by `webserver` and by the engine's address (the embedded engine runs in this
-// process, so both describe the same host).
+// GET /api/stats/sysDesc, keyed by `webserver` and by the address of each live replica (server/cluster: each
+// replica runs its own embedded engine; on SQLite the only one is this process). An app that does not listen (tests
+// through app.handle) has registered no replica: it answers its own key as a single server.
 import { hostname } from 'node:os'
 import { Elysia, t } from 'elysia'
+import type { Cluster } from '../../server/cluster'
 import type { Config } from '../../server/config'
 import type { SearchManager } from '../../server/search/manager'
 import { authGuard } from '../auth/guard'
@@ -32,7 +34,21 @@ const SysDesc = t.Object({
   SystemVersion: t.String(),
 })
 
-export function statsPlugin({ config, auth, searches }: { config: Config; auth: AuthService; searches: SearchManager }) {
+/**
+ * The status keys of the live replicas with each one's sysDesc; this process's own under `self` (its live engine
+ * status is asked of it directly). Without a registered replica: this process alone, under its listening key.
+ */
+export async function replicaKeys(cluster: Cluster, fallbackKey: string, described: SystemDescription) {
+  const live = await cluster.replicas()
+  if (live.length === 0) return { self: fallbackKey, all: [{ key: fallbackKey, description: described }] }
+  const self = live.find((r) => r.id === cluster.id)?.name ?? fallbackKey
+  return {
+    self,
+    all: live.map((r) => ({ key: r.name, description: r.id === cluster.id ? described : (JSON.parse(r.description) as SystemDescription) })),
+  }
+}
+
+export function statsPlugin({ config, auth, searches, cluster }: { config: Config; auth: AuthService; searches: SearchManager; cluster: Cluster }) {
   let described: SystemDescription | undefined
   /** `port`: the listening server's (undefined when requests come through app.handle, as in tests). */
   const keyOf = (port: number | undefined) => engineKey(config.listenHost, port || config.listenPort)
@@ -47,8 +63,10 @@ export function statsPlugin({ config, auth, searches }: { config: Config; auth: 
         } catch (e) {
           engine = `ERROR: ${e instanceof Error ? e.message : String(e)}`
         }
-        // This answer is itself the proof that the web server is up.
-        return { webserver: 'OK', [keyOf(server?.port)]: engine }
+        described ??= await describeSystem()
+        const { self, all } = await replicaKeys(cluster, keyOf(server?.port), described)
+        // This answer is itself the proof that the web server is up; another replica is up while its heartbeat is.
+        return { webserver: 'OK', ...Object.fromEntries(all.map((r) => [r.key, r.key === self ? engine : 'OK'])) }
       },
       {
         access: 'Stats',
@@ -60,7 +78,8 @@ export function statsPlugin({ config, auth, searches }: { config: Config; auth: 
       '/api/stats/sysDesc',
       async ({ server }) => {
         described ??= await describeSystem()
-        return { webserver: described, [keyOf(server?.port)]: described }
+        const { all } = await replicaKeys(cluster, keyOf(server?.port), described)
+        return { webserver: described, ...Object.fromEntries(all.map((r) => [r.key, r.description])) }
       },
       {
         access: 'Stats',

@@ -41,12 +41,15 @@ export function systemPlugin({
   clock,
   startedAt,
   readiness,
+  distributed = false,
 }: {
   config: Config
   auth: AuthService
   clock: () => number
   startedAt: number
   readiness: () => Promise<Readiness>
+  /** Several replicas share the store (`DistributedWebservers` of /api/settings). */
+  distributed?: boolean
 }) {
   const version = {
     API: { Major: 0, Minor: 2 },
@@ -91,7 +94,7 @@ export function systemPlugin({
           ServerTimezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
           // seconds east of UTC, as Go's time.Zone() reports it
           ServerTimezoneOffset: -now.getTimezoneOffset() * 60,
-          DistributedWebservers: false,
+          DistributedWebservers: distributed,
           IngestAllowed: true,
           MapTileUrl: config.mapTileUrl,
           DisableMapTileProxy: config.disableMapTileProxy,

@@ -10,6 +10,10 @@
 //   controls), launched, attached, detached and read only through the manager's public methods, so that a later
 //   cluster can forward them to the replica that owns the search. Each socket is a client of its own: closing it
 //   (or a Close request) detaches it, and a search neither backgrounded nor saved is removed after the grace period.
+// - In a cluster (server/cluster), `attach` of a search another replica holds opens (once per replica) a socket of
+//   this one to that replica's internal search socket, with the cluster secret and the caller's own credentials, and
+//   every request on that search's subprotocol is relayed there and its answer back, under this socket's subprotocol
+//   name: the client sees one socket, the owner one client. Closing this socket closes those.
 // - A bad message (not JSON, unknown type, bad fields) is answered with an error on the socket; nothing a client
 //   sends ends the server or the socket, except a message over WS_MAX_MESSAGE (Bun closes with 1009) or more than
 //   WS_MAX_PENDING requests waiting (closed with 1008).
@@ -19,9 +23,10 @@
 //   while the socket is over WS_HIGH_WATER.
 import type { ServerWebSocket } from 'bun'
 import { Elysia } from 'elysia'
+import { type Cluster, INTERNAL_WS_SEARCH, SECRET_HEADER } from '../../server/cluster'
 import type { Config } from '../../server/config'
 import type { Logger } from '../../server/log'
-import { ApiError } from '../../server/errors'
+import { ApiError, Errors } from '../../server/errors'
 import { checkJsonShape } from '../../server/json-shape'
 import { QueryError, formatQuery } from '../../server/search/query'
 import type { Search, SearchManager, Viewer } from '../../server/search/manager'
@@ -30,7 +35,7 @@ import { formatTime, parseTime } from '../../server/time'
 import { authGuard } from '../auth/guard'
 import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/service'
 import { clientOf } from '../searchctrl'
-import { engineKey } from '../stats'
+import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
 import { REQ, RESP_ERROR, baseResponse, renderModuleOf, searchInfo, statsSet, tagsOf } from './protocol'
 import { area } from '../../server/openapi'
@@ -65,8 +70,18 @@ export interface WsDeps {
   store: Store
   auth: AuthService
   searches: SearchManager
+  cluster: Cluster
   clock: () => number
   log: Logger
+}
+
+/** A socket of this replica to another's internal search socket, for the searches that replica holds. */
+interface Upstream {
+  socket: WebSocket
+  opened: Promise<boolean>
+  /** Callers waiting for an answer, in the order their requests were sent (the owner answers in order). */
+  waiting: ((m: Msg | null) => void)[]
+  closed: boolean
 }
 
 type Raw = ServerWebSocket<unknown>
@@ -90,6 +105,14 @@ interface Conn {
   ready: Promise<void>
   timer?: ReturnType<typeof setInterval>
   subs?: Set<string>
+  /** The upgrade request's headers: the caller's credentials, for the sockets opened to other replicas. */
+  headers: Headers
+  /** Opened by another replica for its client: every search is served here. */
+  internal: boolean
+  /** Subprotocol name → the search another replica holds, its socket there and its name there. */
+  remote: Map<string, { id: string; up: Upstream; name: string }>
+  /** Sockets to other replicas, by address. */
+  upstreams: Map<string, Upstream>
 }
 
 let socketCounter = 0
@@ -117,7 +140,7 @@ function echoSubprotocol(ctx: { request: Request; set: { headers: Record<string,
   if (first) ctx.set.headers['sec-websocket-protocol'] = first
 }
 
-export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) {
+export function wsPlugin({ config, store, auth, searches, cluster, clock, log }: WsDeps) {
   const conns = new WeakMap<object, Conn>()
   /** Open sockets by the session or token they were opened with, to close them when it ends. */
   const byCredential = new Map<string, Set<Conn>>()
@@ -170,9 +193,13 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
   }
 
-  async function opened(ws: { raw: Raw; data: unknown }, kind: 'search' | 'stats'): Promise<Conn> {
+  async function opened(ws: { raw: Raw; data: unknown }, kind: 'search' | 'stats', internal = false): Promise<Conn> {
     const caller = (ws.data as { caller: Caller }).caller
     const c: Conn = {
+      headers: (ws.data as { request?: Request }).request?.headers ?? new Headers(),
+      internal,
+      remote: new Map(),
+      upstreams: new Map(),
       raw: ws.raw,
       caller,
       viewer: { uid: caller.uid, admin: caller.admin, groups: new Set() },
@@ -212,6 +239,77 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     }
     for (const id of c.subprotos.values()) detach(c, id)
     c.subprotos.clear()
+    c.remote.clear()
+    for (const up of c.upstreams.values()) up.socket.close(1000)
+    c.upstreams.clear()
+    cluster.syncSoon()
+  }
+
+  /** Opens this socket's socket to the replica at `address` (the caller's credentials, the cluster secret). */
+  function upstream(c: Conn, address: string): Upstream {
+    const known = c.upstreams.get(address)
+    if (known && !known.closed) return known
+    const target = cluster.upstreamSocket(address, c.headers)
+    const socket = new WebSocket(target.url, { headers: target.headers, protocols: target.protocols } as never)
+    const up: Upstream = { socket, opened: Promise.resolve(false), waiting: [], closed: false }
+    up.opened = new Promise<boolean>((resolve) => {
+      socket.onopen = () => resolve(true)
+      socket.onerror = () => resolve(false)
+      socket.onclose = () => {
+        resolve(false)
+        up.closed = true
+        for (const w of up.waiting.splice(0)) w(null)
+        for (const [name, r] of c.remote) if (r.up === up) c.remote.delete(name)
+        if (c.upstreams.get(address) === up) c.upstreams.delete(address)
+      }
+    })
+    socket.onmessage = (ev) => {
+      let m: Msg | null = null
+      try {
+        const parsed: unknown = JSON.parse(String(ev.data))
+        m = isObject(parsed) ? parsed : null
+      } catch {}
+      up.waiting.shift()?.(m)
+    }
+    c.upstreams.set(address, up)
+    return up
+  }
+
+  /** Sends one request on an upstream socket; its answer, or null when that replica is gone. */
+  async function relay(up: Upstream, message: Msg): Promise<Msg | null> {
+    if (!(await up.opened) || up.closed) return null
+    return new Promise<Msg | null>((resolve) => {
+      up.waiting.push(resolve)
+      up.socket.send(JSON.stringify(message))
+    })
+  }
+
+  /** `attach` of a search another replica holds: attached there through this socket's socket to it. */
+  async function attachRemote(c: Conn, id: string, address: string): Promise<boolean> {
+    const up = upstream(c, address)
+    const answer = await relay(up, { type: 'attach', data: { ID: id } })
+    if (!answer) return false
+    const data = isObject(answer.data) ? answer.data : {}
+    if (answer.type === 'attach' && typeof data.Subproto === 'string') {
+      let name = [...c.remote].find(([, r]) => r.up === up && r.name === data.Subproto)?.[0]
+      if (!name) {
+        name = `search${c.next++}`
+        c.remote.set(name, { id, up, name: data.Subproto })
+      }
+      send(c, { ...answer, data: { ...data, Subproto: name } })
+    } else send(c, answer)
+    return true
+  }
+
+  /** A request on the subprotocol of a search another replica holds: relayed, answered under this socket's name. */
+  async function requestRemote(c: Conn, type: string, remote: { id: string; up: Upstream; name: string }, data: Msg): Promise<void> {
+    const answer = await relay(remote.up, { type: remote.name, data })
+    if (!answer) {
+      c.remote.delete(type)
+      return send(c, { type, data: { ID: RESP_ERROR, Error: `search ${remote.id} no longer exists` } })
+    }
+    if (data.ID === REQ.CLOSE) c.remote.delete(type)
+    send(c, answer.type === remote.name ? { ...answer, type } : answer)
   }
 
   /** The socket leaves the search; the manager's grace period then applies to a search nobody keeps. */
@@ -222,6 +320,7 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       // No longer visible to this viewer (deleted, or the group membership went): make sure it is not held.
       searches.detachClients([c.client])
     }
+    cluster.syncSoon()
   }
 
   /** Waits until the socket's send buffer is under WS_HIGH_WATER (or the socket closed). */
@@ -301,6 +400,8 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       case 'attach':
         return attach(c, data)
     }
+    const remote = c.remote.get(type)
+    if (remote) return requestRemote(c, type, remote, data)
     const id = c.subprotos.get(type)
     if (id === undefined) return send(c, { type, data: { Error: `unknown message type ${JSON.stringify(type.slice(0, 64))}` } })
     return request(c, type, id, data)
@@ -391,6 +492,7 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       if (e instanceof ApiError) return fail(e.message)
       throw e
     }
+    await cluster.sync()
     const subproto = `search${c.next++}`
     c.subprotos.set(subproto, s.record.id)
     const r = s.record
@@ -434,8 +536,15 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
     if (!/^\d{1,20}$/.test(id)) return fail('invalid search id: expected digits')
     try {
       auth.admit(c.caller, { key: 'AttachSearch' })
+      if (cluster.shared && !c.internal && !searches.has(id)) {
+        const owner = await cluster.remoteOwner(id)
+        if (owner && (await attachRemote(c, id, owner.address))) return
+        // Held by nobody, or by a replica that no longer answers: a saved search is taken over here.
+        await cluster.takeOver(id, owner?.owner)
+      } else if (cluster.shared && !searches.has(id)) await cluster.takeOver(id)
       c.viewer = await viewerOf(c.caller)
       searches.attach(c.viewer, id, c.client, c.caller.token?.expires ?? 0)
+      cluster.syncSoon()
     } catch (e) {
       if (e instanceof ApiError) return fail(e.message)
       throw e
@@ -553,7 +662,10 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
   // ---- /api/ws/stats
 
   async function statsMessages(subs: Set<string>, port: number | undefined): Promise<unknown[]> {
-    const key = engineKey(config.listenHost, port || config.listenPort)
+    described ??= await describeSystem()
+    const replicas = await replicaKeys(cluster, engineKey(config.listenHost, port || config.listenPort), described)
+    const key = replicas.self
+    const others = replicas.all.filter((r) => r.key !== key)
     const out: unknown[] = []
     if (subs.has('ping')) {
       let engine = 'OK'
@@ -562,11 +674,11 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       } catch (e) {
         engine = `ERROR: ${e instanceof Error ? e.message : String(e)}`
       }
-      out.push({ type: 'ping', data: { States: { webserver: 'OK', [key]: engine } } })
+      out.push({ type: 'ping', data: { States: { webserver: 'OK', [key]: engine, ...Object.fromEntries(others.map((r) => [r.key, 'OK'])) } } })
     }
     if (subs.has('sysDesc')) {
       described ??= await describeSystem()
-      out.push({ type: 'sysDesc', data: { webserver: described, [key]: described } })
+      out.push({ type: 'sysDesc', data: { webserver: described, [key]: described, ...Object.fromEntries(others.map((r) => [r.key, r.description])) } })
     }
     if (subs.has('sysStats')) {
       described ??= await describeSystem()
@@ -624,6 +736,37 @@ export function wsPlugin({ config, store, auth, searches, clock, log }: WsDeps) 
       detail: { summary: 'WebSocket: run and read searches', description: 'Launch, parse, attach to and read searches (the clients\' search protocol; README "WebSockets"). The JWT may come in Sec-WebSocket-Protocol.' },
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'search')
+      },
+      message(ws, message) {
+        const c = conns.get(ws.raw)
+        if (!c) return
+        activity(c, message)
+        enqueue(c, message)
+      },
+      drain(ws) {
+        const c = conns.get(ws.raw)
+        const resume = c?.drained
+        if (c) c.drained = null
+        resume?.()
+      },
+      close(ws) {
+        closed(ws.raw as Raw)
+      },
+    })
+    // The same socket for another replica that relays its client's requests (server/cluster): the cluster secret
+    // is checked before the upgrade (plugins/cluster refuses the request before routing as well), then the caller as
+    // on the public route; every search is served here.
+    .ws(INTERNAL_WS_SEARCH, {
+      access: 'Search',
+      upgrade(ctx) {
+        const verdict = cluster.checkSecret(ctx.request.headers.get(SECRET_HEADER))
+        if (verdict === 'missing') throw Errors.unauthenticated('internal route: the cluster secret is required')
+        if (verdict === 'wrong') throw Errors.forbidden('internal route: wrong cluster secret')
+        echoSubprotocol(ctx)
+      },
+      detail: { hide: true },
+      async open(ws) {
+        await opened(ws as unknown as { raw: Raw; data: unknown }, 'search', true)
       },
       message(ws, message) {
         const c = conns.get(ws.raw)

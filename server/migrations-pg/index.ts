@@ -360,4 +360,37 @@ CREATE INDEX login_attempts_window_end ON login_attempts(window_end);
   },
   { version: 12, name: 'notifications', sql: notifications },
   { version: 13, name: 'leases', sql: leases },
+  {
+    version: 15,
+    name: 'replicas',
+    // As SQLite's 015: the replica registry; times in ms.
+    sql: /* sql */ `
+CREATE TABLE replicas (
+  id          TEXT COLLATE "C" PRIMARY KEY,
+  name        TEXT NOT NULL,
+  address     TEXT NOT NULL,
+  description TEXT NOT NULL,
+  started     BIGINT NOT NULL,
+  heartbeat   BIGINT NOT NULL
+);
+CREATE INDEX replicas_heartbeat ON replicas(heartbeat);
+`,
+  },
+  {
+    version: 16,
+    name: 'search_records',
+    // As SQLite's 016: the record of each search a replica holds, by its owner; times in ms.
+    sql: /* sql */ `
+CREATE TABLE search_records (
+  id      TEXT COLLATE "C" PRIMARY KEY,
+  owner   TEXT COLLATE "C" NOT NULL,
+  uid     INTEGER NOT NULL,
+  gid     INTEGER NOT NULL,
+  started BIGINT NOT NULL,
+  data    TEXT NOT NULL,
+  updated BIGINT NOT NULL
+);
+CREATE INDEX search_records_owner ON search_records(owner);
+`,
+  },
 ]

@@ -12,6 +12,8 @@ import searchGid from './009_search_gid'
 import quota from './010_quota'
 import loginAttempts from './011_login_attempts'
 import notifications from './012_notifications'
+import replicas from './015_replicas'
+import searchRecords from './016_search_records'
 import leases from './013_leases'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
@@ -28,4 +30,6 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 11, name: 'login_attempts', sql: loginAttempts },
   { version: 12, name: 'notifications', sql: notifications },
   { version: 13, name: 'leases', sql: leases },
+  { version: 15, name: 'replicas', sql: replicas },
+  { version: 16, name: 'search_records', sql: searchRecords },
 ]

@@ -134,6 +134,12 @@ export interface Search {
   transfer: Promise<void> | null
 }
 
+/**
+ * What listings and details show of a search: a search in this process's memory, or the record another replica
+ * published (server/cluster), whose clients are only a count.
+ */
+export type SearchView = Pick<Search, 'record' | 'background' | 'save' | 'unattendedSince'> & { clients: { readonly size: number } }
+
 /** Who asks: their UID, admin rights in effect, and the groups they belong to. */
 export interface Viewer {
   uid: number
@@ -181,12 +187,17 @@ export interface ManagerDeps {
   stepMs?: number
   /** What a search awaits between steps (default: the next event-loop turn); tests pass one they control. */
   step?: () => Promise<void>
+  /**
+   * In a cluster (shared store), saved searches are not all loaded at start: each is held by one replica at a time,
+   * the one that launched it or took it over (adoptSaved); only those this process was saving are loaded.
+   */
+  shared?: boolean
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The State words of a search, in the spec's order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
-export function stateWords(s: Pick<Search, 'clients' | 'background' | 'save'> & { record: { error: string } }): string {
+export function stateWords(s: Pick<Search, 'background' | 'save'> & { clients: { readonly size: number }; record: { error: string } }): string {
   const attached = s.clients.size > 0
   const words: string[] = []
   if (s.save === 'saved') words.push(...(attached ? ['SAVED', 'ATTACHED'] : ['DORMANT', 'SAVED']))
@@ -224,6 +235,8 @@ export class SearchManager {
   async init(): Promise<void> {
     const keep = new Set<string>()
     for (const row of await this.deps.searches.listSaved()) {
+      // In a cluster, a saving search is this process's only when its working files are here (an earlier run of it).
+      if (this.deps.shared && (row.state === 'saved' || !existsSync(workFiles(this.dir, row.id).results))) continue
       const s = this.fromRow(row)
       if (row.state === 'saving') {
         const files = workFiles(this.dir, row.id)
@@ -795,6 +808,28 @@ export class SearchManager {
     return s
   }
 
+  /**
+   * A saved search of the store held from now on by this process (in a cluster, one whose holder is gone or that
+   * no replica held yet); the one already held when it is. Its results are in the blob store, so nothing moves.
+   */
+  adoptSaved(row: SavedSearchRow): Search {
+    const held = this.searches.get(row.id)
+    if (held) return held
+    const s = this.fromRow(row)
+    this.searches.set(row.id, s)
+    return s
+  }
+
+  /** Whether this process holds the search. */
+  has(id: string): boolean {
+    return this.searches.has(id)
+  }
+
+  /** Every search this process holds, without the sweep (what it publishes to the cluster). */
+  held(): Search[] {
+    return [...this.searches.values()]
+  }
+
   // ---- reading
 
   private row(s: Search): SavedSearchRow {
@@ -983,7 +1018,7 @@ function halt(s: Search): void {
 const unkept = (s: Search) => s.save === 'none' && !s.background
 
 /** Own searches and those shared with a group of the viewer: a listing's normal view, admins included. */
-function reaches(v: Viewer, s: Search): boolean {
+export function reaches(v: Viewer, s: Pick<Search, 'record'>): boolean {
   return s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
 }
 

@@ -69,6 +69,10 @@ export class PgSearchesRepo implements SearchesRepo {
     const [r] = await q(this.db, `DELETE FROM saved_searches WHERE id = $1 RETURNING ${COLUMNS}`, [id])
     return r ? fromDb(r) : undefined
   }
+  async getSaved(id: string) {
+    const [r] = await q(this.db, `SELECT ${COLUMNS} FROM saved_searches WHERE id = $1`, [id])
+    return r ? fromDb(r) : undefined
+  }
   async savedExists(id: string) {
     return (await q(this.db, 'SELECT 1 AS one FROM saved_searches WHERE id = $1', [id])).length > 0
   }

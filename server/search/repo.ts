@@ -83,6 +83,8 @@ export interface SearchesRepo {
   deleteSaved(id: string): Promise<SavedSearchRow | undefined>
   /** Whether any saved search has this id (ids of searches in memory are checked by the manager). */
   savedExists(id: string): Promise<boolean>
+  /** The row of one saved (or saving) search. */
+  getSaved(id: string): Promise<SavedSearchRow | undefined>
   /**
    * Records a launch and drops the user's launches older than their newest `keep` (launched, then insertion order):
    * launches are user input, so each user's history is bounded.
@@ -203,6 +205,10 @@ export class SqliteSearchesRepo implements SearchesRepo {
   }
   async savedExists(id: string) {
     return this.q.get.get(id) !== null
+  }
+  async getSaved(id: string) {
+    const r = this.q.get.get(id)
+    return r ? fromDb(r) : undefined
   }
   async addHistory(h: HistoryRow, keep: number) {
     this.db.transaction(() => {

@@ -18,6 +18,8 @@ import { freshDatabase, pgRows } from '../pg'
 import type { CallOptions as ServerCallOptions, CallResult as ServerCallResult } from '../helpers'
 
 const SERVER_MAIN = join(import.meta.dir, '..', '..', 'server', 'main.ts')
+/** What the replicas show each other on their internal routes (QUARRY_CLUSTER_SECRET). */
+export const CLUSTER_SECRET = 'the-test-cluster-secret-0123456789abcdef'
 
 /** A call through one replica: helpers.ts's options, with an API token and FormData bodies too. */
 export interface CallOptions extends Omit<ServerCallOptions, 'form' | 'body'> {
@@ -91,6 +93,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     QUARRY_S3_ACCESS_KEY: s3.config.accessKey,
     QUARRY_S3_SECRET_KEY: s3.config.secretKey,
     QUARRY_S3_REGION: s3.config.region,
+    QUARRY_CLUSTER_SECRET: CLUSTER_SECRET,
     ...options.env,
   })
 

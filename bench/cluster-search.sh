@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Benchmark (issue 13): a search launched on replica A and followed over the search WebSocket, on A itself (local)
+# and through replica B (B relays the socket's requests to A over the internal route): the time from the launch to
+# the first result, and the latency of one entries request, as ratios measured in the same run. See bench/README.md;
+# the work is done by bench/cluster-search.ts. PostgreSQL and the S3 gateway are started here by the test scripts
+# (test/pg-server.sh, test/s3-server.sh), on loopback, and removed on exit.
+#
+#   bash bench/cluster-search.sh     one run; appends a block to bench/results/cluster-search.md
+#
+# Tunables (environment): BENCH_ENTRIES (200000), BENCH_ROUNDS (15), BENCH_REQUESTS (200), BENCH_POLL_MS (5),
+# BENCH_NO_RECORD=1.
+set -Eeuo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUN=$ROOT/node_modules/.bin/bun
+[ -x "$BUN" ] || { echo "bench/cluster-search.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
+for a in "$@"; do
+  case $a in
+    --strict | --variants) ;; # bench/run.sh passes these on: this benchmark has no target to miss
+    *) echo "bench/cluster-search.sh: unknown argument $a" >&2; exit 2 ;;
+  esac
+done
+# shellcheck source=bench/common.sh
+source bench/common.sh
+bench_init cluster-search
+# Directories of their own, as test/run.sh makes them (the database server's account must reach its directory).
+PGDIR=$(mktemp -d)
+S3DIR=$(mktemp -d)
+stop_stores() {
+  bash test/s3-server.sh stop "$S3DIR" >/dev/null 2>&1 || true
+  bash test/pg-server.sh stop "$PGDIR" >/dev/null 2>&1 || true
+  rm -rf "$PGDIR" "$S3DIR"
+}
+trap 'stop_stores; bench_cleanup' EXIT
+echo "== starting PostgreSQL and the S3 gateway (test/pg-server.sh, test/s3-server.sh)"
+bash test/pg-server.sh start "$PGDIR" >"$TMP/pg.log" 2>&1
+bash test/s3-server.sh start "$S3DIR" >"$TMP/s3.log" 2>&1
+# shellcheck disable=SC1091
+source "$PGDIR/env"
+# shellcheck disable=SC1091
+source "$S3DIR/env"
+"$BUN" run bench/cluster-search.ts | tee "$TMP/table.md"
+if [ "${BENCH_NO_RECORD:-}" != 1 ]; then
+  {
+    echo
+    echo "## $(date -u '+%Y-%m-%d %H:%M UTC'): bash bench/cluster-search.sh"
+    echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(uname -r), Bun $("$BUN" --version), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    cat "$TMP/table.md"
+  } >>bench/results/cluster-search.md
+fi

@@ -1,0 +1,57 @@
+// The internal routes of a cluster (server/cluster): how one replica hands another a request that needs a search
+// the other holds. Not part of the public API.
+//
+// Guarantees:
+// - Every path under /api/internal/ is refused unless the request carries the cluster secret (X-Quarry-Cluster-Secret,
+//   compared in constant time): 401 without it, 403 with another value (or on a server without a secret). A user's
+//   JWT or API token alone never reaches it; the check runs before anything else reads the request.
+// - /api/internal/forward/<path>: the request to <path> as its caller sent it to the other replica (their own
+//   credentials included), served here through the whole app (authentication, permissions, limits), and marked so
+//   that it is never forwarded again. Only /api/ paths outside /api/internal/ can be reached this way.
+// - /api/internal/ws/search is the search WebSocket (plugins/ws), for replicas that proxy a socket to this one; it
+//   checks the secret in the same way before the upgrade.
+import { Elysia } from 'elysia'
+import { FORWARD_PREFIX, INTERNAL_WS_SEARCH, SECRET_HEADER, type Cluster } from '../../server/cluster'
+import { JSON_TYPE } from '../../server/wire'
+
+const refusal = (status: number, message: string) =>
+  new Response(JSON.stringify({ Error: message }), { status, headers: { 'content-type': JSON_TYPE } })
+
+/** The answer to an internal request whose secret does not hold; undefined when it holds. */
+export function internalRefusal(cluster: Cluster, request: Request): Response | undefined {
+  const verdict = cluster.checkSecret(request.headers.get(SECRET_HEADER))
+  if (verdict === 'missing') return refusal(401, 'internal route: the cluster secret is required')
+  if (verdict === 'wrong') return refusal(403, 'internal route: wrong cluster secret')
+  return undefined
+}
+
+export function clusterPlugin({ cluster, handle }: { cluster: Cluster; handle: (request: Request) => Promise<Response> }) {
+  return new Elysia({ name: 'quarry-cluster' }).onRequest(async ({ request }) => {
+    // Every request passes here: a substring test first (no URL parsing for the public routes, nor for requests
+    // whose URL cannot be parsed, such as HTTP/1.0 without a Host header).
+    if (!request.url.includes('/api/internal')) return
+    let url: URL
+    try {
+      url = new URL(request.url)
+    } catch {
+      return
+    }
+    const path = url.pathname
+    if (path !== '/api/internal' && !path.startsWith('/api/internal/')) return
+    const refused = internalRefusal(cluster, request)
+    if (refused) return refused
+    if (path === INTERNAL_WS_SEARCH || path === `${INTERNAL_WS_SEARCH}/`) return // the WebSocket route checks it again
+    if (!path.startsWith(`${FORWARD_PREFIX}/api/`) || path.startsWith(`${FORWARD_PREFIX}/api/internal`))
+      return refusal(404, 'no such internal route')
+    const headers = new Headers(request.headers)
+    headers.delete(SECRET_HEADER)
+    const hasBody = !['GET', 'HEAD'].includes(request.method)
+    const inner = new Request(`${url.protocol}//${url.host}${path.slice(FORWARD_PREFIX.length)}${url.search}`, {
+      method: request.method,
+      headers,
+      body: hasBody ? request.body : undefined,
+      ...(hasBody ? { duplex: 'half' } : {}),
+    } as RequestInit)
+    return handle(cluster.accept(inner))
+  })
+}
