@@ -445,8 +445,8 @@ async function inspect(dataDir: string) {
       await Bun.sleep(20)
     }
   // A search the kill caught being saved keeps its row ('saving') and working files; the restart finishes the
-  // move, writing its blobs again under the same keys: blobs of such a search are no orphans.
-  const saving = (await at.rows("SELECT id FROM saved_searches WHERE state = 'saving'")).map((r) => `searches/${r.id}/`)
+  // move, writing its blobs again under the same keys. blobReferences names those keys as pending: kept by the
+  // sweep (no orphans), and not missing while they are not written yet.
   const references = await blobReferences(at.store)
   await at.close()
   const blobs = await createDiskBlobStore({ dataDir })
@@ -456,8 +456,8 @@ async function inspect(dataDir: string) {
   return {
     integrity,
     foreignKeys,
-    missing: references.filter((r) => !files.has(r.key)),
-    orphans: [...files].filter((k) => !referenced.has(k) && !saving.some((prefix) => k.startsWith(prefix))),
+    missing: references.filter((r) => !r.pending && !files.has(r.key)),
+    orphans: [...files].filter((k) => !referenced.has(k)),
   }
 }
 
