@@ -11,5 +11,6 @@ bash bench/resources.sh "$@" || rc=1
 bash bench/search.sh "$@" || rc=1
 bash bench/load.sh "$@" || rc=1
 node_modules/.bin/bun run bench/search-archive.ts || rc=1
+node_modules/.bin/bun run bench/search-scan.ts || rc=1
 bash bench/listing.sh "$@" || rc=1
 exit "$rc"

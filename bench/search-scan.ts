@@ -13,6 +13,8 @@
 //   scan+grep     + Buffer.includes(needle) per entry: the engine's grep without the step scheduling and results
 //   search-loop   + the run loop's per-entry clock check (performance.now()) and a yield every STEP_MS: the grep
 //                 search as server/search/manager.ts runs it, results not written
+//   blocks+grep   what a storage of blocks would give (not Quarry's storage): the same entries concatenated, 1,024 per
+//                 row in a table of its own, read in rowid order and searched with Buffer.indexOf over each block
 // MB/s are of the entries' bytes (10^6 bytes/s). The needle count of every stage is checked against grep's.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -42,6 +44,12 @@ try {
     }
     await repo.ingest(batch)
   }
+  // The same bytes as blocks of 1,024 entries (each entry followed by a newline), for the blocks+grep stage.
+  store.db.run('CREATE TABLE bench_blocks (id INTEGER PRIMARY KEY, data BLOB NOT NULL)')
+  const addBlock = store.db.query('INSERT INTO bench_blocks (data) VALUES (?)')
+  store.db.transaction(() => {
+    for (let i = 0; i < parts.length; i += 2048) addBlock.run(Buffer.concat(parts.slice(i, i + 2048)))
+  })()
   const file = join(tmp, 'entries.txt')
   writeFileSync(file, Buffer.concat(parts))
   parts.length = 0
@@ -81,6 +89,14 @@ try {
       return hits
     },
     scan: () => walk((d) => d[0] === needle[0]),
+    'blocks+grep': async () => {
+      let hits = 0
+      for (const r of store.db.query<{ data: Uint8Array }, []>('SELECT data FROM bench_blocks').iterate()) {
+        const b = Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength)
+        for (let at = b.indexOf(needle); at !== -1; at = b.indexOf(needle, at + needle.length)) hits++
+      }
+      return hits
+    },
     'scan+wrap': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength)[0] === needle[0]),
     'scan+grep': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).includes(needle)),
     'search-loop': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).includes(needle), true),
