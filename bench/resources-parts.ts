@@ -6,6 +6,12 @@
 // Pieces (default: all), each on the whole file; the file should be in the page cache (read it once first):
 //   read        Bun.file().stream() drained: the floor of reading the source in Bun
 //   sha1        the same, hashed with Bun.CryptoHasher('sha1') as the blob store's Meter does
+//   cp          `cp` of the file into <scratch-dir> then `sync`: the copy floor of issue 17's upload goal
+//   sha1-worker the file's chunks through server/blob/sha1.ts Sha1Stream (copy into 1 MiB batches, hand-off to the
+//               hash worker, its backpressure): the hashing stage as the put uses it
+//   mp-mem      the multipart parser alone (server/upload/multipart.ts streamFilePart) on a form built in memory around
+//               the first 256 MiB of the file, repeated to the file's size, file part drained: parsing and copies,
+//               no socket; prints the size of the chunks the sink gets
 //   put         the disk blob store's put from Bun.file().stream() (write, SHA-1, fsync, rename): no HTTP
 //   writes      the put's write loop alone: the file's bytes from memory, FileHandle.write per 128 KiB, fsync
 //   writes+ds   the same with an fdatasync started every 64 MiB (as the put does), so write-back overlaps
@@ -22,9 +28,11 @@
 import { open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../server/blob'
+import { Sha1Stream } from '../server/blob/sha1'
 
 // The multipart bridge moved from plugins/resources/ to server/upload/; take whichever this tree has.
-type StreamFilePart = <T>(r: Request, sink: (s: ReadableStream<Uint8Array>) => Promise<T>, discard: (t: T) => Promise<void>) => Promise<T>
+type StreamFilePart = <T>(r: Request, sink: (s: ReadableStream<Uint8Array>) => Promise<T>, discard: (t: T) => Promise<void>, opts: { maxBytes: number }) => Promise<T>
+const LIMIT = { maxBytes: 4 * 1024 ** 3 }
 const { streamFilePart } = (await import('../server/upload/multipart').catch(() => import('../plugins/resources/multipart' as string))) as {
   streamFilePart: StreamFilePart
 }
@@ -36,7 +44,7 @@ if (!fileArg || !scratchArg) {
 }
 const file: string = fileArg
 const scratch: string = scratchArg
-const ALL = ['read', 'sha1', 'put', 'writes', 'writes+ds', 'get', 'http-drain', 'http-mp', 'http-put', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
+const ALL = ['read', 'sha1', 'sha1-worker', 'cp', 'mp-mem', 'put', 'writes', 'writes+ds', 'get', 'http-drain', 'http-mp', 'http-put', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
 const pieces = asked.length ? asked : ALL
 const bytes = Bun.file(file).size
 const blobs = await createDiskBlobStore({ dataDir: scratch })
@@ -63,14 +71,43 @@ function report(name: string, ms: number, extra = '') {
   )
 }
 
+/** Chunks the last drain saw, and their sizes' range. */
+let drained = { chunks: 0, min: Number.POSITIVE_INFINITY, max: 0 }
 async function drain(stream: ReadableStream<Uint8Array>): Promise<number> {
   let n = 0
+  drained = { chunks: 0, min: Number.POSITIVE_INFINITY, max: 0 }
   const reader = stream.getReader()
   for (;;) {
     const { done, value } = await reader.read()
     if (done) return n
     n += value.byteLength
+    drained.chunks++
+    drained.min = Math.min(drained.min, value.byteLength)
+    drained.max = Math.max(drained.max, value.byteLength)
   }
+}
+const chunkNote = () =>
+  `(sink got ${drained.chunks} chunks, ${(bytes / Math.max(drained.chunks, 1) / 1024).toFixed(0)} KiB on average, ${(drained.min / 1024).toFixed(1)}–${(drained.max / 1024).toFixed(0)} KiB)`
+
+/** A multipart body in memory: the file part holds `bytes` bytes (the first 256 MiB of the file, repeated). */
+async function memoryForm(): Promise<Request> {
+  const boundary = '----quarrybench7f3a'
+  const head = new TextEncoder().encode(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="f.bin"\r\ncontent-type: application/octet-stream\r\n\r\n`)
+  const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`)
+  const src = new Uint8Array(await Bun.file(file).slice(0, 256 * 1048576).arrayBuffer())
+  const PIECE = 64 * 1024 // about what Bun's HTTP body hands over per chunk
+  let at = -1
+  const body = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (at === -1) return void (c.enqueue(head), (at = 0))
+      if (at >= bytes) return void (c.enqueue(tail), c.close())
+      const from = at % src.byteLength
+      const n = Math.min(PIECE, src.byteLength - from, bytes - at)
+      c.enqueue(src.subarray(from, from + n))
+      at += n
+    },
+  }, { highWaterMark: 0 })
+  return new Request('http://local/mp', { method: 'PUT', body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } })
 }
 
 /** Writes `bytes` bytes (the first 16 MiB of the file, repeated) with FileHandle.write and fsyncs; answers the
@@ -141,11 +178,11 @@ const server = Bun.serve({
       return Response.json({ n })
     }
     if (path === '/mp') {
-      const n = await streamFilePart(req, drain, async () => {})
+      const n = await streamFilePart(req, drain, async () => {}, LIMIT)
       return Response.json({ n })
     }
     if (path === '/put') {
-      const r = await streamFilePart(req, (s) => blobs.put('bench/http-put', s), () => blobs.delete('bench/http-put'))
+      const r = await streamFilePart(req, (s) => blobs.put('bench/http-put', s), () => blobs.delete('bench/http-put'), LIMIT)
       await blobs.delete('bench/http-put')
       return Response.json(r)
     }
@@ -179,6 +216,36 @@ try {
         report(piece, performance.now() - t0)
         break
       }
+      case 'sha1-worker': {
+        const h = new Sha1Stream()
+        const reader = Bun.file(file).stream().getReader()
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) break
+          const wait = h.update(value)
+          if (wait) await wait
+        }
+        await h.digest()
+        report(piece, performance.now() - t0)
+        break
+      }
+      case 'cp': {
+        const out = join(scratch, 'cp.bin')
+        await run(['cp', file, out])
+        await run(['sync', out])
+        report(piece, performance.now() - t0)
+        await rm(out, { force: true })
+        break
+      }
+      case 'mp-mem': {
+        const req = await memoryForm()
+        Bun.gc(true)
+        startPiece()
+        t0 = performance.now()
+        await streamFilePart(req, drain, async () => {}, LIMIT)
+        report(piece, performance.now() - t0, chunkNote())
+        break
+      }
       case 'put':
         await blobs.put(KEY, Bun.file(file).stream())
         stored = true
@@ -202,7 +269,7 @@ try {
         report(piece, await upload('/drain'), `(${chunks} body chunks, ${(bytes / Math.max(chunks, 1) / 1024).toFixed(0)} KiB each)`)
         break
       case 'http-mp':
-        report(piece, await upload('/mp'))
+        report(piece, await upload('/mp'), chunkNote())
         break
       case 'http-put':
         report(piece, await upload('/put'))

@@ -2,6 +2,7 @@
 // (a one-node Ceph RADOS Gateway on loopback). The S3 run never skips: without QUARRY_TEST_S3_* it fails.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -282,6 +283,43 @@ describe('disk blob store', () => {
       expect(await read(await again.get('a/b'))).toEqual(bytes(10))
       expect(tempFiles(dataDir)).toEqual([])
     } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  test('a put writes whole 1 MiB buffers however small the pieces it receives (issue 17: a write per 64 KiB piece held uploads back)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'quarry-blob-'))
+    // Every FileHandle write of the process is counted by its size while the put runs.
+    const probe = await open(join(dataDir, 'probe'), 'w')
+    const proto = Object.getPrototypeOf(probe) as { write: (...a: unknown[]) => Promise<unknown> }
+    await probe.close()
+    const original = proto.write
+    const sizes: number[] = []
+    proto.write = function (this: unknown, buf: unknown, off?: unknown, len?: unknown, ...rest: unknown[]) {
+      sizes.push(typeof len === 'number' ? len : (buf as Uint8Array).byteLength - (typeof off === 'number' ? off : 0))
+      return original.call(this, buf, off, len, ...rest)
+    }
+    try {
+      const store = await createDiskBlobStore({ dataDir })
+      const data = bytes(3 * MiB + 5000, 3)
+      const stored = await store.put('w/batched', streamOf(data, 64 * 1024))
+      proto.write = original
+      expect(stored).toEqual({ size: data.byteLength, sha1: new Bun.CryptoHasher('sha1').update(data).digest('base64') })
+      expect(sizes).toEqual([MiB, MiB, MiB, 5000])
+      expect(await read(await store.get('w/batched'))).toEqual(data)
+      // Odd pieces that straddle the buffers come out the same.
+      sizes.length = 0
+      proto.write = function (this: unknown, buf: unknown, off?: unknown, len?: unknown, ...rest: unknown[]) {
+        sizes.push(typeof len === 'number' ? len : (buf as Uint8Array).byteLength - (typeof off === 'number' ? off : 0))
+        return original.call(this, buf, off, len, ...rest)
+      }
+      await store.put('w/odd', streamOf(data, 333_333))
+      proto.write = original
+      expect(sizes).toEqual([MiB, MiB, MiB, 5000])
+      expect(await read(await store.get('w/odd'))).toEqual(data)
+      expect(tempFiles(dataDir)).toEqual([])
+    } finally {
+      proto.write = original
       rmSync(dataDir, { recursive: true, force: true })
     }
   })

@@ -33,6 +33,19 @@ const READ_CHUNK = 256 * 1024
  * (about 0.7 s per GiB here). The final fsync before the rename is what makes the blob durable, as before.
  */
 const SYNC_EVERY = 64 * 1024 * 1024
+/**
+ * A put gathers what it receives (64 KiB pieces from an HTTP body) into buffers of this size and writes whole buffers,
+ * one write in flight while the next buffer fills: a write per 64 KiB cost a thread-pool round trip each, awaited
+ * before the next piece was read (bench/README.md, "Upload stages"). Buffers are pooled across puts, a few kept.
+ */
+const WRITE_BATCH = 1024 * 1024
+const WRITE_POOL_KEEP = 4
+const writePool: Uint8Array[] = []
+const takeWriteBuffer = () => writePool.pop() ?? new Uint8Array(WRITE_BATCH)
+const releaseWriteBuffer = (b: Uint8Array | undefined) => {
+  if (b && writePool.length < WRITE_POOL_KEEP) writePool.push(b)
+}
+
 /** Temporary files older than this at start are left-overs of a crash and are removed. */
 const STALE_TEMP_MS = 60 * 60_000
 
@@ -93,27 +106,59 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     let syncFailure: unknown
     let unsynced = 0
     const reader = stream.getReader()
+    // The buffer being filled, and the one a write in flight (`flushing`) holds; taken on the first bytes.
+    let filling: Uint8Array | undefined
+    let fill = 0
+    let flushingBuffer: Uint8Array | undefined
+    let flushing: Promise<void> | undefined
+    let writeFailure: unknown
+    const writeAll = async (file: FileHandle, b: Uint8Array, n: number) => {
+      let off = 0
+      while (off < n) off += (await file.write(b, off, n - off)).bytesWritten
+    }
+    /** Waits for the write in flight; its buffer becomes free. A failed write fails the put here. */
+    const settleWrite = async () => {
+      await flushing
+      flushing = undefined
+      if (writeFailure !== undefined) throw writeFailure
+    }
     writing.add(temp)
     try {
       await ensureTmp()
       fh = await open(temp, 'wx', PRIVATE_FILE_MODE)
+      const file = fh
       for (;;) {
         const { done, value } = await reader.read()
         if (done) break
         const hashing = meter.add(value) // copies the chunk to the hash worker; throws when over the limit
-        let off = 0
-        while (off < value.byteLength) off += (await fh.write(value, off, value.byteLength - off)).bytesWritten
-        unsynced += value.byteLength
-        if (unsynced >= SYNC_EVERY && !syncing) {
-          unsynced = 0
-          // Kept, not left to the final fsync: Linux reports a write-back error to an open file once.
-          syncing = fh.datasync().then(
-            () => void (syncing = undefined),
-            (e: unknown) => void ((syncFailure ??= e), (syncing = undefined)),
-          )
+        for (let off = 0; off < value.byteLength; ) {
+          filling ??= takeWriteBuffer()
+          const n = Math.min(value.byteLength - off, WRITE_BATCH - fill)
+          filling.set(off === 0 && n === value.byteLength ? value : value.subarray(off, off + n), fill)
+          fill += n
+          off += n
+          if (fill < WRITE_BATCH) continue
+          await settleWrite()
+          const full = filling
+          filling = flushingBuffer
+          flushingBuffer = full
+          fill = 0
+          flushing = writeAll(file, full, WRITE_BATCH).catch((e: unknown) => void (writeFailure ??= e))
+          unsynced += WRITE_BATCH
+          if (unsynced >= SYNC_EVERY && !syncing) {
+            unsynced = 0
+            // Kept, not left to the final fsync: Linux reports a write-back error to an open file once. It covers
+            // the writes done so far (the one in flight may or may not be in it; the final fsync covers all).
+            syncing = file.datasync().then(
+              () => void (syncing = undefined),
+              (e: unknown) => void ((syncFailure ??= e), (syncing = undefined)),
+            )
+          }
         }
         if (hashing) await hashing
       }
+      await settleWrite()
+      if (filling && fill > 0) await writeAll(file, filling, fill)
       // The hash finishes while the file is fsynced.
       const result = meter.result()
       result.catch(() => {})
@@ -128,13 +173,20 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     } catch (e) {
       meter.abort()
       reader.cancel(e).catch(() => {})
-      await syncing // never close the file under a running fdatasync (it never rejects)
+      await flushing // never close the file under a running write or fdatasync (neither rejects)
+      flushing = undefined
+      await syncing
       await fh?.close().catch(() => {})
       await rm(temp, { force: true }).catch(() => {})
       throw e
     } finally {
       writing.delete(temp)
       reader.releaseLock()
+      // No write holds them any more (settled above, or awaited by the catch).
+      if (flushing === undefined) {
+        releaseWriteBuffer(filling)
+        releaseWriteBuffer(flushingBuffer)
+      }
     }
   }
 

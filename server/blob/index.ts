@@ -204,4 +204,12 @@ export function trackPuts(store: BlobStore): { blobs: BlobStore; settled(timeout
 }
 
 export { createDiskBlobStore } from './disk'
-export { createS3BlobStore, type S3Config } from './s3'
+export type { S3Config, S3BlobStoreOptions } from './s3'
+
+/**
+ * The S3 blob store. Its module (and the minio client, over 100 ms to import) is loaded only by a configuration
+ * that uses it, so a server on the disk store starts without it.
+ */
+export async function createS3BlobStore(opts: import('./s3').S3BlobStoreOptions): Promise<BlobStore> {
+  return (await import('./s3')).createS3BlobStore(opts)
+}

@@ -25,7 +25,12 @@
 import { createHash } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip, createGzip } from 'node:zlib'
-import tar, { type Header } from 'tar-stream'
+import type { Header } from 'tar-stream'
+import type * as TarStream from 'tar-stream'
+
+/** tar-stream, loaded by the first archive written or read rather than at start-up. */
+let tarStream: typeof TarStream | undefined
+const tar = (): typeof TarStream => (tarStream ??= require('tar-stream') as typeof TarStream)
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES, jsonShapeProblem } from '../json-shape'
 
 export const ARCHIVE_FORMAT = 'quarry-search-archive'
@@ -233,7 +238,7 @@ export function writeSearchArchive(
   head.Format = ARCHIVE_FORMAT
   head.Version = ARCHIVE_VERSION
 
-  const pack = tar.pack()
+  const pack = tar().pack()
   const gzip = createGzip({ level: options.level ?? DEFAULT_GZIP_LEVEL })
   pack.pipe(gzip)
   // A failure reaches the consumer through gzip's iterator; pack's own error event would otherwise go unheard.
@@ -372,7 +377,7 @@ export async function readSearchArchive(
   const limit = resolveLimits(limits)
   const reader = stream.getReader()
   const gunzip = createGunzip()
-  const extract = tar.extract()
+  const extract = tar().extract()
   const abort = new AbortController()
   let compressed = 0
   let expanded = 0
@@ -511,7 +516,7 @@ function explain(failure: unknown, compressed: number): unknown {
 type Entry = AsyncIterable<Uint8Array> & { header: Header }
 
 async function readMembers(
-  extract: tar.Extract,
+  extract: TarStream.Extract,
   state: ReadState,
   limit: ArchiveLimits,
   onRecord: (record: Record<string, unknown>) => Promise<void>,

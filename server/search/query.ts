@@ -15,7 +15,11 @@
 // normalised form (the EffectiveQuery) has single blanks, tags without repeats, and arguments quoted only
 // where they must be.
 
-import { RE2JS } from 're2js'
+import type { RE2JS } from 're2js'
+
+/** re2js, loaded by the first regex compiled rather than at start-up (tens of ms a server without searches need not pay). */
+let re2js: typeof RE2JS | undefined
+const re2 = (): typeof RE2JS => (re2js ??= (require('re2js') as typeof import('re2js')).RE2JS)
 
 export const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
 export const ALL_TAGS = '*'
@@ -198,7 +202,7 @@ export function parseQueryText(src: string): { query: Query; regexes: RegexArg[]
  */
 export function compileRegex(pattern: string, pos = 0): RE2JS {
   try {
-    return RE2JS.compile(pattern)
+    return re2().compile(pattern)
   } catch (e) {
     throw new QueryError(`invalid regular expression, RE2 syntax (${e instanceof Error ? e.message : e})`, pos)
   }

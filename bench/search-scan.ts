@@ -1,0 +1,131 @@
+// The grep scan of the embedded search engine against GNU `grep -c` over the same bytes in one file (issue 17), with a
+// per-stage breakdown of the scan. No HTTP, no server: the entries store of server/search/entries.ts on a fresh
+// SQLite file (the real schema), filled with bench/search-texts.ts's entries (1 in 100 holds the needle).
+//
+//   bun run bench/search-scan.ts [entries] [rounds]       (default 200000 entries of 1 KiB, 3 rounds)
+//
+// Stages, each over every entry, in interleaved rounds (the file and the database in the page cache):
+//   grep -c       GNU grep counting the lines holding the needle in a file of the entries' bytes (the goal's floor)
+//   sqlite-raw    `SELECT data FROM entries` in rowid order, blobs only: SQLite's row reads and Bun's blob copies
+//   scan          the engine's walk (SqliteEntriesRepo.scan, CHUNK entries or CHUNK_BYTES a call, in (ts, tag, id)
+//                 order through the index, one object per row): what a search reads
+//   scan+wrap     + a Buffer view over each entry's bytes (what the pipeline is handed; no decoding to text)
+//   scan+grep     + Buffer.includes(needle) per entry: the engine's grep without the step scheduling and results
+//   search-loop   + the run loop's per-entry clock check (performance.now()) and a yield every STEP_MS: the grep
+//                 search as server/search/manager.ts runs it, results not written
+//   blocks+grep   what a storage of blocks would give (not Quarry's storage): the same entries concatenated, 1,024 per
+//                 row in a table of its own, read in rowid order and searched with Buffer.indexOf over each block
+// MB/s are of the entries' bytes (10^6 bytes/s). The needle count of every stage is checked against grep's.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CHUNK, CHUNK_BYTES, STEP_MS } from '../server/search/manager'
+import { type Cursor, SqliteEntriesRepo } from '../server/search/entries'
+import { createSqliteStore } from '../server/store'
+import { NEEDLE, entryText } from './search-texts'
+
+const N = Number(process.argv[2] ?? 200_000)
+const ROUNDS = Number(process.argv[3] ?? 3)
+const BYTES = 1024
+const tmp = mkdtempSync(join(tmpdir(), 'quarry-search-scan-'))
+
+try {
+  const store = createSqliteStore(join(tmp, 'quarry.db'))
+  const repo = store.entries as SqliteEntriesRepo
+  const enc = new TextEncoder()
+  const parts: Uint8Array[] = []
+  let t = performance.now()
+  for (let i = 0; i < N; i += 1000) {
+    const batch = []
+    for (let j = i; j < Math.min(N, i + 1000); j++) {
+      const data = enc.encode(entryText(j, j % 100 === 0, BYTES))
+      parts.push(data, enc.encode('\n'))
+      batch.push({ ts: 1_767_225_600_000 + j, tag: 'bench', src: '10.0.0.1', data })
+    }
+    await repo.ingest(batch)
+  }
+  // The same bytes as blocks of 1,024 entries (each entry followed by a newline), for the blocks+grep stage.
+  store.db.run('CREATE TABLE bench_blocks (id INTEGER PRIMARY KEY, data BLOB NOT NULL)')
+  const addBlock = store.db.query('INSERT INTO bench_blocks (data) VALUES (?)')
+  store.db.transaction(() => {
+    for (let i = 0; i < parts.length; i += 2048) addBlock.run(Buffer.concat(parts.slice(i, i + 2048)))
+  })()
+  const file = join(tmp, 'entries.txt')
+  writeFileSync(file, Buffer.concat(parts))
+  parts.length = 0
+  const dataBytes = N * BYTES
+  console.log(`${N} entries of ${BYTES} bytes ingested and written as one file in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+  const tagId = (await repo.tagIds()).get('bench')!
+  const needle = Buffer.from(NEEDLE)
+  const expected = Math.ceil(N / 100)
+
+  async function walk(each: (data: Uint8Array) => boolean, loop = false): Promise<number> {
+    let cursor: Cursor = { ts: Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+    let hits = 0
+    let stepStart = performance.now()
+    for (;;) {
+      const rows = await repo.scan([tagId], cursor, Number.MAX_SAFE_INTEGER, CHUNK, CHUNK_BYTES)
+      if (rows.length === 0) return hits
+      cursor = rows.at(-1)!
+      for (const r of rows) {
+        if (r.data && each(r.data)) hits++
+        if (loop && performance.now() - stepStart >= STEP_MS) {
+          await new Promise((resolve) => setImmediate(resolve))
+          stepStart = performance.now()
+        }
+      }
+    }
+  }
+  const stages: Record<string, () => Promise<number>> = {
+    'grep -c': async () => {
+      const p = Bun.spawn(['grep', '-c', NEEDLE, file], { stdout: 'pipe' })
+      const out = await new Response(p.stdout).text()
+      await p.exited
+      return Number(out.trim())
+    },
+    'sqlite-raw': async () => {
+      let hits = 0
+      for (const r of store.db.query<{ data: Uint8Array }, []>('SELECT data FROM entries').iterate()) if (r.data[0] === needle[0]) hits++
+      return hits
+    },
+    scan: () => walk((d) => d[0] === needle[0]),
+    'blocks+grep': async () => {
+      let hits = 0
+      for (const r of store.db.query<{ data: Uint8Array }, []>('SELECT data FROM bench_blocks').iterate()) {
+        const b = Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength)
+        for (let at = b.indexOf(needle); at !== -1; at = b.indexOf(needle, at + needle.length)) hits++
+      }
+      return hits
+    },
+    'scan+wrap': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength)[0] === needle[0]),
+    'scan+grep': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).includes(needle)),
+    'search-loop': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).includes(needle), true),
+  }
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(stages).map((k) => [k, []]))
+  const loads: string[] = []
+  for (let r = 0; r < ROUNDS; r++) {
+    loads.push((await Bun.file('/proc/loadavg').text()).split(' ')[0]!)
+    for (const [name, run] of Object.entries(stages)) {
+      Bun.gc(true)
+      t = performance.now()
+      const hits = await run()
+      times[name]!.push(performance.now() - t)
+      // Stages that only look at the first byte count entries starting with N (the needle's entries, and a few others).
+      if ((name === 'grep -c' || name.endsWith('grep') || name === 'search-loop') && hits !== expected)
+        throw new Error(`${name} counted ${hits} needles, expected ${expected}`)
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
+  const grepMs = median(times['grep -c']!)
+  console.log(`${ROUNDS} interleaved rounds; 1-min load average at each round: ${loads.join(' ')}`)
+  console.log('| stage | median s | MB/s | of `grep -c` | per round (s) |\n| --- | ---: | ---: | ---: | --- |')
+  for (const [name, xs] of Object.entries(times)) {
+    const ms = median(xs)
+    console.log(
+      `| ${name} | ${(ms / 1000).toFixed(2)} | ${(dataBytes / ms / 1000).toFixed(0)} | ${((100 * grepMs) / ms).toFixed(1)} % | ${xs.map((x) => (x / 1000).toFixed(2)).join(' ')} |`,
+    )
+  }
+  store.db.close()
+} finally {
+  rmSync(tmp, { recursive: true, force: true })
+}
