@@ -32,13 +32,25 @@ async function login(url: string): Promise<string> {
  * What shows that nothing wrote to the store of a data directory: the SQLite file's modification time, or on
  * PostgreSQL (QUARRY_TEST_STORE=pg; no file in the directory) every row of every table of its database.
  */
-async function storeState(dataDir: string): Promise<unknown> {
-  if (!onPg) return statSync(join(dataDir, 'quarry.db')).mtimeMs
+/**
+ * Every row of the store beside a running server, but for what the running server itself keeps moving (its
+ * replica heartbeat, its job leases' expiry and last run, its searches' progress): what another process may not
+ * have changed.
+ */
+async function storeState(dataDir: string): Promise<Record<string, string[]>> {
+  const moving: Record<string, string[]> = { replicas: ['heartbeat'], leases: ['expires_at', 'last_run'], search_records: ['data', 'updated'] }
   const at = await openStoreAt(dataDir)
   try {
-    const tables = await at.rows("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")
+    const tables = onPg
+      ? await at.rows("SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")
+      : await at.rows("SELECT name AS t FROM sqlite_master WHERE type = 'table' ORDER BY name")
     const state: Record<string, string[]> = {}
-    for (const { t } of tables) state[t as string] = (await at.rows(`SELECT * FROM ${t as string}`)).map((r) => JSON.stringify(r)).sort()
+    for (const { t } of tables) {
+      const name = t as string
+      const rows = await at.rows(`SELECT * FROM ${name}`)
+      for (const row of rows) for (const column of moving[name] ?? []) delete row[column]
+      state[name] = rows.map((r) => JSON.stringify(r)).sort()
+    }
     return state
   } finally {
     await at.close()
