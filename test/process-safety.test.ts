@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync 
 import { join } from 'node:path'
 import { ADMIN_PASSWORD, listening, openStoreAt, spawnServer, tempDirs } from './helpers'
 import { onPg } from './pg'
+import { HEARTBEAT_MS } from '../server/cluster'
 
 const tempDir = tempDirs('safety')
 
@@ -197,5 +198,19 @@ describe('shutdown', () => {
     await upload
     expect(readdirSync(tmp)).toEqual([])
     expect(lines.map((l) => JSON.parse(l).msg)).toContain('closing the requests still in flight after the shutdown grace')
+  }, 60_000)
+})
+
+describe('a server alone', () => {
+  test('keeps its replica registry in memory: no row, no heartbeat written while it runs', async () => {
+    const dataDir = tempDir()
+    const server = spawnServer({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD })
+    const { url } = await listening(server)
+    await Bun.sleep(HEARTBEAT_MS * 1.5) // a heartbeat would have been written by now
+    const ping = await fetch(`${url}/api/stats/ping`, { headers: { authorization: `Bearer ${await login(url)}` } })
+    expect(Object.keys((await ping.json()) as object).sort()).toEqual([new URL(url).host, 'webserver'])
+    expect((await storeState(dataDir)).replicas).toEqual([])
+    server.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
   }, 60_000)
 })

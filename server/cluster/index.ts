@@ -4,8 +4,8 @@
 //
 // Guarantees:
 // - Each process is one replica with a random id per start. It is live while its heartbeat (every heartbeatMs) is at
-//   most LIVE_HEARTBEATS heartbeats old; the status objects list the live ones. On SQLite the registry holds just
-//   this process (registering removes the rows of earlier runs).
+//   most LIVE_HEARTBEATS heartbeats old; the status objects list the live ones. A server alone (SQLite, or PostgreSQL
+//   with QUARRY_SINGLE_SERVER) is the whole registry: held in memory, nothing written, no heartbeat.
 // - A search is held by exactly one replica (its owner): the one that launched or imported it, or, for a saved
 //   search whose owner is gone, the first replica that needs it (takeOver, a conditional write: two replicas never
 //   both win). The owner publishes the search's record (the listing's facts) at every change a request makes before
@@ -107,6 +107,8 @@ export class Cluster {
   async start(self: ReplicaSelf): Promise<void> {
     const now = this.deps.clock()
     this.self = { id: this.id, name: self.name, address: self.address, description: JSON.stringify(self.description), started: now, heartbeat: now }
+    // A server alone: nothing to write (a heartbeat every 2 s would be written for nobody to read).
+    if (!this.shared) return
     await this.deps.repo.register(this.self)
     if (this.shared) await this.sync()
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs)
@@ -143,6 +145,7 @@ export class Cluster {
     this.timer = undefined
     if (!this.self) return
     this.self = undefined
+    if (!this.shared) return
     await this.syncing?.catch(() => undefined)
     await this.deps.repo.leave(this.id).catch((e: unknown) => this.deps.log.warn('could not leave the replica registry', { error: String(e) }))
   }
@@ -150,6 +153,7 @@ export class Cluster {
   /** The live replicas, this one included once started; [] before start (an app driven without listening). */
   async replicas(): Promise<ReplicaRow[]> {
     if (!this.self) return []
+    if (!this.shared) return [this.self]
     const live = await this.deps.repo.live(this.liveSince())
     return live.some((r) => r.id === this.id) ? live : [...live, this.self]
   }
