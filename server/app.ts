@@ -105,6 +105,7 @@ export async function createApp(deps: AppDeps) {
     dataDir: config.dataDir,
     graceMs: config.searchGraceMs,
     maxPerUser: config.maxSearchesPerUser,
+    unsavedElsewhere: (uid) => cluster.unsavedElsewhere(uid),
     ...deps.search,
   })
   await searches.init()

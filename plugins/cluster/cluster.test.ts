@@ -160,6 +160,34 @@ describe('searches other replicas hold (shared store)', () => {
     expect((await s.call('GET', '/api/searchctrl/all', { jwt: admin })).body).toEqual([])
   })
 
+  test('the per-user cap on unsaved searches counts those other live replicas hold; a dead replica\'s no longer count', async () => {
+    const { s, owner, gid } = await setup({ ...CLUSTER, maxSearchesPerUser: 3 })
+    const now = s.clock.now()
+    await otherReplica(s, 'replica-b', '127.0.0.1:9', now)
+    const publish = async (id: string, save: string) => {
+      const record = {
+        id, uid: owner.uid, gid, userQuery: 'tag=web', effectiveQuery: 'tag=web', startRange: now - 1000, endRange: now, started: now - 500,
+        finished: 0, lastUpdate: now, storeSize: 0, indexSize: 0, itemCount: 0, metadata: null, import: null,
+        launchInfo: { background: true, client: 'session' }, noHistory: false, error: '',
+      }
+      await s.rows('INSERT INTO search_records (id, owner, uid, gid, started, data, updated) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+        id, 'replica-b', owner.uid, gid, record.started, JSON.stringify({ record, background: true, save, attached: 0, unattendedSince: 0 }), now,
+      ])
+    }
+    // two unsaved searches on B (a saved one does not count), one here: the fourth is refused here
+    await publish('4000000011', 'none')
+    await publish('4000000012', 'saving')
+    await publish('4000000013', 'saved')
+    await launch(s, owner.jwt)
+    const refusedLaunch = await s.call('POST', '/api/searchctrl/launch', { jwt: owner.jwt, json: { SearchString: 'tag=web' } })
+    expectError(refusedLaunch, 429)
+    expect(refusedLaunch.body.Error).toContain('QUARRY_MAX_SEARCHES_PER_USER')
+    expect((await s.call('GET', '/api/searchctrl', { jwt: owner.jwt })).body).toHaveLength(4)
+    // B stops beating: its searches are gone, and the user may launch again
+    s.clock.advance(BOUND_MS + 1)
+    await launch(s, owner.jwt)
+  })
+
   test('a saved search nobody holds is listed DORMANT/SAVED and taken over by the replica that needs it', async () => {
     const { s, owner } = await setup(CLUSTER)
     const now = s.clock.now()

@@ -224,6 +224,15 @@ export class Cluster {
     return out
   }
 
+  /** The user's searches that are not saved and that other live replicas hold (the per-user cap is cluster-wide). */
+  async unsavedElsewhere(uid: number): Promise<number> {
+    if (!this.shared) return 0
+    let n = 0
+    for (const r of await this.deps.repo.liveRecords(this.liveSince()))
+      if (r.uid === uid && r.owner !== this.id && !this.deps.manager.has(r.id) && (JSON.parse(r.data) as Published).save !== 'saved') n++
+    return n
+  }
+
   // ---- forwarding
 
   /** Whether the request came from another replica (it is then served here, whoever holds the search). */

@@ -14,7 +14,8 @@
 //   runs. The filter stages of a query with a regex are matched on worker threads (match.ts), a chunk at a time, while
 //   this thread reads the next: however costly a match (query.ts bounds the program), it never holds the event loop;
 //   a chunk past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting a search gives up its chunk.
-// - One user has at most `maxPerUser` searches that are not saved (running or kept): a launch past it is 429.
+// - One user has at most `maxPerUser` searches that are not saved (running or kept), on all replicas together: a
+//   launch past it is 429.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
@@ -192,6 +193,11 @@ export interface ManagerDeps {
    * the one that launched it or took it over (adoptSaved); only those this process was saving are loaded.
    */
   shared?: boolean
+  /**
+   * In a cluster: the user's searches that are not saved and that other live replicas hold, so that the cap
+   * (maxPerUser) holds over the whole cluster, not per replica.
+   */
+  unsavedElsewhere?: (uid: number) => Promise<number>
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -309,7 +315,7 @@ export class SearchManager {
 
   async launch(req: LaunchRequest): Promise<Search> {
     this.sweep()
-    let live = 0
+    let live = (await this.deps.unsavedElsewhere?.(req.uid)) ?? 0
     for (const s of this.searches.values()) if (s.record.uid === req.uid && s.save !== 'saved') live++
     if (live >= this.deps.maxPerUser)
       throw Errors.tooManyRequests(
