@@ -23,22 +23,7 @@ done
 # shellcheck source=bench/common.sh
 source bench/common.sh
 bench_init cluster-search
-# Directories of their own, as test/run.sh makes them (the database server's account must reach its directory).
-PGDIR=$(mktemp -d)
-S3DIR=$(mktemp -d)
-stop_stores() {
-  bash test/s3-server.sh stop "$S3DIR" >/dev/null 2>&1 || true
-  bash test/pg-server.sh stop "$PGDIR" >/dev/null 2>&1 || true
-  rm -rf "$PGDIR" "$S3DIR"
-}
-trap 'stop_stores; bench_cleanup' EXIT
-echo "== starting PostgreSQL and the S3 gateway (test/pg-server.sh, test/s3-server.sh)"
-bash test/pg-server.sh start "$PGDIR" >"$TMP/pg.log" 2>&1
-bash test/s3-server.sh start "$S3DIR" >"$TMP/s3.log" 2>&1
-# shellcheck disable=SC1091
-source "$PGDIR/env"
-# shellcheck disable=SC1091
-source "$S3DIR/env"
+start_stores
 "$BUN" run bench/cluster-search.ts | tee "$TMP/table.md"
 if [ "${BENCH_NO_RECORD:-}" != 1 ]; then
   {

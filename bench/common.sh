@@ -129,3 +129,28 @@ measure() {
 
 # median_round "rps:p50:p99" ...: prints the triple with the median requests/s.
 median_round() { printf '%s\n' "$@" | sort -t: -k1,1n | awk '{ a[NR] = $0 } END { print a[int((NR + 1) / 2)] }'; }
+
+# --- PostgreSQL and the S3 gateway ----------------------------------------------------------------------
+
+# start_stores: PostgreSQL and the S3 gateway from the test scripts (test/pg-server.sh, test/s3-server.sh), on
+# loopback, in directories of their own as test/run.sh makes them (the database server's account must reach its
+# directory); exports QUARRY_TEST_DATABASE_URL and QUARRY_TEST_S3_*. Replaces the EXIT trap with one that stops
+# both and then runs bench_cleanup (call it after bench_init).
+start_stores() {
+  PGDIR=$(mktemp -d)
+  S3DIR=$(mktemp -d)
+  trap 'stop_stores; bench_cleanup' EXIT
+  echo "== starting PostgreSQL and the S3 gateway (test/pg-server.sh, test/s3-server.sh)"
+  bash test/pg-server.sh start "$PGDIR" >"$TMP/pg.log" 2>&1
+  bash test/s3-server.sh start "$S3DIR" >"$TMP/s3.log" 2>&1
+  # shellcheck disable=SC1091
+  source "$PGDIR/env"
+  # shellcheck disable=SC1091
+  source "$S3DIR/env"
+}
+
+stop_stores() {
+  bash test/s3-server.sh stop "$S3DIR" >/dev/null 2>&1 || true
+  bash test/pg-server.sh stop "$PGDIR" >/dev/null 2>&1 || true
+  rm -rf "$PGDIR" "$S3DIR"
+}

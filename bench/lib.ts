@@ -13,6 +13,9 @@
 //                                                   1 MiB pieces; print the µs it took (Bun's start excluded) and
 //                                                   the SHA-1 in base64
 //   bun run bench/lib.ts count <url> [header]       GET <url>; print the length of the JSON array it answers (fails unless 200)
+//   bun run bench/lib.ts dashboard <base> <jwt>     create a dashboard (a few panels of Data) and print its ID
+//   bun run bench/lib.ts database <postgres-url> <name>  create database <name> on that server; print its URL
+//   bun run bench/lib.ts drop-database <postgres-url> <name>  drop database <name> (its connections too)
 
 export {}
 
@@ -166,6 +169,36 @@ switch (cmd) {
     const body = await json(await fetch(url, { headers }), `GET ${url}`)
     if (!Array.isArray(body)) fail(`GET ${url}: not an array`)
     console.log(body.length)
+    break
+  }
+  case 'dashboard': {
+    const [base, jwt] = args
+    if (!base || !jwt) fail('dashboard <base> <jwt>')
+    const panels = Array.from({ length: 8 }, (_, i) => ({ id: i, title: `panel ${i}`, query: `tag=bench grep needle${i}`, x: i % 4, y: Math.floor(i / 4) }))
+    const id = await json(
+      await fetch(`${base}/api/dashboards`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ Name: 'bench', Description: 'benchmark dashboard', Labels: ['bench'], Data: { panels } }),
+      }),
+      'create dashboard',
+    )
+    if (typeof id !== 'number') fail(`create dashboard answered ${JSON.stringify(id)}`)
+    console.log(id)
+    break
+  }
+  case 'database':
+  case 'drop-database': {
+    const [server, name] = args
+    if (!server || !name || !/^[a-z_][a-z0-9_]*$/.test(name)) fail(`${cmd} <postgres-url> <name: lowercase letters, digits, _>`)
+    const admin = new Bun.SQL(server, { max: 1 })
+    if (cmd === 'database') {
+      await admin.unsafe(`CREATE DATABASE ${name}`)
+      const url = new URL(server)
+      url.pathname = `/${name}`
+      console.log(url.toString())
+    } else await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.close()
     break
   }
   default:

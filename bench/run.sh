@@ -13,4 +13,6 @@ bash bench/load.sh "$@" || rc=1
 node_modules/.bin/bun run bench/search-archive.ts || rc=1
 node_modules/.bin/bun run bench/search-scan.ts || rc=1
 bash bench/listing.sh "$@" || rc=1
+bash bench/cluster-search.sh "$@" || rc=1
+bash bench/cluster.sh "$@" || rc=1
 exit "$rc"
