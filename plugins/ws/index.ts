@@ -245,6 +245,25 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     cluster.syncSoon()
   }
 
+  /** What every search socket does with a message, a drained send buffer and its end (public or internal). */
+  const searchSocketEvents = {
+    message(ws: { raw: object }, message: unknown) {
+      const c = conns.get(ws.raw)
+      if (!c) return
+      activity(c, message)
+      enqueue(c, message)
+    },
+    drain(ws: { raw: object }) {
+      const c = conns.get(ws.raw)
+      const resume = c?.drained
+      if (c) c.drained = null
+      resume?.()
+    },
+    close(ws: { raw: object }) {
+      closed(ws.raw as Raw)
+    },
+  }
+
   /** Opens this socket's socket to the replica at `address` (the caller's credentials, the cluster secret). */
   function upstream(c: Conn, address: string): Upstream {
     const known = c.upstreams.get(address)
@@ -737,21 +756,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'search')
       },
-      message(ws, message) {
-        const c = conns.get(ws.raw)
-        if (!c) return
-        activity(c, message)
-        enqueue(c, message)
-      },
-      drain(ws) {
-        const c = conns.get(ws.raw)
-        const resume = c?.drained
-        if (c) c.drained = null
-        resume?.()
-      },
-      close(ws) {
-        closed(ws.raw as Raw)
-      },
+      ...searchSocketEvents,
     })
     // The same socket for another replica that relays its client's requests (server/cluster): the cluster secret
     // is checked before the upgrade (plugins/cluster refuses the request before routing as well), then the caller as
@@ -768,21 +773,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'search', true)
       },
-      message(ws, message) {
-        const c = conns.get(ws.raw)
-        if (!c) return
-        activity(c, message)
-        enqueue(c, message)
-      },
-      drain(ws) {
-        const c = conns.get(ws.raw)
-        const resume = c?.drained
-        if (c) c.drained = null
-        resume?.()
-      },
-      close(ws) {
-        closed(ws.raw as Raw)
-      },
+      ...searchSocketEvents,
     })
     .ws('/api/ws/stats', {
       access: 'Stats',
