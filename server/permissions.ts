@@ -104,6 +104,7 @@ export const PUBLIC_ROUTES = new Set([
   'POST /api/login',
   'GET /api/docs',
   'GET /api/docs/json',
+  'GET /api/docs/scalar-1.72.1.js',
   // no user authentication: guarded by its own QUARRY_METRICS_TOKEN when set (plugins/metrics)
   'GET /metrics',
 ])

@@ -7,7 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { AREAS } from '../server/openapi'
 import { API_HEADERS } from '../server/headers'
 import { PUBLIC_ROUTES } from '../server/permissions'
-import { DOCS_CSP, SCALAR_URL } from '../plugins/system/docs'
+import { DOCS_CSP, SCALAR_CACHE, SCALAR_PATH, SCALAR_VERSION } from '../plugins/system/docs'
 import { documented } from './documented'
 import { serverPerTest } from './helpers'
 import { apiRoutes } from './routes'
@@ -149,17 +149,21 @@ describe('the OpenAPI document', () => {
 })
 
 describe('the docs page', () => {
-  test('GET /api/docs: the Scalar page, public, loading the pinned bundle and the document, under its own CSP', async () => {
+  test('GET /api/docs: the Scalar page, public, loading only same-origin scripts and the document, under its own CSP', async () => {
     const s = await setup()
     const res = await s.call('GET', '/api/docs')
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toStartWith('text/html')
-    expect(res.text).toContain(`src="${SCALAR_URL}"`)
+    // every script element is the vendored bundle on this origin or inline (admitted by hash): no CDN
+    const sources = [...res.text.matchAll(/<script\b[^>]*\bsrc="([^"]*)"/g)].map((m) => m[1])
+    expect(sources).toEqual([SCALAR_PATH])
+    expect(SCALAR_PATH).toBe(`/api/docs/scalar-${SCALAR_VERSION}.js`)
     expect(res.text).toContain('"url":"/api/docs/json"')
     const csp = res.headers.get('content-security-policy')!
     expect(csp).toBe(DOCS_CSP)
-    // scripts: the pinned bundle and the page's own inline element only; requests to this origin only
-    expect(csp).toContain(`script-src ${SCALAR_URL} 'sha256-`)
+    // scripts: this origin and the page's own inline element only; requests to this origin only
+    expect(csp).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'$/)
+    expect(csp).not.toContain('http')
     expect(csp).not.toContain("'unsafe-eval'")
     expect(csp).toContain("connect-src 'self'")
     expect(csp).toContain("frame-ancestors 'none'")
@@ -168,5 +172,21 @@ describe('the docs page', () => {
       expect({ name, value: res.headers.get(name) }).toEqual({ name, value: API_HEADERS[name]! })
     // the document itself keeps the API's policy
     expect((await s.call('GET', '/api/docs/json')).headers.get('content-security-policy')).toBe(API_HEADERS['content-security-policy']!)
+  })
+
+  test('GET /api/docs/scalar-VERSION.js: the vendored bundle, byte for byte, public, as JavaScript, cached for good', async () => {
+    const s = await setup()
+    const res = await s.app.handle(new Request(`http://localhost${SCALAR_PATH}`))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    expect(res.headers.get('cache-control')).toBe(SCALAR_CACHE)
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    const served = new Uint8Array(await res.arrayBuffer())
+    const vendored = new Uint8Array(await Bun.file(new URL('../vendor/scalar/standalone.js', import.meta.url)).arrayBuffer())
+    expect(served.length).toBe(vendored.length)
+    expect(Buffer.compare(served, vendored)).toBe(0)
+    expect(new TextDecoder().decode(served.subarray(0, 12))).toBe('(function(){')
+    // another version's path is no route
+    expect((await s.call('GET', '/api/docs/scalar-0.0.0.js')).status).toBe(404)
   })
 })

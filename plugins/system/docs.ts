@@ -1,4 +1,5 @@
-// The OpenAPI document (GET /api/docs/json) and a page to browse it (GET /api/docs, Scalar), both public.
+// The OpenAPI document (GET /api/docs/json) and a page to browse it (GET /api/docs, Scalar, with its script from
+// GET /api/docs/scalar-VERSION.js), all public.
 // The document is generated once, from the assembled app (ApiDocs.learn), out of what each route declares and
 // the server enforces: its params, query and body schemas (the ones Elysia validates with), the form of an upload
 // route (multipartUpload), its success and refusal schemas (`response`), the access rule its guard checks
@@ -17,13 +18,19 @@ import type { AssembledRoute } from '../../server/body'
 import { DOCS_CSP_BASE } from '../../server/headers'
 import { accessOf } from '../auth/guard'
 import pkg from '../../package.json'
+// The vendored Scalar bundle (vendor/scalar/README.md): a file path here, and an embedded file in the single
+// executable (`bun build --compile`), so the page works without any CDN or internet access.
+import scalarBundle from '../../vendor/scalar/standalone.js' with { type: 'file' }
 
-/** The Scalar bundle the page loads (pinned: the page's CSP admits exactly this script). */
+/** The vendored Scalar bundle's version: in its path, so a browser may keep it for good and an update changes the URL. */
 export const SCALAR_VERSION = '1.72.1'
-export const SCALAR_URL = `https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/dist/browser/standalone.min.js`
 
 export const DOCS_PATH = '/api/docs'
 export const DOCS_JSON_PATH = '/api/docs/json'
+/** The Scalar bundle the page loads, served by this server (public, like the page). */
+export const SCALAR_PATH = `/api/docs/scalar-${SCALAR_VERSION}.js`
+/** Its caching: the path names the version, so the bytes behind it never change. */
+export const SCALAR_CACHE = 'public, max-age=31536000, immutable'
 
 type Json = Record<string, any>
 
@@ -230,15 +237,15 @@ export class ApiDocs {
 
 const PAGE = ScalarRender(
   { title: 'Quarry web API', version: pkg.version, description: 'The Quarry web API reference' },
-  { url: DOCS_JSON_PATH, cdn: SCALAR_URL, withDefaultFonts: false, _integration: 'elysiajs' } as never,
+  { url: DOCS_JSON_PATH, cdn: SCALAR_PATH, withDefaultFonts: false, _integration: 'elysiajs' } as never,
 )
 
 /**
- * The page's own policy, on its path only: the pinned Scalar script and the page's one inline script element (by
- * its hash), inline styles, and requests to this origin only (the document, and the "try it" requests). The page
- * holds no user content; every other answer keeps API_CSP.
+ * The page's own policy, on its path only: scripts from this origin (the one is the vendored Scalar bundle) and
+ * the page's one inline script element (by its hash), inline styles, and requests to this origin only (the
+ * document, and the "try it" requests). The page holds no user content; every other answer keeps API_CSP.
  */
-export const DOCS_CSP = `${DOCS_CSP_BASE}; script-src ${SCALAR_URL} ${[...PAGE.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
+export const DOCS_CSP = `${DOCS_CSP_BASE}; script-src 'self' ${[...PAGE.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
   .map((m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`)
   .join(' ')}`
 
@@ -250,6 +257,15 @@ export function docsPlugin(docs: ApiDocs) {
         set.headers['content-type'] = 'text/html; charset=utf-8'
         set.headers['content-security-policy'] = DOCS_CSP
         return PAGE
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      SCALAR_PATH,
+      ({ set }) => {
+        set.headers['content-type'] = 'text/javascript; charset=utf-8'
+        set.headers['cache-control'] = SCALAR_CACHE
+        return Bun.file(scalarBundle)
       },
       { detail: { hide: true } },
     )
