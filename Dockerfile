@@ -21,6 +21,8 @@ COPY package.json tsconfig.json bunfig.toml ./
 COPY server ./server
 COPY plugins ./plugins
 COPY cli ./cli
+# the API reference page's script (GET /api/docs/scalar-VERSION.js): served from this server, no CDN needed
+COPY vendor ./vendor
 # `quarry` (the CLI: `docker exec CONTAINER quarry ...`) on PATH, run by the image's Bun.
 RUN mkdir -p /data && chown -R bun:bun /data \
  && printf '#!/bin/sh\nexec bun /app/cli/main.ts "$@"\n' > /usr/local/bin/quarry \

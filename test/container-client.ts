@@ -44,6 +44,16 @@ if (env.CHECK_PHASE === 'write') {
   form.set('name', 'container-check')
   const file = await call('POST', '/api/files', jwt, form)
   check('a file is uploaded', file.status === 200 && typeof file.json?.GUID === 'string', `${file.status} ${file.text.slice(0, 200)}`)
+  // the API reference page works offline: its one script comes from this server (vendor/ is in the image)
+  const page = await call('GET', '/api/docs', '')
+  const src = /<script\b[^>]*\bsrc="([^"]*)"/.exec(page.text)?.[1] ?? ''
+  const script = src.startsWith('/') ? await fetch(`${base}${src}`) : undefined
+  const bytes = script ? new Uint8Array(await script.arrayBuffer()) : new Uint8Array()
+  check(
+    'the docs page loads the vendored Scalar bundle from the server',
+    page.status === 200 && script?.status === 200 && script.headers.get('content-type')?.startsWith('text/javascript') === true && bytes.length > 1_000_000,
+    `page ${page.status}, src ${src}, script ${script?.status} ${script?.headers.get('content-type')} ${bytes.length} bytes`,
+  )
   console.log(`STATE ${JSON.stringify({ dashboard: dash.json, file: file.json?.GUID, text: FILE_TEXT })}`)
 } else if (env.CHECK_PHASE === 'read') {
   const state = JSON.parse(env.CHECK_STATE ?? '{}') as { dashboard: number; file: string; text: string }
