@@ -205,12 +205,15 @@ describe('a server alone', () => {
   test('keeps its replica registry in memory: no row, no heartbeat written while it runs', async () => {
     const dataDir = tempDir()
     const server = spawnServer({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD })
-    const { url } = await listening(server)
-    await Bun.sleep(HEARTBEAT_MS * 1.5) // a heartbeat would have been written by now
-    const ping = await fetch(`${url}/api/stats/ping`, { headers: { authorization: `Bearer ${await login(url)}` } })
-    expect(Object.keys((await ping.json()) as object).sort()).toEqual([new URL(url).host, 'webserver'])
-    expect((await storeState(dataDir)).replicas).toEqual([])
-    server.kill('SIGTERM')
+    try {
+      const { url } = await listening(server)
+      await Bun.sleep(HEARTBEAT_MS * 1.5) // a heartbeat would have been written by now
+      const ping = await fetch(`${url}/api/stats/ping`, { headers: { authorization: `Bearer ${await login(url)}` } })
+      expect(Object.keys((await ping.json()) as object).sort()).toEqual([new URL(url).host, 'webserver'])
+      expect((await storeState(dataDir)).replicas).toEqual([])
+    } finally {
+      server.kill('SIGTERM') // also when a check failed: no server outlives the test
+    }
     expect(await server.exited).toBe(0)
   }, 60_000)
 })
