@@ -2,7 +2,7 @@
 // SIGTERM/SIGINT drain in-flight requests for QUARRY_SHUTDOWN_GRACE, then close what is left, wait for the uploads
 // that were cut off to remove their partial files, and close the store.
 import { X509Certificate, createPrivateKey } from 'node:crypto'
-import { mkdirSync, readFileSync } from 'node:fs'
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from './app'
@@ -114,7 +114,10 @@ export async function main(env: Record<string, string | undefined> = process.env
     refuse(`the store in ${config.dataDir} is not writable: ${firstLine(e)}`)
   }
   try {
+    // On disk, a probe write can succeed in a fan-out directory an earlier write left behind even when the blob
+    // directory itself refuses new ones (most later uploads would then fail): its own writability is checked too.
     await probeBlobStore(opened)
+    if (!config.s3) accessSync(join(config.dataDir, 'blobs'), constants.W_OK)
   } catch (e) {
     const where = config.s3 ? `the S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${join(config.dataDir, 'blobs')}`
     refuse(`the blob store (${where}) is not writable: ${firstLine(e)}`)
