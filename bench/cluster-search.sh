@@ -14,14 +14,9 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUN=$ROOT/node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "bench/cluster-search.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
-for a in "$@"; do
-  case $a in
-    --strict | --variants) ;; # bench/run.sh passes these on: this benchmark has no target to miss
-    *) echo "bench/cluster-search.sh: unknown argument $a" >&2; exit 2 ;;
-  esac
-done
 # shellcheck source=bench/common.sh
 source bench/common.sh
+no_target_args cluster-search.sh "$@"
 bench_init cluster-search
 start_stores
 "$BUN" run bench/cluster-search.ts | tee "$TMP/table.md"

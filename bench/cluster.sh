@@ -16,12 +16,6 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUN=$ROOT/node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "bench/cluster.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
-for a in "$@"; do
-  case $a in
-    --strict | --variants) ;; # bench/run.sh passes these on: this benchmark has no target to miss
-    *) echo "bench/cluster.sh: unknown argument $a" >&2; exit 2 ;;
-  esac
-done
 THREADS=${BENCH_THREADS:-1}
 CONNS=${BENCH_CONNECTIONS:-32}
 DURATION=${BENCH_DURATION:-3s}
@@ -33,6 +27,7 @@ CLUSTER_SECRET=bench-cluster-secret-0123456789abcdef
 
 # shellcheck source=bench/common.sh
 source bench/common.sh
+no_target_args cluster.sh "$@"
 need_packages wrk haproxy
 bench_init cluster
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)

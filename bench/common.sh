@@ -3,6 +3,19 @@
 # $CONNS, $WARMUP, $DURATION set by the script). Expects `set -Eeuo pipefail` and the repository root as
 # the working directory.
 
+# no_target_args NAME ARGS...: for a benchmark without a target to miss: accepts the flags bench/run.sh passes on
+# (--strict, --variants) and refuses anything else, exit 2.
+no_target_args() {
+  local name=$1 a
+  shift
+  for a in "$@"; do
+    case $a in
+      --strict | --variants) ;;
+      *) echo "bench/$name: unknown argument $a" >&2; exit 2 ;;
+    esac
+  done
+}
+
 # need_packages CMD...: installs, from Debian's packages, each command that is missing (package = command).
 need_packages() {
   local missing=() c sudo=

@@ -14,15 +14,10 @@ ROOT=$PWD
 BUN=$ROOT/node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "bench/search.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
 RESULTS=$ROOT/bench/results/search.md
-for a in "$@"; do
-  case $a in
-    --strict | --variants) ;; # bench/run.sh passes these on: this benchmark has no target to miss
-    *) echo "bench/search.sh: unknown argument $a" >&2; exit 2 ;;
-  esac
-done
 
 # shellcheck source=bench/common.sh
 source bench/common.sh
+no_target_args search.sh "$@"
 bench_init search
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
