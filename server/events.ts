@@ -50,29 +50,45 @@ export async function pgEvents(sql: PgPool, replica: string, log: Logger): Promi
     }
   })
   const send = (event: ClusterEvent) =>
-    sql.notify(CHANNEL, JSON.stringify({ from: replica, event })).catch((e: unknown) =>
+    notify(sql, replica, event).catch((e: unknown) =>
       log.warn('a cluster event could not be sent', { kind: event.kind, error: e instanceof Error ? e.message : String(e) }),
     )
   return {
     publish(event) {
-      if (event.kind !== 'sessions-ended' && event.kind !== 'tokens-ended') return void send(event)
-      // split so that no payload passes the limit, whatever the number of ids
-      let chunk: string[] = []
-      let size = 0
-      for (const id of event.ids) {
-        if (size + id.length + 3 > MAX_PAYLOAD && chunk.length > 0) {
-          void send({ kind: event.kind, ids: chunk })
-          chunk = []
-          size = 0
-        }
-        chunk.push(id)
-        size += id.length + 3
-      }
-      if (chunk.length > 0) void send({ kind: event.kind, ids: chunk })
+      for (const part of payloadSized(event)) void send(part)
     },
     subscribe(handler) {
       handlers.push(handler)
     },
     close: () => subscription.unlisten(),
   }
+}
+
+const notify = (sql: PgPool, from: string, event: ClusterEvent) => sql.notify(CHANNEL, JSON.stringify({ from, event }))
+
+/** The event as one or more events whose payloads stay under PostgreSQL's limit, whatever the number of ids. */
+export function payloadSized(event: ClusterEvent): ClusterEvent[] {
+  if (event.kind !== 'sessions-ended' && event.kind !== 'tokens-ended') return [event]
+  const parts: ClusterEvent[] = []
+  let chunk: string[] = []
+  let size = 0
+  for (const id of event.ids) {
+    if (size + id.length + 3 > MAX_PAYLOAD && chunk.length > 0) {
+      parts.push({ kind: event.kind, ids: chunk })
+      chunk = []
+      size = 0
+    }
+    chunk.push(id)
+    size += id.length + 3
+  }
+  if (chunk.length > 0) parts.push({ kind: event.kind, ids: chunk })
+  return parts
+}
+
+/**
+ * Tells every replica on this database, from a process that is not one (`quarry admin` on a server's host): resolves
+ * once PostgreSQL took every part, and rejects when it did not.
+ */
+export async function publishToReplicas(sql: PgPool, from: string, event: ClusterEvent): Promise<void> {
+  for (const part of payloadSized(event)) await notify(sql, from, part)
 }

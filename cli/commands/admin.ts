@@ -15,14 +15,27 @@ import { PRIVATE_UMASK } from '../../server/datadir'
 import { type Store, createSqliteStore } from '../../server/store'
 import { openPg, redact } from '../../server/pg'
 import { pgStoreOn } from '../../server/store.pg'
+import { type ClusterEvent, publishToReplicas } from '../../server/events'
 import { throttleSubject } from '../../plugins/auth/service'
 import { PRIMARY_ADMIN } from '../../plugins/users'
 import { command, group } from '../command'
 import { CliError, UsageError } from '../errors'
 import { newPassword } from '../prompt'
 
+interface ServerStore {
+  config: Config
+  store: Store
+  where: string
+  /**
+   * Tells the running servers what they hold open and must end now (their WebSockets of ended sessions). On
+   * PostgreSQL the replicas hear it at once; a SQLite server is another process that nothing reaches, whose sockets
+   * end at their next message or stats tick, when each request reads its session again.
+   */
+  announce(event: ClusterEvent): Promise<void>
+}
+
 /** The store the server with this environment uses, opened as it is (no migration). */
-async function openServerStore(env: Record<string, string | undefined>): Promise<{ config: Config; store: Store; where: string }> {
+async function openServerStore(env: Record<string, string | undefined>): Promise<ServerStore> {
   let config: Config
   try {
     config = loadConfig(env).config
@@ -52,14 +65,14 @@ async function openServerStore(env: Record<string, string | undefined>): Promise
         (state.applied < state.known ? ', or start this version of the server once (it migrates the store)' : ''),
     )
   }
-  return { config, store, where: path }
+  return { config, store, where: path, announce: async () => {} }
 }
 
 /**
  * The PostgreSQL store of QUARRY_DATABASE_URL, opened without migrating (as for SQLite: a store of another schema
  * version is refused, never changed). The writes are single statements that run beside the replicas' own.
  */
-async function openPgServerStore(config: Config, url: string): Promise<{ config: Config; store: Store; where: string }> {
+async function openPgServerStore(config: Config, url: string): Promise<ServerStore> {
   const where = `the PostgreSQL store at ${redact(url)}`
   let sql
   try {
@@ -76,7 +89,7 @@ async function openPgServerStore(config: Config, url: string): Promise<{ config:
     await store.close()
     throw new CliError(`${where} is at schema version ${state.applied}, this quarry knows ${state.known}: use the quarry of the servers' version`)
   }
-  return { config, store, where }
+  return { config, store, where, announce: (event) => publishToReplicas(sql, 'quarry admin', event) }
 }
 
 function generatedPassword(): string {
@@ -99,7 +112,7 @@ const resetPassword = command({
   async run({ args }) {
     if (args['password-stdin'] && args.generate) throw new UsageError('give either --password-stdin or --generate, not both')
     const username = (args.user as string | undefined) || PRIMARY_ADMIN
-    const { config, store, where } = await openServerStore(process.env)
+    const { config, store, where, announce } = await openServerStore(process.env)
     try {
       const user = await store.users.getByName(username)
       if (!user) throw new CliError(`no user "${username}" in ${where}`)
@@ -112,6 +125,9 @@ const resetPassword = command({
       // (sessions.create requires the hash it verified), and every session from before ends here.
       const ended = await store.sessions.deleteForUser(user.uid)
       await store.sessions.clearLoginAttempts(throttleSubject(user, user.username))
+      await announce({ kind: 'sessions-ended', ids: ended }).catch((e: unknown) =>
+        process.stderr.write(`quarry: the servers could not be told at once (${e instanceof Error ? e.message : e}); the sessions' WebSockets end at their next message\n`),
+      )
       if (args.generate) process.stdout.write(`${password}\n`)
       process.stderr.write(`quarry: the password of "${user.username}" (UID ${user.uid}) is reset; ${ended.length} session(s) ended\n`)
     } finally {

@@ -1,6 +1,8 @@
 // Three replicas on one PostgreSQL database and one S3 bucket (test/cluster/harness.ts): whatever one replica
 // does, the others see at the next request; a replica that dies leaves the others serving; it rejoins on restart.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { tmpdir } from 'node:os'
+import { MAIN } from '../cli'
 import { type Cluster, type Replica, startCluster } from './harness'
 
 let cluster: Cluster
@@ -152,6 +154,22 @@ describe('cluster: what a replica holds open', () => {
     expect(await closedWithin(bystander, 200)).toBe('open')
     bystander.ws.close()
   }, 20_000)
+
+  test('`quarry admin reset-password` on a host against the database ends the user\'s WebSockets on every replica at once', async () => {
+    const u = await cluster.createUser()
+    const jwt = await cluster.login(u.User, u.Pass, A)
+    // no subscription: nothing ticks, so only the tool's event can end it within the wait
+    const onA = await socket(`${A.url.replace(/^http/, 'ws')}/api/ws/stats`, { protocol: jwt })
+    const tool = Bun.spawn([process.execPath, 'run', MAIN, 'admin', 'reset-password', u.User, '--generate'], {
+      env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), NO_COLOR: '1', QUARRY_DATABASE_URL: cluster.databaseUrl },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [code, stderr] = await Promise.all([tool.exited, new Response(tool.stderr).text()])
+    expect({ code, stderr }).toEqual({ code: 0, stderr: `quarry: the password of "${u.User}" (UID ${u.uid}) is reset; 1 session(s) ended\n` })
+    expect(await closedWithin(onA, 5000)).toBe(1008)
+    expect((await whoami(B, jwt)).status).toBe(401)
+  }, 30_000)
 })
 
 describe('cluster: shared data', () => {
