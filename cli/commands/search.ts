@@ -326,10 +326,13 @@ const exportArchive = command({
     try {
       size = await c.download(path, args.file, out.progress('export'))
     } catch (e) {
-      // 409: not saved (yet). A search that is SAVING is waited for; any other state is the server's refusal.
+      // 409: not saved (yet). A search that is SAVING is waited for, and one that became SAVED since the refusal (its
+      // move to storage ended between the two requests) is taken at once; any other state is the server's refusal.
       if (!(e instanceof ApiError && e.status === 409)) throw e
       const d = await c.get<SearchDetails>(searchPath(args.id, '/details')).catch(() => undefined)
-      if (!d?.State.split('/').includes('SAVING')) throw new ApiError(e.status, `${e.message} (save it first: quarry search save ${args.id})`, e.body)
+      const words = d?.State.split('/') ?? []
+      if (!words.includes('SAVING') && !words.includes('SAVED'))
+        throw new ApiError(e.status, `${e.message} (save it first: quarry search save ${args.id})`, e.body)
       await waitSaved(c, out, args.id, waitMs)
       size = await c.download(path, args.file, out.progress('export'))
     }
