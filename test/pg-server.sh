@@ -59,10 +59,15 @@ install_packages() {
 }
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() { # a random unused loopback port; the server binds it moments later
-  local p
+# A random unused loopback port below the kernel's ephemeral range (ip_local_port_range, 32768-60999 by default): a
+# port inside it can be the local end of any outgoing connection of the moment (the test servers make thousands),
+# which a connect probe does not see and the bind then fails on ("Address already in use": one full run in five).
+free_port() {
+  local p low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$low" -gt 12000 ] || low=32768
   for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((10000 + RANDOM % (low - 10000)))
     port_free "$p" && { echo "$p"; return 0; }
   done
   return 1
@@ -80,16 +85,22 @@ if [ "$(id -u)" = 0 ]; then
   chown "$OS_USER" "$D" "$D/log" "$D/sock"
 fi
 t0=$(date +%s%N)
-PORT=$(free_port) || fail "no free port"
 PW=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 (umask 077 && echo "$PW" >"$D/pw")
 [ "$(id -u)" = 0 ] && chown "$OS_USER" "$D/pw"
 "${RUN[@]}" "$BIN/initdb" -D "$D/data" -U quarry --pwfile="$D/pw" --auth-local=trust --auth-host=scram-sha-256 \
   -E UTF8 --locale=C.UTF-8 --no-sync >"$D/log/initdb.log" 2>&1 || fail "initdb failed: $(tail -3 "$D/log/initdb.log")"
 # max_connections: every test server holds a small pool of its own, and test files run in parallel.
-"${RUN[@]}" "$BIN/pg_ctl" -D "$D/data" -l "$D/log/server.log" -w -t 60 start -o \
-  "-p $PORT -c listen_addresses=127.0.0.1 -k $D/sock -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-  >/dev/null 2>&1 || fail "the server did not start"
+# Another process may still take the chosen port between the probe and the bind: then again on another one.
+for attempt in 1 2 3; do
+  PORT=$(free_port) || fail "no free port"
+  "${RUN[@]}" "$BIN/pg_ctl" -D "$D/data" -l "$D/log/server.log" -w -t 60 start -o \
+    "-p $PORT -c listen_addresses=127.0.0.1 -k $D/sock -c max_connections=400 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    >/dev/null 2>&1 && break
+  grep -q 'Address already in use' "$D/log/server.log" 2>/dev/null && [ "$attempt" -lt 3 ] || fail "the server did not start"
+  say "port $PORT was taken meanwhile; trying another"
+  : >"$D/log/server.log"
+done
 head -1 "$D/data/postmaster.pid" >"$D/postgres.pid"
 "$BIN/pg_isready" -h 127.0.0.1 -p "$PORT" -t 30 >/dev/null || fail "the server does not answer on 127.0.0.1:$PORT"
 

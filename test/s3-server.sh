@@ -60,10 +60,15 @@ install_packages() {
 }
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() { # a random unused loopback port; the daemons bind it moments later
-  local p
+# A random unused loopback port below the kernel's ephemeral range (ip_local_port_range, 32768-60999 by default): a
+# port inside it can be the local end of any outgoing connection of the moment (the test servers make thousands),
+# which a connect probe does not see and the bind then fails on ("Address already in use": one full run in five).
+free_port() {
+  local p low
+  low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$low" -gt 12000 ] || low=32768
   for _ in $(seq 50); do
-    p=$((20000 + RANDOM % 30000))
+    p=$((10000 + RANDOM % (low - 10000)))
     port_free "$p" && { echo "$p"; return 0; }
   done
   return 1

@@ -2,6 +2,7 @@
 // `quarry` bin (the Node launcher) running `serve`, stops the server itself and frees its port; the launcher passes
 // arguments, output and exit codes through; the container's health check finds the configured port.
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDirs } from './helpers'
 import pkg from '../package.json'
@@ -11,12 +12,19 @@ const ROOT = join(import.meta.dir, '..')
 const LAUNCHER = join(ROOT, 'cli', 'quarry.cjs')
 const tempDir = tempDirs('signals')
 
-/** A free loopback port (taken and let go; nothing else here binds ports at random). */
+/**
+ * A free loopback port (taken and let go), below the kernel's ephemeral range: a port the kernel hands out (port 0)
+ * can become the local end of another test's outgoing connection before the server binds it.
+ */
 function freePort(): number {
-  const s = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = s.port
-  s.stop(true)
-  return port
+  const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]) || 32768
+  for (;;) {
+    const port = 10000 + Math.floor(Math.random() * (Math.max(low, 12000) - 10000))
+    try {
+      Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } }).stop(true)
+      return port
+    } catch {}
+  }
 }
 
 async function answers(port: number): Promise<boolean> {
