@@ -31,6 +31,12 @@ const PARTIAL_SWEEP_MS = 10 * 60_000
 const PARTIAL_GRACE_MS = 10 * 60_000
 /** After the shutdown grace, how long the uploads that were cut off get to remove their partial files. */
 const UPLOAD_CLEANUP_MS = 3000
+/**
+ * The metrics registry (prom-client and its default collectors: event loop lag, GC, process figures) is made this
+ * long after the server listens, or at the first scrape if that comes sooner: off the path of the first answers
+ * (server/metrics.ts; Quarry's own metrics count from the first request either way).
+ */
+const METRICS_WARMUP_MS = 1000
 
 export async function main(env: Record<string, string | undefined> = process.env): Promise<void> {
   // Everything made from here on, by us or by a library (SQLite's -wal and -shm), is private to this account.
@@ -150,7 +156,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const { app, auth, searches, cluster, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
+  const { app, auth, searches, cluster, metrics, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
@@ -237,6 +243,9 @@ export async function main(env: Record<string, string | undefined> = process.env
     await shutdown('start-up failure', 1)
   }
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind, replica })
+  setTimeout(() => {
+    metrics.warmUp().catch((e: unknown) => log.error('the metrics registry could not be made', { error: firstLine(e) }))
+  }, METRICS_WARMUP_MS).unref()
 
   // Cluster-wide jobs: they act on the shared store and blob store, so one replica at a time runs each (server/jobs.ts).
   jobs.start({

@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { Elysia } from 'elysia'
 import { Errors } from '../../server/errors'
-import type { Metrics } from '../../server/metrics'
+import { METRICS_CONTENT_TYPE, type Metrics } from '../../server/metrics'
 import { area, refusals } from '../../server/openapi'
 
 const digest = (s: string) => createHash('sha256').update(s).digest()
@@ -23,8 +23,7 @@ export function metricsPlugin(deps: { metrics: Metrics; token: string | undefine
           throw Errors.unauthenticated('GET /metrics needs Authorization: Bearer with the metrics token (QUARRY_METRICS_TOKEN)')
         }
       }
-      const text = await deps.metrics.registry.metrics()
-      return new Response(text, { headers: { 'content-type': deps.metrics.registry.contentType, 'cache-control': 'no-store' } })
+      return new Response(await deps.metrics.text(), { headers: { 'content-type': METRICS_CONTENT_TYPE, 'cache-control': 'no-store' } })
     },
     // 401 only with QUARRY_METRICS_TOKEN set and a request without it
     { response: refusals(401), detail: { summary: 'Get Prometheus metrics', description: 'The Prometheus text format. Public unless QUARRY_METRICS_TOKEN is set; then it needs `Authorization: Bearer <that token>` (401 otherwise).' } },
