@@ -1,7 +1,8 @@
 // Cold start (issue 17): a server on the disk blob store that has run no search does not load the S3 client (minio,
 // over 100 ms to import), the archive writer's tar-stream or the regex engine re2js; they load when first used. Nor
 // has it loaded prom-client, whose registry is made at the first scrape (or a moment after the start): that scrape
-// still has every documented family. The real start (server/main.ts main) runs in a child process, whose module
+// still has every documented family; nor the OpenAPI generator (@elysiajs/openapi's and ours), run at the first
+// request for the document. The real start (server/main.ts main) runs in a child process, whose module
 // registry then lists what was loaded.
 import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -29,7 +30,8 @@ async function afterStart(script: string, port = freePort()): Promise<string[]> 
   const code = `
     const { main } = await import(${JSON.stringify(join(ROOT, 'server', 'main.ts'))})
     await main({ ...process.env, QUARRY_DATA_DIR: ${JSON.stringify(dataDir)}, QUARRY_LISTEN: '127.0.0.1:${port}', QUARRY_ADMIN_PASSWORD: 'lazy-imports-password', QUARRY_LOG_LEVEL: 'warn' })
-    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js|prom-client)\\//.test(k) && !k.endsWith('.umd.js'))
+    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js|prom-client)\\/|@elysiajs\\/openapi\\/dist\\/openapi\\.mjs$|plugins\\/system\\/document\\.ts$/.test(k) && !k.endsWith('.umd.js'))
+    const names = () => [...new Set(loaded().map((k) => k.includes('node_modules/') ? k.split('node_modules/')[1].split('/').slice(0, k.includes('node_modules/@') ? 2 : 1).join('/') : k.slice(k.indexOf('plugins/'))))].sort()
     const PORT = ${port}
     ${script}
     process.exit(0)`
@@ -39,7 +41,7 @@ async function afterStart(script: string, port = freePort()): Promise<string[]> 
   return out.trim().split('\n').filter((l) => l.startsWith('{'))
 }
 
-test('a started server on the disk store has not loaded minio, tar-stream, re2js or prom-client; a regex compiled loads re2js only', async () => {
+test('a started server on the disk store has not loaded minio, tar-stream, re2js, prom-client or the OpenAPI generator; a regex compiled loads re2js only', async () => {
   const lines = await afterStart(`
     console.log(JSON.stringify({ atStart: loaded() }))
     const { compileRegex } = await import(${JSON.stringify(join(ROOT, 'server', 'search', 'query.ts'))})
@@ -57,7 +59,7 @@ function documentedFamilies(): string[] {
   return rows.flatMap((row) => [...row.matchAll(/`((?:quarry|nodejs|process)_[a-z_]+)/g)].map((m) => m[1]!))
 }
 
-test('GET /metrics as the first request after a start loads prom-client and has every documented family', async () => {
+test('GET /metrics as the first request after a start loads prom-client and has every documented family; the OpenAPI document loads its generator', async () => {
   const families = documentedFamilies()
   expect(families.length).toBeGreaterThanOrEqual(11)
   const lines = await afterStart(`
@@ -66,11 +68,16 @@ test('GET /metrics as the first request after a start loads prom-client and has 
     const text = await res.text()
     const types = Object.fromEntries([...text.matchAll(/^# TYPE (\\S+) (\\S+)$/gm)].map((m) => [m[1], m[2]]))
     console.log(JSON.stringify({ status: res.status, type: res.headers.get('content-type'), types }))
-    console.log(JSON.stringify({ afterScrape: [...new Set(loaded().map((k) => k.split('node_modules/')[1].split('/')[0]))] }))`)
-  const [atStart, scrape, after] = lines.map((l) => JSON.parse(l))
+    console.log(JSON.stringify({ afterScrape: names() }))
+    const doc = await (await fetch('http://127.0.0.1:' + PORT + '/api/docs/json')).json()
+    console.log(JSON.stringify({ openapi: doc.openapi, paths: Object.keys(doc.paths).length, afterDocs: names() }))`)
+  const [atStart, scrape, after, docs] = lines.map((l) => JSON.parse(l))
   expect(atStart).toEqual({ atStart: [] })
   expect(scrape.status).toBe(200)
   expect(scrape.type).toBe('text/plain; version=0.0.4; charset=utf-8')
   for (const name of families) expect([name, scrape.types[name]]).toEqual([name, expect.stringMatching(/^(counter|gauge|histogram)$/)])
   expect(after).toEqual({ afterScrape: ['prom-client'] })
+  // the document, generated at its first request, is whole
+  expect(docs).toEqual({ openapi: '3.1.0', paths: expect.any(Number), afterDocs: ['@elysiajs/openapi', 'plugins/system/document.ts', 'prom-client'] })
+  expect(docs.paths).toBeGreaterThan(50)
 }, 90_000)
