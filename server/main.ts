@@ -10,7 +10,18 @@ import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } fro
 import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
 import { engineKey } from '../plugins/stats'
 import { describeSystem } from '../plugins/stats/system'
-import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, replicaId, secureDataDir } from './datadir'
+import {
+  DataDirBusyError,
+  type DataDirLock,
+  PRIVATE_DIR_MODE,
+  PRIVATE_UMASK,
+  type Tightened,
+  isPrivateDir,
+  lockDataDir,
+  replicaId,
+  secureDataDir,
+  secureDataDirContents,
+} from './datadir'
 import { createLogger } from './log'
 import { probeBlobStore } from './blob/probe'
 import { type Store, blobReferences, createSqliteStore } from './store'
@@ -73,10 +84,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     else console.error(`quarry: cannot use the data directory ${config.dataDir}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     process.exit(notWritable(e) ? 2 : 1)
   }
-  let store: Store
-  let pgPool: PgPool | undefined
-  try {
-    const tightened = secureDataDir(config.dataDir)
+  const reportTightened = (tightened: Tightened | undefined) => {
     if (tightened)
       log.warn('the data directory was readable by other accounts; its modes are now 0700 (directories) and 0600 (files)', {
         dataDir: config.dataDir,
@@ -84,6 +92,13 @@ export async function main(env: Record<string, string | undefined> = process.env
         dirs: tightened.dirs,
         files: tightened.files,
       })
+  }
+  const contentsLater = isPrivateDir(config.dataDir)
+  let store: Store
+  let pgPool: PgPool | undefined
+  try {
+    // A private directory's contents are out of other accounts' reach: they are walked once the server listens.
+    if (!contentsLater) reportTightened(secureDataDir(config.dataDir))
     if (config.databaseUrl) {
       const pg = await createPgStore(config.databaseUrl)
       pgPool = pg.sql
@@ -243,6 +258,8 @@ export async function main(env: Record<string, string | undefined> = process.env
     await shutdown('start-up failure', 1)
   }
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind, replica })
+  if (contentsLater)
+    secureDataDirContents(config.dataDir).then(reportTightened, (e: unknown) => log.error('the data directory could not be walked to tighten its modes', { error: firstLine(e) }))
   setTimeout(() => {
     metrics.warmUp().catch((e: unknown) => log.error('the metrics registry could not be made', { error: firstLine(e) }))
   }, METRICS_WARMUP_MS).unref()
