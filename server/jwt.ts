@@ -1,9 +1,9 @@
-// The server's JWTs: HS256 only, signed and verified with node:crypto's HMAC. This replaces @elysiajs/jwt (and
-// jose under it), whose import cost ~7-10 ms of every start (issue 17, cold start) for the two calls Quarry made.
+// The server's JWTs: HS256 only, signed and verified here. This replaces @elysiajs/jwt (and jose under it), whose
+// import cost ~7-10 ms of every start (issue 17, cold start) for the two calls Quarry made.
 // The tokens are the same: header {"alg":"HS256","typ":"JWT"}, the claims given plus `iat`. Verification takes
 // nothing but HS256 (no "none", no other algorithm, whatever the header says), compares the signature in constant
-// time, and refuses a token that has expired, is not yet valid, or whose claims are not a JSON object.
-import { createHmac, timingSafeEqual } from 'node:crypto'
+// time, and refuses a token that has expired, is not yet valid, or whose claims are not a JSON object. Bun's HMAC
+// and crypto.timingSafeEqual rather than node:crypto's, whose import alone costs ~8 ms (or more on a loaded host).
 
 export type JwtPayload = Record<string, unknown>
 
@@ -34,7 +34,7 @@ export class Hs256 {
     // The signature first, in constant time: nothing of an unsigned token is looked at further.
     const expected = Buffer.from(this.mac(`${header}.${payload}`))
     const given = Buffer.from(signature)
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return undefined
     const h = parseObject(header)
     // Pinned: a token signed with this key under another name (or with critical extensions) is not ours.
     if (!h || h.alg !== 'HS256' || h.crit !== undefined || (h.b64 !== undefined && h.b64 !== true)) return undefined
@@ -48,7 +48,7 @@ export class Hs256 {
   }
 
   private mac(input: string): string {
-    return createHmac('sha256', this.key).update(input).digest('base64url')
+    return new Bun.CryptoHasher('sha256', this.key).update(input).digest('base64url')
   }
 }
 

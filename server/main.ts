@@ -1,7 +1,6 @@
 // Starts Quarry: configuration → data directory (private, locked) → store → blob store → app → listen.
 // SIGTERM/SIGINT drain in-flight requests for QUARRY_SHUTDOWN_GRACE, then close what is left, wait for the uploads
 // that were cut off to remove their partial files, and close the store.
-import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
@@ -67,7 +66,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   for (const w of warnings) log.warn(w)
   let tls: { cert: string; key: string } | undefined
   try {
-    tls = config.tls && readTls(config.tls)
+    tls = config.tls && (await readTls(config.tls))
   } catch (e) {
     console.error(`quarry: invalid configuration: ${(e as Error).message}`)
     process.exit(2)
@@ -307,7 +306,9 @@ export async function main(env: Record<string, string | undefined> = process.env
  * The PEM certificate (chain) and key of QUARRY_TLS_CERT and QUARRY_TLS_KEY, checked before anything starts: an
  * unreadable file, one that is not PEM, or a key that does not belong to the certificate is one line naming it.
  */
-function readTls(files: { certFile: string; keyFile: string }): { cert: string; key: string } {
+async function readTls(files: { certFile: string; keyFile: string }): Promise<{ cert: string; key: string }> {
+  // node:crypto only with TLS: its import alone costs ~8 ms of a start (issue 17, cold start).
+  const { X509Certificate, createPrivateKey } = await import('node:crypto')
   const read = (name: string, path: string) => {
     try {
       return readFileSync(path, 'utf8')
@@ -317,7 +318,7 @@ function readTls(files: { certFile: string; keyFile: string }): { cert: string; 
   }
   const cert = read('QUARRY_TLS_CERT', files.certFile)
   const key = read('QUARRY_TLS_KEY', files.keyFile)
-  let x509: X509Certificate
+  let x509: InstanceType<typeof X509Certificate>
   try {
     x509 = new X509Certificate(cert)
   } catch {

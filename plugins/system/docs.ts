@@ -2,7 +2,6 @@
 // GET /api/docs/scalar-VERSION.js), all public.
 // The document is generated once, from the assembled app (ApiDocs.learn), by plugins/system/document.ts, which is
 // imported on the first request for it: the generator is not loaded at start (issue 17, cold start).
-import { createHash } from 'node:crypto'
 import { Elysia, type AnyElysia } from 'elysia'
 import { ScalarRender } from '@elysiajs/openapi/scalar'
 import { DOCS_CSP_BASE } from '../../server/headers'
@@ -48,7 +47,7 @@ const PAGE = ScalarRender(
  * document, and the "try it" requests). The page holds no user content; every other answer keeps API_CSP.
  */
 export const DOCS_CSP = `${DOCS_CSP_BASE}; script-src 'self' ${[...PAGE.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]
-  .map((m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`)
+  .map((m) => `'sha256-${new Bun.CryptoHasher('sha256').update(m[1]!).digest('base64')}'`)
   .join(' ')}`
 
 export function docsPlugin(docs: ApiDocs) {
