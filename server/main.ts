@@ -134,14 +134,23 @@ export async function main(env: Record<string, string | undefined> = process.env
   } catch (e) {
     refuse(`the store in ${config.dataDir} is not writable: ${firstLine(e)}`)
   }
-  try {
+  // The blob store's probe is a write and its removal (fsyncs on disk, round trips to S3): it runs while the app is
+  // built (mostly waiting, while building is all CPU), and the server listens only once it has passed (issue 17,
+  // cold start). Its failure is still one line and exit 2, also when building the app failed meanwhile.
+  const blobProbe = (async () => {
     // On disk, a probe write can succeed in a fan-out directory an earlier write left behind even when the blob
     // directory itself refuses new ones (most later uploads would then fail): its own writability is checked too.
     await probeBlobStore(opened)
     if (!config.s3) accessSync(join(config.dataDir, 'blobs'), constants.W_OK)
-  } catch (e) {
+  })().then(
+    () => undefined,
+    (e: unknown) => ({ e }),
+  )
+  const blobsWritable = async () => {
+    const failed = await blobProbe
+    if (!failed) return
     const where = config.s3 ? `the S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${join(config.dataDir, 'blobs')}`
-    refuse(`the blob store (${where}) is not writable: ${firstLine(e)}`)
+    refuse(`the blob store (${where}) is not writable: ${firstLine(failed.e)}`)
   }
   const uploads = trackPuts(opened)
   const blobs = uploads.blobs
@@ -171,7 +180,12 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const { app, auth, searches, cluster, metrics, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
+  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events }).catch(async (e: unknown) => {
+    await blobsWritable()
+    throw e
+  })
+  await blobsWritable()
+  const { app, auth, searches, cluster, metrics, createFirstAdmin } = built
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
