@@ -5,12 +5,13 @@
 //   fastify   bench/compare/fastify.mjs on Node opening an existing store (for reference; only when its packages
 //             are installed, see bench/compare/run.sh)
 //
-//   bun run bench/coldstart.ts [rounds] [--strict] [--before DIR] [--exe]
+//   bun run bench/coldstart.ts [rounds] [--strict] [--before DIR] [--exe] [--bundle]
 // Default 7 rounds; --strict: exit 1 when a goal is missed; --before DIR: also start the Quarry of another tree (e.g.
 // `git archive <commit> | tar -x -C DIR` with DIR/node_modules a link to this one's) in the same rounds, on stores of
 // its own, so that a change is measured before and after under the same load; --exe: also build the single executable
 // (`npm run build` into the temporary directory, for DIR too with --before) and start it (`quarry serve`) in the
-// same rounds.
+// same rounds; --bundle: also build the server as one CommonJS bundle with bytecode (`npm run build:server` into the
+// temporary directory, this tree only) and start it with `bun DIR/main.js` in the same rounds.
 // Goals (issue 17): empty < 150 ms, existing < 100 ms (medians), for `bun run server/main.ts` (what the container runs).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -21,6 +22,7 @@ const strict = args.includes('--strict')
 const beforeAt = args.indexOf('--before')
 const before = beforeAt >= 0 ? args.splice(beforeAt, 2)[1] : undefined
 const withExe = args.includes('--exe')
+const withBundle = args.includes('--bundle')
 const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 7)
 const root = join(import.meta.dir, '..')
 const bun = process.execPath
@@ -81,8 +83,16 @@ function buildExe(dir: string, name: string): string {
   return out
 }
 
+/** The server of the tree at `dir` as one CommonJS bundle with bytecode (`npm run build:server`); answers its entry. */
+function buildBundle(dir: string, name: string): string {
+  const out = join(tmp, name)
+  const built = Bun.spawnSync(['npm', 'run', '--silent', 'build:server'], { cwd: dir, env: { ...process.env, OUTDIR: out }, stdout: 'pipe', stderr: 'pipe' })
+  if (built.exitCode !== 0) throw new Error(`npm run build:server in ${dir} failed: ${built.stderr.toString()}`)
+  return join(out, 'main.js')
+}
+
 const times: Record<string, number[]> = {
-  empty: [], existing: [], 'before, empty': [], 'before, existing': [],
+  empty: [], existing: [], 'before, empty': [], 'before, existing': [], 'bundle, empty': [], 'bundle, existing': [],
   'executable, empty': [], 'executable, existing': [], 'executable before, empty': [], 'executable before, existing': [],
   fastify: [],
 }
@@ -92,6 +102,7 @@ try {
   const kinds: { key: string; cwd: string; cmd?: string[] }[] = [{ key: '', cwd: root }]
   if (before) kinds.push({ key: 'before', cwd: before })
   if (withExe) kinds.push({ key: 'executable', cwd: tmp, cmd: [buildExe(root, 'quarry-exe'), 'serve'] })
+  if (withBundle) kinds.push({ key: 'bundle', cwd: tmp, cmd: [bun, buildBundle(root, 'server-bundle')] })
   if (withExe && before) kinds.push({ key: 'executable before', cwd: tmp, cmd: [buildExe(before, 'quarry-exe-before'), 'serve'] })
   const existing = (kind: string) => join(tmp, `existing-${kind || 'this'}`.replace(/ /g, '-'))
   for (const k of kinds) await quarry(existing(k.key), freePort(), k.cwd, undefined, k.cmd)
@@ -132,6 +143,8 @@ for (const [k, xs] of Object.entries(times)) {
         ? `single executable before (${before}), ${store}`
         : k.startsWith('executable')
           ? `single executable (\`quarry serve\`), ${store}`
+          : k.startsWith('bundle')
+            ? `bytecode bundle (\`bun dist/server/main.js\`), ${store}`
           : k.startsWith('before')
             ? `Quarry before (${before}), ${store}`
             : `Quarry, ${store}`

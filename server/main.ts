@@ -364,4 +364,6 @@ function firstLine(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split('\n')[0]!
 }
 
-if (import.meta.main) await main()
+// Not a top-level await: the server also builds as one CommonJS bundle with bytecode (`npm run build:server`,
+// started by `bun dist/server/main.js`: half the cold start of `bun run server/main.ts`, bench/README.md).
+if (import.meta.main) void main()

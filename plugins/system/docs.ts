@@ -9,6 +9,13 @@ import pkg from '../../package.json'
 // The vendored Scalar bundle (vendor/scalar/README.md): a file path here, and an embedded file in the single
 // executable (`bun build --compile`), so the page works without any CDN or internet access.
 import scalarBundle from '../../vendor/scalar/standalone.js' with { type: 'file' }
+import { dirname, isAbsolute, join } from 'node:path'
+
+/**
+ * The bundle's file: an absolute path from the source tree and in the single executable; in the server's bytecode
+ * bundle (`npm run build:server`, which copies it beside main.js) a path relative to main.js (Bun.main).
+ */
+const SCALAR_FILE = isAbsolute(scalarBundle) ? scalarBundle : join(dirname(Bun.main), scalarBundle)
 
 /** The vendored Scalar bundle's version: in its path, so a browser may keep it for good and an update changes the URL. */
 export const SCALAR_VERSION = '1.72.1'
@@ -66,7 +73,7 @@ export function docsPlugin(docs: ApiDocs) {
       ({ set }) => {
         set.headers['content-type'] = 'text/javascript; charset=utf-8'
         set.headers['cache-control'] = SCALAR_CACHE
-        return Bun.file(scalarBundle)
+        return Bun.file(SCALAR_FILE)
       },
       { detail: { hide: true } },
     )
