@@ -5,11 +5,14 @@
 //   fastify   bench/compare/fastify.mjs on Node opening an existing store (for reference; only when its packages
 //             are installed, see bench/compare/run.sh)
 //
-//   bun run bench/coldstart.ts [rounds] [--strict] [--before DIR]
+//   bun run bench/coldstart.ts [rounds] [--strict] [--before DIR] [--exe] [--bundle]
 // Default 7 rounds; --strict: exit 1 when a goal is missed; --before DIR: also start the Quarry of another tree (e.g.
 // `git archive <commit> | tar -x -C DIR` with DIR/node_modules a link to this one's) in the same rounds, on stores of
-// its own, so that a change is measured before and after under the same load.
-// Goals (issue 17): empty < 150 ms, existing < 100 ms (medians).
+// its own, so that a change is measured before and after under the same load; --exe: also build the single executable
+// (`npm run build` into the temporary directory, for DIR too with --before) and start it (`quarry serve`) in the
+// same rounds; --bundle: also build the server as one CommonJS bundle with bytecode (`npm run build:server` into the
+// temporary directory, this tree only) and start it with `bun DIR/main.js` in the same rounds.
+// Goals (issue 17): empty < 150 ms, existing < 100 ms (medians), for `bun run server/main.ts` (what the container runs).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +21,8 @@ const args = process.argv.slice(2)
 const strict = args.includes('--strict')
 const beforeAt = args.indexOf('--before')
 const before = beforeAt >= 0 ? args.splice(beforeAt, 2)[1] : undefined
+const withExe = args.includes('--exe')
+const withBundle = args.includes('--bundle')
 const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 7)
 const root = join(import.meta.dir, '..')
 const bun = process.execPath
@@ -64,33 +69,55 @@ async function startOnce(cmd: string[], env: Record<string, string>, port: numbe
   }
 }
 
-const quarry = (dataDir: string, port: number, cwd = root, label?: string) =>
-  startOnce([bun, 'run', 'server/main.ts'], {
+/** Starts `cmd` (default: `bun run server/main.ts` in `cwd`) on `dataDir`; answers ms to the first 200. */
+const quarry = (dataDir: string, port: number, cwd = root, label?: string, cmd = [bun, 'run', 'server/main.ts']) =>
+  startOnce(cmd, {
     QUARRY_DATA_DIR: dataDir, QUARRY_LISTEN: `127.0.0.1:${port}`, QUARRY_ADMIN_PASSWORD: 'coldstart-password', QUARRY_LOG_LEVEL: 'warn',
   }, port, cwd, label)
 
-const times: Record<string, number[]> = { empty: [], existing: [], 'before, empty': [], 'before, existing': [], fastify: [] }
+/** The single executable of the tree at `dir`, built by its own `npm run build` into the temporary directory. */
+function buildExe(dir: string, name: string): string {
+  const out = join(tmp, name)
+  const built = Bun.spawnSync(['npm', 'run', '--silent', 'build'], { cwd: dir, env: { ...process.env, OUTFILE: out }, stdout: 'pipe', stderr: 'pipe' })
+  if (built.exitCode !== 0) throw new Error(`npm run build in ${dir} failed: ${built.stderr.toString()}`)
+  return out
+}
+
+/** The server of the tree at `dir` as one CommonJS bundle with bytecode (`npm run build:server`); answers its entry. */
+function buildBundle(dir: string, name: string): string {
+  const out = join(tmp, name)
+  const built = Bun.spawnSync(['npm', 'run', '--silent', 'build:server'], { cwd: dir, env: { ...process.env, OUTDIR: out }, stdout: 'pipe', stderr: 'pipe' })
+  if (built.exitCode !== 0) throw new Error(`npm run build:server in ${dir} failed: ${built.stderr.toString()}`)
+  return join(out, 'main.js')
+}
+
+const times: Record<string, number[]> = {
+  empty: [], existing: [], 'before, empty': [], 'before, existing': [], 'bundle, empty': [], 'bundle, existing': [],
+  'executable, empty': [], 'executable, existing': [], 'executable before, empty': [], 'executable before, existing': [],
+  fastify: [],
+}
 const loads: string[] = []
 try {
-  const existing = join(tmp, 'existing')
-  await quarry(existing, freePort()) // makes the store the "existing" rounds start on
-  const existingBefore = join(tmp, 'existing-before')
-  if (before) await quarry(existingBefore, freePort(), before)
+  // Each kind of start has its own "existing" store, made by a first start of that kind.
+  const kinds: { key: string; cwd: string; cmd?: string[] }[] = [{ key: '', cwd: root }]
+  if (before) kinds.push({ key: 'before', cwd: before })
+  if (withExe) kinds.push({ key: 'executable', cwd: tmp, cmd: [buildExe(root, 'quarry-exe'), 'serve'] })
+  if (withBundle) kinds.push({ key: 'bundle', cwd: tmp, cmd: [bun, buildBundle(root, 'server-bundle')] })
+  if (withExe && before) kinds.push({ key: 'executable before', cwd: tmp, cmd: [buildExe(before, 'quarry-exe-before'), 'serve'] })
+  const existing = (kind: string) => join(tmp, `existing-${kind || 'this'}`.replace(/ /g, '-'))
+  for (const k of kinds) await quarry(existing(k.key), freePort(), k.cwd, undefined, k.cmd)
   for (let r = 0; r < rounds; r++) {
     loads.push((await Bun.file('/proc/loadavg').text()).split(' ')[0]!)
-    const empty = join(tmp, `empty-${r}`)
-    times.empty!.push(await quarry(empty, freePort(), root, 'empty'))
-    rmSync(empty, { recursive: true, force: true })
-    times.existing!.push(await quarry(existing, freePort(), root, 'existing'))
-    if (before) {
-      const emptyBefore = join(tmp, `empty-before-${r}`)
-      times['before, empty']!.push(await quarry(emptyBefore, freePort(), before, 'before, empty'))
-      rmSync(emptyBefore, { recursive: true, force: true })
-      times['before, existing']!.push(await quarry(existingBefore, freePort(), before, 'before, existing'))
+    for (const k of kinds) {
+      const label = (store: string) => (k.key ? `${k.key}, ${store}` : store)
+      const empty = join(tmp, `empty-${r}`)
+      times[label('empty')]!.push(await quarry(empty, freePort(), k.cwd, label('empty'), k.cmd))
+      rmSync(empty, { recursive: true, force: true })
+      times[label('existing')]!.push(await quarry(existing(k.key), freePort(), k.cwd, label('existing'), k.cmd))
     }
     if (withFastify) {
       const port = freePort()
-      times.fastify!.push(await startOnce(['node', 'bench/compare/fastify.mjs'], { COMPARE_DB: join(existing, 'quarry.db'), COMPARE_PORT: String(port) }, port, root, 'fastify'))
+      times.fastify!.push(await startOnce(['node', 'bench/compare/fastify.mjs'], { COMPARE_DB: join(existing(''), 'quarry.db'), COMPARE_PORT: String(port) }, port, root, 'fastify'))
     }
   }
 } finally {
@@ -108,7 +135,19 @@ for (const [k, xs] of Object.entries(times)) {
   const goal = goals[k]
   const met = goal === undefined || median(xs) < goal
   if (!met) ok = false
-  const label = k === 'fastify' ? 'Fastify + better-sqlite3, existing store' : k.startsWith('before') ? `Quarry before (${before}), ${k.slice(8)} store` : `Quarry, ${k} store`
+  const store = `${k.split(', ').at(-1)} store`
+  const label =
+    k === 'fastify'
+      ? 'Fastify + better-sqlite3, existing store'
+      : k.startsWith('executable before')
+        ? `single executable before (${before}), ${store}`
+        : k.startsWith('executable')
+          ? `single executable (\`quarry serve\`), ${store}`
+          : k.startsWith('bundle')
+            ? `bytecode bundle (\`bun dist/server/main.js\`), ${store}`
+          : k.startsWith('before')
+            ? `Quarry before (${before}), ${store}`
+            : `Quarry, ${store}`
   console.log(`| ${label} | ${fmt(xs)} | ${cpu[k] ? fmt(cpu[k]) : '–'} | ${goal ? `< ${goal} ms` : '–'} | ${goal ? (met ? 'met' : '**not met**') : 'reference'} |`)
 }
 if (strict && !ok) process.exit(1)

@@ -1,4 +1,6 @@
 // The composition root: builds the whole API from its dependencies. No environment reads, no listen.
+// First, before any plugin module makes its schemas: t.Integer and t.Numeric compile their checkers when first used.
+import './lazy-numeric'
 import { Elysia } from 'elysia'
 import type { BlobStore } from './blob'
 import { BodyRules, bodyPlugin } from './body'

@@ -27,8 +27,10 @@ export function openDatabase(path: string, opts: { migrate?: boolean } = {}): Da
  * second waiting (busy_timeout) and then finding it done. Answers the migrations this call applied.
  */
 export function migrate(db: Database): { version: number; name: string }[] {
-  db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)')
   const known = Math.max(0, ...MIGRATIONS.map((m) => m.version))
+  // The usual start, on a current store: one read, no write lock, no transaction (issue 17, cold start).
+  if (isCurrent(db)) return []
+  db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)')
   const done: { version: number; name: string }[] = []
   for (;;) {
     const next = db
@@ -47,6 +49,22 @@ export function migrate(db: Database): { version: number; name: string }[] {
     done.push({ version: next.version, name: next.name })
   }
 }
+
+/** Whether the store has exactly the migrations this server knows applied (one query). */
+function isCurrent(db: Database): boolean {
+  let row: { versions: string | null } | null
+  try {
+    row = db.query<{ versions: string | null }, []>('SELECT group_concat(version ORDER BY version) AS versions FROM schema_migrations').get()
+  } catch (e) {
+    if (/no such table/.test((e as Error).message)) return false // a new store
+    throw e
+  }
+  return row?.versions === KNOWN_VERSIONS
+}
+
+const KNOWN_VERSIONS = MIGRATIONS.map((m) => m.version)
+  .sort((a, b) => a - b)
+  .join(',')
 
 /** Runs a write and turns SQLite's unique-constraint failure into the store-neutral UniqueViolation. */
 export function uniqueWrite<T>(write: () => T): T {

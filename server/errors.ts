@@ -3,7 +3,7 @@
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
 import { noteErrorAnswer, pathOf } from './request-log'
-import { isUnstorableText } from './pg'
+import { isUnstorableText } from './pg-text'
 import { UniqueViolation } from './unique'
 import { JSON_TYPE } from './wire'
 

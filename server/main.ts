@@ -1,7 +1,6 @@
 // Starts Quarry: configuration → data directory (private, locked) → store → blob store → app → listen.
 // SIGTERM/SIGINT drain in-flight requests for QUARRY_SHUTDOWN_GRACE, then close what is left, wait for the uploads
 // that were cut off to remove their partial files, and close the store.
-import { X509Certificate, createPrivateKey } from 'node:crypto'
 import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
@@ -10,12 +9,22 @@ import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } fro
 import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
 import { engineKey } from '../plugins/stats'
 import { describeSystem } from '../plugins/stats/system'
-import { DataDirBusyError, type DataDirLock, PRIVATE_DIR_MODE, PRIVATE_UMASK, lockDataDir, replicaId, secureDataDir } from './datadir'
+import {
+  DataDirBusyError,
+  type DataDirLock,
+  PRIVATE_DIR_MODE,
+  PRIVATE_UMASK,
+  type Tightened,
+  isPrivateDir,
+  lockDataDir,
+  replicaId,
+  secureDataDir,
+  secureDataDirContents,
+} from './datadir'
 import { createLogger } from './log'
 import { probeBlobStore } from './blob/probe'
 import { type Store, blobReferences, createSqliteStore } from './store'
-import { createPgStore } from './store.pg'
-import { type PgPool, redact } from './pg'
+import type { PgPool } from './pg'
 import { type ClusterEvents, localEvents, pgEvents } from './events'
 import { Jobs } from './jobs'
 import { sweepBlobs } from './blob/sweep'
@@ -31,6 +40,12 @@ const PARTIAL_SWEEP_MS = 10 * 60_000
 const PARTIAL_GRACE_MS = 10 * 60_000
 /** After the shutdown grace, how long the uploads that were cut off get to remove their partial files. */
 const UPLOAD_CLEANUP_MS = 3000
+/**
+ * The metrics registry (prom-client and its default collectors: event loop lag, GC, process figures) is made this
+ * long after the server listens, or at the first scrape if that comes sooner: off the path of the first answers
+ * (server/metrics.ts; Quarry's own metrics count from the first request either way).
+ */
+const METRICS_WARMUP_MS = 1000
 
 export async function main(env: Record<string, string | undefined> = process.env): Promise<void> {
   // Everything made from here on, by us or by a library (SQLite's -wal and -shm), is private to this account.
@@ -51,7 +66,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   for (const w of warnings) log.warn(w)
   let tls: { cert: string; key: string } | undefined
   try {
-    tls = config.tls && readTls(config.tls)
+    tls = config.tls && (await readTls(config.tls))
   } catch (e) {
     console.error(`quarry: invalid configuration: ${(e as Error).message}`)
     process.exit(2)
@@ -67,10 +82,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     else console.error(`quarry: cannot use the data directory ${config.dataDir}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     process.exit(notWritable(e) ? 2 : 1)
   }
-  let store: Store
-  let pgPool: PgPool | undefined
-  try {
-    const tightened = secureDataDir(config.dataDir)
+  const reportTightened = (tightened: Tightened | undefined) => {
     if (tightened)
       log.warn('the data directory was readable by other accounts; its modes are now 0700 (directories) and 0600 (files)', {
         dataDir: config.dataDir,
@@ -78,13 +90,22 @@ export async function main(env: Record<string, string | undefined> = process.env
         dirs: tightened.dirs,
         files: tightened.files,
       })
+  }
+  const contentsLater = isPrivateDir(config.dataDir)
+  let store: Store
+  let pgPool: PgPool | undefined
+  try {
+    // A private directory's contents are out of other accounts' reach: they are walked once the server listens.
+    if (!contentsLater) reportTightened(secureDataDir(config.dataDir))
     if (config.databaseUrl) {
+      // Loaded only by a server on PostgreSQL: a SQLite one does not pay for the client and its repositories.
+      const { createPgStore } = await import('./store.pg')
       const pg = await createPgStore(config.databaseUrl)
       pgPool = pg.sql
       store = pg
     } else store = createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
-    const where = config.databaseUrl ? `PostgreSQL store at ${redact(config.databaseUrl)}` : `store in ${config.dataDir}`
+    const where = config.databaseUrl ? `PostgreSQL store at ${(await import('./pg')).redact(config.databaseUrl)}` : `store in ${config.dataDir}`
     console.error(`quarry: cannot open the ${where}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     lock.release()
     process.exit(notWritable(e) ? 2 : 1)
@@ -113,14 +134,23 @@ export async function main(env: Record<string, string | undefined> = process.env
   } catch (e) {
     refuse(`the store in ${config.dataDir} is not writable: ${firstLine(e)}`)
   }
-  try {
+  // The blob store's probe is a write and its removal (fsyncs on disk, round trips to S3): it runs while the app is
+  // built (mostly waiting, while building is all CPU), and the server listens only once it has passed (issue 17,
+  // cold start). Its failure is still one line and exit 2, also when building the app failed meanwhile.
+  const blobProbe = (async () => {
     // On disk, a probe write can succeed in a fan-out directory an earlier write left behind even when the blob
     // directory itself refuses new ones (most later uploads would then fail): its own writability is checked too.
     await probeBlobStore(opened)
     if (!config.s3) accessSync(join(config.dataDir, 'blobs'), constants.W_OK)
-  } catch (e) {
+  })().then(
+    () => undefined,
+    (e: unknown) => ({ e }),
+  )
+  const blobsWritable = async () => {
+    const failed = await blobProbe
+    if (!failed) return
     const where = config.s3 ? `the S3 bucket ${config.s3.bucket} at ${config.s3.endpoint}` : `${join(config.dataDir, 'blobs')}`
-    refuse(`the blob store (${where}) is not writable: ${firstLine(e)}`)
+    refuse(`the blob store (${where}) is not writable: ${firstLine(failed.e)}`)
   }
   const uploads = trackPuts(opened)
   const blobs = uploads.blobs
@@ -150,7 +180,12 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const { app, auth, searches, cluster, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
+  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events }).catch(async (e: unknown) => {
+    await blobsWritable()
+    throw e
+  })
+  await blobsWritable()
+  const { app, auth, searches, cluster, metrics, createFirstAdmin } = built
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
@@ -237,6 +272,11 @@ export async function main(env: Record<string, string | undefined> = process.env
     await shutdown('start-up failure', 1)
   }
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind, replica })
+  if (contentsLater)
+    secureDataDirContents(config.dataDir).then(reportTightened, (e: unknown) => log.error('the data directory could not be walked to tighten its modes', { error: firstLine(e) }))
+  setTimeout(() => {
+    metrics.warmUp().catch((e: unknown) => log.error('the metrics registry could not be made', { error: firstLine(e) }))
+  }, METRICS_WARMUP_MS).unref()
 
   // Cluster-wide jobs: they act on the shared store and blob store, so one replica at a time runs each (server/jobs.ts).
   jobs.start({
@@ -280,7 +320,9 @@ export async function main(env: Record<string, string | undefined> = process.env
  * The PEM certificate (chain) and key of QUARRY_TLS_CERT and QUARRY_TLS_KEY, checked before anything starts: an
  * unreadable file, one that is not PEM, or a key that does not belong to the certificate is one line naming it.
  */
-function readTls(files: { certFile: string; keyFile: string }): { cert: string; key: string } {
+async function readTls(files: { certFile: string; keyFile: string }): Promise<{ cert: string; key: string }> {
+  // node:crypto only with TLS: its import alone costs ~8 ms of a start (issue 17, cold start).
+  const { X509Certificate, createPrivateKey } = await import('node:crypto')
   const read = (name: string, path: string) => {
     try {
       return readFileSync(path, 'utf8')
@@ -290,7 +332,7 @@ function readTls(files: { certFile: string; keyFile: string }): { cert: string; 
   }
   const cert = read('QUARRY_TLS_CERT', files.certFile)
   const key = read('QUARRY_TLS_KEY', files.keyFile)
-  let x509: X509Certificate
+  let x509: InstanceType<typeof X509Certificate>
   try {
     x509 = new X509Certificate(cert)
   } catch {
@@ -322,4 +364,6 @@ function firstLine(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).split('\n')[0]!
 }
 
-if (import.meta.main) await main()
+// Not a top-level await: the server also builds as one CommonJS bundle with bytecode (`npm run build:server`,
+// started by `bun dist/server/main.js`: half the cold start of `bun run server/main.ts`, bench/README.md).
+if (import.meta.main) void main()

@@ -47,15 +47,7 @@ export function isUniqueViolation(e: unknown): boolean {
   return e instanceof Error && ((e as { errno?: string }).errno === '23505' || (e as { code?: string }).code === '23505')
 }
 
-/**
- * Whether the error is PostgreSQL refusing a character its text cannot hold (U+0000: SQLSTATE 22021, or 22P05
- * for one the encoding cannot translate), e.g. a NUL in a path parameter or a form field: the caller's input,
- * answered 400 by the error plugin, not a fault of the server.
- */
-export function isUnstorableText(e: unknown): boolean {
-  const code = e instanceof Error ? ((e as { errno?: string }).errno ?? (e as { code?: string }).code) : undefined
-  return code === '22021' || code === '22P05'
-}
+export { isUnstorableText } from './pg-text'
 
 /** Runs a write and turns PostgreSQL's unique violation into the store-neutral UniqueViolation. */
 export async function pgUniqueWrite<T>(write: () => Promise<T>): Promise<T> {

@@ -71,3 +71,40 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
     expect(await server.exited).toBe(0)
   }
 }, 120_000)
+
+test('the server as one bytecode bundle (`npm run build:server`) serves: uploads through the SHA-1 worker, the lazy modules load', async () => {
+  const out = join(dir, 'server-bundle')
+  const build = Bun.spawnSync(['npm', 'run', '--silent', 'build:server'], { cwd: ROOT, env: { ...process.env, OUTDIR: out }, stderr: 'pipe', stdout: 'pipe' })
+  expect({ code: build.exitCode, stderr: build.stderr.toString() }).toEqual({ code: 0, stderr: expect.any(String) })
+  // nothing from the source tree: run from an empty directory with only PATH and HOME, by this Bun
+  const server = Bun.spawn([process.execPath, join(out, 'main.js')], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: dir, QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: join(dir, 'bundle-data'), QUARRY_ADMIN_PASSWORD: 'admin-password-1' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  try {
+    const { url } = await listening(server)
+    const jwt = ((await (await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }) })).json()) as { JWT: string }).JWT
+    const auth = { Authorization: `Bearer ${jwt}` }
+    const created = (await (await fetch(`${url}/api/resources`, { method: 'POST', headers: auth, body: JSON.stringify({ ResourceName: 'big' }) })).json()) as { GUID: string }
+    const contents = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => (i * 31) & 0xff)
+    const form = new FormData()
+    form.append('file', new Blob([contents]), 'big.bin')
+    const put = await fetch(`${url}/api/resources/${created.GUID}/raw`, { method: 'PUT', headers: auth, body: form })
+    expect({ status: put.status, body: await put.json() }).toMatchObject({
+      status: 200,
+      body: { Size: contents.byteLength, Hash: new Bun.CryptoHasher('sha1').update(contents).digest('base64') },
+    })
+    // modules the server loads on first use (server/metrics.ts, plugins/system/document.ts) are in the bundle
+    const metrics = await fetch(`${url}/metrics`)
+    expect({ status: metrics.status, families: (await metrics.text()).includes('# TYPE process_cpu_seconds_total counter') }).toEqual({ status: 200, families: true })
+    const doc = await fetch(`${url}/api/docs/json`)
+    expect({ status: doc.status, openapi: ((await doc.json()) as { openapi: string }).openapi }).toEqual({ status: 200, openapi: '3.1.0' })
+    const page = await fetch(`${url}/api/docs/scalar-1.72.1.js`)
+    expect({ status: page.status, size: (await page.arrayBuffer()).byteLength > 1_000_000 }).toEqual({ status: 200, size: true })
+  } finally {
+    server.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+  }
+}, 120_000)

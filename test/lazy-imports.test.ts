@@ -1,8 +1,11 @@
 // Cold start (issue 17): a server on the disk blob store that has run no search does not load the S3 client (minio,
-// over 100 ms to import), the archive writer's tar-stream or the regex engine re2js; they load when first used. The
-// real start (server/main.ts main) runs in a child process, whose module registry then lists what was loaded.
+// over 100 ms to import), the archive writer's tar-stream or the regex engine re2js; they load when first used. Nor
+// has it loaded prom-client, whose registry is made at the first scrape (or a moment after the start): that scrape
+// still has every documented family; nor the OpenAPI generator (@elysiajs/openapi's and ours), run at the first
+// request for the document; nor, on SQLite, the PostgreSQL client and repositories. The real start (server/main.ts main) runs in a child process, whose module
+// registry then lists what was loaded. The multipart parser (@fastify/busboy) loads with the first upload.
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -10,14 +13,26 @@ const ROOT = join(import.meta.dir, '..')
 const dirs: string[] = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
-/** Runs `script` (after a real start of the server on a fresh data directory) in a child; answers its output lines. */
-async function afterStart(script: string): Promise<string[]> {
+function freePort(): number {
+  const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = s.port!
+  s.stop(true)
+  return port
+}
+
+/**
+ * Runs `script` (after a real start of the server on a fresh data directory, listening on PORT) in a child; answers
+ * its output lines.
+ */
+async function afterStart(script: string, port = freePort()): Promise<string[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quarry-lazy-'))
   dirs.push(dataDir)
   const code = `
     const { main } = await import(${JSON.stringify(join(ROOT, 'server', 'main.ts'))})
-    await main({ ...process.env, QUARRY_DATA_DIR: ${JSON.stringify(dataDir)}, QUARRY_LISTEN: '127.0.0.1:0', QUARRY_ADMIN_PASSWORD: 'lazy-imports-password', QUARRY_LOG_LEVEL: 'warn' })
-    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js)\\//.test(k) && !k.endsWith('.umd.js'))
+    await main({ ...process.env, QUARRY_DATA_DIR: ${JSON.stringify(dataDir)}, QUARRY_LISTEN: '127.0.0.1:${port}', QUARRY_ADMIN_PASSWORD: 'lazy-imports-password', QUARRY_LOG_LEVEL: 'warn' })
+    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js|prom-client|@fastify\\/busboy)\\/|@elysiajs\\/openapi\\/dist\\/openapi\\.mjs$|plugins\\/system\\/document\\.ts$|\\/server\\/pg\\.ts$|\\.pg\\.ts$|migrations-pg\\//.test(k) && !k.endsWith('.umd.js'))
+    const names = () => [...new Set(loaded().map((k) => k.includes('node_modules/') ? k.split('node_modules/')[1].split('/').slice(0, k.includes('node_modules/@') ? 2 : 1).join('/') : k.slice(k.indexOf('plugins/'))))].sort()
+    const PORT = ${port}
     ${script}
     process.exit(0)`
   const proc = Bun.spawn([process.execPath, '-e', code], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: tmpdir() } })
@@ -26,7 +41,7 @@ async function afterStart(script: string): Promise<string[]> {
   return out.trim().split('\n').filter((l) => l.startsWith('{'))
 }
 
-test('a started server on the disk store has not loaded minio, tar-stream or re2js; a regex compiled loads re2js only', async () => {
+test('a started server on the disk store has not loaded minio, tar-stream, re2js, prom-client, busboy, the OpenAPI generator or the PostgreSQL store; a regex compiled loads re2js only', async () => {
   const lines = await afterStart(`
     console.log(JSON.stringify({ atStart: loaded() }))
     const { compileRegex } = await import(${JSON.stringify(join(ROOT, 'server', 'search', 'query.ts'))})
@@ -34,4 +49,35 @@ test('a started server on the disk store has not loaded minio, tar-stream or re2
     console.log(JSON.stringify({ afterRegex: loaded().map((k) => k.split('node_modules/')[1].split('/')[0]) }))`)
   expect(lines.map((l) => JSON.parse(l))).toEqual([{ atStart: [] }, { afterRegex: expect.arrayContaining(['re2js']) }])
   expect(JSON.parse(lines[1]!).afterRegex.every((m: string) => m === 're2js')).toBe(true)
+}, 90_000)
+
+/** The metric families README.md's metrics table names. */
+function documentedFamilies(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const table = readme.slice(readme.indexOf('| Metric | Type | What |'))
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n')
+  return rows.flatMap((row) => [...row.matchAll(/`((?:quarry|nodejs|process)_[a-z_]+)/g)].map((m) => m[1]!))
+}
+
+test('GET /metrics as the first request after a start loads prom-client and has every documented family; the OpenAPI document loads its generator', async () => {
+  const families = documentedFamilies()
+  expect(families.length).toBeGreaterThanOrEqual(11)
+  const lines = await afterStart(`
+    console.log(JSON.stringify({ atStart: loaded() }))
+    const res = await fetch('http://127.0.0.1:' + PORT + '/metrics')
+    const text = await res.text()
+    const types = Object.fromEntries([...text.matchAll(/^# TYPE (\\S+) (\\S+)$/gm)].map((m) => [m[1], m[2]]))
+    console.log(JSON.stringify({ status: res.status, type: res.headers.get('content-type'), types }))
+    console.log(JSON.stringify({ afterScrape: names() }))
+    const doc = await (await fetch('http://127.0.0.1:' + PORT + '/api/docs/json')).json()
+    console.log(JSON.stringify({ openapi: doc.openapi, paths: Object.keys(doc.paths).length, afterDocs: names() }))`)
+  const [atStart, scrape, after, docs] = lines.map((l) => JSON.parse(l))
+  expect(atStart).toEqual({ atStart: [] })
+  expect(scrape.status).toBe(200)
+  expect(scrape.type).toBe('text/plain; version=0.0.4; charset=utf-8')
+  for (const name of families) expect([name, scrape.types[name]]).toEqual([name, expect.stringMatching(/^(counter|gauge|histogram)$/)])
+  expect(after).toEqual({ afterScrape: ['prom-client'] })
+  // the document, generated at its first request, is whole
+  expect(docs).toEqual({ openapi: '3.1.0', paths: expect.any(Number), afterDocs: ['@elysiajs/openapi', 'plugins/system/document.ts', 'prom-client'] })
+  expect(docs.paths).toBeGreaterThan(50)
 }, 90_000)

@@ -9,6 +9,7 @@ import { MAIN } from './cli'
 import { listening, spawnServer, tempDirs } from './helpers'
 import { freshDatabase } from './pg'
 import { MIGRATIONS } from '../server/migrations'
+import { openDatabase } from '../server/db'
 import { PG_MIGRATIONS } from '../server/migrations-pg'
 
 const tempDir = tempDirs('migrate')
@@ -103,5 +104,23 @@ describe('quarry migrate', () => {
     const bad = await migrate({ QUARRY_DATA_DIR: dataDir, QUARRY_DATABASE_URL: 'mysql://x/y' })
     expect(bad.code).toBe(2)
     expect(bad.stderr).toStartWith('quarry: invalid configuration: QUARRY_DATABASE_URL:')
+  }, 30_000)
+})
+
+describe('opening a SQLite store', () => {
+  test('a current store is checked with one read: another connection holding the write lock does not hold it up', () => {
+    const path = join(tempDir(), 'quarry.db')
+    openDatabase(path).close() // made and migrated
+    const other = new Database(path)
+    other.run('BEGIN IMMEDIATE')
+    try {
+      // Migrating would take the write lock (each migration's IMMEDIATE transaction): SQLITE_BUSY after busy_timeout.
+      const db = openDatabase(path)
+      expect(db.query<{ n: number }, []>('SELECT count(*) AS n FROM schema_migrations').get()!.n).toBe(ALL.length)
+      db.close()
+    } finally {
+      other.run('ROLLBACK')
+      other.close()
+    }
   }, 30_000)
 })

@@ -105,6 +105,31 @@ describe('the data directory is private', () => {
     proc.kill('SIGTERM')
     expect(await proc.exited).toBe(0)
   }, 60_000)
+
+  test('a private (0700) directory holding a 0755 directory and a 0644 file: tightened once the server listens, with a log line', async () => {
+    // Nothing in a 0700 directory is reachable by other accounts, so its contents are walked after the start
+    // instead of before it (one lstat per blob: seconds for a large store).
+    const dataDir = join(tempDir(), 'data')
+    mkdirSync(join(dataDir, 'copied'), { recursive: true })
+    chmodSync(dataDir, 0o700)
+    chmodSync(join(dataDir, 'copied'), 0o755)
+    writeFileSync(join(dataDir, 'copied', 'notes.txt'), 'left by an operator')
+    chmodSync(join(dataDir, 'copied', 'notes.txt'), 0o644)
+    const proc = spawnServer({ QUARRY_DATA_DIR: dataDir, QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD })
+    try {
+      const { lines } = await listening(proc)
+      const tightened = () => lines.map((l) => JSON.parse(l)).find((l) => /readable by other accounts/.test(l.msg))
+      for (let i = 0; i < 300 && !tightened(); i++) await Bun.sleep(50)
+      expect(tightened()).toMatchObject({ level: 'warn', was: '700', dirs: 1, files: 1 })
+      expect(loosePaths(dataDir)).toEqual([])
+      // after the server listened, not before
+      const msgs = lines.map((l) => JSON.parse(l).msg as string)
+      expect(msgs.findIndex((m) => /readable by other accounts/.test(m))).toBeGreaterThan(msgs.indexOf('listening'))
+    } finally {
+      proc.kill('SIGTERM')
+      await proc.exited
+    }
+  }, 60_000)
 })
 
 describe('one server per port and per data directory', () => {

@@ -1,10 +1,10 @@
 // Login, sessions and the per-request authentication every route goes through.
 // A JWT is only a pointer to a session row: a request is authenticated while that row exists, has not
 // passed its lifetime and has not been idle too long, so logout, logout-all and locking act at once.
-import { jwt } from '@elysiajs/jwt'
 import type { Config } from '../../server/config'
 import { type ClusterEvent, type ClusterEvents, localEvents } from '../../server/events'
 import { Errors } from '../../server/errors'
+import { Hs256 } from '../../server/jwt'
 import type { Logger } from '../../server/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'
 import type { Store } from '../../server/store'
@@ -60,7 +60,7 @@ export interface AuthDeps {
 }
 
 export class AuthService {
-  private readonly signer: { sign(v: Record<string, unknown>): Promise<string>; verify(t?: string, o?: object): Promise<false | Record<string, unknown>> }
+  private readonly signer: Hs256
   private dummyHash: Promise<string> | undefined
   private readonly verified = new Map<string, JwtClaims>()
   private readonly endListeners: ((sessionIds: readonly string[]) => void)[] = []
@@ -78,7 +78,7 @@ export class AuthService {
   private readonly events: ClusterEvents
 
   constructor(private readonly deps: AuthDeps) {
-    this.signer = jwt({ secret: deps.signingKey, alg: 'HS256' }).decorator.jwt as typeof this.signer
+    this.signer = new Hs256(deps.signingKey)
     this.events = deps.events ?? localEvents()
     this.events.subscribe((e) => this.deliver(e))
   }
@@ -199,7 +199,7 @@ export class AuthService {
       temp,
     }
     if (!(await this.deps.store.sessions.create(session, passwordHash))) return undefined
-    return { id: session.id, jwt: await this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) }) }
+    return { id: session.id, jwt: this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) }) }
   }
 
   /**
@@ -400,7 +400,7 @@ export class AuthService {
       this.verified.delete(token)
       return undefined
     }
-    const payload = await this.signer.verify(token, { algorithms: ['HS256'] })
+    const payload = this.signer.verify(token)
     if (!payload || typeof payload.jti !== 'string' || typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined
     const claims = { sub: payload.sub, jti: payload.jti, exp: payload.exp }
     if (this.verified.size >= VERIFIED_JWT_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!)

@@ -1,13 +1,13 @@
 // GET /metrics: the Prometheus text format of server/metrics.ts. With QUARRY_METRICS_TOKEN set, only a request
 // with `Authorization: Bearer <that token>` gets it (401 otherwise); without it the endpoint is public, as
 // Grafana's /metrics is by default: it holds counts, durations and route templates, never names, ids or paths.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { Elysia } from 'elysia'
 import { Errors } from '../../server/errors'
-import type { Metrics } from '../../server/metrics'
+import { METRICS_CONTENT_TYPE, type Metrics } from '../../server/metrics'
 import { area, refusals } from '../../server/openapi'
 
-const digest = (s: string) => createHash('sha256').update(s).digest()
+// Bun's hasher and crypto.timingSafeEqual: node:crypto is not loaded at start (issue 17, cold start).
+const digest = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest()
 
 export function metricsPlugin(deps: { metrics: Metrics; token: string | undefined }) {
   // Compared as SHA-256 digests: equal lengths for timingSafeEqual, so neither the token's characters nor its
@@ -18,13 +18,12 @@ export function metricsPlugin(deps: { metrics: Metrics; token: string | undefine
     async ({ request, set }) => {
       if (expected) {
         const m = /^Bearer +(\S+)$/i.exec(request.headers.get('authorization') ?? '')
-        if (!m || !timingSafeEqual(digest(m[1]!), expected)) {
+        if (!m || !crypto.timingSafeEqual(digest(m[1]!), expected)) {
           set.headers['www-authenticate'] = 'Bearer realm="quarry metrics"'
           throw Errors.unauthenticated('GET /metrics needs Authorization: Bearer with the metrics token (QUARRY_METRICS_TOKEN)')
         }
       }
-      const text = await deps.metrics.registry.metrics()
-      return new Response(text, { headers: { 'content-type': deps.metrics.registry.contentType, 'cache-control': 'no-store' } })
+      return new Response(await deps.metrics.text(), { headers: { 'content-type': METRICS_CONTENT_TYPE, 'cache-control': 'no-store' } })
     },
     // 401 only with QUARRY_METRICS_TOKEN set and a request without it
     { response: refusals(401), detail: { summary: 'Get Prometheus metrics', description: 'The Prometheus text format. Public unless QUARRY_METRICS_TOKEN is set; then it needs `Authorization: Bearer <that token>` (401 otherwise).' } },

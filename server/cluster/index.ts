@@ -17,7 +17,6 @@
 //   its unsaved searches answer 404, as after a restart; a saved one is taken over and served here.
 // - Once an owner's heartbeat is older than the bound, its records are ignored everywhere (its unsaved searches
 //   leave every listing) and swept; its saved searches stay listed from saved_searches.
-import { timingSafeEqual } from 'node:crypto'
 import type { Logger } from '../log'
 import type { SavedSearchRow, SearchesRepo } from '../search/repo'
 import type { SaveState, Search, SearchManager, SearchView } from '../search/manager'
@@ -327,7 +326,7 @@ export class Cluster {
     // Compared over the configured secret's length whatever the length given, so the time tells nothing.
     const padded = Buffer.alloc(this.secret.length)
     g.copy(padded, 0, 0, Math.min(g.length, padded.length))
-    return timingSafeEqual(padded, this.secret) && g.length === this.secret.length ? 'ok' : 'wrong'
+    return crypto.timingSafeEqual(padded, this.secret) && g.length === this.secret.length ? 'ok' : 'wrong'
   }
 
   /** The request of another replica as this process serves it (marked: it is not forwarded again). */

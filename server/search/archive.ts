@@ -22,7 +22,6 @@
 // count is checked while streaming (compressed bytes as they arrive, expanded bytes as gunzip produces them),
 // and every stage waits for the next (onRecord is awaited before more input is read), so a zip bomb or a slow
 // consumer never makes it buffer more than a few chunks.
-import { createHash } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { createGunzip, createGzip } from 'node:zlib'
 import type { Header } from 'tar-stream'
@@ -254,7 +253,7 @@ export function writeSearchArchive(
 
   const produce = async () => {
     await addMember(DESCRIPTION_MEMBER, jsonBytes(head))
-    const hash = createHash('sha256')
+    const hash = new Bun.CryptoHasher('sha256')
     let count = 0
     let bytes = 0
     let chunks = 0
@@ -349,7 +348,7 @@ interface ReadState {
   ended: boolean
   records: number
   bytes: number
-  hash: ReturnType<typeof createHash>
+  hash: Bun.CryptoHasher
 }
 
 export interface ReadHooks {
@@ -390,7 +389,7 @@ export async function readSearchArchive(
     ended: false,
     records: 0,
     bytes: 0,
-    hash: createHash('sha256'),
+    hash: new Bun.CryptoHasher('sha256'),
   }
   const maxOverhead = overheadAllowance(limit)
 

@@ -2,7 +2,7 @@
 // still arriving, so an upload is never held in memory (Request.formData would buffer all of it); the other parts
 // are small text fields, read with a small limit. Shared by resources and user files. Parsing is
 // @fastify/busboy's; this file only bridges web streams to it, with backpressure both ways.
-import { Busboy, type BusboyFileStream } from '@fastify/busboy'
+import type { Busboy, BusboyFileStream } from '@fastify/busboy'
 import { t } from 'elysia'
 import type { TObject } from '@sinclair/typebox'
 
@@ -110,9 +110,11 @@ export async function streamUpload<T>(
   const contentType = request.headers.get('content-type') ?? ''
   if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new MultipartError('expected a multipart/form-data body with a part named file')
   if (!request.body) throw new MultipartError('the multipart body is empty')
+  // The parser loads with the first upload, not at start (~5 ms of imports; issue 17, cold start).
+  const { Busboy: Parser } = await import('@fastify/busboy')
   let bb: InstanceType<typeof Busboy>
   try {
-    bb = new Busboy({
+    bb = new Parser({
       headers: { 'content-type': contentType },
       limits: { fields: 64, fieldSize: fieldLimit, parts: 256, headerPairs: 64 },
       // A part named file is the contents even without a filename (curl -F 'file=<path' sends none).
