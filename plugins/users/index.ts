@@ -8,6 +8,7 @@ import { checkName, checkUserName, nameSkeleton } from '../../server/names'
 import type { Store } from '../../server/store'
 import { formatTime } from '../../server/time'
 import { JSON_TYPE, bareNumber } from '../../server/wire'
+import type { Maybe } from '../../server/maybe'
 import type { Config } from '../../server/config'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
@@ -37,8 +38,10 @@ export interface UsersDeps {
 export function usersPlugin({ config, store, auth, clock, onUserDeleted }: UsersDeps) {
   const { users, groups, sessions } = store
 
-  async function details(user: UserRow) {
-    return toUserDetails(user, await groups.groupsOf(user.uid))
+  /** The account's details with its groups: at once on a synchronous store (server/maybe.ts). */
+  function details(user: UserRow): Maybe<UserDetails> {
+    const memberOf = groups.groupsOf(user.uid)
+    return memberOf instanceof Promise ? memberOf.then((g) => toUserDetails(user, g)) : toUserDetails(user, memberOf)
   }
 
   /** The account `uid` when the caller may act on it: 403 for someone else's, 404 for none. */
