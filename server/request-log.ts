@@ -12,14 +12,18 @@ import { type Metrics, UNMATCHED_ROUTE } from './metrics'
  */
 export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
-interface Started {
-  rid: string
-  t0: number
+/**
+ * What the request log keeps from a request's arrival to its answer, on Elysia's context of the request itself (the
+ * same object reaches the afterResponse hook): no per-request map entry, no object of its own.
+ */
+interface Tracked {
+  requestId?: string
+  /** performance.now() at arrival; undefined once the answer was counted (afterResponse may come twice). */
+  arrivedAt?: number
   /** Taken while the request is open: the peer is no longer known once the answer has gone. */
-  ip: string
+  peer?: string
 }
 
-const started = new WeakMap<Request, Started>()
 /** The error plugin's answers, which Elysia does not hand to afterResponse hooks on every error path. */
 const errorAnswers = new WeakMap<Request, unknown>()
 
@@ -67,45 +71,70 @@ function bodyBytes(value: unknown): number | undefined {
   }
 }
 
+/** The request id of a request (see REQUEST_ID), set on its answer's headers. */
+function requestIdOf(request: Request, set: { headers: Record<string, string | number> }): string {
+  const sent = request.headers.get('x-request-id')
+  const rid = sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+  set.headers['x-request-id'] = rid
+  if (request.headers.get('connection')?.toLowerCase() === 'close') set.headers['connection'] = 'close'
+  return rid
+}
+
+type Answered = Tracked & {
+  request: Request
+  set: { status?: number | string }
+  route: string
+  responseValue: unknown
+  /** The error handler's answer (Elysia sets only this one on its error path). */
+  response: unknown
+  caller?: unknown
+}
+
+type Arriving = Tracked & { request: Request; set: { headers: Record<string, string | number> }; server: Server<unknown> | null }
+
 export function requestLogPlugin(log: Logger, metrics: Metrics, clientOf: (server: Server<unknown> | null, request: Request) => string) {
   const logRequests = log.enabled('info')
+  // Elysia reads a hook's source to decide what to prepare for every request: a hook that names `server` gets a
+  // server getter defined on every context, one that passes the context on whole gets everything (query, cookies)
+  // parsed. So two forms of the one hook, the peer's address read only when request lines are written; each touches
+  // named parts of the context and keeps what it records on it. Both are plain (not async) functions whose source
+  // returns no call, so Elysia calls them without an await.
+  const arrive = logRequests
+    ? (ctx: Arriving) => {
+        ctx.requestId = requestIdOf(ctx.request, ctx.set)
+        ctx.peer = clientOf(ctx.server, ctx.request)
+        ctx.arrivedAt = performance.now()
+        metrics.inFlight++
+      }
+    : (ctx: Arriving) => {
+        ctx.requestId = requestIdOf(ctx.request, ctx.set)
+        ctx.arrivedAt = performance.now()
+        metrics.inFlight++
+      }
   return new Elysia({ name: 'quarry-request-log' })
-    .onRequest(({ request, set, server }) => {
-      const sent = request.headers.get('x-request-id')
-      const rid = sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
-      started.set(request, { rid, t0: performance.now(), ip: logRequests ? clientOf(server, request) : '' })
-      metrics.inFlight++
-      set.headers['x-request-id'] = rid
-      if (request.headers.get('connection')?.toLowerCase() === 'close') set.headers['connection'] = 'close'
-    })
-    .onAfterResponse({ as: 'global' }, ({ request, set, route, responseValue, response, caller: c }: {
-      request: Request
-      set: { status?: number | string }
-      route: string
-      responseValue: unknown
-      /** The error handler's answer (Elysia sets only this one on its error path). */
-      response: unknown
-      caller?: unknown
-    }) => {
-      const info = started.get(request)
-      if (!info) return
-      started.delete(request)
+    .onRequest(arrive as (ctx: unknown) => void)
+    // Member reads of `ctx` only (see above).
+    .onAfterResponse({ as: 'global' }, (ctx: Answered) => {
+      const arrivedAt = ctx.arrivedAt
+      if (arrivedAt === undefined) return
+      ctx.arrivedAt = undefined
       metrics.inFlight--
-      const ms = performance.now() - info.t0
-      const status = typeof set.status === 'number' ? set.status : 200
-      metrics.observeRequest(request.method, route || UNMATCHED_ROUTE, status, ms / 1000)
+      const ms = performance.now() - arrivedAt
+      const request = ctx.request
+      const status = typeof ctx.set.status === 'number' ? ctx.set.status : 200
+      metrics.observeRequest(request.method, ctx.route || UNMATCHED_ROUTE, status, ms / 1000)
       if (!logRequests) return
-      const caller = c as { uid: number; token?: { id: string } } | undefined
+      const caller = ctx.caller as { uid: number; token?: { id: string } } | undefined
       const length = request.headers.get('content-length')
       log.info('request', {
-        rid: info.rid,
-        ip: info.ip,
+        rid: ctx.requestId,
+        ip: ctx.peer ?? '',
         method: request.method,
         path: pathOf(request.url),
         status,
         ms: Math.round(ms * 100) / 100,
         in: length === null ? undefined : Number(length),
-        out: bodyBytes(responseValue ?? response ?? errorAnswers.get(request)),
+        out: bodyBytes(ctx.responseValue ?? ctx.response ?? errorAnswers.get(request)),
         ua: request.headers.get('user-agent') ?? undefined,
         uid: caller?.uid,
         // the token's id, never its secret
