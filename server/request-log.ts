@@ -83,62 +83,110 @@ function requestIdOf(request: Request, set: { headers: Record<string, string | n
 type Answered = Tracked & {
   request: Request
   set: { status?: number | string }
-  route: string
-  responseValue: unknown
+  route?: string
+  responseValue?: unknown
   /** The error handler's answer (Elysia sets only this one on its error path). */
-  response: unknown
+  response?: unknown
   caller?: unknown
 }
 
 type Arriving = Tracked & { request: Request; set: { headers: Record<string, string | number> }; server: Server<unknown> | null }
 
+/** Where a request's Elysia context is found from the request itself, once it has arrived (see requestLogPlugin). */
+const CONTEXT = Symbol('quarry request context')
+type WithContext = Request & { [CONTEXT]?: Answered }
+
+/**
+ * Per-request bookkeeping in two places, neither of which costs an awaited hook, a map entry or a task:
+ * - a request hook, first of the app's, gives the request its id (set on the answer's headers at once, so every
+ *   answer, errors and 500 messages included, carries it) and keeps the context where the request points to it;
+ * - a wrapper around the whole handler (Elysia's `wrap`, which sees each request and its final answer on every path:
+ *   routes, errors, 404s) counts the answer and writes the request line once the answer is there. (An afterResponse
+ *   hook did this before: Elysia runs it from a task of its own per request, which measured 3–5 µs of CPU per request,
+ *   a fifth of a whole whoami.)
+ * Answers given by a request hook before any route (the cluster's internal routes) are not counted, as before.
+ */
 export function requestLogPlugin(log: Logger, metrics: Metrics, clientOf: (server: Server<unknown> | null, request: Request) => string) {
   const logRequests = log.enabled('info')
   // Elysia reads a hook's source to decide what to prepare for every request: a hook that names `server` gets a
   // server getter defined on every context, one that passes the context on whole gets everything (query, cookies)
   // parsed. So two forms of the one hook, the peer's address read only when request lines are written; each touches
-  // named parts of the context and keeps what it records on it. Both are plain (not async) functions whose source
-  // returns no call, so Elysia calls them without an await.
+  // named parts of the context. Both are plain (not async) functions whose source returns no call, so Elysia calls
+  // them without an await.
   const arrive = logRequests
     ? (ctx: Arriving) => {
         ctx.requestId = requestIdOf(ctx.request, ctx.set)
         ctx.peer = clientOf(ctx.server, ctx.request)
         ctx.arrivedAt = performance.now()
-        metrics.inFlight++
+        ;(ctx.request as WithContext)[CONTEXT] = ctx as unknown as Answered
       }
     : (ctx: Arriving) => {
         ctx.requestId = requestIdOf(ctx.request, ctx.set)
         ctx.arrivedAt = performance.now()
-        metrics.inFlight++
+        ;(ctx.request as WithContext)[CONTEXT] = ctx as unknown as Answered
       }
-  return new Elysia({ name: 'quarry-request-log' })
-    .onRequest(arrive as (ctx: unknown) => void)
-    // Member reads of `ctx` only (see above).
-    .onAfterResponse({ as: 'global' }, (ctx: Answered) => {
-      const arrivedAt = ctx.arrivedAt
-      if (arrivedAt === undefined) return
-      ctx.arrivedAt = undefined
-      metrics.inFlight--
-      const ms = performance.now() - arrivedAt
-      const request = ctx.request
-      const status = typeof ctx.set.status === 'number' ? ctx.set.status : 200
-      metrics.observeRequest(request.method, ctx.route || UNMATCHED_ROUTE, status, ms / 1000)
-      if (!logRequests) return
-      const caller = ctx.caller as { uid: number; token?: { id: string } } | undefined
-      const length = request.headers.get('content-length')
-      log.info('request', {
-        rid: ctx.requestId,
-        ip: ctx.peer ?? '',
-        method: request.method,
-        path: pathOf(request.url),
-        status,
-        ms: Math.round(ms * 100) / 100,
-        in: length === null ? undefined : Number(length),
-        out: bodyBytes(ctx.responseValue ?? ctx.response ?? errorAnswers.get(request)),
-        ua: request.headers.get('user-agent') ?? undefined,
-        uid: caller?.uid,
-        // the token's id, never its secret
-        token: caller?.token?.id,
-      })
+
+  /** Counts the request's answer and writes its line (once, whatever calls it twice). */
+  function answered(request: WithContext): void {
+    const ctx = request[CONTEXT]
+    if (ctx === undefined) return
+    request[CONTEXT] = undefined
+    const arrivedAt = ctx.arrivedAt!
+    // Answered by a request hook before any route and any error (cluster internal routes): not a request of the API.
+    if (ctx.route === undefined && !errorAnswers.has(request)) return
+    const ms = performance.now() - arrivedAt
+    const status = typeof ctx.set.status === 'number' ? ctx.set.status : 200
+    metrics.observeRequest(request.method, ctx.route || UNMATCHED_ROUTE, status, ms / 1000)
+    if (!logRequests) return
+    const caller = ctx.caller as { uid: number; token?: { id: string } } | undefined
+    const length = request.headers.get('content-length')
+    log.info('request', {
+      rid: ctx.requestId,
+      ip: ctx.peer ?? '',
+      method: request.method,
+      path: pathOf(request.url),
+      status,
+      ms: Math.round(ms * 100) / 100,
+      in: length === null ? undefined : Number(length),
+      out: bodyBytes(ctx.responseValue ?? ctx.response ?? errorAnswers.get(request)),
+      ua: request.headers.get('user-agent') ?? undefined,
+      uid: caller?.uid,
+      // the token's id, never its secret
+      token: caller?.token?.id,
     })
+  }
+
+  const plugin = new Elysia({ name: 'quarry-request-log' }).onRequest(arrive as (ctx: unknown) => void)
+  // Only when request lines are written, which give the answer's size: a hook after the handler makes Elysia keep
+  // the handler's answer on the context (responseValue), which it otherwise drops. (Errors note theirs themselves.)
+  if (logRequests) plugin.onAfterHandle({ as: 'global' }, () => {})
+  // Elysia calls a wrapper with the handler it wraps (the app's, or one route's on Bun's route table) for every
+  // request and calls what it answers: so each handler's wrapped form is made once and kept.
+  const wrapped = new Map<(request: Request) => unknown, (request: Request) => unknown>()
+  const wrap = (handle: (request: Request) => unknown) => (request: Request) => {
+    metrics.inFlight++
+    const answer = handle(request)
+    if (answer instanceof Promise) return answer.then(
+      (response) => {
+        metrics.inFlight--
+        answered(request)
+        return response
+      },
+      (error) => {
+        metrics.inFlight--
+        answered(request)
+        throw error
+      },
+    )
+    metrics.inFlight--
+    answered(request)
+    return answer
+  }
+  const wrapper = (handle: (request: Request) => unknown) => {
+    let w = wrapped.get(handle)
+    if (w === undefined) wrapped.set(handle, (w = wrap(handle)))
+    return w
+  }
+  plugin.wrap(wrapper as unknown as Parameters<typeof plugin.wrap>[0])
+  return plugin
 }
