@@ -104,7 +104,7 @@ fi
 # machine's load than requests/s does.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 TICK_US=$(awk -v t="$(getconf CLK_TCK)" 'BEGIN {print 1000000 / t}')
-PATHS=(whoami dashboard dashboards)
+read -r -a PATHS <<<"${BENCH_PATHS:-whoami dashboard dashboards}"
 declare -A ROUTE=([whoami]=/api/info/whoami [dashboard]=/api/dashboards/$DASHBOARD_ID [dashboards]=/api/dashboards)
 declare -A TITLE=([whoami]='`GET /api/info/whoami` (JWT)' [dashboard]='`GET /api/dashboards/{id}`' [dashboards]='`GET /api/dashboards`, 100 visible')
 declare -A GOAL_RAW=([whoami]=0.85 [dashboard]=0.85 [dashboards]=0.90)
