@@ -92,6 +92,13 @@ function fromDb(r: DbRow): DashboardRow {
   }
 }
 
+/** A row as its reader sees it (one object, no copy: this runs on every dashboard read). */
+function forUser(r: DbRow & { shared: number }): DashboardFor {
+  const d = fromDb(r) as DashboardFor
+  d.shared = r.shared === 1
+  return d
+}
+
 /** Dashboard ids: random positive integers below 2^53 (decisions §1), so JSON clients hold them exactly. */
 export function randomDashboardId(): number {
   const [hi, lo] = crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number]
@@ -153,10 +160,10 @@ export class SqliteDashboardsRepo implements DashboardsRepo {
 
   byId(id: number, uid: number) {
     const r = this.q.byId.get(uid, id)
-    return r ? { ...fromDb(r), shared: r.shared === 1 } : undefined
+    return r ? forUser(r) : undefined
   }
   byGuid(guid: string, uid: number) {
-    return this.q.byGuid.all(uid, guid).map((r) => ({ ...fromDb(r), shared: r.shared === 1 }))
+    return this.q.byGuid.all(uid, guid).map(forUser)
   }
   listVisible(uid: number) {
     return this.q.visible.all(uid).map(fromDb)
