@@ -9,6 +9,7 @@
 #   bash bench/compare/run.sh --before DIR   also another tree's Quarry (DIR, e.g. `git worktree add DIR main`, with
 #                                        DIR/node_modules) on the same store, in the same rounds: an A/B of a change
 #   bash bench/compare/run.sh --no-fastify   without the Fastify baseline (no better-sqlite3 build)
+#   bash bench/compare/run.sh --elysia   also bench/compare/elysia-floor.ts: the raw work in a hookless Elysia app
 #
 # Tunables (environment): BENCH_CONNECTIONS (32; whoami and one dashboard), BENCH_LIST_CONNECTIONS (4; the listing), BENCH_DURATION (5s), BENCH_WARMUP (3s), BENCH_ROUNDS (5),
 # BENCH_NO_RECORD=1. The three servers run at once on one store; each round loads every (path, server) pair in
@@ -32,10 +33,12 @@ RESULTS=$ROOT/bench/results/compare.md
 STRICT=0
 BEFORE=
 FASTIFY=1
+ELYSIA=0
 while [ $# -gt 0 ]; do
   case $1 in
     --strict) STRICT=1 ;;
     --no-fastify) FASTIFY=0 ;;
+    --elysia) ELYSIA=1 ;;
     --before)
       BEFORE=$(cd "${2:?--before needs a directory}" && pwd)
       [ -e "$BEFORE/server/main.ts" ] && [ -x "$BEFORE/node_modules/.bin/bun" ] || { echo "bench/compare/run.sh: $BEFORE is no Quarry tree with node_modules" >&2; exit 2; }
@@ -88,6 +91,11 @@ if [ "$FASTIFY" -eq 1 ]; then
   FPORT=$(free_port)
   COMPARE_DB=$DATA/quarry.db COMPARE_PORT=$FPORT start_server fastify "$TMP/fastify.log" "http://127.0.0.1:$FPORT/api/test" node bench/compare/fastify.mjs
   SERVERS+=(fastify) PORT[fastify]=$FPORT SPID[fastify]=$SERVER_PID
+fi
+if [ "$ELYSIA" -eq 1 ]; then
+  EPORT=$(free_port)
+  COMPARE_DB=$DATA/quarry.db COMPARE_PORT=$EPORT start_server elysia "$TMP/elysia.log" "http://127.0.0.1:$EPORT/api/test" "$BUN" run bench/compare/elysia-floor.ts
+  SERVERS+=(elysia) PORT[elysia]=$EPORT SPID[elysia]=$SERVER_PID
 fi
 if [ -n "$BEFORE" ]; then
   # The other tree's Quarry on the same store (the same JWT signing key and sessions): only the code differs.
@@ -167,6 +175,7 @@ has() { [[ " ${SERVERS[*]} " == *" $1 "* ]]; }
 TABLE='| path | Quarry req/s | raw Bun req/s | Quarry / raw Bun (rounds) | CPU µs/request Quarry, raw | raw CPU / Quarry CPU |'
 SEP='| --- | ---: | ---: | --- | --- | ---: |'
 if has fastify; then TABLE+=' Fastify req/s | Quarry / Fastify (rounds) |'; SEP+=' ---: | --- |'; fi
+if has elysia; then TABLE+=' Elysia floor req/s | Quarry / Elysia floor (rounds) | Elysia floor CPU µs/request |'; SEP+=' ---: | --- | ---: |'; fi
 if has before; then TABLE+=' before req/s | before / raw Bun (rounds) | before CPU µs/request | raw CPU / before CPU | after / before (rounds) |'; SEP+=' ---: | --- | ---: | ---: | --- |'; fi
 TABLE+=' goal | verdict |'; SEP+=' --- | --- |'
 TABLE+=$'\n'"$SEP"
@@ -181,6 +190,11 @@ for p in "${PATHS[@]}"; do
     # shellcheck disable=SC2086
     f=$(median ${RUNS[fastify-$p]}); qf=$(ratio "$q" "$f")
     row+=" $f | **$qf** ($(spread "${RUNS[quarry-$p]}" "${RUNS[fastify-$p]}")) |"
+  fi
+  if has elysia; then
+    # shellcheck disable=SC2086
+    e=$(median ${RUNS[elysia-$p]}) ec=$(median ${CPUS[elysia-$p]})
+    row+=" $e | $(ratio "$q" "$e") ($(spread "${RUNS[quarry-$p]}" "${RUNS[elysia-$p]}")) | $ec |"
   fi
   if has before; then
     # shellcheck disable=SC2086
