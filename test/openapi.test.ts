@@ -162,8 +162,6 @@ describe('the OpenAPI document', () => {
     expect(closed.problem('GET', 'http://localhost/api/info/whoami', 200, json, { ...whoami, PasswordHash: 'x' })).toContain('schema refuses')
     expect(closed.problem('GET', 'http://localhost/api/info/whoami', 200, json, { ...whoami, Groups: [{ ...whoami.Groups[0], Members: [] }] }))
       .toContain('schema refuses')
-    // an answer Elysia checks (and strips) in production is not held to that
-    expect(documented(await documentOf(s), raw).problem('GET', 'http://localhost/api/users/1', 200, json, { ...whoami, Extra: 1 })).toBeUndefined()
   })
 })
 
