@@ -5,6 +5,7 @@
 // the hot path with less noise than wrk. Run two trees in turn for an A/B (bench/README.md, issue 17):
 //
 //   bun run bench/compare/inprocess.ts TREE [whoami|dashboard|dashboards] [N]
+export {}
 const tree = (await import('node:path')).resolve(process.argv[2] ?? ".")
 const which = process.argv[3] ?? 'whoami'
 const N = Number(process.argv[4] ?? 60000)
