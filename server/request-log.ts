@@ -165,7 +165,14 @@ export function requestLogPlugin(log: Logger, metrics: Metrics, clientOf: (serve
   const wrapped = new Map<(request: Request) => unknown, (request: Request) => unknown>()
   const wrap = (handle: (request: Request) => unknown) => (request: Request) => {
     metrics.inFlight++
-    const answer = handle(request)
+    let answer: unknown
+    try {
+      answer = handle(request)
+    } catch (error) {
+      metrics.inFlight--
+      answered(request)
+      throw error
+    }
     if (answer instanceof Promise) return answer.then(
       (response) => {
         metrics.inFlight--
