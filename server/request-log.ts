@@ -14,11 +14,11 @@ export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
 /**
  * What the request log keeps from a request's arrival to its answer, on Elysia's context of the request itself (the
- * same object reaches the afterResponse hook): no per-request map entry, no object of its own.
+ * request points to it until its answer is counted, see CONTEXT): no per-request map entry, no object of its own.
  */
 interface Tracked {
   requestId?: string
-  /** performance.now() at arrival; undefined once the answer was counted (afterResponse may come twice). */
+  /** performance.now() at arrival. */
   arrivedAt?: number
   /** Taken while the request is open: the peer is no longer known once the answer has gone. */
   peer?: string
