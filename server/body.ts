@@ -12,6 +12,7 @@ import { Elysia } from 'elysia'
 import { Errors } from './errors'
 import { uploadFormOf } from './upload/multipart'
 import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-shape'
+import type { Maybe } from './maybe'
 
 /** The JSON escape of U+0000 (case-insensitive hex), not preceded by a backslash that escapes its own backslash. */
 const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/i
@@ -73,7 +74,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
  * `caller`, where the route's own guard finds it.
  */
 export interface BodyGate<C = unknown> {
-  authenticate(request: Request): Promise<C>
+  authenticate(request: Request): Maybe<C>
   admit(caller: C): void
 }
 
@@ -138,7 +139,8 @@ export function bodyPlugin(rules: BodyRules) {
     const { request, contentType, route } = ctx
     const rule = rules.get(request.method, route)
     if (rule.gate) {
-      const caller = await rule.gate.authenticate(request)
+      const found = rule.gate.authenticate(request)
+      const caller = found instanceof Promise ? await found : found
       ;(ctx as { caller?: unknown }).caller = caller
       rule.gate.admit(caller)
     }

@@ -67,9 +67,13 @@ function describeValidation(error: unknown): string {
 }
 
 export function errorPlugin(log: Logger) {
-  return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error: raised, set, request }) =>
-    noteErrorAnswer(request, errorAnswer(log, code, raised, set, request)),
-  )
+  // A plain function whose source returns no call: Elysia reads a hook's source and would otherwise take it for an
+  // async one, await it, and so make every route's whole handler async (a promise per request, errors or not).
+  return new Elysia({ name: 'quarry-errors' }).onError({ as: 'global' }, ({ code, error: raised, set, request }) => {
+    const answer = errorAnswer(log, code, raised, set, request)
+    noteErrorAnswer(request, answer)
+    return answer
+  })
 }
 
 function errorAnswer(log: Logger, code: string | number, raised: unknown, set: { headers: Record<string, string | number>; status?: number | string }, request: Request) {

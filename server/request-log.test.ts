@@ -71,6 +71,22 @@ describe('request ids and request lines', () => {
     expect(s.logs.join('\n')).not.toContain('a"b')
   })
 
+  test('refusals of every kind echo the incoming id and have exactly one request line, with their status', async () => {
+    const cases: [string, string, Record<string, unknown>, number][] = [
+      ['no-credential', '/api/info/whoami', {}, 401],
+      ['bad-jwt', '/api/info/whoami', { jwt: 'not.a.jwt' }, 401],
+      ['no-route', '/api/no/such/route', { jwt: s.adminJwt }, 404],
+      ['bad-param', '/api/users/abc', { jwt: s.adminJwt }, 400],
+      ['no-such-user', '/api/users/4242', { jwt: s.adminJwt }, 404],
+    ]
+    for (const [rid, path, opts, status] of cases) {
+      const res = await s.call('GET', path, { ...opts, headers: { 'x-request-id': rid } })
+      expect({ rid, status: res.status }).toEqual({ rid, status })
+      expect(res.headers.get('x-request-id')).toBe(rid)
+      expect(await lineOf(s, rid)).toMatchObject({ rid, status, out: Buffer.byteLength(res.text) })
+    }
+  })
+
   test('a request line has the client address, bytes in and out and the user agent', async () => {
     const json = { Name: 'ops', Desc: 'the ops group' }
     const body = JSON.stringify(json)

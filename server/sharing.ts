@@ -2,6 +2,7 @@
 // dashboards, library entries), and which one a GUID names when several items share it (spec "User files":
 // owned by the caller, else shared with a group of the caller, else global).
 import { Errors } from './errors'
+import type { Maybe } from './maybe'
 
 /** An item as the access rules see it; `shared`: the asking user is a member of a group in its sharing list. */
 export interface Reachable {
@@ -77,7 +78,7 @@ export async function requestedOwner(
 export async function checkSharing(
   caller: { uid: number; admin: boolean },
   gids: readonly number[] | null | undefined,
-  groups: { groupsOf(uid: number): Promise<readonly { gid: number }[]> },
+  groups: { groupsOf(uid: number): Maybe<readonly { gid: number }[]> },
   kept: readonly number[] = [],
 ): Promise<void> {
   if (caller.admin || !gids) return

@@ -9,7 +9,7 @@ import { API_HEADERS } from '../server/headers'
 import { PUBLIC_ROUTES } from '../server/permissions'
 import { DOCS_CSP, SCALAR_CACHE, SCALAR_PATH, SCALAR_VERSION } from '../plugins/system/docs'
 import { documented } from './documented'
-import { serverPerTest } from './helpers'
+import { rawAnswers, serverPerTest } from './helpers'
 import { apiRoutes } from './routes'
 
 const setup = serverPerTest()
@@ -145,6 +145,23 @@ describe('the OpenAPI document', () => {
     expect(check.problem('GET', 'http://localhost/api/info/whoami', 409, json, { Error: 'x' })).toContain('do not list')
     expect(check.problem('GET', 'http://localhost/api/users/7', 404, json, { Message: 'x' })).toContain('schema refuses')
     expect(check.problem('GET', 'http://localhost/api/users/7', 200, 'text/plain', 'x')).toContain('where the document says application/json')
+  })
+
+  test('raw answers (no production schema check) are checked closed: a member the document does not name fails', async () => {
+    const s = await setup()
+    const raw = rawAnswers(s.app.routes)
+    // whoami writes its JSON itself (issue 17), as the dashboard and library routes do
+    expect(raw).toContain('GET /api/info/whoami')
+    expect(raw).toContain('GET /api/dashboards/{id}')
+    const json = 'application/json;charset=utf-8'
+    await s.createGroup('ops', [1])
+    const whoami = (await s.call('GET', '/api/info/whoami', { jwt: s.adminJwt })).body
+    expect(whoami.Groups).toHaveLength(1)
+    const closed = documented(await documentOf(s), raw)
+    expect(closed.problem('GET', 'http://localhost/api/info/whoami', 200, json, whoami)).toBeUndefined()
+    expect(closed.problem('GET', 'http://localhost/api/info/whoami', 200, json, { ...whoami, PasswordHash: 'x' })).toContain('schema refuses')
+    expect(closed.problem('GET', 'http://localhost/api/info/whoami', 200, json, { ...whoami, Groups: [{ ...whoami.Groups[0], Members: [] }] }))
+      .toContain('schema refuses')
   })
 })
 

@@ -19,9 +19,12 @@ export function authGuard(auth: AuthService) {
       const spec = accessSpec(access)
       // Only ctx.request and ctx.caller are touched, never ctx as a whole: Elysia reads the hook's source and
       // would otherwise prepare every part of the context (query, cookies, ...) on every request.
+      // Elysia awaits this hook once; inside it nothing is awaited unless the store answers later (server/maybe.ts):
+      // on SQLite the whole check runs synchronously.
       const transform = async (ctx: { request: Request }) => {
         if ((ctx as WithCaller).caller) return // admitted by the body parser already
-        const caller = await auth.authenticate(ctx.request, spec)
+        const found = auth.authenticate(ctx.request, spec)
+        const caller = found instanceof Promise ? await found : found
         // Set before the route may refuse (403 here, or 400 from validation), so the request log names the uid.
         ;(ctx as WithCaller).caller = caller
         auth.admit(caller, spec)

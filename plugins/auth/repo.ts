@@ -1,6 +1,7 @@
 // Sessions (one row per issued JWT) and the login throttle's attempt counters over SQLite.
 import type { Database, Statement } from 'bun:sqlite'
 import { type UserDbRow, type UserRow, toUser, userColumns } from '../users/repo'
+import type { Maybe } from '../../server/maybe'
 
 export interface SessionRow {
   id: string
@@ -22,9 +23,9 @@ export interface SessionsRepo {
    * deleted, while the (slow) check ran gets no session. Answers whether it was created.
    */
   create(session: SessionRow, passwordHash?: string): Promise<boolean>
-  /** The session with its user, in one query: this runs on every authenticated request. */
-  getWithUser(id: string): Promise<{ session: SessionRow; user: UserRow } | undefined>
-  touch(id: string, now: number): Promise<void>
+  /** The session with its user, in one query: this runs on every authenticated request (Maybe: server/maybe.ts). */
+  getWithUser(id: string): Maybe<{ session: SessionRow; user: UserRow } | undefined>
+  touch(id: string, now: number): Maybe<void>
   delete(id: string): Promise<boolean>
   /** Deletes every session of the user, or every one but `keep`. */
   deleteForUser(uid: number, keep?: string): Promise<string[]>
@@ -116,11 +117,11 @@ export class SqliteSessionsRepo implements SessionsRepo {
   async create(s: SessionRow, passwordHash?: string) {
     return this.q.insert.run(s.id, s.created, s.lastHit, s.expires, s.origin, s.temp ? 1 : 0, s.uid, passwordHash ?? null).changes > 0
   }
-  async getWithUser(id: string) {
+  getWithUser(id: string) {
     const r = this.q.getWithUser.get(id)
     return r ? { session: toSession(r), user: toUser(r) } : undefined
   }
-  async touch(id: string, now: number) {
+  touch(id: string, now: number) {
     this.q.touch.run(now, id)
   }
   async delete(id: string) {

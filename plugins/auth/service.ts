@@ -11,6 +11,7 @@ import type { Store } from '../../server/store'
 import type { UserRow } from '../users/repo'
 import type { LoginReservation, SessionRow } from './repo'
 import { hashSecret, hashesEqual } from '../tokens/secret'
+import { type Maybe, then } from '../../server/maybe'
 
 /** Who is making a request, as the guard established it: by a login session or by an API token. */
 export interface Caller {
@@ -317,41 +318,50 @@ export class AuthService {
     }
   }
 
-  /** Establishes who sent the request from its credential; throws 401 when there is no valid one. */
-  async authenticate(request: Request, spec: AccessSpec): Promise<Caller> {
+  /**
+   * Establishes who sent the request from its credential; throws 401 when there is no valid one. On a synchronous
+   * store (SQLite) the caller comes back at once, not as a promise (server/maybe.ts): the
+   * guard then runs without any await of its own. A refusal may be a synchronous throw or a rejected promise.
+   */
+  authenticate(request: Request, spec: AccessSpec): Maybe<Caller> {
     const credential = credentialOf(request, spec.cookie === true)
     if (!credential) throw Errors.unauthenticated()
-    const caller = await (credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value))
+    const caller = credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value)
     // A browser sends the cookie with requests other sites make it send; a header credential it never adds itself.
-    if (credential.cookie && !SAFE_METHODS.has(request.method) && !sameOrigin(request))
-      throw Errors.forbidden('a request authenticated by cookie must come from this server\'s own pages (Origin or Sec-Fetch-Site)')
+    // Checked once the credential holds (an invalid one is a 401 first).
+    if (credential.cookie && !SAFE_METHODS.has(request.method)) return then(caller, (c) => sameOriginCaller(request, c))
     return caller
   }
 
-  private async bySession(token: string): Promise<Caller> {
-    const claims = await this.verifyJwt(token)
+  private bySession(token: string): Maybe<Caller> {
+    const claims = this.verifyJwt(token)
     if (!claims) throw Errors.unauthenticated('invalid or expired token')
-    const { store, clock } = this.deps
-    const now = clock()
-    const found = await store.sessions.getWithUser(claims.jti)
+    const found = this.deps.store.sessions.getWithUser(claims.jti)
+    if (found instanceof Promise) return found.then((f) => this.liveCaller(claims, f))
+    return this.liveCaller(claims, found)
+  }
+
+  /** The caller of a session row that matches its JWT and is live; the session and user touched when due. */
+  private liveCaller(claims: JwtClaims, found: { session: SessionRow; user: UserRow } | undefined): Maybe<Caller> {
     if (!found || String(found.user.uid) !== claims.sub) throw Errors.unauthenticated('session has ended')
     const { session, user } = found
-    if (!this.isLive(session, now)) {
-      await this.closeSession(session.id)
-      throw Errors.unauthenticated('session has expired')
-    }
+    const now = this.deps.clock()
+    if (!this.isLive(session, now)) return this.closeSession(session.id).then(() => Promise.reject(Errors.unauthenticated('session has expired')))
     if (user.locked) throw Errors.unauthenticated('session has ended')
-    if (now - session.lastHit >= TOUCH_INTERVAL_MS) {
-      await store.sessions.touch(session.id, now)
-      await store.users.touch(user.uid, now)
-      user.lastActive = now
-    }
-    return {
+    const caller: Caller = {
       uid: user.uid,
       user,
       admin: user.admin,
       session: { id: session.id, expires: session.expires, temp: session.temp },
     }
+    if (now - session.lastHit < TOUCH_INTERVAL_MS) return caller
+    // At most once a second per session: the write-back of the session's and the user's last activity.
+    const { store } = this.deps
+    user.lastActive = now
+    const touched = store.sessions.touch(session.id, now)
+    if (touched instanceof Promise) return touched.then(() => store.users.touch(user.uid, now)).then(() => caller)
+    const userTouched = store.users.touch(user.uid, now)
+    return userTouched instanceof Promise ? userTouched.then(() => caller) : caller
   }
 
   /**
@@ -372,9 +382,14 @@ export class AuthService {
   }
 
   /** An API token: usable until it expires, while its owner exists and is not locked. */
-  private async byToken(secret: string): Promise<Caller> {
+  private byToken(secret: string): Maybe<Caller> {
     const hash = hashSecret(secret)
-    const found = await this.deps.store.tokens.getBySecretHash(hash)
+    const found = this.deps.store.tokens.getBySecretHash(hash)
+    if (found instanceof Promise) return found.then((f) => this.tokenCaller(hash, f))
+    return this.tokenCaller(hash, found)
+  }
+
+  private tokenCaller(hash: string, found: Awaited<ReturnType<Store['tokens']['getBySecretHash']>>): Caller {
     if (!found || !hashesEqual(found.secretHash, hash)) throw Errors.unauthenticated('invalid API token')
     const { token, user } = found
     if (token.expires !== 0 && token.expires <= this.deps.clock()) throw Errors.unauthenticated('API token has expired')
@@ -392,11 +407,10 @@ export class AuthService {
    * verified, is remembered for the token's life (bounded in count), so a client reusing its JWT costs a
    * map lookup instead of an HMAC; the session row is still checked on every request.
    */
-  private async verifyJwt(token: string): Promise<JwtClaims | undefined> {
-    const nowSeconds = Date.now() / 1000
+  private verifyJwt(token: string): JwtClaims | undefined {
     const known = this.verified.get(token)
     if (known) {
-      if (known.exp > nowSeconds) return known
+      if (known.exp > Date.now() / 1000) return known
       this.verified.delete(token)
       return undefined
     }
@@ -438,6 +452,13 @@ function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | '
     if (value !== undefined) return { kind: 'jwt', value, cookie: true }
   }
   return undefined
+}
+
+/** The caller of a request authenticated by cookie, once its origin is proven this server's own (403 otherwise). */
+function sameOriginCaller(request: Request, caller: Caller): Caller {
+  if (!sameOrigin(request))
+    throw Errors.forbidden('a request authenticated by cookie must come from this server\'s own pages (Origin or Sec-Fetch-Site)')
+  return caller
 }
 
 /** Methods that change nothing, for which a cookie needs no proof of origin. */

@@ -26,32 +26,45 @@ export function internalRefusal(cluster: Cluster, request: Request): Response | 
 }
 
 export function clusterPlugin({ cluster, handle }: { cluster: Cluster; handle: (request: Request) => Promise<Response> }) {
-  return new Elysia({ name: 'quarry-cluster' }).onRequest(async ({ request }) => {
-    // Every request passes here: a substring test first (no URL parsing for the public routes, nor for requests
-    // whose URL cannot be parsed, such as HTTP/1.0 without a Host header).
-    if (!request.url.includes('/api/internal')) return
-    let url: URL
-    try {
-      url = new URL(request.url)
-    } catch {
-      return
-    }
-    const path = url.pathname
-    if (path !== '/api/internal' && !path.startsWith('/api/internal/')) return
-    const refused = internalRefusal(cluster, request)
-    if (refused) return refused
-    if (path === INTERNAL_WS_SEARCH || path === `${INTERNAL_WS_SEARCH}/`) return // the WebSocket route checks it again
-    if (!path.startsWith(`${FORWARD_PREFIX}/api/`) || path.startsWith(`${FORWARD_PREFIX}/api/internal`))
-      return refusal(404, 'no such internal route')
-    const headers = new Headers(request.headers)
-    headers.delete(SECRET_HEADER)
-    const hasBody = !['GET', 'HEAD'].includes(request.method)
-    const inner = new Request(`${url.protocol}//${url.host}${path.slice(FORWARD_PREFIX.length)}${url.search}`, {
-      method: request.method,
-      headers,
-      body: hasBody ? request.body : undefined,
-      ...(hasBody ? { duplex: 'half' } : {}),
-    } as RequestInit)
-    return handle(cluster.accept(inner))
-  })
+  // Every request passes here, so the hook is a plain function that Elysia calls without an await (it reads a hook's
+  // source: no `async`, and no call right after a return or an arrow): a substring test, and undefined for every
+  // public route (no URL parsing for them, nor for requests whose URL cannot be parsed, such as HTTP/1.0 without a
+  // Host header). An internal request gets its answer, or the promise of its forwarded answer, from internalAnswer.
+  const gate = ({ request }: { request: Request }) => {
+    if (request.url.indexOf('/api/internal') === -1) return undefined
+    const answer = internalAnswer(cluster, handle, request)
+    if (answer !== undefined) return answer
+  }
+  return new Elysia({ name: 'quarry-cluster' }).onRequest(gate)
+}
+
+/**
+ * The answer to a request whose URL mentions /api/internal: a refusal, the promise of the forwarded request's answer
+ * (never of undefined: Elysia would take the promise itself for an answer), or undefined to let the route table
+ * have it (a path that only contains the words elsewhere, or the internal WebSocket, whose route checks again).
+ */
+function internalAnswer(cluster: Cluster, handle: (request: Request) => Promise<Response>, request: Request): Response | Promise<Response> | undefined {
+  let url: URL
+  try {
+    url = new URL(request.url)
+  } catch {
+    return undefined
+  }
+  const path = url.pathname
+  if (path !== '/api/internal' && !path.startsWith('/api/internal/')) return undefined
+  const refused = internalRefusal(cluster, request)
+  if (refused) return refused
+  if (path === INTERNAL_WS_SEARCH || path === `${INTERNAL_WS_SEARCH}/`) return undefined // the WebSocket route checks it again
+  if (!path.startsWith(`${FORWARD_PREFIX}/api/`) || path.startsWith(`${FORWARD_PREFIX}/api/internal`))
+    return refusal(404, 'no such internal route')
+  const headers = new Headers(request.headers)
+  headers.delete(SECRET_HEADER)
+  const hasBody = !['GET', 'HEAD'].includes(request.method)
+  const inner = new Request(`${url.protocol}//${url.host}${path.slice(FORWARD_PREFIX.length)}${url.search}`, {
+    method: request.method,
+    headers,
+    body: hasBody ? request.body : undefined,
+    ...(hasBody ? { duplex: 'half' } : {}),
+  } as RequestInit)
+  return handle(cluster.accept(inner))
 }

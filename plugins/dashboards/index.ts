@@ -12,6 +12,7 @@ import { rawBodyMember, rawJson } from '../../server/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
 import { bareNumber, sharingList } from '../../server/wire'
+import type { Maybe } from '../../server/maybe'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
@@ -30,18 +31,31 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
   const { dashboards } = store
   const reacher = (caller: Caller): Reacher => ({ uid: caller.uid, all: caller.admin })
 
-  /** The dashboard a path id names for the caller when it may read it; 400 for an id that is neither kind, 404 otherwise. */
-  async function readable(caller: Caller, rawId: string): Promise<DashboardFor> {
-    let found: DashboardFor | undefined
+  /**
+   * The dashboard a path id names for the caller when it may read it; 400 for an id that is neither kind, 404
+   * otherwise. At once on a synchronous store (server/maybe.ts).
+   */
+  function readable(caller: Caller, rawId: string): Maybe<DashboardFor> {
     if (/^\d+$/.test(rawId)) {
       const id = Number(rawId)
-      found = Number.isSafeInteger(id) ? await dashboards.byId(id, caller.uid) : undefined
-      if (found && !canReach(found, reacher(caller))) found = undefined
-    } else if (UUID.test(rawId)) {
-      found = pickReached(await dashboards.byGuid(rawId.toLowerCase(), caller.uid), reacher(caller))
-    } else {
-      throw Errors.badRequest('invalid dashboard id: expected the numeric ID or a GUID')
+      if (!Number.isSafeInteger(id)) throw Errors.notFound('dashboard')
+      const found = dashboards.byId(id, caller.uid)
+      return found instanceof Promise ? found.then((d) => reachedById(caller, d)) : reachedById(caller, found)
     }
+    if (UUID.test(rawId)) {
+      const found = dashboards.byGuid(rawId.toLowerCase(), caller.uid)
+      return found instanceof Promise ? found.then((all) => reachedByGuid(caller, all)) : reachedByGuid(caller, found)
+    }
+    throw Errors.badRequest('invalid dashboard id: expected the numeric ID or a GUID')
+  }
+
+  function reachedById(caller: Caller, found: DashboardFor | undefined): DashboardFor {
+    if (!found || !canReach(found, reacher(caller))) throw Errors.notFound('dashboard')
+    return found
+  }
+
+  function reachedByGuid(caller: Caller, all: DashboardFor[]): DashboardFor {
+    const found = pickReached(all, reacher(caller))
     if (!found) throw Errors.notFound('dashboard')
     return found
   }

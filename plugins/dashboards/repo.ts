@@ -2,6 +2,7 @@
 // kept exactly as the client sent it.
 import type { Database, Statement } from 'bun:sqlite'
 import { DASHBOARD_BYTES_SQL, checkQuotaAfterWriteSqlite } from '../../server/quota'
+import type { Maybe } from '../../server/maybe'
 
 export interface DashboardRow {
   id: number
@@ -37,11 +38,11 @@ export interface DashboardChanges {
 
 export interface DashboardsRepo {
   /** The dashboard with this id, as `uid` sees it. */
-  byId(id: number, uid: number): Promise<DashboardFor | undefined>
+  byId(id: number, uid: number): Maybe<DashboardFor | undefined>
   /** Every dashboard carrying this GUID, as `uid` sees them. */
-  byGuid(guid: string, uid: number): Promise<DashboardFor[]>
+  byGuid(guid: string, uid: number): Maybe<DashboardFor[]>
   /** Owned by the user, shared with one of the user's groups, or global. */
-  listVisible(uid: number): Promise<DashboardRow[]>
+  listVisible(uid: number): Maybe<DashboardRow[]>
   /** Every dashboard (admin view). */
   listAll(): Promise<DashboardRow[]>
   /** Owned by the user (not those reached through groups). */
@@ -89,6 +90,13 @@ function fromDb(r: DbRow): DashboardRow {
     updated: r.updated,
     gids: JSON.parse(r.gids) as number[],
   }
+}
+
+/** A row as its reader sees it (one object, no copy: this runs on every dashboard read). */
+function forUser(r: DbRow & { shared: number }): DashboardFor {
+  const d = fromDb(r) as DashboardFor
+  d.shared = r.shared === 1
+  return d
 }
 
 /** Dashboard ids: random positive integers below 2^53 (decisions §1), so JSON clients hold them exactly. */
@@ -150,14 +158,14 @@ export class SqliteDashboardsRepo implements DashboardsRepo {
     }
   }
 
-  async byId(id: number, uid: number) {
+  byId(id: number, uid: number) {
     const r = this.q.byId.get(uid, id)
-    return r ? { ...fromDb(r), shared: r.shared === 1 } : undefined
+    return r ? forUser(r) : undefined
   }
-  async byGuid(guid: string, uid: number) {
-    return this.q.byGuid.all(uid, guid).map((r) => ({ ...fromDb(r), shared: r.shared === 1 }))
+  byGuid(guid: string, uid: number) {
+    return this.q.byGuid.all(uid, guid).map(forUser)
   }
-  async listVisible(uid: number) {
+  listVisible(uid: number) {
     return this.q.visible.all(uid).map(fromDb)
   }
   async listAll() {

@@ -1,5 +1,4 @@
 import { t } from 'elysia'
-import { jsonWithRaw } from '../../server/raw-json'
 import { OptionalText } from '../../server/wire'
 import { formatTime } from '../../server/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
@@ -49,24 +48,21 @@ export const DashboardIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
  * arrays, never null (decisions §1).
  */
 export function dashboardJson(d: DashboardRow): string {
-  return jsonWithRaw(
-    {
-      ID: d.id,
-      GUID: d.guid,
-      Name: d.name,
-      Description: d.description,
-      UID: d.uid,
-      GIDs: d.gids,
-      Global: d.global,
-      Created: formatTime(d.created),
-      Updated: formatTime(d.updated),
-      Labels: d.labels,
-    },
-    [
-      ['Data', d.data],
-      ['Synced', 'false'],
-    ],
-  )
+  // jsonWithRaw's output, written out: a listing builds this for each of its rows (issue 17), and Data is always
+  // stored text here (a blank dashboard holds '{}').
+  const head = JSON.stringify({
+    ID: d.id,
+    GUID: d.guid,
+    Name: d.name,
+    Description: d.description,
+    UID: d.uid,
+    GIDs: d.gids,
+    Global: d.global,
+    Created: formatTime(d.created),
+    Updated: formatTime(d.updated),
+    Labels: d.labels,
+  })
+  return `${head.slice(0, -1)},"Data":${d.data},"Synced":false}`
 }
 
 export const dashboardListJson = (rows: readonly DashboardRow[]) => `[${rows.map(dashboardJson).join(',')}]`

@@ -1,6 +1,7 @@
 // Groups and memberships over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
 import { uniqueWrite } from '../../server/db'
+import type { Maybe } from '../../server/maybe'
 
 export interface GroupRow {
   gid: number
@@ -17,7 +18,8 @@ export interface GroupsRepo {
   update(gid: number, changes: Partial<Pick<GroupRow, 'name' | 'description'>>): Promise<void>
   /** Deletes the group, its memberships and its place in every sharing list and default search group. */
   delete(gid: number): Promise<boolean>
-  groupsOf(uid: number): Promise<GroupRow[]>
+  /** On every whoami (Maybe: server/maybe.ts). */
+  groupsOf(uid: number): Maybe<GroupRow[]>
   /** Every membership, keyed by UID: one query for listings of many users. */
   allMemberships(): Promise<Map<number, GroupRow[]>>
   isMember(uid: number, gid: number): Promise<boolean>
@@ -85,7 +87,7 @@ export class SqliteGroupsRepo implements GroupsRepo {
     // so each such table adds a trigger on groups deletion in its own migration.
     return this.q.del.run(gid).changes > 0
   }
-  async groupsOf(uid: number) {
+  groupsOf(uid: number) {
     return this.q.groupsOf.all(uid)
   }
   async allMemberships() {

@@ -1,6 +1,7 @@
 // API tokens over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
 import { type UserDbRow, type UserRow, toUser, userColumns } from '../users/repo'
+import type { Maybe } from '../../server/maybe'
 
 export interface TokenRow {
   id: string
@@ -19,8 +20,8 @@ export type TokenChanges = Partial<Pick<TokenRow, 'name' | 'description' | 'capa
 export interface TokensRepo {
   create(token: TokenRow, secretHash: string): Promise<void>
   get(id: string): Promise<TokenRow | undefined>
-  /** The token with this secret hash and its owner, in one query: this runs on every token request. */
-  getBySecretHash(secretHash: string): Promise<{ token: TokenRow; secretHash: string; user: UserRow } | undefined>
+  /** The token with this secret hash and its owner, in one query: this runs on every token request (Maybe: server/maybe.ts). */
+  getBySecretHash(secretHash: string): Maybe<{ token: TokenRow; secretHash: string; user: UserRow } | undefined>
   listForUser(uid: number): Promise<TokenRow[]>
   listAll(): Promise<TokenRow[]>
   update(id: string, changes: TokenChanges): Promise<void>
@@ -103,7 +104,7 @@ export class SqliteTokensRepo implements TokensRepo {
     const r = this.q.get.get(id)
     return r ? toToken(r) : undefined
   }
-  async getBySecretHash(secretHash: string) {
+  getBySecretHash(secretHash: string) {
     const r = this.q.bySecret.get(secretHash)
     return r ? { token: toToken({ ...r, uid: r.token_uid }), secretHash: r.secret_hash, user: toUser(r) } : undefined
   }

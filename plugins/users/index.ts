@@ -8,6 +8,7 @@ import { checkName, checkUserName, nameSkeleton } from '../../server/names'
 import type { Store } from '../../server/store'
 import { formatTime } from '../../server/time'
 import { JSON_TYPE, bareNumber } from '../../server/wire'
+import type { Maybe } from '../../server/maybe'
 import type { Config } from '../../server/config'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
@@ -18,7 +19,8 @@ import {
   AdminStatus, CreateUserBody, GroupsBody, PasswordBody, PreferenceRecord, SearchGroupBody, UidGidParams, UidParams,
   UpdateUserBody, UserDetails, toPreferenceRecord, toUserDetails,
 } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, rawAnswer, refusals } from '../../server/openapi'
+import { rawJson } from '../../server/raw-json'
 
 /** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'
@@ -37,8 +39,10 @@ export interface UsersDeps {
 export function usersPlugin({ config, store, auth, clock, onUserDeleted }: UsersDeps) {
   const { users, groups, sessions } = store
 
-  async function details(user: UserRow) {
-    return toUserDetails(user, await groups.groupsOf(user.uid))
+  /** The account's details with its groups: at once on a synchronous store (server/maybe.ts). */
+  function details(user: UserRow): Maybe<UserDetails> {
+    const memberOf = groups.groupsOf(user.uid)
+    return memberOf instanceof Promise ? memberOf.then((g) => toUserDetails(user, g)) : toUserDetails(user, memberOf)
   }
 
   /** The account `uid` when the caller may act on it: 403 for someone else's, 404 for none. */
@@ -74,11 +78,18 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
 
   return new Elysia({ name: 'quarry-users', detail: area('Users') })
     .use(authGuard(auth))
-    .get('/api/info/whoami', ({ caller }) => details(caller.user), {
-      access: 'self',
-      response: UserDetails,
-      detail: { summary: 'Get your own account' },
-    })
+    // The most frequent request of all (every client asks it first and often): its JSON is written here, without
+    // Elysia's per-answer schema check (a copy that strips undeclared members, then a type check: about 1 µs of a
+    // 15 µs request, issue 17). toUserDetails builds exactly the declared members, and every answer of the test suite
+    // is checked closed against UserDetails (test/documented.ts), so the check belongs in the tests.
+    .get(
+      '/api/info/whoami',
+      ({ caller, set }) => {
+        const answer = details(caller.user)
+        return answer instanceof Promise ? answer.then((d) => rawJson(set, JSON.stringify(d))) : rawJson(set, JSON.stringify(answer))
+      },
+      { access: 'self', detail: { summary: 'Get your own account', ...rawAnswer(UserDetails) } },
+    )
     .get(
       '/api/users',
       async () => {

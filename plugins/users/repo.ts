@@ -1,6 +1,7 @@
 // Users and their preferences over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
 import { uniqueWrite } from '../../server/db'
+import type { Maybe } from '../../server/maybe'
 
 export interface UserRow {
   uid: number
@@ -42,7 +43,8 @@ export interface UsersRepo {
   update(uid: number, changes: UserChanges): Promise<void>
   setPasswordHash(uid: number, hash: string): Promise<void>
   setDefaultGid(uid: number, gid: number | null): Promise<void>
-  touch(uid: number, now: number): Promise<void>
+  /** On the request path once a second per session (Maybe: server/maybe.ts). */
+  touch(uid: number, now: number): Maybe<void>
   /** Deletes the user with their sessions, memberships and preferences. */
   delete(uid: number): Promise<boolean>
   getPreference(uid: number, name: string): Promise<PreferenceRow | undefined>
@@ -164,7 +166,7 @@ export class SqliteUsersRepo implements UsersRepo {
   async setDefaultGid(uid: number, gid: number | null) {
     this.q.setDefaultGid.run(gid, uid)
   }
-  async touch(uid: number, now: number) {
+  touch(uid: number, now: number) {
     this.q.touch.run(now, uid)
   }
   async delete(uid: number) {

@@ -1,0 +1,44 @@
+// The floor of Elysia itself for bench/compare (issue 17): the raw baseline's work (bench/compare/work.mjs) in an
+// Elysia app as Quarry builds its root (encodeSchema off, the same security headers through `.headers()`), with
+// no hook, no guard, no schema: what any Elysia route costs here. Quarry minus this is Quarry's own code; this minus
+// the raw Bun.serve is the framework's.
+//
+//   COMPARE_DB=<quarry.db> COMPARE_PORT=<port> bun run bench/compare/elysia-floor.ts
+import { Database } from 'bun:sqlite'
+import { Elysia } from 'elysia'
+import { API_HEADERS } from '../../server/headers'
+// @ts-expect-error plain JavaScript shared with the Node baseline
+import { JSON_TYPE, makeWork } from './work.mjs'
+
+const dbPath = process.env.COMPARE_DB
+if (!dbPath) throw new Error('COMPARE_DB is required')
+const db = new Database(dbPath, { strict: true })
+db.run('PRAGMA journal_mode = WAL')
+db.run('PRAGMA busy_timeout = 5000')
+db.run('PRAGMA synchronous = NORMAL')
+db.run('PRAGMA foreign_keys = ON')
+const key = db.query<{ value: string }, [string]>('SELECT value FROM server_settings WHERE key = ?').get('jwt_signing_key')?.value
+if (!key) throw new Error('no jwt_signing_key in the store')
+const work = makeWork((sql: string) => db.query(sql), key)
+
+const answer = (set: { status?: number | string; headers: Record<string, string | number> }, a: { status: number; body: string }) => {
+  set.status = a.status
+  set.headers['content-type'] = JSON_TYPE
+  return a.body
+}
+
+const app = new Elysia({ encodeSchema: false })
+  .headers({ ...API_HEADERS })
+  .get('/api/info/whoami', ({ request, set }) => answer(set, work.whoami(request.headers.get('authorization'))))
+  .get('/api/dashboards', ({ request, set }) => answer(set, work.dashboards(request.headers.get('authorization'))))
+  .get('/api/dashboards/:id', ({ request, params, set }) => answer(set, work.dashboard(request.headers.get('authorization'), params.id)))
+  .get('/api/test', () => ({}))
+  .listen({ hostname: '127.0.0.1', port: Number(process.env.COMPARE_PORT ?? 0) })
+console.log(`elysia-floor listening on http://127.0.0.1:${app.server?.port}`)
+const stop = () => {
+  void app.stop(true)
+  db.close()
+  process.exit(0)
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)

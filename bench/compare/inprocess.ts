@@ -1,0 +1,53 @@
+// In-process CPU per request of one Quarry tree (issue 17): the app built as server/main.ts builds it (SQLite, log
+// level warn) on a temporary store, admin in two groups with one dashboard shared with one of them, then
+// `app.handle()` of one path with 32 requests in flight; 3 rounds of N requests, each printing the process CPU
+// (user + system) and wall time per request. No HTTP: what is left is Quarry and Elysia, so it shows a change to
+// the hot path with less noise than wrk. Run two trees in turn for an A/B (bench/README.md, issue 17):
+//
+//   bun run bench/compare/inprocess.ts TREE [whoami|dashboard|dashboards] [N]
+export {}
+const tree = (await import('node:path')).resolve(process.argv[2] ?? ".")
+const which = process.argv[3] ?? 'whoami'
+const N = Number(process.argv[4] ?? 60000)
+const { createApp } = await import(`${tree}/server/app.ts`)
+const { createSqliteStore } = await import(`${tree}/server/store.ts`)
+const { createDiskBlobStore } = await import(`${tree}/server/blob/index.ts`)
+const { loadConfig } = await import(`${tree}/server/config.ts`)
+const { createLogger } = await import(`${tree}/server/log.ts`)
+const { mkdtempSync, rmSync } = await import('node:fs')
+const { tmpdir } = await import('node:os')
+const { join } = await import('node:path')
+const dir = mkdtempSync(join(tmpdir(), 'quarry-inprocess-'))
+const store = createSqliteStore(`${dir}/quarry.db`)
+const blobs = await createDiskBlobStore({ dataDir: dir })
+const config = { ...loadConfig({}).config, dataDir: dir, adminPassword: 'admin-password-1', passwordHash: { memoryCost: 256, timeCost: 1 } }
+const { app } = await createApp({ config, store, blobs, log: createLogger('warn', () => {}) })
+const call = async (method: string, path: string, jwt?: string, body?: unknown) => {
+  const r = await app.handle(new Request(`http://localhost${path}`, { method, headers: { ...(jwt ? { authorization: `Bearer ${jwt}` } : {}), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }))
+  const t = await r.text()
+  if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${t}`)
+  return JSON.parse(t)
+}
+const { JWT } = await call('POST', '/api/login', undefined, { User: 'admin', Pass: 'admin-password-1' })
+const g1 = await call('POST', '/api/groups', JWT, { Name: 'g1', Desc: 'x' })
+const g2 = await call('POST', '/api/groups', JWT, { Name: 'g2', Desc: 'y' })
+await call('POST', '/api/users/1/group', JWT, { GIDs: [g1, g2] })
+const did = await call('POST', '/api/dashboards', JWT, { Name: 'd', Description: 'dd', Labels: ['a'], Data: { panels: [1, 2, 3] }, GIDs: [g1] })
+const path = which === 'whoami' ? '/api/info/whoami' : which === 'dashboard' ? `/api/dashboards/${did}` : '/api/dashboards'
+const headers = { authorization: `Bearer ${JWT}` }
+async function worker(n: number) {
+  for (let i = 0; i < n; i++) {
+    const r = await app.handle(new Request(`http://localhost${path}`, { headers }))
+    await r.text()
+  }
+}
+const run = async (n: number) => { const ps = []; for (let i = 0; i < 32; i++) ps.push(worker(n / 32)); await Promise.all(ps) }
+await run(20000)
+for (let round = 0; round < 3; round++) {
+  const c0 = process.cpuUsage(); const t0 = performance.now()
+  await run(N)
+  const c = process.cpuUsage(c0); const t = performance.now() - t0
+  console.log(`${which} cpu ${((c.user + c.system) / N).toFixed(2)} µs/req wall ${(t * 1000 / N).toFixed(2)} µs/req`)
+}
+rmSync(dir, { recursive: true, force: true })
+process.exit(0)
