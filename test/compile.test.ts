@@ -10,6 +10,26 @@ const ROOT = join(import.meta.dir, '..')
 const dir = mkdtempSync(join(tmpdir(), 'quarry-compile-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
+/**
+ * Logs in as admin and uploads a resource larger than one hash batch (1 MiB), so that it is hashed on the SHA-1 worker
+ * thread, which a build must carry (a worker started from a file was missing from the executable: 500). Answers the
+ * admin's headers for further requests.
+ */
+async function uploadsThroughTheHashWorker(url: string) {
+  const jwt = ((await (await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }) })).json()) as { JWT: string }).JWT
+  const auth = { Authorization: `Bearer ${jwt}` }
+  const created = (await (await fetch(`${url}/api/resources`, { method: 'POST', headers: auth, body: JSON.stringify({ ResourceName: 'big' }) })).json()) as { GUID: string }
+  const contents = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => (i * 31) & 0xff)
+  const form = new FormData()
+  form.append('file', new Blob([contents]), 'big.bin')
+  const put = await fetch(`${url}/api/resources/${created.GUID}/raw`, { method: 'PUT', headers: auth, body: form })
+  expect({ status: put.status, body: await put.json() }).toMatchObject({
+    status: 200,
+    body: { Size: contents.byteLength, Hash: new Bun.CryptoHasher('sha1').update(contents).digest('base64') },
+  })
+  return auth
+}
+
 test('the compiled executable serves and answers `quarry whoami` about itself', async () => {
   const exe = join(dir, 'quarry')
   const build = Bun.spawnSync(['npm', 'run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, OUTFILE: exe }, stderr: 'pipe', stdout: 'pipe' })
@@ -38,19 +58,7 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
     const usage = cli(['user', 'frob'])
     expect(usage.exitCode).toBe(2)
 
-    // An upload larger than one hash batch (1 MiB) is hashed on the SHA-1 worker thread, which the executable must
-    // carry too (a worker started from a file was missing from it: 500).
-    const jwt = ((await (await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }) })).json()) as { JWT: string }).JWT
-    const auth = { Authorization: `Bearer ${jwt}` }
-    const created = (await (await fetch(`${url}/api/resources`, { method: 'POST', headers: auth, body: JSON.stringify({ ResourceName: 'big' }) })).json()) as { GUID: string }
-    const contents = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => (i * 31) & 0xff)
-    const form = new FormData()
-    form.append('file', new Blob([contents]), 'big.bin')
-    const put = await fetch(`${url}/api/resources/${created.GUID}/raw`, { method: 'PUT', headers: auth, body: form })
-    expect({ status: put.status, body: await put.json() }).toMatchObject({
-      status: 200,
-      body: { Size: contents.byteLength, Hash: new Bun.CryptoHasher('sha1').update(contents).digest('base64') },
-    })
+    const auth = await uploadsThroughTheHashWorker(url)
 
     // Regex stages are compiled and matched on worker threads started from re2js's source text, which the executable
     // must carry as well.
@@ -85,17 +93,7 @@ test('the server as one bytecode bundle (`npm run build:server`) serves: uploads
   })
   try {
     const { url } = await listening(server)
-    const jwt = ((await (await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: 'admin-password-1' }) })).json()) as { JWT: string }).JWT
-    const auth = { Authorization: `Bearer ${jwt}` }
-    const created = (await (await fetch(`${url}/api/resources`, { method: 'POST', headers: auth, body: JSON.stringify({ ResourceName: 'big' }) })).json()) as { GUID: string }
-    const contents = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => (i * 31) & 0xff)
-    const form = new FormData()
-    form.append('file', new Blob([contents]), 'big.bin')
-    const put = await fetch(`${url}/api/resources/${created.GUID}/raw`, { method: 'PUT', headers: auth, body: form })
-    expect({ status: put.status, body: await put.json() }).toMatchObject({
-      status: 200,
-      body: { Size: contents.byteLength, Hash: new Bun.CryptoHasher('sha1').update(contents).digest('base64') },
-    })
+    const auth = await uploadsThroughTheHashWorker(url)
     // modules the server loads on first use (server/metrics.ts, plugins/system/document.ts) are in the bundle
     const metrics = await fetch(`${url}/metrics`)
     expect({ status: metrics.status, families: (await metrics.text()).includes('# TYPE process_cpu_seconds_total counter') }).toEqual({ status: 200, families: true })

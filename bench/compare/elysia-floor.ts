@@ -4,22 +4,13 @@
 // the raw Bun.serve is the framework's.
 //
 //   COMPARE_DB=<quarry.db> COMPARE_PORT=<port> bun run bench/compare/elysia-floor.ts
-import { Database } from 'bun:sqlite'
 import { Elysia } from 'elysia'
 import { API_HEADERS } from '../../server/headers'
 // @ts-expect-error plain JavaScript shared with the Node baseline
-import { JSON_TYPE, makeWork } from './work.mjs'
+import { JSON_TYPE } from './work.mjs'
+import { openCompareStore } from './store'
 
-const dbPath = process.env.COMPARE_DB
-if (!dbPath) throw new Error('COMPARE_DB is required')
-const db = new Database(dbPath, { strict: true })
-db.run('PRAGMA journal_mode = WAL')
-db.run('PRAGMA busy_timeout = 5000')
-db.run('PRAGMA synchronous = NORMAL')
-db.run('PRAGMA foreign_keys = ON')
-const key = db.query<{ value: string }, [string]>('SELECT value FROM server_settings WHERE key = ?').get('jwt_signing_key')?.value
-if (!key) throw new Error('no jwt_signing_key in the store')
-const work = makeWork((sql: string) => db.query(sql), key)
+const { db, work } = openCompareStore()
 
 const answer = (set: { status?: number | string; headers: Record<string, string | number> }, a: { status: number; body: string }) => {
   set.status = a.status
