@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Config } from '../../server/config'
 import { SCAN_CACHE_SIZE } from '../../server/search/entries'
-import { MatchPool } from '../../server/search/match'
+import { MatchBudgetError, MatchPool } from '../../server/search/match'
 import { MAX_REGEX_PROGRAM } from '../../server/search/query'
 import { type TestServer, type TestServerOptions, createTestServer, expectError, itemWorld, storeSnapshot } from '../../test/helpers'
 
@@ -152,6 +152,25 @@ describe('regex cost', () => {
     const next = await launched(s, owner.jwt, 'tag=web regex "a+b$"', { SearchStart: new Date(T0 + 2000).toISOString() })
     await s.searches.settled()
     expect(await details(s, owner.jwt, next)).toMatchObject({ State: 'ACTIVE', ItemCount: 1 })
+  })
+
+  test('a batch over the budget is refused also when its answer comes in before the budget timer ran (this thread was held)', async () => {
+    // Under a heavy load a full run once saw the batch above accepted: the JS thread was held past the match, and
+    // the worker's answer was then taken before the overdue timer. Held here on purpose: 3 s, while the match of
+    // 2 MB by the worst pattern takes about 0.3 s on a quiet machine, six times the 50 ms budget.
+    const pool = new MatchPool(1, 50)
+    try {
+      await pool.run([{ op: 'grep', text: 'x' }], [new Uint8Array([1])]) // the worker has started
+      const batch = pool.run([{ op: 'regex', pattern: WORST }], [Buffer.alloc(2 << 20, 'a')])
+      batch.catch(() => undefined)
+      const until = performance.now() + 3000
+      while (performance.now() < until) {} // holds this thread: no timer runs meanwhile
+      expect(await batch.then(() => 'accepted', (e: unknown) => (e instanceof MatchBudgetError ? e.message : String(e)))).toBe(
+        'matching one batch of entries took longer than 0.05 s',
+      )
+    } finally {
+      pool.close()
+    }
   })
 
   test('stopping a search mid-match gives up the batch at once (its worker is terminated)', async () => {

@@ -8,9 +8,10 @@
 // - A batch runs on one worker of a pool of `size` threads, started when first needed; batches wait in order of
 //   arrival (each search has at most one out, so searches take turns).
 // - A batch that runs longer than `budgetMs` is stopped: its worker is terminated (the only way to interrupt a match)
-//   and replaced, and the batch fails with MatchBudgetError. A batch whose signal aborts (the search was stopped or
-//   deleted) is dropped from the queue or, running, its worker is terminated the same way: no CPU goes on matching
-//   for a search nobody wants.
+//   and replaced, and the batch fails with MatchBudgetError; one whose answer comes in before the budget's timer ran
+//   (this thread was held) but took longer by the worker's clock fails the same way. A batch whose signal aborts (the
+//   search was stopped or deleted) is dropped from the queue or, running, its worker is terminated the same way: no
+//   CPU goes on matching for a search nobody wants.
 // - Compiled stages are cached per worker, at most CACHE_SIZE query stage lists (an LRU: the key is user input).
 // - The worker is started from its own source text plus re2js's (a Blob URL), so that the single executable
 //   (`bun build --compile`) needs no separate worker file (see server/blob/sha1.ts).
@@ -42,6 +43,8 @@ interface FromMatchWorker {
   passed?: Uint16Array
   size?: number
   error?: string
+  /** How long the work took on the worker, in ms (its own clock: the JS thread's may have been held meanwhile). */
+  ms?: number
 }
 
 /**
@@ -65,16 +68,17 @@ function matchWorkerMain(
     })
   scope.onmessage = (event: MessageEvent<ToMatchWorker>) => {
     const m = event.data
+    const started = performance.now()
     try {
       if ('compile' in m) {
         let size: number
         try {
           size = RE2JS.compile(m.compile).programSize()
         } catch (e) {
-          scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromMatchWorker)
+          scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e), ms: performance.now() - started } satisfies FromMatchWorker)
           return
         }
-        scope.postMessage({ id: m.id, size } satisfies FromMatchWorker)
+        scope.postMessage({ id: m.id, size, ms: performance.now() - started } satisfies FromMatchWorker)
         return
       }
       let steps = cache.get(m.key)
@@ -89,7 +93,7 @@ function matchWorkerMain(
         while (n < steps.length && steps[n]!(d)) n++
         passed[i] = n
       }
-      scope.postMessage({ id: m.id, passed } satisfies FromMatchWorker, [passed.buffer])
+      scope.postMessage({ id: m.id, passed, ms: performance.now() - started } satisfies FromMatchWorker, [passed.buffer])
     } catch (e) {
       scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromMatchWorker)
     }
@@ -107,6 +111,9 @@ const matchWorkerUrl = () =>
 
 /** A batch ran past the pool's budget and was stopped. */
 export class MatchBudgetError extends Error {}
+
+const budgetError = (job: Job) =>
+  new MatchBudgetError(`${'compile' in job.msg ? 'compiling the regular expression' : 'matching one batch of entries'} took longer than ${job.budgetMs / 1000} s`)
 /** A pattern does not compile (the message is RE2's). */
 export class MatchCompileError extends Error {}
 /** A batch was given up because its signal aborted. */
@@ -209,8 +216,7 @@ export class MatchPool {
       const job = this.queue.shift()!
       slot.job = job
       job.slot = slot
-      const what = 'compile' in job.msg ? 'compiling the regular expression' : 'matching one batch of entries'
-      slot.timer = setTimeout(() => this.abort(job, new MatchBudgetError(`${what} took longer than ${job.budgetMs / 1000} s`)), job.budgetMs)
+      slot.timer = setTimeout(() => this.abort(job, budgetError(job)), job.budgetMs)
       slot.worker.postMessage(job.msg, 'data' in job.msg ? [job.msg.data.buffer as ArrayBuffer, job.msg.offsets.buffer as ArrayBuffer] : [])
     }
   }
@@ -229,7 +235,10 @@ export class MatchPool {
       clearTimeout(slot.timer)
       slot.job = null
       job.slot = null
-      this.settle(job, event.data)
+      // The budget timer may not have run yet although the work took longer: when this thread was held (a long
+      // collection, a starved process), the worker's answer and the overdue timer are both waiting, and the answer
+      // is taken first. The worker's own clock decides then, so an over-budget batch is refused whatever the order.
+      this.settle(job, (event.data.ms ?? 0) > job.budgetMs ? budgetError(job) : event.data)
       this.dispatch()
     }
     worker.onerror = (event) => {
