@@ -10,6 +10,13 @@ COPY package.json package-lock.json ./
 # copy of it is only for hosts without one.
 RUN bun install --production --omit=peer \
  && rm -rf node_modules/bun node_modules/@oven
+# The server as one bundle compiled to bytecode (npm run build:server): it starts in about half the CPU time of
+# `bun run server/main.ts`, which reads and compiles some 390 source files first (bench/README.md, cold start).
+COPY tsconfig.json bunfig.toml ./
+COPY server ./server
+COPY plugins ./plugins
+COPY vendor ./vendor
+RUN bun build --target=bun --bytecode --format=cjs server/main.ts --outdir dist/server
 
 FROM oven/bun:1.4.5-slim
 WORKDIR /app
@@ -17,6 +24,7 @@ ENV NODE_ENV=production \
     QUARRY_LISTEN=0.0.0.0:8080 \
     QUARRY_DATA_DIR=/data
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=deps /app/dist ./dist
 COPY package.json tsconfig.json bunfig.toml ./
 COPY server ./server
 COPY plugins ./plugins
@@ -34,4 +42,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
   CMD ["bun", "run", "server/healthcheck.ts"]
 STOPSIGNAL SIGTERM
-CMD ["bun", "run", "server/main.ts"]
+CMD ["bun", "dist/server/main.js"]
