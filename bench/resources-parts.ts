@@ -20,7 +20,9 @@
 //   http-mp     the same, the body through plugins/resources/multipart.ts streamFilePart, file part drained
 //   http-hash   the same, the file part through the SHA-1 only, where the blob stores run it (server/blob/sha1.ts
 //               HASH_ON_WORKER): no writes; http-hash-worker, http-hash-inline: on the worker, on the JS thread
-//   http-put    the same, the file part into the disk blob store (Quarry's upload without Elysia, auth, SQL)
+//   http-put    the same, the file part into the disk blob store (Quarry's upload without Elysia, auth, SQL);
+//               http-put-worker, http-put-inline: with the SHA-1 on the worker, on the JS thread (for the rest of
+//               the run: name them alternately, e.g. `http-put-worker http-put-inline http-put-worker ...`)
 //   http-get    curl -o /dev/null of a bare Bun.serve answering the blob store's get stream (Quarry's download
 //               without Elysia, auth, SQL)
 //   http-file   curl -o /dev/null of a bare Bun.serve answering Bun.file(): Bun's own file response, for comparison
@@ -47,7 +49,7 @@ if (!fileArg || !scratchArg) {
 }
 const file: string = fileArg
 const scratch: string = scratchArg
-const ALL = ['read', 'sha1', 'sha1-worker', 'cp', 'mp-mem', 'put', 'writes', 'writes+ds', 'get', 'http-drain', 'http-mp', 'http-hash', 'http-hash-worker', 'http-hash-inline', 'http-put', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
+const ALL = ['read', 'sha1', 'sha1-worker', 'cp', 'mp-mem', 'put', 'writes', 'writes+ds', 'get', 'http-drain', 'http-mp', 'http-hash', 'http-hash-worker', 'http-hash-inline', 'http-put', 'http-put-worker', 'http-put-inline', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
 const pieces = asked.length ? asked : ALL
 const bytes = Bun.file(file).size
 const blobs = await createDiskBlobStore({ dataDir: scratch })
@@ -342,6 +344,14 @@ try {
         report(piece, await upload(`/${piece.slice(5)}`))
         break
       case 'http-put':
+      case 'http-put-worker':
+      case 'http-put-inline':
+        if (piece !== 'http-put') {
+          // Trees without the choice (before issue 17's change) always hash on the worker.
+          const { setHashOnWorker } = (await import('../server/blob/sha1')) as { setHashOnWorker?: (w: boolean) => void }
+          if (!setHashOnWorker && piece === 'http-put-inline') throw new Error('this tree has no inline SHA-1')
+          setHashOnWorker?.(piece === 'http-put-worker')
+        }
         report(piece, await upload('/put'))
         break
       case 'http-get':

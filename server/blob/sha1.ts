@@ -22,7 +22,12 @@ const POOL_KEEP = 2 * BATCHES_IN_FLIGHT
  * message and a wake-up per MiB, and stalls when a thread waits for a core) costs more CPU than the hash itself; on
  * the calling thread SHA-1 is one `update` per chunk, no copy (bench/README.md, "Upload stages").
  */
-export const HASH_ON_WORKER = availableParallelism() >= 4
+export let HASH_ON_WORKER = availableParallelism() >= 4
+
+/** Changes the default for the hashes started from now on (bench/resources-parts.ts compares the two ways). */
+export function setHashOnWorker(onWorker: boolean): void {
+  HASH_ON_WORKER = onWorker
+}
 
 /** A batch to hash (`len` bytes of `buf`), then the digest if `final`; or `abort`: forget the hash. */
 export interface ToHashWorker {
