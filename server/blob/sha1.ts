@@ -1,13 +1,15 @@
-// SHA-1 of a stream of chunks, computed on a worker thread so that hashing (the slowest step of a large put on a CPU
-// without SHA extensions: 1.4–2.5 s per GiB here, longer than `cp` + `sync` of the same GiB) runs alongside
-// receiving, parsing and writing on the JS thread instead of after each of them (bench/README.md, upload findings).
+// SHA-1 of a stream of chunks. On 4 or more cores it is computed on a worker thread, so that hashing (0.6-2.5 s per
+// GiB depending on the CPU, about as long as `cp` + `sync` of the same GiB) runs alongside receiving, parsing and
+// writing on the JS thread instead of after each of them. On fewer cores it runs on the calling thread: there the
+// hand-off cost more CPU than the hash and slowed the other threads (HASH_ON_WORKER; bench/README.md, upload stages).
 //
-// Guarantees: the digest is that of the bytes passed to `update`, in order, as they were at the call (they are
-// copied at once, so the caller may reuse or hand on its chunk). Memory is bounded: bytes are copied into 1 MiB
-// batches from a small shared pool; a full batch is transferred to the worker (no copy) and comes back once hashed;
-// `update` answers a promise to wait on while BATCHES_IN_FLIGHT batches of this hash are out, which is the
-// backpressure that slows the upload down to the hashing speed. A hash that never fills a batch (every small upload)
-// is computed inline by `digest` and never touches the worker. One worker serves every hash of the process.
+// Guarantees, either way: the digest is that of the bytes passed to `update`, in order, as they were at the call
+// (hashed or copied at once, so the caller may reuse or hand on its chunk). On the worker, memory is bounded: bytes
+// are copied into 1 MiB batches from a small shared pool; a full batch is transferred to the worker (no copy) and
+// comes back once hashed; `update` answers a promise to wait on while BATCHES_IN_FLIGHT batches of this hash are out,
+// which is the backpressure that slows the upload down to the hashing speed. A hash that never fills a batch (every
+// small upload) is computed inline by `digest` and never touches the worker. One worker serves every hash of the
+// process.
 import { availableParallelism } from 'node:os'
 
 const BATCH = 1024 * 1024
