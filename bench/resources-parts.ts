@@ -95,10 +95,14 @@ function cpuNote(): string {
   const top = [...byName].filter(([, d]) => d >= 0.05).sort((a, b) => b[1] - a[1]).map(([n, d]) => `${n} ${d.toFixed(2)}`).join(', ')
   return `cpu main ${main.toFixed(2)} s, other threads ${other.toFixed(2)} s${top ? ` (${top})` : ''}${childCpuMs ? `, curl ${(childCpuMs / 1000).toFixed(2)} s` : ''}`
 }
+// Also the peak of the memory held by ArrayBuffers (most of it body pieces already used, waiting for the collector).
+let abPeak = 0
 setInterval(() => {
+  abPeak = Math.max(abPeak, process.memoryUsage().arrayBuffers)
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
 }, 50).unref()
 function startPiece() {
+  abPeak = 0
   cpuStart = threadTicks()
   childCpuMs = 0
   rssStart = process.memoryUsage.rss()
@@ -109,7 +113,7 @@ function report(name: string, ms: number, extra = '') {
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
   console.log(
     `${name.padEnd(14)} ${(ms / 1000).toFixed(2).padStart(6)} s ${((bytes / ms) * 1e3 / 1e6).toFixed(0).padStart(6)} MB/s   ` +
-      `rss ${mib(rssStart)} MiB at start, peak +${mib(rssPeak - rssStart)} MiB ${extra}\n${' '.repeat(16)}${cpuNote()}`,
+      `rss ${mib(rssStart)} MiB at start, peak +${mib(rssPeak - rssStart)} MiB (ArrayBuffers peak ${mib(abPeak)} MiB) ${extra}\n${' '.repeat(16)}${cpuNote()}`,
   )
 }
 
