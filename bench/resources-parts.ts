@@ -18,13 +18,18 @@
 //   get         the disk blob store's get, drained (no HTTP)
 //   http-drain  curl -F upload to a bare Bun.serve that only drains request.body: Bun's HTTP body + curl
 //   http-mp     the same, the body through plugins/resources/multipart.ts streamFilePart, file part drained
-//   http-put    the same, the file part into the disk blob store (Quarry's upload without Elysia, auth, SQL)
+//   http-hash   the same, the file part through the SHA-1 only, where the blob stores run it (server/blob/sha1.ts
+//               HASH_ON_WORKER): no writes; http-hash-worker, http-hash-inline: on the worker, on the JS thread
+//   http-put    the same, the file part into the disk blob store (Quarry's upload without Elysia, auth, SQL);
+//               http-put-worker, http-put-inline: with the SHA-1 on the worker, on the JS thread (for the rest of
+//               the run: name them alternately, e.g. `http-put-worker http-put-inline http-put-worker ...`)
 //   http-get    curl -o /dev/null of a bare Bun.serve answering the blob store's get stream (Quarry's download
 //               without Elysia, auth, SQL)
 //   http-file   curl -o /dev/null of a bare Bun.serve answering Bun.file(): Bun's own file response, for comparison
 //   http-get+disk, http-file+disk   the same two, but curl -o a file in <scratch-dir> then `sync FILE`, as
 //               bench/resources.sh times its downloads
 // Servers listen on 127.0.0.1 port 0; curl runs as a child process; everything written goes under <scratch-dir>.
+import { readdirSync, readFileSync } from 'node:fs'
 import { open, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../server/blob'
@@ -44,7 +49,7 @@ if (!fileArg || !scratchArg) {
 }
 const file: string = fileArg
 const scratch: string = scratchArg
-const ALL = ['read', 'sha1', 'sha1-worker', 'cp', 'mp-mem', 'put', 'writes', 'writes+ds', 'get', 'http-drain', 'http-mp', 'http-put', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
+const ALL = ['read', 'sha1', 'sha1-worker', 'cp', 'mp-mem', 'put', 'writes', 'writes+ds', 'get', 'http-drain', 'http-mp', 'http-hash', 'http-hash-worker', 'http-hash-inline', 'http-put', 'http-put-worker', 'http-put-inline', 'http-get', 'http-file', 'http-get+disk', 'http-file+disk']
 const pieces = asked.length ? asked : ALL
 const bytes = Bun.file(file).size
 const blobs = await createDiskBlobStore({ dataDir: scratch })
@@ -55,10 +60,51 @@ let stored = false
 // every 50 ms on the event loop (so a busy loop samples less often).
 let rssStart = 0
 let rssPeak = 0
+// CPU time of the piece (the machine is shared: wall time is noisy, CPU seconds much less so): this process's
+// threads from /proc/self/task (the main JS thread apart from the others: the SHA-1 worker, Bun's HTTP and
+// thread-pool threads), and curl's (a child) from its resource usage.
+const TICK = 100 // USER_HZ
+function threadTicks(): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const comm = tid === String(process.pid) ? 'main' : readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+      out.set(`${tid}:${comm}`, Number(f[11]) + Number(f[12]))
+    } catch {}
+  }
+  return out
+}
+let cpuStart = threadTicks()
+let childCpuMs = 0
+function cpuNote(): string {
+  const now = threadTicks()
+  let main = 0
+  let other = 0
+  const byName = new Map<string, number>()
+  for (const [k, v] of now) {
+    const d = (v - (cpuStart.get(k) ?? 0)) / TICK
+    if (k.endsWith(':main')) main += d
+    else {
+      other += d
+      const name = k.slice(k.indexOf(':') + 1)
+      byName.set(name, (byName.get(name) ?? 0) + d)
+    }
+  }
+  const top = [...byName].filter(([, d]) => d >= 0.05).sort((a, b) => b[1] - a[1]).map(([n, d]) => `${n} ${d.toFixed(2)}`).join(', ')
+  return `cpu main ${main.toFixed(2)} s, other threads ${other.toFixed(2)} s${top ? ` (${top})` : ''}${childCpuMs ? `, curl ${(childCpuMs / 1000).toFixed(2)} s` : ''}`
+}
+// Also the peak of the memory held by ArrayBuffers (most of it body pieces already used, waiting for the collector).
+let abPeak = 0
 setInterval(() => {
+  abPeak = Math.max(abPeak, process.memoryUsage().arrayBuffers)
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
 }, 50).unref()
 function startPiece() {
+  abPeak = 0
+  cpuStart = threadTicks()
+  childCpuMs = 0
   rssStart = process.memoryUsage.rss()
   rssPeak = rssStart
 }
@@ -67,7 +113,7 @@ function report(name: string, ms: number, extra = '') {
   rssPeak = Math.max(rssPeak, process.memoryUsage.rss())
   console.log(
     `${name.padEnd(14)} ${(ms / 1000).toFixed(2).padStart(6)} s ${((bytes / ms) * 1e3 / 1e6).toFixed(0).padStart(6)} MB/s   ` +
-      `rss ${mib(rssStart)} MiB at start, peak +${mib(rssPeak - rssStart)} MiB ${extra}`,
+      `rss ${mib(rssStart)} MiB at start, peak +${mib(rssPeak - rssStart)} MiB (ArrayBuffers peak ${mib(abPeak)} MiB) ${extra}\n${' '.repeat(16)}${cpuNote()}`,
   )
 }
 
@@ -147,6 +193,8 @@ async function run(cmd: string[]) {
   const timer = setTimeout(() => p.kill(), 600_000)
   const code = await p.exited
   clearTimeout(timer)
+  const ru = p.resourceUsage()
+  if (ru) childCpuMs += Number(ru.cpuTime.user + ru.cpuTime.system) / 1000
   if (code !== 0) throw new Error(`${cmd[0]} exited with ${code}`)
 }
 
@@ -184,6 +232,29 @@ const server = Bun.serve({
     if (path === '/put') {
       const r = await streamFilePart(req, (s) => blobs.put('bench/http-put', s), () => blobs.delete('bench/http-put'), LIMIT)
       await blobs.delete('bench/http-put')
+      return Response.json(r)
+    }
+    if (path === '/hash' || path === '/hash-worker' || path === '/hash-inline') {
+      // The file part through the SHA-1 as the blob stores' Meter runs it (where it runs by default, or forced onto
+      // the worker or the JS thread), and nothing else.
+      const worker = path === '/hash' ? undefined : path === '/hash-worker'
+      const r = await streamFilePart(
+        req,
+        async (s) => {
+          const h = new Sha1Stream({ worker })
+          let n = 0
+          const reader = s.getReader()
+          for (;;) {
+            const { done, value } = await reader.read()
+            if (done) return { size: n, sha1: await h.digest() }
+            n += value.byteLength
+            const wait = h.update(value)
+            if (wait) await wait
+          }
+        },
+        async () => {},
+        LIMIT,
+      )
       return Response.json(r)
     }
     if (path === '/get') return new Response(await blobs.get(KEY), { headers: { 'content-length': String(bytes) } })
@@ -271,7 +342,20 @@ try {
       case 'http-mp':
         report(piece, await upload('/mp'), chunkNote())
         break
+      case 'http-hash':
+      case 'http-hash-worker':
+      case 'http-hash-inline':
+        report(piece, await upload(`/${piece.slice(5)}`))
+        break
       case 'http-put':
+      case 'http-put-worker':
+      case 'http-put-inline':
+        if (piece !== 'http-put') {
+          // Trees without the choice (before issue 17's change) always hash on the worker.
+          const { setHashOnWorker } = (await import('../server/blob/sha1')) as { setHashOnWorker?: (w: boolean) => void }
+          if (!setHashOnWorker && piece === 'http-put-inline') throw new Error('this tree has no inline SHA-1')
+          setHashOnWorker?.(piece === 'http-put-worker')
+        }
         report(piece, await upload('/put'))
         break
       case 'http-get':

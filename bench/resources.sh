@@ -126,6 +126,19 @@ download() {
 # CPU time (user + system) a process has used so far, in seconds.
 TICKS=$(getconf CLK_TCK)
 cpu_s() { awk -v t="$TICKS" '{ sub(/^.*\) /, ""); print ($12 + $13) / t }' "/proc/$1/stat"; }
+# CPU ticks of each thread of a process, one line per thread: TID NAME TICKS (the main thread's name is "main").
+thread_ticks() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    awk -v tid="${t##*/}" -v pid="$1" -v name="$(tr ' ' _ <"$t/comm" 2>/dev/null)" \
+      '{ sub(/^.*\) /, ""); print tid, (tid == pid ? "main" : name), $12 + $13 }' "$t/stat" 2>/dev/null || true
+  done
+}
+# thread_cpu BEFORE AFTER: the CPU seconds between two thread_ticks snapshots, summed by thread name, largest first.
+thread_cpu() {
+  awk -v t="$TICKS" 'NR == FNR { before[$1] = $3; next } { d[$2] += $3 - before[$1] }
+    END { for (n in d) if (d[n] / t >= 0.05) printf "%s %.2f\n", n, d[n] / t }' "$1" "$2" | sort -k2 -nr | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }'
+}
 sub_s() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a - b}'; }
 
 delete_resource() { curl -sS -o /dev/null -X DELETE -H "$AUTH" "$BASE/api/resources/$1"; }
@@ -167,7 +180,7 @@ echo "   server RSS: $(mib "$RSS_START") MiB after login, $(mib "$RSS_BASE") MiB
 peak_between() { awk -v a="$1" -v b="$2" '$1 >= a && $1 <= b && $2 > m {m = $2} END {print m + 0}' "$SAMPLES"; }
 
 # --- rounds: copy, upload, download ------------------------------------------------------------------
-COPY_US=() HASH_US=() CLIENT_US=() UP_US=() DOWN_US=() UP_CPU=() UP_CURL_CPU=() DOWN_CPU=() DOWN_CURL_CPU=() LOADS=() UP_PEAK=() DOWN_PEAK=() CURL_KB=()
+UP_THREADS=() COPY_US=() HASH_US=() CLIENT_US=() UP_US=() DOWN_US=() UP_CPU=() UP_CURL_CPU=() DOWN_CPU=() DOWN_CURL_CPU=() LOADS=() UP_PEAK=() DOWN_PEAK=() CURL_KB=()
 for r in $(seq "$ROUNDS"); do
   L=$(load1)
   LOADS+=("$L")
@@ -200,10 +213,13 @@ for r in $(seq "$ROUNDS"); do
 
   G=$("$BUN" run bench/lib.ts resource "$BASE" "$JWT" "bench-$r")
   c0=$(cpu_s "$QPID")
+  thread_ticks "$QPID" >"$TMP/ticks0"
   t0=$(now_us)
   upload "$G" "$SRC" "$TMP/up.json"
   t1=$(now_us)
   UP_CPU+=("$(sub_s "$(cpu_s "$QPID")" "$c0")") UP_CURL_CPU+=("$CURL_CPU")
+  thread_ticks "$QPID" >"$TMP/ticks1"
+  UP_THREADS+=("round $r: $(thread_cpu "$TMP/ticks0" "$TMP/ticks1")")
   UP_US+=($((t1 - t0)))
   CURL_KB+=("$UPLOAD_CURL_KB")
   UP_PEAK+=("$(peak_between "$t0" "$t1")")
@@ -300,6 +316,7 @@ SUMMARY+=$'\n'"- upload / the slower of SHA-1 alone and the copy (issue 17): **$
 SUMMARY+=$'\n'"- download / copy: **$D_PCT %** (per round $(per_round DOWN_US)); target at least $TARGET %: **$V_DOWN**"
 SUMMARY+=$'\n'"- the floors against the copy: SHA-1 alone $(pct "$C" "$H") % (the upload's ceiling when it gets as much CPU as this step got; under load a one-thread step gets less than a multi-threaded one, so single rounds can beat it), the download client alone $(pct "$C" "$K") %; upload / SHA-1 alone $(pct "$H" "$U") %, download / client alone $(pct "$K" "$D") %"
 SUMMARY+=$'\n'"- CPU time (user + system) per round, server / curl: upload ${UP_CPU[*]} / ${UP_CURL_CPU[*]} s, download ${DOWN_CPU[*]} / ${DOWN_CURL_CPU[*]} s; with $(nproc) cores an upload cannot take less wall time than its CPU time (server + curl) divided by $(nproc)"
+SUMMARY+=$'\n'"- the server's upload CPU by thread (s; \`main\` is the JS thread, \`Worker\` the SHA-1 worker where used, \`Bun_Pool_N\` the file writes): $(printf '%s; ' "${UP_THREADS[@]}" | sed 's/; $//')"
 SUMMARY+=$'\n'"- server peak RSS growth: **$GROWTH MiB** (peak $(mib "$PEAK") MiB of $NSAMPLES samples every $SAMPLE_MS ms, over the baseline $(mib "$RSS_BASE") MiB after the warm-up; $(mib "$RSS_START") MiB after login, before the warm-up); target under $RSS_TARGET MiB: **$V_RSS**"
 SUMMARY+=$'\n'"- cross-check: VmHWM $(mib "$HWM_BASE") MiB at the baseline, $(mib "$HWM_END") MiB at the end ($HWM_GROWTH MiB over the baseline RSS); RSS at the end $(mib "$RSS_END") MiB; curl's peak RSS during the uploads ${CURL_KB[*]} kB"
 SUMMARY+=$'\n'"- load average (1 min) at the start of each round and at the end: ${LOADS[*]}"

@@ -130,7 +130,7 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
       for (;;) {
         const { done, value } = await reader.read()
         if (done) break
-        const hashing = meter.add(value) // copies the chunk to the hash worker; throws when over the limit
+        const hashing = meter.add(value) // hashes the chunk (or copies it for the hash worker); throws over the limit
         for (let off = 0; off < value.byteLength; ) {
           filling ??= takeWriteBuffer()
           const n = Math.min(value.byteLength - off, WRITE_BATCH - fill)

@@ -118,9 +118,10 @@ export function checkRange(range: ByteRange): void {
 
 /**
  * Counts and hashes a stream as it passes, failing with `BlobTooLargeError` as soon as it grows past `maxBytes`.
- * Shared by both backends so size, SHA-1 and the limit behave identically. The SHA-1 runs on a worker thread
- * (`Sha1Stream`), alongside the caller's receiving and writing; `add` copies the chunk for it, so the caller may
- * write or hand on the chunk at once, and answers a promise to await before the next chunk when the hashing lags.
+ * Shared by both backends so size, SHA-1 and the limit behave identically. The SHA-1 (`Sha1Stream`) runs on the
+ * calling thread, or on 4 or more cores on a worker thread alongside the caller's receiving and writing; either way
+ * `add` is done with the chunk when it returns (hashed, or copied for the worker), so the caller may write or hand on
+ * the chunk at once, and it answers a promise to await before the next chunk when the worker's hashing lags.
  * A put that fails calls `abort` so the hash state is dropped.
  */
 export class Meter {

@@ -1,17 +1,35 @@
-// SHA-1 of a stream of chunks, computed on a worker thread so that hashing (the slowest step of a large put on a CPU
-// without SHA extensions: 1.4–2.5 s per GiB here, longer than `cp` + `sync` of the same GiB) runs alongside
-// receiving, parsing and writing on the JS thread instead of after each of them (bench/README.md, upload findings).
+// SHA-1 of a stream of chunks. On 4 or more cores it is computed on a worker thread, so that hashing (0.6-2.5 s per
+// GiB depending on the CPU, about as long as `cp` + `sync` of the same GiB) runs alongside receiving, parsing and
+// writing on the JS thread instead of after each of them. On fewer cores it runs on the calling thread: there the
+// hand-off cost more CPU than the hash and slowed the other threads (HASH_ON_WORKER; bench/README.md, upload stages).
 //
-// Guarantees: the digest is that of the bytes passed to `update`, in order, as they were at the call (they are
-// copied at once, so the caller may reuse or hand on its chunk). Memory is bounded: bytes are copied into 1 MiB
-// batches from a small shared pool; a full batch is transferred to the worker (no copy) and comes back once hashed;
-// `update` answers a promise to wait on while BATCHES_IN_FLIGHT batches of this hash are out, which is the
-// backpressure that slows the upload down to the hashing speed. A hash that never fills a batch (every small upload)
-// is computed inline by `digest` and never touches the worker. One worker serves every hash of the process.
+// Guarantees, either way: the digest is that of the bytes passed to `update`, in order, as they were at the call
+// (hashed or copied at once, so the caller may reuse or hand on its chunk). On the worker, memory is bounded: bytes
+// are copied into 1 MiB batches from a small shared pool; a full batch is transferred to the worker (no copy) and
+// comes back once hashed; `update` answers a promise to wait on while BATCHES_IN_FLIGHT batches of this hash are out,
+// which is the backpressure that slows the upload down to the hashing speed. A hash that never fills a batch (every
+// small upload) is computed inline by `digest` and never touches the worker. One worker serves every hash of the
+// process.
+import { availableParallelism } from 'node:os'
+
 const BATCH = 1024 * 1024
 const BATCHES_IN_FLIGHT = 4
 /** Batches kept for reuse between hashes; more than one put at a time allocates more, freed after. */
 const POOL_KEEP = 2 * BATCHES_IN_FLIGHT
+
+/**
+ * Whether a hash runs on the worker unless told otherwise. On fewer than 4 cores it does not: an upload there already
+ * keeps the cores busy (the client, the JS thread receiving and parsing, the thread pool writing, the kernel's
+ * write-back), so the worker adds no parallelism, while its hand-off (a copy of every byte into the batches, a
+ * message and a wake-up per MiB, and stalls when a thread waits for a core) costs more CPU than the hash itself; on
+ * the calling thread SHA-1 is one `update` per chunk, no copy (bench/README.md, "Upload stages").
+ */
+export let HASH_ON_WORKER = availableParallelism() >= 4
+
+/** Changes the default for the hashes started from now on (bench/resources-parts.ts compares the two ways). */
+export function setHashOnWorker(onWorker: boolean): void {
+  HASH_ON_WORKER = onWorker
+}
 
 /** A batch to hash (`len` bytes of `buf`), then the digest if `final`; or `abort`: forget the hash. */
 export interface ToHashWorker {
@@ -104,6 +122,8 @@ function track(id: number, h: Sha1Stream | undefined) {
 }
 
 export class Sha1Stream {
+  /** The hash state when this hash runs on the calling thread (see the constructor). */
+  private readonly inline: Bun.CryptoHasher | undefined
   private batch: Uint8Array | undefined
   private fill = 0
   /** 0 until the first full batch goes to the worker. */
@@ -114,10 +134,19 @@ export class Sha1Stream {
   private wake: { resolve: () => void; reject: (e: Error) => void } | undefined
   private result: { resolve: (digest: string) => void; reject: (e: Error) => void } | undefined
 
+  /** `worker`: hash on the worker thread (the default on 4 or more cores, see HASH_ON_WORKER) or on the calling one. */
+  constructor(opts: { worker?: boolean } = {}) {
+    if (!(opts.worker ?? HASH_ON_WORKER)) this.inline = new Bun.CryptoHasher('sha1')
+  }
+
   /** Takes the chunk's bytes; answers a promise when the caller should wait before the next chunk. */
   update(chunk: Uint8Array): Promise<void> | undefined {
     if (this.failure) throw this.failure
     if (this.finished) throw new Error('update after digest or abort')
+    if (this.inline) {
+      this.inline.update(chunk)
+      return undefined
+    }
     let off = 0
     while (off < chunk.byteLength) {
       this.batch ??= takeBatch()
@@ -138,6 +167,7 @@ export class Sha1Stream {
     if (this.failure) throw this.failure
     if (this.finished) throw new Error('digest after digest or abort')
     this.finished = true
+    if (this.inline) return this.inline.digest('base64')
     const batch = (this.batch ??= takeBatch())
     if (this.id === 0) {
       const digest = new Bun.CryptoHasher('sha1').update(batch.subarray(0, this.fill)).digest('base64')
