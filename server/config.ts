@@ -45,6 +45,11 @@ export interface Config {
   /** The access-control policy of decisions §3: when true, only admins may use the token API. */
   tokenApiAdminOnly: boolean
   logLevel: LogLevel
+  /**
+   * Where an upload's SHA-1 is computed: 'worker' (a thread of its own, beside the receiving), 'thread' (the JS thread,
+   * no hand-off), or 'auto': the worker on 4 or more cores (server/blob/sha1.ts, HASH_ON_WORKER).
+   */
+  uploadHash: 'auto' | 'worker' | 'thread'
   /** The S3 blob store; when undefined, blobs live on local disk under dataDir. */
   s3: S3Config | undefined
   /** The PostgreSQL store (postgres://user:password@host[:port]/database); when undefined, SQLite in dataDir. */
@@ -98,7 +103,7 @@ const KNOWN = new Set([
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
   'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
-  'QUARRY_MAX_SEARCHES_PER_USER',
+  'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   ...S3_VARIABLES,
   // read by the CLI, not the server
@@ -324,6 +329,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
   const logLevel = (get('QUARRY_LOG_LEVEL') ?? 'info') as LogLevel
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel))
     throw new ConfigError(`QUARRY_LOG_LEVEL: "${logLevel}" must be one of debug, info, warn, error`)
+  const uploadHash = (get('QUARRY_UPLOAD_HASH') ?? 'auto') as Config['uploadHash']
+  if (!['auto', 'worker', 'thread'].includes(uploadHash))
+    throw new ConfigError(`QUARRY_UPLOAD_HASH: "${uploadHash}" must be one of auto, worker, thread`)
   const minPasswordLength = parseCount('QUARRY_MIN_PASSWORD_LENGTH', get('QUARRY_MIN_PASSWORD_LENGTH') ?? '8', 1, 128)
   const adminPassword = get('QUARRY_ADMIN_PASSWORD')
   if (adminPassword !== undefined && adminPassword.length < minPasswordLength)
@@ -372,6 +380,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     minPasswordLength,
     tokenApiAdminOnly: parseBool('QUARRY_TOKEN_API_ADMIN_ONLY', get('QUARRY_TOKEN_API_ADMIN_ONLY') ?? 'false'),
     logLevel,
+    uploadHash,
     s3,
     databaseUrl,
     singleServer,

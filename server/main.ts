@@ -28,6 +28,7 @@ import type { PgPool } from './pg'
 import { type ClusterEvents, localEvents, pgEvents } from './events'
 import { Jobs } from './jobs'
 import { sweepBlobs } from './blob/sweep'
+import { setHashOnWorker } from './blob/sha1'
 import { MULTIPART_OVERHEAD } from './upload/multipart'
 
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
@@ -63,6 +64,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const { config, warnings } = loaded
   const log = createLogger(config.logLevel)
+  if (config.uploadHash !== 'auto') setHashOnWorker(config.uploadHash === 'worker')
   for (const w of warnings) log.warn(w)
   let tls: { cert: string; key: string } | undefined
   try {

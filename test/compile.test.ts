@@ -12,7 +12,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 /**
  * Logs in as admin and uploads a resource larger than one hash batch (1 MiB), so that it is hashed on the SHA-1 worker
- * thread, which a build must carry (a worker started from a file was missing from the executable: 500). Answers the
+ * thread (the servers run with QUARRY_UPLOAD_HASH=worker, whatever the cores), which a build must carry (a worker
+ * started from a file was missing from the executable: 500). Answers the
  * admin's headers for further requests.
  */
 async function uploadsThroughTheHashWorker(url: string) {
@@ -40,7 +41,7 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
   const env = { PATH: process.env.PATH ?? '', HOME: dir, NO_COLOR: '1' }
   const server = Bun.spawn([exe, 'serve'], {
     cwd: dir,
-    env: { ...env, QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: join(dir, 'data'), QUARRY_ADMIN_PASSWORD: 'admin-password-1' },
+    env: { ...env, QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: join(dir, 'data'), QUARRY_ADMIN_PASSWORD: 'admin-password-1', QUARRY_UPLOAD_HASH: 'worker' },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -87,7 +88,7 @@ test('the server as one bytecode bundle (`npm run build:server`) serves: uploads
   // nothing from the source tree: run from an empty directory with only PATH and HOME, by this Bun
   const server = Bun.spawn([process.execPath, join(out, 'main.js')], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: join(dir, 'bundle-data'), QUARRY_ADMIN_PASSWORD: 'admin-password-1' },
+    env: { PATH: process.env.PATH ?? '', HOME: dir, QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: join(dir, 'bundle-data'), QUARRY_ADMIN_PASSWORD: 'admin-password-1', QUARRY_UPLOAD_HASH: 'worker' },
     stdout: 'pipe',
     stderr: 'pipe',
   })

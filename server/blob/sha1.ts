@@ -26,7 +26,7 @@ const POOL_KEEP = 2 * BATCHES_IN_FLIGHT
  */
 export let HASH_ON_WORKER = availableParallelism() >= 4
 
-/** Changes the default for the hashes started from now on (bench/resources-parts.ts compares the two ways). */
+/** Changes the default for the hashes started from now on (QUARRY_UPLOAD_HASH; bench/resources-parts.ts compares both). */
 export function setHashOnWorker(onWorker: boolean): void {
   HASH_ON_WORKER = onWorker
 }
