@@ -403,9 +403,12 @@ export class SearchManager {
         await (this.deps.step ?? nextTurn)()
         stepStart = performance.now()
       }
+      // A leading grep drops every entry without its text: the store may skip those (a segment is searched whole).
+      const first = query.stages[0]
+      const hint = first?.op === 'grep' && first.text !== '' ? { needle: Buffer.from(first.text) } : undefined
       const scan = async () => {
         if (done || s.halt) return []
-        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, CHUNK_BYTES)
+        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, CHUNK_BYTES, hint)
         if (rows.length > 0) cursor = rows.at(-1)!
         return rows
       }
