@@ -98,7 +98,7 @@ export async function createApp(deps: AppDeps) {
   // Several replicas share a PostgreSQL store: searches are published there and requests forwarded to their owner.
   const shared = isCluster(config)
   // Searches walk the sealed segments and the rows not compacted yet; ingest writes rows (server/search/segments.ts).
-  const entries = new SegmentedEntries(store.entries, store.segments, blobs, { ...deps.segments, log })
+  const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: config.segmentBytes, ...deps.segments, log })
   searches = new SearchManager({
     shared,
     quotas,

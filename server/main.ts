@@ -150,7 +150,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const { app, auth, searches, cluster, createFirstAdmin } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
+  const { app, auth, searches, cluster, createFirstAdmin, entries } = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events })
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
@@ -250,6 +250,13 @@ export async function main(env: Record<string, string | undefined> = process.env
     everyMs: config.sweepIntervalMs,
     // expired notifications are already invisible; this only frees their rows
     run: () => store.notifications.sweepExpired(Date.now()),
+  })
+  jobs.start({
+    name: 'segment-compaction',
+    everyMs: config.compactIntervalMs,
+    // Rows into sealed segments (server/search/segments.ts): one replica at a time, so two do not write the same
+    // segment (if they did, the second transaction finds its rows gone, writes nothing and drops its blob).
+    run: () => entries.compact(),
   })
   jobs.start({
     name: 'blob-sweep',
