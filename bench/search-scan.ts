@@ -18,8 +18,9 @@
 // and over sealed segments (server/search/segments.ts; a second store with the same entries, all compacted into
 // segments of SEGMENT_BYTES in a disk blob store; the segment cache is smaller than the data, so every round reads
 // every segment's file again, from the page cache):
-//   seg-read      every segment blob read whole (BlobStore.body, then arrayBuffer): the reads alone
-//   seg-indexOf   + decoded, its data searched with one Buffer.indexOf loop, hits mapped to entries by offset
+//   seg-copy      every segment blob read into memory (BlobStore.body, then arrayBuffer: what S3 segments cost)
+//   seg-map       every segment blob mapped (BlobStore.map: what the engine does on disk), its last byte read
+//   seg-indexOf   mapped, decoded, its data searched with one Buffer.indexOf loop, hits mapped to entries by offset
 //   seg-scan      the engine's walk over the segments (SegmentedEntries.scan with the grep's needle, CHUNK entries or
 //                 CHUNK_BYTES examined a call), each answered entry's bytes checked with Buffer.includes
 //   seg-loop      + the run loop's per-entry clock check and a yield every STEP_MS
@@ -143,7 +144,15 @@ try {
     'scan+wrap': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength)[0] === needle[0]),
     'scan+grep': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).includes(needle)),
     'search-loop': () => walk((d) => Buffer.from(d.buffer, d.byteOffset, d.byteLength).includes(needle), true),
-    'seg-read': async () => {
+    'seg-map': async () => {
+      let hits = 0
+      for (const m of segMetas) {
+        const bytes = await segBlobs.map!(m.key)
+        if (bytes[bytes.length - 1] === needle[0]) hits++
+      }
+      return hits
+    },
+    'seg-copy': async () => {
       let hits = 0
       for (const m of segMetas) {
         const body = await segBlobs.body(m.key)
@@ -155,8 +164,7 @@ try {
     'seg-indexOf': async () => {
       let hits = 0
       for (const m of segMetas) {
-        const body = await segBlobs.body(m.key)
-        const seg = new Segment(new Uint8Array(body instanceof Blob ? await body.arrayBuffer() : await new Response(body).arrayBuffer()))
+        const seg = new Segment(await segBlobs.map!(m.key))
         for (let pos = 0, at = seg.data.indexOf(needle); at !== -1; at = seg.data.indexOf(needle, pos)) {
           const e = seg.entryAt(at, 0, seg.count)
           if (at + needle.length <= seg.off[e + 1]!) {
