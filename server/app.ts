@@ -49,7 +49,15 @@ export interface AppDeps {
   /** Tests only: the heartbeat of the replica registry (server/cluster). */
   cluster?: { heartbeatMs?: number }
   /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
-  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void>; matcher?: MatchPool; compileBudgetMs?: number; historyKeep?: number }
+  search?: {
+    chunk?: number
+    chunkBytes?: number
+    stepMs?: number
+    step?: () => Promise<void>
+    matcher?: MatchPool
+    compileBudgetMs?: number
+    historyKeep?: number
+  }
   /** Tests only: the size at which the compaction cuts a segment (server/search/segments.ts). */
   segments?: { targetBytes?: number; maxEntries?: number }
   /** Where a generated admin password is shown, once. */

@@ -79,6 +79,8 @@ const SEARCHES: [string, number, number][] = [
   ['tag=* | limit 3', 500, 3000],
   ['tag=nosuch grep NEEDLE', 0, 3000],
   ['tag=web,app grep é-ü | count', 0, 3000],
+  ['tag=db,app | count', 10, 2990],
+  ['tag=db,app regex ^x | limit 20', 0, 3000],
 ]
 
 async function server(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -148,8 +150,12 @@ async function segmentBlobs(s: TestServer): Promise<string[]> {
 }
 
 describe('searches over sealed segments', () => {
-  test('give the results of the same searches over rows: after compactions, out-of-order ingest, restarts', async () => {
-    const [seg, ctl] = await Promise.all([server(), server()])
+  test.each([
+    ['default steps', {}],
+    ['steps of 3 entries', { chunk: 3 }],
+    ['steps of 5 entries or 200 bytes', { chunk: 5, chunkBytes: 200 }],
+  ] as const)('give the results of the same searches over rows: after compactions, out-of-order ingest, restarts (%s)', async (_name, steps) => {
+    const [seg, ctl] = await Promise.all([server({ search: steps }), server()])
     const first = entries(1, 400, 0, 3000)
     await Promise.all([ingest(seg, first), ingest(ctl, first)])
     await expectSame(seg, ctl)
