@@ -67,7 +67,7 @@ try {
     await segStore.entries.ingest(batch)
   }
   while ((await segmented.compact({ all: true })) > 0) {}
-  const segMetas = await segStore.segments.list()
+  const segMetas = await segStore.segments.listAfter(0)
   // The same bytes as blocks of 1,024 entries (each entry followed by a newline), for the blocks+grep stage.
   store.db.run('CREATE TABLE bench_blocks (id INTEGER PRIMARY KEY, data BLOB NOT NULL)')
   const addBlock = store.db.query('INSERT INTO bench_blocks (data) VALUES (?)')

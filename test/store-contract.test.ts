@@ -468,7 +468,7 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect(await s.entries.scan(null, all[0]!, T0 + 100, 10, undefined, { upTo: all[0]! })).toEqual([])
   })
 
-  test('segments: registered with the deletion of their rows in one transaction, refused when a row is gone; listed, counted, referenced', async () => {
+  test('segments: registered with the deletion of their rows in one transaction, refused when a row is gone; listed by seq, referenced', async () => {
     const s = await setup()
     await s.entries.ingest(Array.from({ length: 6 }, (_, i) => ({ ts: T0 + i, tag: 'a', src: 's', data: new Uint8Array([i]) })))
     const start = { ts: Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
@@ -480,17 +480,20 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
       min: { ts: rows[from]!.ts, tagId: rows[from]!.tagId, id: rows[from]!.id },
       max: { ts: rows[to - 1]!.ts, tagId: rows[to - 1]!.tagId, id: rows[to - 1]!.id },
     })
-    expect(await s.segments.count()).toBe(0)
+    expect(await s.segments.latest()).toBe(0)
+    expect(await s.segments.listAfter(0)).toEqual([])
     expect(await s.segments.register(meta('segments/one', 0, 3), rows.slice(0, 3).map((r) => r.id), T0)).toBe(true)
     expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(rows.slice(3))
     // rows 2-4: row 2 is gone, so nothing changes
     expect(await s.segments.register(meta('segments/two', 2, 5), rows.slice(2, 5).map((r) => r.id), T0)).toBe(false)
     expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(rows.slice(3))
     expect(await s.segments.register(meta('segments/three', 3, 5), rows.slice(3, 5).map((r) => r.id), T0)).toBe(true)
-    expect(await s.segments.count()).toBe(2)
-    const listed = (await s.segments.list()).sort((x, y) => x.seq - y.seq)
+    const listed = await s.segments.listAfter(0)
     expect(listed.map(({ seq, ...m }) => m)).toEqual([meta('segments/one', 0, 3), meta('segments/three', 3, 5)])
     expect(listed[0]!.seq).toBeLessThan(listed[1]!.seq)
+    expect(await s.segments.latest()).toBe(listed[1]!.seq)
+    expect(await s.segments.listAfter(listed[0]!.seq)).toEqual([listed[1]!])
+    expect(await s.segments.listAfter(listed[1]!.seq)).toEqual([])
     expect((await s.segments.blobReferences()).map((r) => r.key).sort()).toEqual(['segments/one', 'segments/three'])
     expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(rows.slice(5))
   })

@@ -7,16 +7,21 @@ import { SEGMENT_COLUMNS, type SegmentsRepo, segmentOf } from './segments'
 export class PgSegmentsRepo implements SegmentsRepo {
   constructor(private readonly db: PgPool) {}
 
-  async count() {
-    return num((await q<{ n: unknown }>(this.db, 'SELECT count(*) AS n FROM entry_segments'))[0]!.n)
+  async latest() {
+    return num((await q<{ seq: unknown }>(this.db, 'SELECT coalesce(max(seq), 0) AS seq FROM entry_segments'))[0]!.seq)
   }
-  async list() {
-    return (await q<Parameters<typeof segmentOf>[0]>(this.db, `SELECT ${SEGMENT_COLUMNS} FROM entry_segments`)).map((r) => segmentOf(r, num))
+  async listAfter(seq: number) {
+    return (await q<Parameters<typeof segmentOf>[0]>(this.db, `SELECT ${SEGMENT_COLUMNS} FROM entry_segments WHERE seq > $1 ORDER BY seq`, [seq])).map((r) =>
+      segmentOf(r, num),
+    )
   }
   async register(s: Omit<SegmentMeta, 'seq'>, rowIds: readonly number[], created: number) {
     const gone = new Error('rows gone')
     try {
       await tx(this.db, async (t) => {
+        // Registrations take turns (the lock conflicts with itself, not with readers), and the seq is drawn after the
+        // turn is taken: seqs commit in increasing order, which SegmentedEntries relies on (latest, listAfter).
+        await run(t, 'LOCK TABLE entry_segments IN SHARE ROW EXCLUSIVE MODE')
         // Another compaction deleting the same rows holds their locks until it ends; then these find them gone.
         const deleted = await run(t, 'DELETE FROM entries WHERE id = ANY($1::bigint[])', [[...rowIds]])
         if (deleted !== rowIds.length) throw gone

@@ -10,9 +10,10 @@
 //   an unregistered blob, which the blob sweep removes (registered segments are in blobReferences).
 // - No entry is lost or doubled: the transaction deletes exactly the rows it read (it fails, and the blob is
 //   removed, when any of them is gone already: another compaction took them), and a walk step reads the rows of its
-//   window and then checks that the segment list it used is still the whole list (segments are never removed, so
-//   an unchanged count is an unchanged list); when a compaction registered one in between, the step is done again.
-//   An entry seen as a row and in a segment within one step is answered once.
+//   window and then checks that the segment list it used is still the whole list (segments are never removed and
+//   their seqs become visible in increasing order, so an unchanged latest seq is an unchanged list: one index probe);
+//   when a compaction registered one in between, the step is done again. An entry seen as a row and in a segment
+//   within one step is answered once.
 // - A walk step reads the rows only up to the end of the segment window it merges (an index range, usually empty),
 //   answers at most `limit` entries and examines about `maxBytes` of entry data, as over rows alone.
 // - A grep (the `needle` hint) searches a segment's data with one Buffer.indexOf loop and maps each hit to its
@@ -32,10 +33,14 @@ export const SEGMENT_CACHE_BYTES = 64 << 20
 export const COMPACT_MAX_SEGMENTS = 64
 
 export interface SegmentsRepo {
-  /** How many segments are registered. Segments are never removed, so a changed count means new ones. */
-  count(): Promise<number>
-  /** Every registered segment. */
-  list(): Promise<SegmentMeta[]>
+  /**
+   * The greatest `seq` registered (0 when none). Registrations are serialized and take their seq once they hold that
+   * turn, so seqs become visible in increasing order: nothing can appear later below the latest seen, and segments
+   * are never removed. A reader that has every segment up to its latest seq has them all.
+   */
+  latest(): Promise<number>
+  /** The registered segments with a seq above `seq`. */
+  listAfter(seq: number): Promise<SegmentMeta[]>
   /**
    * In one transaction: deletes the rows `rowIds` of `entries` and registers the segment. False, and nothing
    * changed, when one of the rows is gone already.
@@ -65,7 +70,7 @@ export class SegmentedEntries implements EntriesRepo {
   /** The registered segments by first key, and the greatest last key of each prefix of that list. */
   private metas: SegmentMeta[] = []
   private reach: Cursor[] = []
-  /** The count the list was loaded at (-1: not loaded yet). */
+  /** The latest seq of the list (-1: not loaded yet). */
   private known = -1
   private readonly cache = new Map<string, { size: number; segment: Promise<Segment> }>()
   private cached = 0
@@ -94,11 +99,12 @@ export class SegmentedEntries implements EntriesRepo {
     return this.base.ping()
   }
 
-  /** Loads the segment list when its count changed; answers whether it did. */
+  /** Loads the segments registered since the last look (one index probe when there are none); answers whether any were. */
   private async refresh(): Promise<boolean> {
-    const n = await this.repo.count()
-    if (n === this.known) return false
-    const list = await this.repo.list()
+    const top = await this.repo.latest()
+    if (top === this.known) return false
+    const added = await this.repo.listAfter(Math.max(0, this.known))
+    const list = [...this.metas, ...added]
     list.sort((a, b) => compareCursors(a.min, b.min) || a.seq - b.seq)
     const reach: Cursor[] = []
     let far = FIRST_KEY
@@ -108,7 +114,7 @@ export class SegmentedEntries implements EntriesRepo {
     }
     this.metas = list
     this.reach = reach
-    this.known = list.length
+    this.known = Math.max(top, ...added.map((m) => m.seq))
     return true
   }
 
@@ -394,16 +400,16 @@ export const SEGMENT_COLUMNS = 'seq, key, count, bytes, min_ts, min_tag, min_id,
 
 export class SqliteSegmentsRepo implements SegmentsRepo {
   private readonly q: {
-    count: Statement<{ n: number }, []>
-    list: Statement<SegmentDbRow, []>
+    latest: Statement<{ seq: number | null }, []>
+    listAfter: Statement<SegmentDbRow, [number]>
     remove: Statement<unknown, [number]>
     add: Statement<unknown, [string, number, number, number, number, number, number, number, number, number]>
     keys: Statement<{ key: string; item: string }, []>
   }
   constructor(private readonly db: Database) {
     this.q = {
-      count: db.query('SELECT count(*) AS n FROM entry_segments'),
-      list: db.query(`SELECT ${SEGMENT_COLUMNS} FROM entry_segments`),
+      latest: db.query('SELECT max(seq) AS seq FROM entry_segments'),
+      listAfter: db.query(`SELECT ${SEGMENT_COLUMNS} FROM entry_segments WHERE seq > ? ORDER BY seq`),
       remove: db.query('DELETE FROM entries WHERE id = ?'),
       add: db.query(
         `INSERT INTO entry_segments (key, count, bytes, min_ts, min_tag, min_id, max_ts, max_tag, max_id, created)
@@ -412,11 +418,12 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
       keys: db.query("SELECT key, 'entry segment ' || seq AS item FROM entry_segments"),
     }
   }
-  async count() {
-    return this.q.count.get()!.n
+  // One process writes a SQLite store and segments are never removed: seq (the rowid) grows with each registration.
+  async latest() {
+    return this.q.latest.get()?.seq ?? 0
   }
-  async list() {
-    return this.q.list.all().map((r) => segmentOf(r))
+  async listAfter(seq: number) {
+    return this.q.listAfter.all(seq).map((r) => segmentOf(r))
   }
   async register(s: Omit<SegmentMeta, 'seq'>, rowIds: readonly number[], created: number) {
     const gone = new Error('rows gone')
