@@ -102,8 +102,11 @@ export class SegmentedEntries implements EntriesRepo {
   /** Loads the segments registered since the last look (one index probe when there are none); answers whether any were. */
   private async refresh(): Promise<boolean> {
     const top = await this.repo.latest()
-    if (top === this.known) return false
-    const added = await this.repo.listAfter(Math.max(0, this.known))
+    if (top <= this.known) return false
+    const fetched = await this.repo.listAfter(Math.max(0, this.known))
+    // Another step of this process may have loaded some of them meanwhile (its refresh ran alongside this one).
+    const added = fetched.filter((m) => m.seq > this.known)
+    if (added.length === 0 && top <= this.known) return false
     const list = [...this.metas, ...added]
     list.sort((a, b) => compareCursors(a.min, b.min) || a.seq - b.seq)
     const reach: Cursor[] = []
@@ -114,7 +117,7 @@ export class SegmentedEntries implements EntriesRepo {
     }
     this.metas = list
     this.reach = reach
-    this.known = Math.max(top, ...added.map((m) => m.seq))
+    this.known = Math.max(this.known, top, ...added.map((m) => m.seq))
     return true
   }
 
@@ -268,6 +271,8 @@ export class SegmentedEntries implements EntriesRepo {
           if (++answered >= limit) break
         }
       }
+      // Every run walks at least one entry; one that did not would repeat for ever with the event loop held.
+      if (i <= p) throw new Error('the walk through a segment made no progress')
       examined += seg.off[i]! - seg.off[p]!
       best!.p = i
       last = seg.key(i - 1)
