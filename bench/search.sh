@@ -6,7 +6,9 @@
 #   bash bench/search.sh            one run; appends a block to bench/results/search.md
 #
 # Tunables (environment): BENCH_ENTRIES (1000000), BENCH_BATCH (1000), BENCH_ENTRY_BYTES (1024), BENCH_BASELINE_S (5),
-# BENCH_POLL_MS (10), BENCH_STAGE (grep NEEDLE-7f3a: the search's stage, see bench/search.ts),
+# BENCH_POLL_MS (10), BENCH_STAGE (grep NEEDLE-7f3a: the search's stage, see bench/search.ts), BENCH_SETTLE_S (0:
+# seconds to wait after the ingest for the compaction into segments; the server takes QUARRY_COMPACT_INTERVAL and
+# QUARRY_SEGMENT_SIZE from the environment),
 # BENCH_NO_RECORD=1 (do not append to the results file).
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."

@@ -11,7 +11,8 @@
 //   bun run bench/search.ts <base-url> <admin-password>
 // Tunables (environment): BENCH_ENTRIES (1000000), BENCH_BATCH (1000), BENCH_ENTRY_BYTES (1024),
 // BENCH_BASELINE_S (5), BENCH_POLL_MS (10), BENCH_STAGE (`grep NEEDLE-7f3a`: the stage after `tag=bench`; any stage
-// that keeps exactly the entries holding the needle, e.g. `regex "(?i)needle-7f3a"`).
+// that keeps exactly the entries holding the needle, e.g. `regex "(?i)needle-7f3a"`), BENCH_SETTLE_S (0: seconds to
+// wait after the ingest, so that the server's compaction into segments catches up before the search).
 
 import { NEEDLE, entryText } from './search-texts'
 
@@ -81,6 +82,12 @@ for (let b = 0; b < batches; b++) {
   if ((b + 1) % 100 === 0) console.error(`   ${(b + 1) * BATCH} entries, ${Math.round(((b + 1) * BATCH) / (ingestMs / 1000))} entries/s so far`)
 }
 const total = batches * BATCH
+
+const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 0)
+if (SETTLE_S > 0) {
+  console.error(`== waiting ${SETTLE_S} s for the compaction into segments`)
+  await Bun.sleep(SETTLE_S * 1000)
+}
 
 // --- 2. and 3.: whoami latency, alone and during the search --------------------------------------------------
 /** Calls whoami back to back until `until()` is true; answers each latency in ms. */

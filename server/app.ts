@@ -33,6 +33,7 @@ import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
 import { websocketOptions, wsPlugin } from '../plugins/ws'
 import { SearchManager } from './search/manager'
+import { SegmentedEntries } from './search/segments'
 import { Cluster } from './cluster'
 import { clusterPlugin } from '../plugins/cluster'
 import type { MatchPool } from './search/match'
@@ -50,7 +51,17 @@ export interface AppDeps {
   /** Tests only: the heartbeat of the replica registry (server/cluster). */
   cluster?: { heartbeatMs?: number }
   /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
-  search?: { chunk?: number; stepMs?: number; step?: () => Promise<void>; matcher?: MatchPool; compileBudgetMs?: number; historyKeep?: number }
+  search?: {
+    chunk?: number
+    chunkBytes?: number
+    stepMs?: number
+    step?: () => Promise<void>
+    matcher?: MatchPool
+    compileBudgetMs?: number
+    historyKeep?: number
+  }
+  /** Tests only: the size at which the compaction cuts a segment (server/search/segments.ts). */
+  segments?: { targetBytes?: number; maxEntries?: number }
   /** Where a generated admin password is shown, once. */
   announce?: (line: string) => void
   /**
@@ -96,10 +107,12 @@ export async function createApp(deps: AppDeps) {
   const quotas = new Quotas(config, store)
   // Several replicas share a PostgreSQL store: searches are published there and requests forwarded to their owner.
   const shared = isCluster(config)
+  // Searches walk the sealed segments and the rows not compacted yet; ingest writes rows (server/search/segments.ts).
+  const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: config.segmentBytes, ...deps.segments, log })
   searches = new SearchManager({
     shared,
     quotas,
-    entries: store.entries,
+    entries,
     searches: store.searches,
     blobs,
     log,
@@ -155,7 +168,7 @@ export async function createApp(deps: AppDeps) {
   bodies.learn(app.routes)
   docs.learn(app)
   handleRef = (request) => app.handle(request)
-  return { app, auth, searches, cluster, metrics, createFirstAdmin }
+  return { app, auth, searches, cluster, metrics, createFirstAdmin, entries }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

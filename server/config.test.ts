@@ -349,11 +349,18 @@ describe('cluster configuration (issue 13)', () => {
     expect(config.leaseTtlMs).toBe(30_000)
     expect(config.sweepIntervalMs).toBe(60_000)
     expect(config.singleServer).toBe(false)
+    expect([config.segmentBytes, config.compactIntervalMs]).toEqual([4 << 20, 10_000])
   })
 
   test('set: read and typed, without warnings', () => {
     const { config, warnings } = loadConfig({ QUARRY_LEASE_TTL: '2s', QUARRY_SWEEP_INTERVAL: '1500ms', QUARRY_SINGLE_SERVER: 'true' })
     expect([config.leaseTtlMs, config.sweepIntervalMs, config.singleServer]).toEqual([2000, 1500, true])
+    expect(warnings).toEqual([])
+  })
+
+  test('segment size and compaction interval: read and typed', () => {
+    const { config, warnings } = loadConfig({ QUARRY_SEGMENT_SIZE: '64KiB', QUARRY_COMPACT_INTERVAL: '250ms' })
+    expect([config.segmentBytes, config.compactIntervalMs]).toEqual([65_536, 250])
     expect(warnings).toEqual([])
   })
 
@@ -363,6 +370,11 @@ describe('cluster configuration (issue 13)', () => {
     [{ QUARRY_LEASE_TTL: 'soon' }, 'QUARRY_LEASE_TTL'],
     [{ QUARRY_SWEEP_INTERVAL: '10ms' }, 'QUARRY_SWEEP_INTERVAL'],
     [{ QUARRY_SWEEP_INTERVAL: '2d' }, 'QUARRY_SWEEP_INTERVAL'],
+    [{ QUARRY_SEGMENT_SIZE: '512' }, 'QUARRY_SEGMENT_SIZE'],
+    [{ QUARRY_SEGMENT_SIZE: '2GiB' }, 'QUARRY_SEGMENT_SIZE'],
+    [{ QUARRY_SEGMENT_SIZE: 'big' }, 'QUARRY_SEGMENT_SIZE'],
+    [{ QUARRY_COMPACT_INTERVAL: '10ms' }, 'QUARRY_COMPACT_INTERVAL'],
+    [{ QUARRY_COMPACT_INTERVAL: '2d' }, 'QUARRY_COMPACT_INTERVAL'],
     [{ QUARRY_SINGLE_SERVER: 'maybe' }, 'QUARRY_SINGLE_SERVER'],
   ] as [Record<string, string>, string][])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)

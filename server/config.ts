@@ -63,6 +63,10 @@ export interface Config {
   leaseTtlMs: number
   /** Expired sessions, login-throttle rows and notifications are removed this often (by one replica of a cluster). */
   sweepIntervalMs: number
+  /** Entries are compacted into sealed segments of about this many bytes (server/search/segments.ts). */
+  segmentBytes: number
+  /** How often the compaction runs (by one replica of a cluster). */
+  compactIntervalMs: number
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
   passwordHash: { memoryCost: number; timeCost: number }
   buildId: string
@@ -102,7 +106,7 @@ const KNOWN = new Set([
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
-  'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
+  'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_SEGMENT_SIZE', 'QUARRY_COMPACT_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
   'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   ...S3_VARIABLES,
@@ -343,6 +347,10 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
   if (leaseTtlMs < 1000 || leaseTtlMs > 3_600_000) throw new ConfigError('QUARRY_LEASE_TTL: must be from 1s to 1h')
   const sweepIntervalMs = parseDuration('QUARRY_SWEEP_INTERVAL', get('QUARRY_SWEEP_INTERVAL') ?? '60s')
   if (sweepIntervalMs < 1000 || sweepIntervalMs > 86_400_000) throw new ConfigError('QUARRY_SWEEP_INTERVAL: must be from 1s to 24h')
+  const segmentBytes = parseBytes('QUARRY_SEGMENT_SIZE', get('QUARRY_SEGMENT_SIZE') ?? '4MiB')
+  if (segmentBytes < 1024 || segmentBytes > 1024 ** 3) throw new ConfigError('QUARRY_SEGMENT_SIZE: must be from 1KiB to 1GiB')
+  const compactIntervalMs = parseDuration('QUARRY_COMPACT_INTERVAL', get('QUARRY_COMPACT_INTERVAL') ?? '10s')
+  if (compactIntervalMs < 100 || compactIntervalMs > 86_400_000) throw new ConfigError('QUARRY_COMPACT_INTERVAL: must be from 100ms to 24h')
   const s3 = parseS3(get)
   const databaseUrl = parseDatabaseUrl(get('QUARRY_DATABASE_URL'))
   const singleServer = parseBool('QUARRY_SINGLE_SERVER', get('QUARRY_SINGLE_SERVER') ?? 'false')
@@ -386,6 +394,8 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     singleServer,
     leaseTtlMs,
     sweepIntervalMs,
+    segmentBytes,
+    compactIntervalMs,
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
     mapTileUrl: parsePublicUrl('QUARRY_MAP_TILE_URL', get('QUARRY_MAP_TILE_URL') ?? DEFAULT_MAP_TILE_URL),

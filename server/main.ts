@@ -187,7 +187,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     throw e
   })
   await blobsWritable()
-  const { app, auth, searches, cluster, metrics, createFirstAdmin } = built
+  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries } = built
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
@@ -292,6 +292,13 @@ export async function main(env: Record<string, string | undefined> = process.env
     everyMs: config.sweepIntervalMs,
     // expired notifications are already invisible; this only frees their rows
     run: () => store.notifications.sweepExpired(Date.now()),
+  })
+  jobs.start({
+    name: 'segment-compaction',
+    everyMs: config.compactIntervalMs,
+    // Rows into sealed segments (server/search/segments.ts): one replica at a time, so two do not write the same
+    // segment (if they did, the second transaction finds its rows gone, writes nothing and drops its blob).
+    run: () => entries.compact(),
   })
   jobs.start({
     name: 'blob-sweep',

@@ -249,6 +249,15 @@ export class Metrics {
           if (b instanceof Blob) bytes.out += b.size
           return b
         }, failed('body')),
+      ...(blobs.map
+        ? {
+            map: (key: string) =>
+              blobs.map!(key).then((b) => {
+                bytes.out += b.byteLength
+                return b
+              }, failed('map')),
+          }
+        : {}),
       stat: (key) => blobs.stat(key).catch(failed('stat')),
       delete: (key) => blobs.delete(key).catch(failed('delete')),
       copy: (from, to) => blobs.copy(from, to).catch(failed('copy')),

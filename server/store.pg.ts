@@ -11,6 +11,7 @@ import { PgTokensRepo } from '../plugins/tokens/repo.pg'
 import { PgResourcesRepo } from '../plugins/resources/repo.pg'
 import { PgFilesRepo } from '../plugins/files/repo.pg'
 import { PgEntriesRepo } from './search/entries.pg'
+import { PgSegmentsRepo } from './search/segments.pg'
 import { PgSearchesRepo } from './search/repo.pg'
 import { PgDashboardsRepo } from '../plugins/dashboards/repo.pg'
 import { PgLibraryRepo } from '../plugins/library/repo.pg'
@@ -35,6 +36,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     resources: new PgResourcesRepo(sql),
     files: new PgFilesRepo(sql),
     entries: new PgEntriesRepo(sql),
+    segments: new PgSegmentsRepo(sql),
     searches: new PgSearchesRepo(sql),
     dashboards: new PgDashboardsRepo(sql),
     library: new PgLibraryRepo(sql),

@@ -14,6 +14,7 @@ import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
 import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/repo'
 import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
 import { SqliteEntriesRepo, type EntriesRepo } from './search/entries'
+import { SqliteSegmentsRepo, type SegmentsRepo } from './search/segments'
 import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
 import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
 import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
@@ -31,6 +32,8 @@ export interface Store {
   files: FilesRepo
   /** The embedded engine's ingested entries. */
   entries: EntriesRepo
+  /** The sealed segments the entries are compacted into (server/search/segments.ts). */
+  segments: SegmentsRepo
   /** Saved searches and the search history. */
   searches: SearchesRepo
   dashboards: DashboardsRepo
@@ -57,6 +60,7 @@ export async function blobReferences(store: Store): Promise<BlobReference[]> {
     ...(await store.resources.blobReferences()),
     ...(await store.files.blobReferences()),
     ...(await store.searches.blobReferences()),
+    ...(await store.segments.blobReferences()),
     ...saving.flatMap((r) => Object.values(searchBlobKeys(r.id)).map((key) => ({ key, item: `search ${r.id} (being saved)`, pending: true }))),
   ]
 }
@@ -73,6 +77,7 @@ export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}
     resources: new SqliteResourcesRepo(db),
     files: new SqliteFilesRepo(db),
     entries: new SqliteEntriesRepo(db),
+    segments: new SqliteSegmentsRepo(db),
     searches: new SqliteSearchesRepo(db),
     dashboards: new SqliteDashboardsRepo(db),
     library: new SqliteLibraryRepo(db),

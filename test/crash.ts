@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../server/blob'
+import { Segment } from '../server/search/segment'
 import { blobReferences } from '../server/store'
 import { onPg } from './pg'
 import { listening, openStoreAt, spawnServer } from './helpers'
@@ -401,12 +402,26 @@ const READ_BACK: Record<Tracked['area'], (c: Client, admin: string, t: Tracked, 
   },
 }
 
-/** Entries per ingest tag, read from the store (beside the running server). */
+/**
+ * Entries per ingest tag, read from the store (beside the running server): the rows, and the entries the compaction
+ * moved into registered segments (server/search/segments.ts).
+ */
 async function tagCounts(dataDir: string): Promise<Map<string, number>> {
   const at = await openStoreAt(dataDir)
   const rows = await at.rows('SELECT t.name AS name, count(*) AS n FROM entries e JOIN ingest_tags t ON t.id = e.tag_id GROUP BY t.name')
+  const names = new Map((await at.rows('SELECT id, name FROM ingest_tags')).map((r) => [Number(r.id), r.name as string]))
+  const keys = await at.rows('SELECT key FROM entry_segments')
   await at.close()
-  return new Map(rows.map((r) => [r.name as string, Number(r.n)]))
+  const counts = new Map(rows.map((r) => [r.name as string, Number(r.n)]))
+  const blobs = await createDiskBlobStore({ dataDir })
+  for (const { key } of keys) {
+    const seg = new Segment(new Uint8Array(await ((await blobs.body(String(key))) as Blob).arrayBuffer()))
+    for (let i = 0; i < seg.count; i++) {
+      const name = names.get(seg.tag[i]!)!
+      counts.set(name, (counts.get(name) ?? 0) + 1)
+    }
+  }
+  return counts
 }
 
 function matches(actual: { fields: Record<string, unknown>; contents?: Uint8Array } | undefined, want: State): boolean {

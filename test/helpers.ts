@@ -47,6 +47,8 @@ export interface TestServerOptions {
   blobs?: (dir: string) => Promise<BlobStore>
   /** Search chunk size and step (see AppDeps.search). */
   search?: AppDeps['search']
+  /** Segment size of the compaction (see AppDeps.segments). */
+  segments?: AppDeps['segments']
 }
 
 /**
@@ -172,8 +174,8 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   const logs: string[] = []
   const announced: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
-  const build = () => createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l), search: options.search })
-  let { app, auth, searches, cluster } = await build()
+  const build = () => createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l), search: options.search, segments: options.segments })
+  let { app, auth, searches, cluster, entries } = await build()
 
   /**
    * Sends a request as built by the caller (multipart bodies, streams) and reads the answer, which must be what the
@@ -257,7 +259,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
    */
   async function restart(opts: { crash?: boolean } = {}): Promise<void> {
     if (!opts.crash) await searches.close()
-    ;({ app, auth, searches, cluster } = await build())
+    ;({ app, auth, searches, cluster, entries } = await build())
   }
 
   return {
@@ -269,6 +271,10 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     },
     get searches() {
       return searches
+    },
+    /** The entries as searches see them: rows and sealed segments; `compact()` runs a compaction. */
+    get entries() {
+      return entries
     },
     /** The replica registry and search records (server/cluster); not started (no listening server). */
     get cluster() {

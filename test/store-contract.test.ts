@@ -463,6 +463,39 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect(await rejection(s.entries.ingest([{ ts: T0 + 50, tag: 'c', src: 'x', data: bytes(1, 0) }, { ts: T0 + 51, tag: 'c', src: null as never, data: bytes(1, 0) }]))).toBeInstanceOf(Error)
     expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(all)
     await s.entries.ping()
+    // the upper bound (inclusive) of a walk
+    expect(await s.entries.scan(null, start, T0 + 100, 10, undefined, { upTo: all[2]! })).toEqual(all.slice(0, 3))
+    expect(await s.entries.scan(null, all[0]!, T0 + 100, 10, undefined, { upTo: all[0]! })).toEqual([])
+  })
+
+  test('segments: registered with the deletion of their rows in one transaction, refused when a row is gone; listed by seq, referenced', async () => {
+    const s = await setup()
+    await s.entries.ingest(Array.from({ length: 6 }, (_, i) => ({ ts: T0 + i, tag: 'a', src: 's', data: new Uint8Array([i]) })))
+    const start = { ts: Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+    const rows = await s.entries.scan(null, start, T0 + 100, 100)
+    const meta = (key: string, from: number, to: number) => ({
+      key,
+      count: to - from,
+      bytes: 100,
+      min: { ts: rows[from]!.ts, tagId: rows[from]!.tagId, id: rows[from]!.id },
+      max: { ts: rows[to - 1]!.ts, tagId: rows[to - 1]!.tagId, id: rows[to - 1]!.id },
+    })
+    expect(await s.segments.latest()).toBe(0)
+    expect(await s.segments.listAfter(0)).toEqual([])
+    expect(await s.segments.register(meta('segments/one', 0, 3), rows.slice(0, 3).map((r) => r.id), T0)).toBe(true)
+    expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(rows.slice(3))
+    // rows 2-4: row 2 is gone, so nothing changes
+    expect(await s.segments.register(meta('segments/two', 2, 5), rows.slice(2, 5).map((r) => r.id), T0)).toBe(false)
+    expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(rows.slice(3))
+    expect(await s.segments.register(meta('segments/three', 3, 5), rows.slice(3, 5).map((r) => r.id), T0)).toBe(true)
+    const listed = await s.segments.listAfter(0)
+    expect(listed.map(({ seq, ...m }) => m)).toEqual([meta('segments/one', 0, 3), meta('segments/three', 3, 5)])
+    expect(listed[0]!.seq).toBeLessThan(listed[1]!.seq)
+    expect(await s.segments.latest()).toBe(listed[1]!.seq)
+    expect(await s.segments.listAfter(listed[0]!.seq)).toEqual([listed[1]!])
+    expect(await s.segments.listAfter(listed[1]!.seq)).toEqual([])
+    expect((await s.segments.blobReferences()).map((r) => r.key).sort()).toEqual(['segments/one', 'segments/three'])
+    expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(rows.slice(5))
   })
 
   test('cluster: replicas live by heartbeat, search records by live owner, a claim wins once', async () => {

@@ -374,6 +374,25 @@ describe('disk blob store', () => {
       rmSync(dataDir, { recursive: true, force: true })
     }
   })
+
+  test('map answers the whole blob (an empty one too); a missing one is not-found; a map keeps its version after a replace and a delete', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'quarry-blob-'))
+    try {
+      const store = await createDiskBlobStore({ dataDir })
+      const contents = bytes(3 * 1024 * 1024 + 17, 5)
+      await store.put('segments/m', streamOf(contents))
+      await store.put('segments/empty', streamOf(new Uint8Array(0)))
+      const mapped = await store.map!('segments/m')
+      expect(Buffer.from(mapped).equals(Buffer.from(contents))).toBe(true)
+      expect((await store.map!('segments/empty')).byteLength).toBe(0)
+      expect(await rejection(store.map!('segments/none'))).toBeInstanceOf(BlobNotFoundError)
+      await store.put('segments/m', streamOf(bytes(10, 6)))
+      await store.delete('segments/m')
+      expect(Buffer.from(mapped).equals(Buffer.from(contents))).toBe(true)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
 })
 
 // --- S3 -----------------------------------------------------------------------------------------------------------

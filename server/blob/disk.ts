@@ -8,7 +8,7 @@
 // whoami as it had awaited operations). So the metadata operations that take microseconds (mkdir of a missing
 // fan-out directory, rename, opening and closing a directory) are made synchronously; what can wait on the disk
 // (writes, fsync) stays asynchronous.
-import { closeSync, constants, fsync, mkdirSync, openSync, renameSync } from 'node:fs'
+import { closeSync, constants, fsync, mkdirSync, openSync, renameSync, statSync } from 'node:fs'
 import { copyFile, type FileHandle, mkdir, open, readdir, rm, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -306,9 +306,20 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     return file
   }
 
+  async function map(key: string): Promise<Uint8Array> {
+    const path = pathOf(key)
+    try {
+      // An empty file cannot be mapped.
+      return statSync(path).size === 0 ? new Uint8Array(0) : Bun.mmap(path, { shared: false })
+    } catch (e) {
+      if (isNotFound(e)) throw new BlobNotFoundError(key)
+      throw e
+    }
+  }
+
   const sweepPartial = (graceMs: number) => removeStaleTemps(tmpDir, Date.now() - graceMs, writing)
 
-  return { kind: 'disk', put, get, body, stat: statBlob, delete: del, copy, list, sweepPartial }
+  return { kind: 'disk', put, get, body, map, stat: statBlob, delete: del, copy, list, sweepPartial }
 }
 
 function isNotFound(e: unknown): boolean {

@@ -37,6 +37,14 @@ export interface BlobStore {
    * missing. Unlike `get`, a disk download that starts after the blob was replaced and deleted fails mid-way.
    */
   body(key: string): Promise<Blob | ReadableStream<Uint8Array>>
+  /**
+   * The whole blob in memory, for blobs that are written once and never replaced (sealed segments): on disk a
+   * read-only memory map of its file (no copy; the pages come from the page cache as they are read). Absent on S3.
+   * `BlobNotFoundError` when missing. A file is never truncated in place (a put renames a new file over it, a delete
+   * unlinks it), so a mapping stays readable as long as it is held; an I/O error of the disk under a mapping ends the
+   * process (SIGBUS) where a read would have failed.
+   */
+  map?(key: string): Promise<Uint8Array>
   /** The blob's size, or undefined when there is none. */
   stat(key: string): Promise<{ size: number } | undefined>
   /** Removes the blob; removing a missing blob is not an error. */

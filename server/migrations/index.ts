@@ -15,6 +15,7 @@ import notifications from './012_notifications'
 import replicas from './015_replicas'
 import searchRecords from './016_search_records'
 import leases from './013_leases'
+import segments from './017_segments'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -32,4 +33,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 13, name: 'leases', sql: leases },
   { version: 15, name: 'replicas', sql: replicas },
   { version: 16, name: 'search_records', sql: searchRecords },
+  { version: 17, name: 'segments', sql: segments },
 ]

@@ -1,7 +1,7 @@
 // The entries store of the embedded engine over PostgreSQL: the same contract as SqliteEntriesRepo
 // (server/search/entries.ts).
 import { type PgPool, num, q, run, tx } from '../pg'
-import type { Cursor, EntriesRepo, NewEntry, ScanRow } from './entries'
+import { type Cursor, type EntriesRepo, LAST_KEY, type NewEntry, type ScanOptions, type ScanRow } from './entries'
 
 /** Rows per INSERT: 4 parameters each, well under PostgreSQL's 65535 parameters per statement. */
 const INSERT_ROWS = 1000
@@ -33,7 +33,7 @@ export class PgEntriesRepo implements EntriesRepo {
   async tagIds() {
     return new Map((await q<{ id: number; name: string }>(this.db, 'SELECT id, name FROM ingest_tags')).map((t) => [t.name, t.id]))
   }
-  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY) {
+  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY, opts: ScanOptions = {}) {
     if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
     // The tag ids go in as one array parameter, so every scan is the same statement text: Bun.SQL prepares (and
     // PostgreSQL keeps) a statement per distinct text and connection, and a text per tag list would be a cache
@@ -41,6 +41,7 @@ export class PgEntriesRepo implements EntriesRepo {
     const wanted = '($7::int[] IS NULL OR tag_id = ANY($7::int[]))'
     // The walk follows entries_time_tag (ts, tag_id, id); the running byte count stops the answer once the
     // data reach maxBytes (the entry that crosses it included), as SQLite's row-by-row walk does.
+    const upTo = opts.upTo ?? LAST_KEY
     const budget = Number.isFinite(maxBytes) ? Math.max(0, Math.floor(maxBytes)) : null
     const rows = await q(
       this.db,
@@ -48,10 +49,11 @@ export class PgEntriesRepo implements EntriesRepo {
          SELECT ts, tag_id, id, src, data,
                 coalesce(sum(octet_length(data)) OVER (ORDER BY ts, tag_id, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
          FROM (SELECT ts, tag_id, id, CASE WHEN ${wanted} THEN src END AS src, CASE WHEN ${wanted} THEN data END AS data
-               FROM entries WHERE (ts, tag_id, id) > ($1::bigint, $2::int, $3::bigint) AND ts < $4::bigint
+               FROM entries WHERE (ts, tag_id, id) > ($1::bigint, $2::int, $3::bigint) AND (ts, tag_id, id) <= ($8::bigint, $9::int, $10::bigint)
+                 AND ts < $4::bigint
                ORDER BY ts, tag_id, id LIMIT $5) w
        ) s WHERE $6::bigint IS NULL OR before < $6::bigint ORDER BY ts, tag_id, id`,
-      [after.ts, after.tagId, after.id, end, limit, budget, tagIds === null ? null : [...tagIds]],
+      [after.ts, after.tagId, after.id, end, limit, budget, tagIds === null ? null : [...tagIds], upTo.ts, upTo.tagId, upTo.id],
     )
     return rows.map(
       (r): ScanRow => ({

@@ -22,6 +22,21 @@ export interface ScanRow extends Cursor {
   data: Uint8Array | null
 }
 
+/** Optional bounds and hints of a scan step. */
+export interface ScanOptions {
+  /** The walk ends at this (ts, tag, id), inclusive. */
+  upTo?: Cursor
+  /**
+   * A hint: the caller drops every entry whose data does not contain these bytes (a query's leading grep). A store
+   * may then answer such an entry without its source and bytes (as one of an unwanted tag), or not at all when a
+   * later entry of the answer carries the walk past it; it may also ignore the hint.
+   */
+  needle?: Uint8Array
+}
+
+/** The greatest key: a bound that bounds nothing. */
+export const LAST_KEY: Cursor = { ts: Number.MAX_SAFE_INTEGER, tagId: 2 ** 31 - 1, id: Number.MAX_SAFE_INTEGER }
+
 export interface EntriesRepo {
   /** Stores every entry of a batch, or none. Answers the names of the tags the batch used. */
   ingest(batch: NewEntry[]): Promise<void>
@@ -34,7 +49,7 @@ export interface EntriesRepo {
    * so a step costs at most `limit` index entries whatever the tags asked for. It also ends once the data read reach
    * `maxBytes` (at least one entry is answered), so a step reads about maxBytes plus one entry whatever their sizes.
    */
-  scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes?: number): Promise<ScanRow[]>
+  scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes?: number, opts?: ScanOptions): Promise<ScanRow[]>
   /** Whether the store answers (for /api/stats/ping). */
   ping(): Promise<void>
 }
@@ -59,7 +74,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
    * One prepared scan per tag set (the ids are written into the SQL: they are integers from the store), in least
    * recently used order (a Map keeps insertion order; a hit is moved to the end).
    */
-  private readonly scans = new Map<string, Statement<ScanDbRow, [number, number, number, number, number]>>()
+  private readonly scans = new Map<string, Statement<ScanDbRow, [number, number, number, number, number, number, number, number]>>()
   private readonly q: {
     tagId: Statement<{ id: number }, [string]>
     addTag: Statement<{ id: number }, [string]>
@@ -94,7 +109,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
   async tagIds() {
     return new Map(this.q.tags.all().map((t) => [t.name, t.id]))
   }
-  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY) {
+  async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY, opts: ScanOptions = {}) {
     const key = tagIds === null ? '*' : tagIds.join(',')
     let q = this.scans.get(key)
     if (q) {
@@ -113,7 +128,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
       q = this.db.prepare(
         `SELECT ts, tag_id, id, CASE WHEN ${wanted} THEN src END AS src, CASE WHEN ${wanted} THEN data END AS data
          FROM entries INDEXED BY entries_time_tag
-         WHERE (ts, tag_id, id) > (?1, ?2, ?3) AND ts < ?4 ORDER BY ts, tag_id, id LIMIT ?5`,
+         WHERE (ts, tag_id, id) > (?1, ?2, ?3) AND (ts, tag_id, id) <= (?6, ?7, ?8) AND ts < ?4 ORDER BY ts, tag_id, id LIMIT ?5`,
       )
       this.scans.set(key, q)
       if (this.scans.size > SCAN_CACHE_SIZE) {
@@ -125,7 +140,8 @@ export class SqliteEntriesRepo implements EntriesRepo {
     const rows: ScanRow[] = []
     let bytes = 0
     // Row by row (iterate, not all): the walk stops reading once the byte budget is spent.
-    for (const r of q.iterate(after.ts, after.tagId, after.id, end, limit)) {
+    const upTo = opts.upTo ?? LAST_KEY
+    for (const r of q.iterate(after.ts, after.tagId, after.id, end, limit, upTo.ts, upTo.tagId, upTo.id)) {
       rows.push({ ts: r.ts, tagId: r.tag_id, id: r.id, src: r.src, data: r.data })
       bytes += r.data?.byteLength ?? 0
       if (bytes >= maxBytes) break

@@ -184,6 +184,8 @@ export interface ManagerDeps {
   historyKeep?: number
   /** Entries per query (default CHUNK). */
   chunk?: number
+  /** Entry data one query reads at most (default CHUNK_BYTES; tests make it small). */
+  chunkBytes?: number
   /** Time a step may run before it yields (default STEP_MS; 0: one chunk per step). */
   stepMs?: number
   /** What a search awaits between steps (default: the next event-loop turn); tests pass one they control. */
@@ -403,9 +405,12 @@ export class SearchManager {
         await (this.deps.step ?? nextTurn)()
         stepStart = performance.now()
       }
+      // A leading grep drops every entry without its text: the store may skip those (a segment is searched whole).
+      const first = query.stages[0]
+      const hint = first?.op === 'grep' && first.text !== '' ? { needle: Buffer.from(first.text) } : undefined
       const scan = async () => {
         if (done || s.halt) return []
-        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, CHUNK_BYTES)
+        const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, this.deps.chunkBytes ?? CHUNK_BYTES, hint)
         if (rows.length > 0) cursor = rows.at(-1)!
         return rows
       }

@@ -1,15 +1,16 @@
 // The periodic jobs of a cluster (server/jobs.ts): each cluster-wide job runs on exactly one replica at a time, and
-// moves to a survivor when its replica dies. Leases of 2 s and sweeps every second, so that this takes seconds.
+// moves to a survivor when its replica dies. Leases of 2 s and sweeps (and compactions) every second, so that this
+// takes seconds.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type Cluster, type Replica, startCluster } from './harness'
 
 const TTL_MS = 2000
-const CLUSTER_JOBS = ['blob-sweep', 'notification-sweep', 'session-sweep']
+const CLUSTER_JOBS = ['blob-sweep', 'notification-sweep', 'segment-compaction', 'session-sweep']
 
 let cluster: Cluster
 
 beforeAll(async () => {
-  cluster = await startCluster({ env: { QUARRY_LEASE_TTL: '2s', QUARRY_SWEEP_INTERVAL: '1s', QUARRY_LOG_LEVEL: 'debug' } })
+  cluster = await startCluster({ env: { QUARRY_LEASE_TTL: '2s', QUARRY_SWEEP_INTERVAL: '1s', QUARRY_COMPACT_INTERVAL: '1s', QUARRY_LOG_LEVEL: 'debug' } })
 }, 60_000)
 afterAll(() => cluster?.stop(), 30_000)
 

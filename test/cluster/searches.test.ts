@@ -12,7 +12,9 @@ let A: Replica, B: Replica, C: Replica
 let admin: string
 
 beforeAll(async () => {
-  cluster = await startCluster()
+  // Entries are compacted into segments of 1 KiB every 200 ms by whichever replica holds the job, while the searches
+  // of these tests run on every replica: they must not notice.
+  cluster = await startCluster({ env: { QUARRY_SEGMENT_SIZE: '1KiB', QUARRY_COMPACT_INTERVAL: '200ms' } })
   ;[A, B, C] = cluster.replicas as [Replica, Replica, Replica]
   admin = await cluster.login('admin', cluster.adminPassword, A)
 }, 60_000)
@@ -104,6 +106,29 @@ describe('cluster: searches', () => {
       expect((await r.call('GET', `/api/searchctrl/${id}`, { jwt })).status).toBe(404)
     }
     expect(await cluster.rows('SELECT id FROM saved_searches WHERE id = ?', [id])).toEqual([])
+  }, 90_000)
+
+  test('entries compacted into segments by one replica: a search on any replica finds what it found over the rows', async () => {
+    await ingest(B, 2000, 'clusterseg')
+    const want = Array.from({ length: 2000 }, (_, i) => i)
+      .filter((i) => `clusterseg line ${i}`.includes('line 1'))
+      .map((i) => ({ TS: new Date(T0 + i * 1000).toISOString(), Tag: 'clusterseg', Data: b64(`clusterseg line ${i}`) }))
+    const results = async (r: Replica) => {
+      const id = await launch(r, admin, 'tag=clusterseg grep "line 1"')
+      await until(() => r.call('GET', `/api/searchctrl/${id}/details`, { jwt: admin }), (d) => d.body.Finished !== '0001-01-01T00:00:00Z')
+      const got = await r.call('GET', `/api/searchctrl/${id}/download/json`, { jwt: admin })
+      expect((await r.call('DELETE', `/api/searchctrl/${id}`, { jwt: admin })).status).toBe(200)
+      return (got.body as { TS: string; Tag: string; Data: string }[]).map(({ TS, Tag, Data }) => ({ TS, Tag, Data }))
+    }
+    // While the compaction goes on, and once it has taken all but the last KiB of rows.
+    for (const r of [A, B, C]) expect(await results(r)).toEqual(want)
+    const left = await until(
+      async () => Number((await cluster.rows("SELECT count(*) AS n FROM entries e JOIN ingest_tags t ON t.id = e.tag_id WHERE t.name = 'clusterseg'"))[0]!.n),
+      (n) => n < 100,
+    )
+    expect(left).toBeLessThan(100)
+    expect(Number((await cluster.rows('SELECT count(*) AS n FROM entry_segments'))[0]!.n)).toBeGreaterThan(20)
+    for (const r of [A, B, C]) expect(await results(r)).toEqual(want)
   }, 90_000)
 
   test('followed over a WebSocket on B: attached on A through B, entries as A answers them, detached when the socket closes', async () => {
