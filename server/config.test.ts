@@ -30,6 +30,7 @@ describe('configuration', () => {
     expect(config.adminLoginRate).toBe(10)
     expect(config.loginThrottleEntries).toBe(100_000)
     expect(config.logLevel).toBe('info')
+    expect(config.uploadHash).toBe('worker')
     expect(config.tokenApiAdminOnly).toBe(false)
     expect(config.blobSweepGraceMs).toBe(3_600_000)
     expect(config.searchGraceMs).toBe(600_000)
@@ -53,6 +54,7 @@ describe('configuration', () => {
       QUARRY_SESSION_LIFETIME: '2h',
       QUARRY_MAX_BODY_SIZE: '64KiB',
       QUARRY_LOG_LEVEL: 'warn',
+      QUARRY_UPLOAD_HASH: 'thread',
       QUARRY_TOKEN_API_ADMIN_ONLY: 'true',
       QUARRY_MAP_TILE_URL: ' https://tiles.example.com/osm/{z}/{x}/{y}.png?key=abc ',
       QUARRY_DISABLE_MAP_TILE_PROXY: 'false',
@@ -68,6 +70,7 @@ describe('configuration', () => {
     expect(config.sessionLifetimeMs).toBe(2 * 3_600_000)
     expect(config.maxBodyBytes).toBe(65536)
     expect(config.logLevel).toBe('warn')
+    expect(config.uploadHash).toBe('thread')
     expect(config.tokenApiAdminOnly).toBe(true)
     expect(config.mapTileUrl).toBe('https://tiles.example.com/osm/{z}/{x}/{y}.png?key=abc')
     expect(config.disableMapTileProxy).toBe(false)

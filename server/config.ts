@@ -46,10 +46,10 @@ export interface Config {
   tokenApiAdminOnly: boolean
   logLevel: LogLevel
   /**
-   * Where an upload's SHA-1 is computed: 'worker' (a thread of its own, beside the receiving), 'thread' (the JS thread,
-   * no hand-off), or 'auto': the worker on 4 or more cores (server/blob/sha1.ts, HASH_ON_WORKER).
+   * Where an upload's SHA-1 is computed: 'worker' (a thread of its own, beside the receiving; the default) or 'thread'
+   * (the JS thread, no hand-off: less CPU, more memory held; server/blob/sha1.ts).
    */
-  uploadHash: 'auto' | 'worker' | 'thread'
+  uploadHash: 'worker' | 'thread'
   /** The S3 blob store; when undefined, blobs live on local disk under dataDir. */
   s3: S3Config | undefined
   /** The PostgreSQL store (postgres://user:password@host[:port]/database); when undefined, SQLite in dataDir. */
@@ -333,9 +333,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
   const logLevel = (get('QUARRY_LOG_LEVEL') ?? 'info') as LogLevel
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel))
     throw new ConfigError(`QUARRY_LOG_LEVEL: "${logLevel}" must be one of debug, info, warn, error`)
-  const uploadHash = (get('QUARRY_UPLOAD_HASH') ?? 'auto') as Config['uploadHash']
-  if (!['auto', 'worker', 'thread'].includes(uploadHash))
-    throw new ConfigError(`QUARRY_UPLOAD_HASH: "${uploadHash}" must be one of auto, worker, thread`)
+  const uploadHash = (get('QUARRY_UPLOAD_HASH') ?? 'worker') as Config['uploadHash']
+  if (!['worker', 'thread'].includes(uploadHash))
+    throw new ConfigError(`QUARRY_UPLOAD_HASH: "${uploadHash}" must be worker or thread`)
   const minPasswordLength = parseCount('QUARRY_MIN_PASSWORD_LENGTH', get('QUARRY_MIN_PASSWORD_LENGTH') ?? '8', 1, 128)
   const adminPassword = get('QUARRY_ADMIN_PASSWORD')
   if (adminPassword !== undefined && adminPassword.length < minPasswordLength)

@@ -64,7 +64,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   }
   const { config, warnings } = loaded
   const log = createLogger(config.logLevel)
-  if (config.uploadHash !== 'auto') setHashOnWorker(config.uploadHash === 'worker')
+  setHashOnWorker(config.uploadHash === 'worker')
   for (const w of warnings) log.warn(w)
   let tls: { cert: string; key: string } | undefined
   try {

@@ -21,7 +21,7 @@ async function hashInChunks(data: Uint8Array, size: number, worker?: boolean): P
   return h.digest()
 }
 
-// Both ways a hash runs: on the worker thread and on the calling one (HASH_ON_WORKER picks by the number of cores).
+// Both ways a hash runs: on the worker thread and on the calling one (QUARRY_UPLOAD_HASH picks; the worker by default).
 describe.each([true, false])('Sha1Stream, worker %p', (worker) => {
   test('digests like a plain SHA-1 for lengths around the batch size, in any chunking', async () => {
     for (const n of [0, 1, 1000, MiB - 1, MiB, MiB + 1, 3 * MiB + 12345]) {

@@ -1,7 +1,8 @@
-// SHA-1 of a stream of chunks. On 4 or more cores it is computed on a worker thread, so that hashing (0.6-2.5 s per
-// GiB depending on the CPU, about as long as `cp` + `sync` of the same GiB) runs alongside receiving, parsing and
-// writing on the JS thread instead of after each of them. On fewer cores it runs on the calling thread: there the
-// hand-off cost more CPU than the hash and slowed the other threads (HASH_ON_WORKER; bench/README.md, upload stages).
+// SHA-1 of a stream of chunks. By default it is computed on a worker thread, so that hashing (0.6-2.5 s per GiB
+// depending on the CPU, about as long as `cp` + `sync` of the same GiB) runs alongside receiving, parsing and writing
+// on the JS thread instead of after each of them. It can run on the calling thread instead (QUARRY_UPLOAD_HASH=thread):
+// less CPU in all on 2 cores, but the body's pieces then pile up for the collector and a 1 GiB upload's peak RSS grew
+// 52-71 MiB against 35-41 MiB on the worker, past issue 4's 64 MiB, for 3-6 % of speed (bench/README.md, upload stages).
 //
 // Guarantees, either way: the digest is that of the bytes passed to `update`, in order, as they were at the call
 // (hashed or copied at once, so the caller may reuse or hand on its chunk). On the worker, memory is bounded: bytes
@@ -10,21 +11,13 @@
 // which is the backpressure that slows the upload down to the hashing speed. A hash that never fills a batch (every
 // small upload) is computed inline by `digest` and never touches the worker. One worker serves every hash of the
 // process.
-import { availableParallelism } from 'node:os'
-
 const BATCH = 1024 * 1024
 const BATCHES_IN_FLIGHT = 4
 /** Batches kept for reuse between hashes; more than one put at a time allocates more, freed after. */
 const POOL_KEEP = 2 * BATCHES_IN_FLIGHT
 
-/**
- * Whether a hash runs on the worker unless told otherwise. On fewer than 4 cores it does not: an upload there already
- * keeps the cores busy (the client, the JS thread receiving and parsing, the thread pool writing, the kernel's
- * write-back), so the worker adds no parallelism, while its hand-off (a copy of every byte into the batches, a
- * message and a wake-up per MiB, and stalls when a thread waits for a core) costs more CPU than the hash itself; on
- * the calling thread SHA-1 is one `update` per chunk, no copy (bench/README.md, "Upload stages").
- */
-export let HASH_ON_WORKER = availableParallelism() >= 4
+/** Whether a hash runs on the worker unless told otherwise (QUARRY_UPLOAD_HASH; see the head of this file). */
+export let HASH_ON_WORKER = true
 
 /** Changes the default for the hashes started from now on (QUARRY_UPLOAD_HASH; bench/resources-parts.ts compares both). */
 export function setHashOnWorker(onWorker: boolean): void {
@@ -134,7 +127,7 @@ export class Sha1Stream {
   private wake: { resolve: () => void; reject: (e: Error) => void } | undefined
   private result: { resolve: (digest: string) => void; reject: (e: Error) => void } | undefined
 
-  /** `worker`: hash on the worker thread (the default on 4 or more cores, see HASH_ON_WORKER) or on the calling one. */
+  /** `worker`: hash on the worker thread (the default, see HASH_ON_WORKER) or on the calling one. */
   constructor(opts: { worker?: boolean } = {}) {
     if (!(opts.worker ?? HASH_ON_WORKER)) this.inline = new Bun.CryptoHasher('sha1')
   }
