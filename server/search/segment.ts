@@ -61,13 +61,7 @@ export function encodeSegment(entries: readonly SegmentEntry[]): Uint8Array {
     dataLen += e.data.byteLength
   }
   const srcsBytes = Buffer.from(JSON.stringify(srcs))
-  const tsAt = HEADER
-  const idAt = tsAt + 8 * n
-  const offAt = idAt + 8 * n
-  const tagAt = offAt + 8 * (n + 1)
-  const srcAt = pad8(tagAt + 4 * n)
-  const srcsAt = pad8(srcAt + 4 * n)
-  const dataAt = pad8(srcsAt + srcsBytes.byteLength)
+  const { tsAt, idAt, offAt, tagAt, srcAt, srcsAt, dataAt } = layout(n, srcsBytes.byteLength)
   const out = Buffer.alloc(dataAt + dataLen)
   out.write(MAGIC, 0, 'latin1')
   out.writeUInt32LE(n, 8)
@@ -96,6 +90,22 @@ export function encodeSegment(entries: readonly SegmentEntry[]): Uint8Array {
   return out
 }
 
+/**
+ * Where each section of a segment of `n` entries starts (the writer and the reader share it): times, row ids and
+ * offsets (8 bytes each), tag ids and source indexes (4 bytes each), the sources' JSON, then the data, each typed
+ * section aligned to 8 bytes so that it can be viewed in place.
+ */
+function layout(n: number, srcsLen: number) {
+  const tsAt = HEADER
+  const idAt = tsAt + 8 * n
+  const offAt = idAt + 8 * n
+  const tagAt = offAt + 8 * (n + 1)
+  const srcAt = pad8(tagAt + 4 * n)
+  const srcsAt = pad8(srcAt + 4 * n)
+  const dataAt = pad8(srcsAt + srcsLen)
+  return { tsAt, idAt, offAt, tagAt, srcAt, srcsAt, dataAt }
+}
+
 /** A decoded segment: typed views over its bytes (nothing is copied). */
 export class Segment {
   readonly count: number
@@ -115,13 +125,7 @@ export class Segment {
     const n = b.readUInt32LE(8)
     const srcsLen = b.readUInt32LE(12)
     const dataLen = b.readDoubleLE(16)
-    const tsAt = HEADER
-    const idAt = tsAt + 8 * n
-    const offAt = idAt + 8 * n
-    const tagAt = offAt + 8 * (n + 1)
-    const srcAt = pad8(tagAt + 4 * n)
-    const srcsAt = pad8(srcAt + 4 * n)
-    const dataAt = pad8(srcsAt + srcsLen)
+    const { tsAt, idAt, offAt, tagAt, srcAt, srcsAt, dataAt } = layout(n, srcsLen)
     if (dataAt + dataLen !== b.byteLength) throw new Error(`segment of ${b.byteLength} bytes, its header says ${dataAt + dataLen}`)
     const ab = b.buffer
     const base = b.byteOffset
