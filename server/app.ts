@@ -142,9 +142,10 @@ export async function createApp(deps: AppDeps) {
   const docs = new ApiDocs()
   // The internal routes serve a forwarded request through the whole app, which exists only once it is built.
   let handleRef: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 })
+  const requestLog = requestLogPlugin(log, metrics, clientOf, () => app.server)
   const app = new Elysia({ encodeSchema: false, websocket: websocketOptions() })
     .use(securityHeadersPlugin())
-    .use(requestLogPlugin(log, metrics, clientOf))
+    .use(requestLog.plugin)
     .use(clusterPlugin({ cluster, handle: (request): Promise<Response> => handleRef(request) }))
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))
@@ -166,6 +167,7 @@ export async function createApp(deps: AppDeps) {
     .use(libraryPlugin({ store, auth, clock, quotas }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
+  requestLog.routes.learn(app.routes)
   docs.learn(app)
   handleRef = (request) => app.handle(request)
   return { app, auth, searches, cluster, metrics, createFirstAdmin, entries }

@@ -75,7 +75,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
  */
 export interface BodyGate<C = unknown> {
   authenticate(request: Request): Maybe<C>
-  admit(caller: C): void
+  admit(caller: C, request: Request): void
 }
 
 interface RouteRule {
@@ -122,6 +122,10 @@ export class BodyRules {
       }
       // A WebSocket route is registered as method WS but reached by the GET of its upgrade (which has no body).
       this.rules.set(`${r.method === 'WS' ? 'GET' : r.method} ${r.path}`, rule)
+      // Elysia never parses the body of a GET or HEAD, but a route with any parse hook (this one is global) is
+      // compiled as an async function: a promise per request on the most frequent routes. Without it, a GET whose
+      // hooks and handler are plain functions is answered at once (issue 17; test/sync-routes.test.ts).
+      if (r.method === 'GET' || r.method === 'HEAD') r.hooks.parse = []
     }
   }
 
@@ -142,7 +146,7 @@ export function bodyPlugin(rules: BodyRules) {
       const found = rule.gate.authenticate(request)
       const caller = found instanceof Promise ? await found : found
       ;(ctx as { caller?: unknown }).caller = caller
-      rule.gate.admit(caller)
+      rule.gate.admit(caller, request)
     }
     if (rule.upload) return UNREAD
     const type = contentType.split(';')[0]!.trim().toLowerCase()

@@ -2,7 +2,7 @@
 // it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
 import { Elysia } from 'elysia'
 import type { Logger } from './log'
-import { noteErrorAnswer, pathOf } from './request-log'
+import { noteErrorAnswer, pathOf, requestIdOf } from './request-log'
 import { isUnstorableText } from './pg-text'
 import { UniqueViolation } from './unique'
 import { JSON_TYPE } from './wire'
@@ -109,7 +109,7 @@ function errorAnswer(log: Logger, code: string | number, raised: unknown, set: {
     set.status = 400
     return { Error: 'the request holds a character no text may contain (NUL)' }
   }
-  const requestId = set.headers['x-request-id'] ?? 'unknown'
+  const requestId = requestIdOf(request)
   log.error('internal error', {
     rid: requestId,
     method: request.method,

@@ -19,3 +19,14 @@ export function isPromise<T>(value: Maybe<T>): value is Promise<T> {
 export function then<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> {
   return value instanceof Promise ? value.then(next) : next(value)
 }
+
+/**
+ * The value of a store's answer, for the plain-function forms of the hottest routes, chosen on a store that answers at
+ * once (SQLite; `AuthService.answersAtOnce`). Elysia compiles a route whose hooks and handler read as plain functions
+ * without any await (issue 17); it decides that from their source, so those forms call no function right after a
+ * `return` or an arrow. A promise here would be a fault of ours: an error (a 500), never a wrong answer.
+ */
+export function valueNow<T>(value: Maybe<T>): T {
+  if (value instanceof Promise) throw new Error('a store answered later where a synchronous store was expected')
+  return value
+}

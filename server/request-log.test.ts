@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestServer, type TestServer } from '../test/helpers'
 import { clientAddress, parseTrustedProxies } from './client-address'
+import { UNMATCHED_ROUTE } from './metrics'
+import { RouteLabels } from './request-log'
 
 const afterResponses = () => new Promise((r) => setTimeout(r, 5)) // the request line is written after the answer
 
@@ -151,5 +153,90 @@ describe('X-Forwarded-For on a listening server', () => {
     } finally {
       stop()
     }
+  })
+})
+
+describe("Bun's route table (a listening server): what the handler wrapper adds", () => {
+  /** The count of one series of quarry_http_requests_total in the metrics text. */
+  const countOf = (text: string, method: string, route: string, status: number) => {
+    const line = text.split('\n').find((l) => l.startsWith('quarry_http_requests_total{') && l.includes(`method="${method}"`) && l.includes(`route="${route}"`) && l.includes(`status="${status}"`))
+    return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1))
+  }
+
+  test('answers of routes Bun serves itself carry the request id and Connection: close, and are counted under their route template', async () => {
+    const s = await createTestServer()
+    s.app.listen({ hostname: '127.0.0.1', port: 0 })
+    const base = `http://127.0.0.1:${s.app.server!.port}`
+    try {
+      const auth = { authorization: `Bearer ${s.adminJwt}` }
+      const created = await s.call('POST', '/api/dashboards', { jwt: s.adminJwt, json: { Name: 'd', Description: '', Labels: [], Data: {} } })
+      expect(created.status).toBe(200)
+      const id = created.body as number
+      const cases: [string, string, Record<string, string>, number][] = [
+        ['native-whoami', '/api/info/whoami', auth, 200],
+        ['native-dashboard', `/api/dashboards/${id}`, auth, 200],
+        ['native-dashboard-missing', '/api/dashboards/4242', auth, 404],
+        ['native-all', '/api/dashboards/all', auth, 200],
+        ['native-no-credential', '/api/info/whoami', {}, 401],
+        ['no-route', '/api/no/such/route', auth, 404],
+        ['trailing-slash', '/api/info/whoami/', auth, 200],
+      ]
+      for (const [rid, path, headers, status] of cases) {
+        const res = await fetch(`${base}${path}`, { headers: { ...headers, 'x-request-id': rid } })
+        expect({ rid, status: res.status }).toEqual({ rid, status })
+        expect(res.headers.get('x-request-id')).toBe(rid)
+        const text = await res.text()
+        expect(await lineOf(s, rid)).toMatchObject({ rid, status, path, ip: '127.0.0.1', out: Buffer.byteLength(text) })
+      }
+      // without an id of its own a request gets a generated one; the client's Connection: close is echoed
+      const fresh = await fetch(`${base}/api/info/whoami`, { headers: { ...auth, connection: 'close' } })
+      expect(fresh.status).toBe(200)
+      expect(fresh.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+      expect(fresh.headers.get('connection')).toBe('close')
+      expect((await lineOf(s, fresh.headers.get('x-request-id')!)).uid).toBe(1)
+
+      const metrics = await (await fetch(`${base}/metrics`)).text()
+      // whoami twice from Bun's table and once through the app's own router (the trailing slash), plus `fresh`
+      expect(countOf(metrics, 'GET', '/api/info/whoami', 200)).toBe(3)
+      expect(countOf(metrics, 'GET', '/api/info/whoami', 401)).toBe(1)
+      expect(countOf(metrics, 'GET', '/api/dashboards/:id', 200)).toBe(1)
+      expect(countOf(metrics, 'GET', '/api/dashboards/:id', 404)).toBe(1)
+      expect(countOf(metrics, 'GET', '/api/dashboards/all', 200)).toBe(1)
+      expect(countOf(metrics, 'GET', UNMATCHED_ROUTE, 404)).toBe(1)
+    } finally {
+      s.app.server!.stop(true)
+      s.close()
+    }
+  })
+})
+
+describe('route templates of requests (RouteLabels)', () => {
+  const labels = new RouteLabels()
+  labels.learn([
+    { method: 'GET', path: '/api/dashboards/:id' },
+    { method: 'GET', path: '/api/dashboards/all' },
+    { method: 'PUT', path: '/api/dashboards/:id' },
+    { method: 'GET', path: '/api/users/:id/group/:gid' },
+    { method: 'GET', path: '/api/users/preferences' },
+    { method: 'WS', path: '/api/ws/search' },
+    { method: 'ALL', path: '/files/*' },
+  ])
+
+  test('a literal route wins over a template, a template over a wildcard; HEAD is served by GET, an upgrade by WS', () => {
+    expect(labels.of('GET', 'http://h/api/dashboards/all')).toBe('/api/dashboards/all')
+    expect(labels.of('GET', 'http://h/api/dashboards/17?x=1')).toBe('/api/dashboards/:id')
+    expect(labels.of('PUT', 'http://h/api/dashboards/17')).toBe('/api/dashboards/:id')
+    expect(labels.of('HEAD', 'http://h/api/dashboards/17')).toBe('/api/dashboards/:id')
+    expect(labels.of('GET', 'http://h/api/users/3/group/4')).toBe('/api/users/:id/group/:gid')
+    expect(labels.of('GET', 'http://h/api/users/preferences/')).toBe('/api/users/preferences')
+    expect(labels.of('GET', 'http://h/api/ws/search')).toBe('/api/ws/search')
+    expect(labels.of('POST', 'http://h/files/a/b')).toBe('/files/*')
+  })
+
+  test('anything else is the unmatched route, also a path only the URL of an HTTP/1.0 request gives', () => {
+    expect(labels.of('DELETE', 'http://h/api/dashboards/17')).toBe(UNMATCHED_ROUTE)
+    expect(labels.of('GET', 'http://h/api/dashboards/17/x')).toBe(UNMATCHED_ROUTE)
+    expect(labels.of('GET', 'http://h/api/dashboards/')).toBe(UNMATCHED_ROUTE)
+    expect(labels.of('GET', '/api/dashboards/17')).toBe('/api/dashboards/:id')
   })
 })

@@ -12,19 +12,7 @@ import { type Metrics, UNMATCHED_ROUTE } from './metrics'
  */
 export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
 
-/**
- * What the request log keeps from a request's arrival to its answer, on Elysia's context of the request itself (the
- * request points to it until its answer is counted, see CONTEXT): no per-request map entry, no object of its own.
- */
-interface Tracked {
-  requestId?: string
-  /** performance.now() at arrival. */
-  arrivedAt?: number
-  /** Taken while the request is open: the peer is no longer known once the answer has gone. */
-  peer?: string
-}
-
-/** The error plugin's answers, which Elysia does not hand to afterResponse hooks on every error path. */
+/** The error plugin's answers, for the size of their request lines. */
 const errorAnswers = new WeakMap<Request, unknown>()
 
 /**
@@ -71,129 +59,176 @@ function bodyBytes(value: unknown): number | undefined {
   }
 }
 
-/** The request id of a request (see REQUEST_ID), set on its answer's headers. */
-function requestIdOf(request: Request, set: { headers: Record<string, string | number> }): string {
+/** A request id for a request that has none yet (see REQUEST_ID). */
+function newRequestId(request: Request): string {
   const sent = request.headers.get('x-request-id')
-  const rid = sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
-  set.headers['x-request-id'] = rid
-  if (request.headers.get('connection')?.toLowerCase() === 'close') set.headers['connection'] = 'close'
+  return sent !== null && REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+}
+
+/**
+ * The ids of requests that needed theirs before the answer (a 500 message names it); every other request gets its id
+ * when its answer is there (requestLogPlugin), so most requests never enter this map.
+ */
+const earlyIds = new WeakMap<Request, string>()
+
+/** The request id of a request, the same one its answer's X-Request-Id and its request line give. */
+export function requestIdOf(request: Request): string {
+  let rid = earlyIds.get(request)
+  if (rid === undefined) earlyIds.set(request, (rid = newRequestId(request)))
   return rid
 }
 
-type Answered = Tracked & {
-  request: Request
-  set: { status?: number | string }
-  route?: string
-  responseValue?: unknown
-  /** The error handler's answer (Elysia sets only this one on its error path). */
-  response?: unknown
-  caller?: unknown
+/** Who sent a request, noted by the auth guard for the request line (only while request lines are written). */
+const callers = new WeakMap<Request, { uid: number; token?: { id: string } }>()
+/** What a route's handler answered, noted for the request line's size (only while request lines are written). */
+const handlerAnswers = new WeakMap<Request, unknown>()
+let notingCallers = false
+
+/** Called by the auth guard once a request's caller is known. A no-op unless some app writes request lines. */
+export function noteCaller(request: Request, caller: { uid: number; token?: { id: string } }): void {
+  if (notingCallers) callers.set(request, caller)
 }
 
-type Arriving = Tracked & { request: Request; set: { headers: Record<string, string | number> }; server: Server<unknown> | null }
+/**
+ * The route (as declared, e.g. `/api/dashboards/:id`) a request was served by, for the metrics and the request line,
+ * from the assembled app's route table (learn). Bun's route table sends each of its routes to a handler of its own:
+ * their requests are matched once per handler (requestLogPlugin); the rest (404s, WebSockets, requests Elysia's own
+ * router serves, in-process requests of the tests) on each request.
+ */
+export class RouteLabels {
+  private exact = new Map<string, string>()
+  private patterns: { method: string; re: RegExp; route: string }[] = []
 
-/** Where a request's Elysia context is found from the request itself, once it has arrived (see requestLogPlugin). */
-const CONTEXT = Symbol('quarry request context')
-type WithContext = Request & { [CONTEXT]?: Answered }
+  learn(routes: readonly { method: string; path: string }[]): void {
+    const withParams: { method: string; re: RegExp; route: string; statics: number }[] = []
+    for (const { method, path } of routes) {
+      if (!/[:*]/.test(path)) {
+        if (!this.exact.has(`${method} ${path}`)) this.exact.set(`${method} ${path}`, path)
+        continue
+      }
+      const segments = path.split('/')
+      const re = segments
+        .map((seg) => (seg === '*' ? '.*' : seg.startsWith(':') ? (seg.endsWith('?') ? '[^/]*' : '[^/]+') : seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/')
+      withParams.push({ method, re: new RegExp(`^${re}$`), route: path, statics: segments.filter((seg) => seg !== '*' && !seg.startsWith(':')).length })
+    }
+    // As the routers choose: the most literal pattern first, a wildcard last.
+    withParams.sort((a, b) => Number(a.route.endsWith('*')) - Number(b.route.endsWith('*')) || b.statics - a.statics)
+    this.patterns = withParams
+  }
+
+  /** The route of `method` and `url`, or UNMATCHED_ROUTE. HEAD is served by GET routes, a WebSocket's upgrade is a GET. */
+  of(method: string, url: string): string {
+    let path = pathOf(url)
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1)
+    const methods = method === 'HEAD' ? ['HEAD', 'GET'] : method === 'GET' ? ['GET', 'WS'] : [method]
+    for (const m of methods) {
+      const exact = this.exact.get(`${m} ${path}`) ?? this.exact.get(`ALL ${path}`)
+      if (exact !== undefined) return exact
+    }
+    for (const m of methods)
+      for (const p of this.patterns) if ((p.method === m || p.method === 'ALL') && p.re.test(path)) return p.route
+    return UNMATCHED_ROUTE
+  }
+}
 
 /**
- * Per-request bookkeeping in two places, neither of which costs an awaited hook, a map entry or a task:
- * - a request hook, first of the app's, gives the request its id (set on the answer's headers at once, so every
- *   answer, errors and 500 messages included, carries it) and keeps the context where the request points to it;
- * - a wrapper around the whole handler (Elysia's `wrap`, which sees each request and its final answer on every path:
- *   routes, errors, 404s) counts the answer and writes the request line once the answer is there. (An afterResponse
- *   hook did this before: Elysia runs it from a task of its own per request, which measured 3–5 µs of CPU per request,
- *   a fifth of a whole whoami.)
- * Answers given by a request hook before any route (the cluster's internal routes) are not counted, as before.
+ * Per-request bookkeeping for the whole app, in a wrapper around each handler (Elysia's `wrap`, which sees every
+ * request and its final answer on every path: routes, errors, 404s), with no request hook: any request hook makes
+ * Elysia build the URL and the query of every request and guard the hook with its own try (measured: 2–4 µs of CPU
+ * of a 28 µs whoami over HTTP, issue 17). The wrapper gives the answer its X-Request-Id (and `Connection: close` when
+ * the client sent it), counts it (server/metrics.ts) and writes its request line. A 500 message's id comes from the
+ * same requestIdOf.
+ * Call `learn` with the assembled app's routes before serving.
  */
-export function requestLogPlugin(log: Logger, metrics: Metrics, clientOf: (server: Server<unknown> | null, request: Request) => string) {
+export function requestLogPlugin(
+  log: Logger,
+  metrics: Metrics,
+  clientOf: (server: Server<unknown> | null, request: Request) => string,
+  serverOf: () => Server<unknown> | null | undefined,
+) {
   const logRequests = log.enabled('info')
-  // Elysia reads a hook's source to decide what to prepare for every request: a hook that names `server` gets a
-  // server getter defined on every context, one that passes the context on whole gets everything (query, cookies)
-  // parsed. So two forms of the one hook, the peer's address read only when request lines are written; each touches
-  // named parts of the context. Both are plain (not async) functions whose source returns no call, so Elysia calls
-  // them without an await.
-  const arrive = logRequests
-    ? (ctx: Arriving) => {
-        ctx.requestId = requestIdOf(ctx.request, ctx.set)
-        ctx.peer = clientOf(ctx.server, ctx.request)
-        ctx.arrivedAt = performance.now()
-        ;(ctx.request as WithContext)[CONTEXT] = ctx as unknown as Answered
-      }
-    : (ctx: Arriving) => {
-        ctx.requestId = requestIdOf(ctx.request, ctx.set)
-        ctx.arrivedAt = performance.now()
-        ;(ctx.request as WithContext)[CONTEXT] = ctx as unknown as Answered
-      }
+  if (logRequests) notingCallers = true
+  const routes = new RouteLabels()
 
-  /** Counts the request's answer and writes its line (once, whatever calls it twice). */
-  function answered(request: WithContext): void {
-    const ctx = request[CONTEXT]
-    if (ctx === undefined) return
-    request[CONTEXT] = undefined
-    const arrivedAt = ctx.arrivedAt!
-    // Answered by a request hook before any route and any error (cluster internal routes): not a request of the API.
-    if (ctx.route === undefined && !errorAnswers.has(request)) return
+  /** Gives the answer its id, counts it and writes its line. */
+  function answered(request: Request, answer: unknown, arrivedAt: number, route: string, peer: string): unknown {
+    metrics.inFlight--
+    const rid = earlyIds.get(request) ?? newRequestId(request)
+    // A WebSocket whose upgrade succeeded has no Response: Bun answered 101 itself.
+    let status = 101
+    if (answer instanceof Response) {
+      status = answer.status
+      answer.headers.set('x-request-id', rid)
+      if (request.headers.get('connection')?.toLowerCase() === 'close') answer.headers.set('connection', 'close')
+    }
     const ms = performance.now() - arrivedAt
-    const status = typeof ctx.set.status === 'number' ? ctx.set.status : 200
-    metrics.observeRequest(request.method, ctx.route || UNMATCHED_ROUTE, status, ms / 1000)
-    if (!logRequests) return
-    const caller = ctx.caller as { uid: number; token?: { id: string } } | undefined
+    metrics.observeRequest(request.method, route, status, ms / 1000)
+    if (!logRequests) return answer
+    const caller = callers.get(request)
     const length = request.headers.get('content-length')
     log.info('request', {
-      rid: ctx.requestId,
-      ip: ctx.peer ?? '',
+      rid,
+      ip: peer,
       method: request.method,
       path: pathOf(request.url),
       status,
       ms: Math.round(ms * 100) / 100,
       in: length === null ? undefined : Number(length),
-      out: bodyBytes(ctx.responseValue ?? ctx.response ?? errorAnswers.get(request)),
+      out: bodyBytes(errorAnswers.has(request) ? errorAnswers.get(request) : handlerAnswers.get(request)),
       ua: request.headers.get('user-agent') ?? undefined,
       uid: caller?.uid,
       // the token's id, never its secret
       token: caller?.token?.id,
     })
-  }
-
-  const plugin = new Elysia({ name: 'quarry-request-log' }).onRequest(arrive as (ctx: unknown) => void)
-  // Only when request lines are written, which give the answer's size: a hook after the handler makes Elysia keep
-  // the handler's answer on the context (responseValue), which it otherwise drops. (Errors note theirs themselves.)
-  if (logRequests) plugin.onAfterHandle({ as: 'global' }, () => {})
-  // Elysia calls a wrapper with the handler it wraps (the app's, or one route's on Bun's route table) for every
-  // request and calls what it answers: so each handler's wrapped form is made once and kept.
-  const wrapped = new Map<(request: Request) => unknown, (request: Request) => unknown>()
-  const wrap = (handle: (request: Request) => unknown) => (request: Request) => {
-    metrics.inFlight++
-    let answer: unknown
-    try {
-      answer = handle(request)
-    } catch (error) {
-      metrics.inFlight--
-      answered(request)
-      throw error
-    }
-    if (answer instanceof Promise) return answer.then(
-      (response) => {
-        metrics.inFlight--
-        answered(request)
-        return response
-      },
-      (error) => {
-        metrics.inFlight--
-        answered(request)
-        throw error
-      },
-    )
-    metrics.inFlight--
-    answered(request)
     return answer
   }
+
+  /** Failed without an answer (a fault in Elysia or a hook): counted as a 500, which Bun answers. */
+  function failed(request: Request, arrivedAt: number, route: string, peer: string, error: unknown): never {
+    answered(request, new Response(null, { status: 500 }), arrivedAt, route, peer)
+    throw error
+  }
+
+  // Elysia calls the wrapper with the handler it wraps (the app's, or one route's on Bun's route table) for every
+  // request and calls what it answers: so each handler's wrapped form is made once and kept.
+  const wrap = (handle: (request: Request) => unknown) => {
+    // A route of Bun's table serves one declared route: matched on its first request only. Bun gives such requests
+    // their `params`; the app's own handler (everything else) gets requests without.
+    let ownRoute: string | undefined
+    return (request: Request) => {
+      const arrivedAt = performance.now()
+      const native = (request as { params?: unknown }).params !== undefined
+      const route = native ? (ownRoute ??= routes.of(request.method, request.url)) : routes.of(request.method, request.url)
+      // Taken while the request is open: the peer is no longer known once the answer has gone.
+      const peer = logRequests ? clientOf(serverOf() ?? null, request) : ''
+      metrics.inFlight++
+      let answer: unknown
+      try {
+        answer = handle(request)
+      } catch (error) {
+        failed(request, arrivedAt, route, peer, error)
+      }
+      if (answer instanceof Promise)
+        return answer.then(
+          (response) => answered(request, response, arrivedAt, route, peer),
+          (error) => failed(request, arrivedAt, route, peer, error),
+        )
+      return answered(request, answer, arrivedAt, route, peer)
+    }
+  }
+  const wrapped = new Map<(request: Request) => unknown, (request: Request) => unknown>()
   const wrapper = (handle: (request: Request) => unknown) => {
     let w = wrapped.get(handle)
     if (w === undefined) wrapped.set(handle, (w = wrap(handle)))
     return w
   }
+  const plugin = new Elysia({ name: 'quarry-request-log' })
+  // Only when request lines are written, which give the answer's size: what the route's handler answered, before
+  // Elysia makes it a Response. (Errors note theirs themselves.)
+  if (logRequests) plugin.onAfterHandle({ as: 'global' }, ({ request, responseValue }) => {
+    handlerAnswers.set(request, responseValue)
+  })
   plugin.wrap(wrapper as unknown as Parameters<typeof plugin.wrap>[0])
-  return plugin
+  return { plugin, routes }
 }

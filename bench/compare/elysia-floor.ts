@@ -10,7 +10,7 @@ import { API_HEADERS } from '../../server/headers'
 import { JSON_TYPE } from './work.mjs'
 import { openCompareStore } from './store'
 
-const { db, work } = openCompareStore()
+export const { db, work } = openCompareStore()
 
 const answer = (set: { status?: number | string; headers: Record<string, string | number> }, a: { status: number; body: string }) => {
   set.status = a.status
@@ -18,18 +18,23 @@ const answer = (set: { status?: number | string; headers: Record<string, string 
   return a.body
 }
 
-const app = new Elysia({ encodeSchema: false })
+/** The floor app; bench/compare/inprocess.ts --floor calls its `handle` without HTTP. */
+export const floorApp = new Elysia({ encodeSchema: false })
   .headers({ ...API_HEADERS })
   .get('/api/info/whoami', ({ request, set }) => answer(set, work.whoami(request.headers.get('authorization'))))
   .get('/api/dashboards', ({ request, set }) => answer(set, work.dashboards(request.headers.get('authorization'))))
   .get('/api/dashboards/:id', ({ request, params, set }) => answer(set, work.dashboard(request.headers.get('authorization'), params.id)))
   .get('/api/test', () => ({}))
-  .listen({ hostname: '127.0.0.1', port: Number(process.env.COMPARE_PORT ?? 0) })
-console.log(`elysia-floor listening on http://127.0.0.1:${app.server?.port}`)
-const stop = () => {
-  void app.stop(true)
-  db.close()
-  process.exit(0)
+if (import.meta.main) listen()
+
+function listen() {
+  const app = floorApp.listen({ hostname: '127.0.0.1', port: Number(process.env.COMPARE_PORT ?? 0) })
+  console.log(`elysia-floor listening on http://127.0.0.1:${app.server?.port}`)
+  const stop = () => {
+    void app.stop(true)
+    db.close()
+    process.exit(0)
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
 }
-process.on('SIGTERM', stop)
-process.on('SIGINT', stop)

@@ -7,6 +7,7 @@ import { Elysia } from 'elysia'
 import type { AssembledRoute, BodyGate } from '../../server/body'
 import { type Access, type AccessSpec, accessSpec } from '../../server/permissions'
 import type { AuthService, Caller } from './service'
+import { noteCaller } from '../../server/request-log'
 
 type WithCaller = { caller?: Caller }
 
@@ -17,18 +18,30 @@ export function authGuard(auth: AuthService) {
   return new Elysia({ name: 'quarry-auth-guard' }).macro({
     access: (access: Access) => {
       const spec = accessSpec(access)
-      // Only ctx.request and ctx.caller are touched, never ctx as a whole: Elysia reads the hook's source and
-      // would otherwise prepare every part of the context (query, cookies, ...) on every request.
-      // Elysia awaits this hook once; inside it nothing is awaited unless the store answers later (server/maybe.ts):
-      // on SQLite the whole check runs synchronously.
-      const transform = async (ctx: { request: Request }) => {
-        if ((ctx as WithCaller).caller) return // admitted by the body parser already
-        const found = auth.authenticate(ctx.request, spec)
-        const caller = found instanceof Promise ? await found : found
-        // Set before the route may refuse (403 here, or 400 from validation), so the request log names the uid.
-        ;(ctx as WithCaller).caller = caller
+      // Only ctx.request and ctx.caller are touched, never ctx as a whole: Elysia reads the hook's source and would
+      // otherwise prepare every part of the context (query, cookies, ...) on every request. It also decides from the
+      // source whether to await the hook (an `async`, an `await`, or a call right after a `return` or an arrow), and
+      // one awaited hook makes the route's whole handler async: a promise per request. So two forms: on a store that
+      // answers at once (SQLite) a plain function; on PostgreSQL an async one that awaits the store.
+      // Set before the route may refuse (403 here, or 400 from validation), so the request line names the uid.
+      const admit = (request: Request, caller: Caller) => {
+        noteCaller(request, caller)
         auth.admit(caller, spec)
       }
+      const transform = auth.answersAtOnce
+        ? (ctx: { request: Request }) => {
+            if ((ctx as WithCaller).caller) return // admitted by the body parser already
+            const caller = auth.authenticate(ctx.request, spec)
+            if (caller instanceof Promise) throw new Error('the store answered an authentication later, on a synchronous guard')
+            ;(ctx as WithCaller).caller = caller
+            admit(ctx.request, caller)
+          }
+        : async (ctx: { request: Request }) => {
+            if ((ctx as WithCaller).caller) return // admitted by the body parser already
+            const caller = await auth.authenticate(ctx.request, spec)
+            ;(ctx as WithCaller).caller = caller
+            admit(ctx.request, caller)
+          }
       guardSpecs.set(transform, spec)
       return {
         // Read by the route-table tests (test/routes.ts): the permission, and whether the JWT may come as a cookie.
@@ -50,7 +63,13 @@ export function authGuard(auth: AuthService) {
 export function bodyGate(auth: AuthService, hooks: AssembledRoute['hooks']): BodyGate<Caller> | undefined {
   const spec = accessOf(hooks)
   if (!spec) return undefined
-  return { authenticate: (request) => auth.authenticate(request, spec), admit: (caller) => auth.admit(caller, spec) }
+  return {
+    authenticate: (request) => auth.authenticate(request, spec),
+    admit: (caller, request) => {
+      noteCaller(request, caller)
+      auth.admit(caller, spec)
+    },
+  }
 }
 
 /**

@@ -26,7 +26,8 @@ export interface SessionsRepo {
   /** The session with its user, in one query: this runs on every authenticated request (Maybe: server/maybe.ts). */
   getWithUser(id: string): Maybe<{ session: SessionRow; user: UserRow } | undefined>
   touch(id: string, now: number): Maybe<void>
-  delete(id: string): Promise<boolean>
+  /** Maybe: an expired session is deleted on the request that finds it (server/maybe.ts). */
+  delete(id: string): Maybe<boolean>
   /** Deletes every session of the user, or every one but `keep`. */
   deleteForUser(uid: number, keep?: string): Promise<string[]>
   listForUser(uid: number): Promise<SessionRow[]>
@@ -124,7 +125,7 @@ export class SqliteSessionsRepo implements SessionsRepo {
   touch(id: string, now: number) {
     this.q.touch.run(now, id)
   }
-  async delete(id: string) {
+  delete(id: string) {
     return this.q.del.run(id).changes > 0
   }
   async deleteForUser(uid: number, keep?: string) {

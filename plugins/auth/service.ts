@@ -61,6 +61,11 @@ export interface AuthDeps {
 }
 
 export class AuthService {
+  /**
+   * Whether authenticate answers at once, never with a promise: on a synchronous store (SQLite). The guard is then a
+   * plain function, which Elysia calls without an await (plugins/auth/guard.ts).
+   */
+  readonly answersAtOnce: boolean
   private readonly signer: Hs256
   private dummyHash: Promise<string> | undefined
   private readonly verified = new Map<string, JwtClaims>()
@@ -79,6 +84,7 @@ export class AuthService {
   private readonly events: ClusterEvents
 
   constructor(private readonly deps: AuthDeps) {
+    this.answersAtOnce = deps.store.kind === 'sqlite'
     this.signer = new Hs256(deps.signingKey)
     this.events = deps.events ?? localEvents()
     this.events.subscribe((e) => this.deliver(e))
@@ -216,8 +222,10 @@ export class AuthService {
     this.emit({ kind: 'sessions-ended', ids: [...ids] })
   }
 
-  async closeSession(id: string): Promise<void> {
-    if (await this.deps.store.sessions.delete(id)) this.ended([id])
+  closeSession(id: string): Maybe<void> {
+    return then(this.deps.store.sessions.delete(id), (deleted) => {
+      if (deleted) this.ended([id])
+    })
   }
 
   /**
@@ -346,7 +354,10 @@ export class AuthService {
     if (!found || String(found.user.uid) !== claims.sub) throw Errors.unauthenticated('session has ended')
     const { session, user } = found
     const now = this.deps.clock()
-    if (!this.isLive(session, now)) return this.closeSession(session.id).then(() => Promise.reject(Errors.unauthenticated('session has expired')))
+    if (!this.isLive(session, now))
+      return then(this.closeSession(session.id), () => {
+        throw Errors.unauthenticated('session has expired')
+      })
     if (user.locked) throw Errors.unauthenticated('session has ended')
     const caller: Caller = {
       uid: user.uid,
