@@ -3,8 +3,8 @@
 // the right (the hop our own proxy appended) leftwards past every trusted hop, to the first address no trusted
 // proxy vouches for. Anything left of that hop is whatever the client chose to send and is never believed; a
 // malformed entry ends the walk at the trusted proxy that passed it on.
-import { BlockList, isIP } from 'node:net'
 import type { Server } from 'bun'
+import { nodeNet } from './lazy-builtins'
 
 export interface TrustedProxies {
   /** The CIDRs as configured, normalised (`10.0.0.0/8`, `fd00::/8`), for logs and tests. */
@@ -14,6 +14,7 @@ export interface TrustedProxies {
 
 /** Parses a comma-separated list of CIDRs (or bare addresses); throws Error naming the first bad entry. */
 export function parseTrustedProxies(raw: string): TrustedProxies {
+  const { BlockList, isIP } = nodeNet()
   const list = new BlockList()
   const cidrs: string[] = []
   for (const part of raw.split(',')) {
@@ -44,7 +45,7 @@ function hopAddress(raw: string): string {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s)
   if (bracketed) s = bracketed[1]!
   else if (/^[\d.]+:\d+$/.test(s)) s = s.slice(0, s.lastIndexOf(':'))
-  return isIP(s) === 0 ? '' : s
+  return nodeNet().isIP(s) === 0 ? '' : s
 }
 
 /** The client address of `peer` (the TCP peer) given the request's X-Forwarded-For header. */

@@ -81,3 +81,23 @@ test('GET /metrics as the first request after a start loads prom-client and has 
   expect(docs).toEqual({ openapi: '3.1.0', paths: expect.any(Number), afterDocs: ['@elysiajs/openapi', 'plugins/system/document.ts', 'prom-client'] })
   expect(docs.paths).toBeGreaterThan(50)
 }, 90_000)
+
+test("no module of the server's static import graph imports node:net, node:zlib or node:stream: they load at first use (server/lazy-builtins.ts)", () => {
+  // Built-in modules are not in the module registry, so this follows the graph itself: every module a start loads
+  // is reached by static imports from server/main.ts (what loads later is imported dynamically or through require).
+  const transpiler = new Bun.Transpiler({ loader: 'ts' })
+  const seen = new Set<string>()
+  const offending: string[] = []
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const imp of transpiler.scanImports(readFileSync(file, 'utf8'))) {
+      if (imp.kind !== 'import-statement') continue
+      if (/^(node:)?(net|zlib|stream)(\/|$)/.test(imp.path)) offending.push(`${file.slice(ROOT.length + 1)} imports ${imp.path}`)
+      if (imp.path.startsWith('.') && /\.[cm]?[jt]s$/.test(Bun.resolveSync(imp.path, join(file, '..')))) visit(Bun.resolveSync(imp.path, join(file, '..')))
+    }
+  }
+  visit(join(ROOT, 'server', 'main.ts'))
+  expect(seen.size).toBeGreaterThan(50)
+  expect(offending).toEqual([])
+})

@@ -1,8 +1,8 @@
 // Ingest into the embedded engine: POST /api/ingest/json with an array of {"TS", "Tag", "SRC", "Data"} entries.
 // A batch is stored whole or not at all: one bad entry refuses the batch with 400 naming its index.
-import { isIP } from 'node:net'
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/errors'
+import { nodeNet } from '../../server/lazy-builtins'
 import { TAG_NAME } from '../../server/search/query'
 import type { NewEntry } from '../../server/search/entries'
 import type { Store } from '../../server/store'
@@ -47,7 +47,7 @@ export function ingestPlugin({ store, auth, clock }: { store: Store; auth: AuthS
           if (ts === undefined) throw Errors.badRequest(`entry ${i}: TS is not an RFC 3339 time`)
           if (!TAG_NAME.test(e.Tag)) throw Errors.badRequest(`entry ${i}: Tag must be 1 to 128 letters, digits, '.', '_' or '-'`)
           const src = e.SRC ?? ''
-          if (src !== '' && isIP(src) === 0) throw Errors.badRequest(`entry ${i}: SRC is not an IP address`)
+          if (src !== '' && nodeNet().isIP(src) === 0) throw Errors.badRequest(`entry ${i}: SRC is not an IP address`)
           if (!isBase64(e.Data)) throw Errors.badRequest(`entry ${i}: Data is not base64`)
           const data = Buffer.from(e.Data, 'base64')
           size += data.byteLength

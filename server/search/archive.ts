@@ -22,8 +22,7 @@
 // count is checked while streaming (compressed bytes as they arrive, expanded bytes as gunzip produces them),
 // and every stage waits for the next (onRecord is awaited before more input is read), so a zip bomb or a slow
 // consumer never makes it buffer more than a few chunks.
-import { pipeline } from 'node:stream/promises'
-import { createGunzip, createGzip } from 'node:zlib'
+import { nodeStreamPromises, nodeZlib } from '../lazy-builtins'
 import type { Header } from 'tar-stream'
 import type * as TarStream from 'tar-stream'
 
@@ -238,7 +237,7 @@ export function writeSearchArchive(
   head.Version = ARCHIVE_VERSION
 
   const pack = tar().pack()
-  const gzip = createGzip({ level: options.level ?? DEFAULT_GZIP_LEVEL })
+  const gzip = nodeZlib().createGzip({ level: options.level ?? DEFAULT_GZIP_LEVEL })
   pack.pipe(gzip)
   // A failure reaches the consumer through gzip's iterator; pack's own error event would otherwise go unheard.
   pack.on('error', () => {})
@@ -375,7 +374,7 @@ export async function readSearchArchive(
 ): Promise<SearchArchiveDescription> {
   const limit = resolveLimits(limits)
   const reader = stream.getReader()
-  const gunzip = createGunzip()
+  const gunzip = nodeZlib().createGunzip()
   const extract = tar().extract()
   const abort = new AbortController()
   let compressed = 0
@@ -446,7 +445,7 @@ export async function readSearchArchive(
     extract.end(null) // streamx's typing wants an argument; null means no last chunk
   }
 
-  const feeding = pipeline(compressedChunks, gunzip, toExtract, { signal: abort.signal }).catch(fail)
+  const feeding = nodeStreamPromises().pipeline(compressedChunks, gunzip, toExtract, { signal: abort.signal }).catch(fail)
   const reading = readMembers(extract, state, limit, onRecord, hooks).catch(fail)
   await Promise.all([feeding, reading])
 
