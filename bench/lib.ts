@@ -6,6 +6,7 @@
 //   bun run bench/lib.ts token <base> <jwt>         create an API token (permission ListUsers) and print its secret
 //   bun run bench/lib.ts body <url> [header]        GET <url> with an optional "Name: value" header; print the JSON
 //                                                   body without TS (fails unless 200)
+//   bun run bench/lib.ts answer <url> [header]      the same with X-Request-Id sent, then the answer's headers
 //   bun run bench/lib.ts login <base> <password>    log in as admin and print the JWT (nothing else is changed)
 //   bun run bench/lib.ts resource <base> <jwt> <name>  create an empty resource and print its GUID
 //   bun run bench/lib.ts field <file.json> <name>   print member <name> of the JSON object in <file.json>
@@ -100,14 +101,19 @@ switch (cmd) {
     console.log(created.token)
     break
   }
-  case 'body': {
+  case 'body':
+  case 'answer': {
     const [url, header] = args
-    if (!url) fail('body <url> [header]')
-    const headers: Record<string, string> = {}
+    if (!url) fail(`${cmd} <url> [header]`)
+    // `answer`: with a fixed request id, which every server must echo, and the answer's headers printed too.
+    const headers: Record<string, string> = cmd === 'answer' ? { 'x-request-id': 'bench-compare-check' } : {}
     if (header) headers[header.slice(0, header.indexOf(':'))] = header.slice(header.indexOf(':') + 1).trim()
-    const body = await json(await fetch(url, { headers }), `GET ${url}`)
+    const res = await fetch(url, { headers })
+    const answerHeaders = Object.fromEntries([...res.headers].filter(([k]) => !['date', 'content-length', 'connection', 'keep-alive'].includes(k)).sort())
+    const body = await json(res, `GET ${url}`)
     delete body.TS // last_active moves while Quarry serves; everything else must match
     console.log(JSON.stringify(body))
+    if (cmd === 'answer') console.log(JSON.stringify(answerHeaders))
     break
   }
   case 'login': {

@@ -7,23 +7,23 @@
 import { Elysia } from 'elysia'
 import { API_HEADERS } from '../../server/headers'
 // @ts-expect-error plain JavaScript shared with the Node baseline
-import { JSON_TYPE } from './work.mjs'
+import { answerHeaders } from './work.mjs'
 import { openCompareStore } from './store'
 
 export const { db, work } = openCompareStore()
 
-const answer = (set: { status?: number | string; headers: Record<string, string | number> }, a: { status: number; body: string }) => {
+const answer = (request: Request, set: { status?: number | string; headers: Record<string, string | number> }, a: { status: number; body: string }) => {
   set.status = a.status
-  set.headers['content-type'] = JSON_TYPE
+  Object.assign(set.headers, answerHeaders(request.headers.get('x-request-id')))
   return a.body
 }
 
 /** The floor app; bench/compare/inprocess.ts --floor calls its `handle` without HTTP. */
 export const floorApp = new Elysia({ encodeSchema: false })
   .headers({ ...API_HEADERS })
-  .get('/api/info/whoami', ({ request, set }) => answer(set, work.whoami(request.headers.get('authorization'))))
-  .get('/api/dashboards', ({ request, set }) => answer(set, work.dashboards(request.headers.get('authorization'))))
-  .get('/api/dashboards/:id', ({ request, params, set }) => answer(set, work.dashboard(request.headers.get('authorization'), params.id)))
+  .get('/api/info/whoami', ({ request, set }) => answer(request, set, work.whoami(request.headers.get('authorization'))))
+  .get('/api/dashboards', ({ request, set }) => answer(request, set, work.dashboards(request.headers.get('authorization'))))
+  .get('/api/dashboards/:id', ({ request, params, set }) => answer(request, set, work.dashboard(request.headers.get('authorization'), params.id)))
   .get('/api/test', () => ({}))
 if (import.meta.main) listen()
 

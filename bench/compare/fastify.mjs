@@ -4,7 +4,7 @@
 //   COMPARE_DB=<quarry.db> COMPARE_PORT=<port> node bench/compare/fastify.mjs
 import Database from 'better-sqlite3'
 import Fastify from 'fastify'
-import { JSON_TYPE, makeWork } from './work.mjs'
+import { answerHeaders, makeWork } from './work.mjs'
 
 const dbPath = process.env.COMPARE_DB
 if (!dbPath) throw new Error('COMPARE_DB is required')
@@ -25,11 +25,12 @@ function prepare(sql) {
 const work = makeWork(prepare, key)
 
 const app = Fastify({ logger: false })
-const send = (reply, a) => reply.code(a.status).type(JSON_TYPE).send(a.body)
-app.get('/api/info/whoami', (req, reply) => send(reply, work.whoami(req.headers.authorization)))
-app.get('/api/dashboards', (req, reply) => send(reply, work.dashboards(req.headers.authorization)))
-app.get('/api/dashboards/:id', (req, reply) => send(reply, work.dashboard(req.headers.authorization, req.params.id)))
-app.get('/api/test', (req, reply) => send(reply, { status: 200, body: '{}' }))
+// The headers Quarry's answers carry (security headers, JSON type, request id): part of the work.
+const send = (req, reply, a) => reply.code(a.status).headers(answerHeaders(req.headers['x-request-id'])).send(a.body)
+app.get('/api/info/whoami', (req, reply) => send(req, reply, work.whoami(req.headers.authorization)))
+app.get('/api/dashboards', (req, reply) => send(req, reply, work.dashboards(req.headers.authorization)))
+app.get('/api/dashboards/:id', (req, reply) => send(req, reply, work.dashboard(req.headers.authorization, req.params.id)))
+app.get('/api/test', (req, reply) => send(req, reply, { status: 200, body: '{}' }))
 await app.listen({ host: '127.0.0.1', port: Number(process.env.COMPARE_PORT ?? 0) })
 console.log(`fastify listening on http://127.0.0.1:${app.server.address().port}`)
 const stop = async () => {

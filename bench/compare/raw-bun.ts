@@ -3,24 +3,24 @@
 //
 //   COMPARE_DB=<quarry.db> COMPARE_PORT=<port> bun run bench/compare/raw-bun.ts
 // @ts-expect-error plain JavaScript shared with the Node baseline
-import { JSON_TYPE } from './work.mjs'
+import { answerHeaders } from './work.mjs'
 import { openCompareStore } from './store'
 
 const { db, work } = openCompareStore()
 
-const headers = { 'content-type': JSON_TYPE }
-const send = (a: { status: number; body: string }) => new Response(a.body, { status: a.status, headers })
+// The headers Quarry's answers carry (security headers, JSON type, request id): part of the work.
+const send = (req: Request, a: { status: number; body: string }) => new Response(a.body, { status: a.status, headers: answerHeaders(req.headers.get('x-request-id')) })
 
 const server = Bun.serve({
   hostname: '127.0.0.1',
   port: Number(process.env.COMPARE_PORT ?? 0),
   routes: {
-    '/api/info/whoami': { GET: (req) => send(work.whoami(req.headers.get('authorization'))) },
-    '/api/dashboards': { GET: (req) => send(work.dashboards(req.headers.get('authorization'))) },
-    '/api/dashboards/:id': { GET: (req) => send(work.dashboard(req.headers.get('authorization'), req.params.id)) },
-    '/api/test': { GET: () => send({ status: 200, body: '{}' }) },
+    '/api/info/whoami': { GET: (req) => send(req, work.whoami(req.headers.get('authorization'))) },
+    '/api/dashboards': { GET: (req) => send(req, work.dashboards(req.headers.get('authorization'))) },
+    '/api/dashboards/:id': { GET: (req) => send(req, work.dashboard(req.headers.get('authorization'), req.params.id)) },
+    '/api/test': { GET: (req) => send(req, { status: 200, body: '{}' }) },
   },
-  fetch: () => send({ status: 404, body: '{"Error":"no such route"}' }),
+  fetch: (req) => send(req, { status: 404, body: '{"Error":"no such route"}' }),
 })
 console.log(`raw-bun listening on http://127.0.0.1:${server.port}`)
 const stop = () => {

@@ -119,11 +119,12 @@ declare -A GOAL_RAW=([whoami]=0.85 [dashboard]=0.85 [dashboards]=0.90)
 declare -A GOAL_FASTIFY=([whoami]=2.5 [dashboard]=2.5 [dashboards]=2.0)
 AUTH="Authorization: Bearer $JWT"
 
-# Every answer must be Quarry's, byte for byte (whoami's TS aside: the last activity moves while Quarry serves).
+# Every answer must be Quarry's, byte for byte (whoami's TS aside: the last activity moves while Quarry serves), and
+# carry the same headers (the security headers, the JSON type, the request id the check sends: bench/lib.ts answer).
 for p in "${PATHS[@]}"; do
-  "$BUN" run bench/lib.ts body "http://127.0.0.1:$QPORT${ROUTE[$p]}" "$AUTH" >"$TMP/q-$p.json"
+  "$BUN" run bench/lib.ts answer "http://127.0.0.1:$QPORT${ROUTE[$p]}" "$AUTH" >"$TMP/q-$p.json"
   for s in "${SERVERS[@]:1}"; do
-    "$BUN" run bench/lib.ts body "http://127.0.0.1:${PORT[$s]}${ROUTE[$p]}" "$AUTH" >"$TMP/$s-$p.json"
+    "$BUN" run bench/lib.ts answer "http://127.0.0.1:${PORT[$s]}${ROUTE[$p]}" "$AUTH" >"$TMP/$s-$p.json"
     cmp -s "$TMP/q-$p.json" "$TMP/$s-$p.json" || {
       echo "bench/compare/run.sh: $s answers $p differently from Quarry:" >&2
       diff <(tr ',' '\n' <"$TMP/q-$p.json") <(tr ',' '\n' <"$TMP/$s-$p.json") | head -20 >&2

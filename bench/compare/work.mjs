@@ -13,7 +13,7 @@
 //   - GET /api/dashboards: the visible ones (Quarry's VISIBLE_DASHBOARDS_SQL), the same JSON per row.
 // Every SQL text is Quarry's word for word (plugins/*/repo.ts): keep them in step, or the ratios stop meaning
 // "Quarry's framework and code around the same queries". bench/compare/run.sh checks that the answers are equal.
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 
 const USER_COLS = ['uid', 'username', 'name', 'email', 'password_hash', 'admin', 'locked', 'search_gid', 'last_active']
 const userColumns = (a) => USER_COLS.map((c) => `${a}.${c} AS ${c}`).join(', ')
@@ -158,3 +158,22 @@ export function makeWork(prepare, signingKey) {
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * The headers of each of Quarry's answers (server/headers.ts API_HEADERS and server/request-log.ts), which a baseline
+ * must send too to do Quarry's work: copied here for Node, and checked equal to Quarry's by bench/compare/run.sh
+ * before loading (bench/lib.ts body prints them).
+ */
+const API_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'; sandbox",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+}
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/
+
+/** An answer's headers: the security headers, the JSON type and the request id (the client's when safe, else a new UUID). */
+export function answerHeaders(sentRequestId) {
+  return { ...API_HEADERS, 'content-type': JSON_TYPE, 'x-request-id': typeof sentRequestId === 'string' && REQUEST_ID.test(sentRequestId) ? sentRequestId : randomUUID() }
+}
