@@ -124,7 +124,7 @@ export class BodyRules {
       this.rules.set(`${r.method === 'WS' ? 'GET' : r.method} ${r.path}`, rule)
       // Elysia never parses the body of a GET or HEAD, but a route with any parse hook (this one is global) is
       // compiled as an async function: a promise per request on the most frequent routes. Without it, a GET whose
-      // hooks and handler are plain functions is answered at once (issue 17; test/sync-routes.test.ts).
+      // hooks and handler are plain functions is answered at once (issue 17; test/hot-path.test.ts).
       if (r.method === 'GET' || r.method === 'HEAD') r.hooks.parse = []
     }
   }

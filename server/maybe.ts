@@ -1,16 +1,11 @@
 // Values a store answers now or later. bun:sqlite is synchronous; PostgreSQL (Bun.SQL) is not. The repository
 // methods on the request hot path (session lookup and touch, the token lookup, groups of a user, the dashboard
 // reads) answer `Maybe<T>`: the SQLite implementation the value itself, the PostgreSQL one a promise. Callers on
-// the hot path go on synchronously when they got a value (`isPromise` false) and chain only on a promise, so a
+// the hot path go on synchronously when they got a value and chain only on a promise (`then`), so a
 // request on SQLite pays for no promise, microtask or async frame per repository call (issue 17: about 1–2 µs each).
 // Elsewhere `await` of a Maybe is as correct as of a promise.
 
 export type Maybe<T> = T | Promise<T>
-
-/** Whether a store's answer is still to come (PostgreSQL) rather than here (SQLite). */
-export function isPromise<T>(value: Maybe<T>): value is Promise<T> {
-  return value instanceof Promise
-}
 
 /**
  * `next(value)` now when the value is here, else once it comes. A throw of `next` on the synchronous path is a

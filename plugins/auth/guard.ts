@@ -8,6 +8,7 @@ import type { AssembledRoute, BodyGate } from '../../server/body'
 import { type Access, type AccessSpec, accessSpec } from '../../server/permissions'
 import type { AuthService, Caller } from './service'
 import { noteCaller } from '../../server/request-log'
+import { valueNow } from '../../server/maybe'
 
 type WithCaller = { caller?: Caller }
 
@@ -23,16 +24,11 @@ export function authGuard(auth: AuthService) {
       // source whether to await the hook (an `async`, an `await`, or a call right after a `return` or an arrow), and
       // one awaited hook makes the route's whole handler async: a promise per request. So two forms: on a store that
       // answers at once (SQLite) a plain function; on PostgreSQL an async one that awaits the store.
-      // Set before the route may refuse (403 here, or 400 from validation), so the request line names the uid.
-      const admit = (request: Request, caller: Caller) => {
-        noteCaller(request, caller)
-        auth.admit(caller, spec)
-      }
+      const admit = admitter(auth, spec)
       const transform = auth.answersAtOnce
         ? (ctx: { request: Request }) => {
             if ((ctx as WithCaller).caller) return // admitted by the body parser already
-            const caller = auth.authenticate(ctx.request, spec)
-            if (caller instanceof Promise) throw new Error('the store answered an authentication later, on a synchronous guard')
+            const caller = valueNow(auth.authenticate(ctx.request, spec))
             ;(ctx as WithCaller).caller = caller
             admit(ctx.request, caller)
           }
@@ -63,12 +59,18 @@ export function authGuard(auth: AuthService) {
 export function bodyGate(auth: AuthService, hooks: AssembledRoute['hooks']): BodyGate<Caller> | undefined {
   const spec = accessOf(hooks)
   if (!spec) return undefined
-  return {
-    authenticate: (request) => auth.authenticate(request, spec),
-    admit: (caller, request) => {
-      noteCaller(request, caller)
-      auth.admit(caller, spec)
-    },
+  const admit = admitter(auth, spec)
+  return { authenticate: (request) => auth.authenticate(request, spec), admit: (caller, request) => admit(request, caller) }
+}
+
+/**
+ * The permission check of a route once its caller is known (403 when refused). The caller is noted for the request
+ * line first, so that a refused request's line still names the uid.
+ */
+function admitter(auth: AuthService, spec: AccessSpec) {
+  return (request: Request, caller: Caller) => {
+    noteCaller(request, caller)
+    auth.admit(caller, spec)
   }
 }
 

@@ -344,9 +344,7 @@ export class AuthService {
   private bySession(token: string): Maybe<Caller> {
     const claims = this.verifyJwt(token)
     if (!claims) throw Errors.unauthenticated('invalid or expired token')
-    const found = this.deps.store.sessions.getWithUser(claims.jti)
-    if (found instanceof Promise) return found.then((f) => this.liveCaller(claims, f))
-    return this.liveCaller(claims, found)
+    return then(this.deps.store.sessions.getWithUser(claims.jti), (found) => this.liveCaller(claims, found))
   }
 
   /** The caller of a session row that matches its JWT and is live; the session and user touched when due. */
@@ -369,10 +367,10 @@ export class AuthService {
     // At most once a second per session: the write-back of the session's and the user's last activity.
     const { store } = this.deps
     user.lastActive = now
-    const touched = store.sessions.touch(session.id, now)
-    if (touched instanceof Promise) return touched.then(() => store.users.touch(user.uid, now)).then(() => caller)
-    const userTouched = store.users.touch(user.uid, now)
-    return userTouched instanceof Promise ? userTouched.then(() => caller) : caller
+    return then(
+      then(store.sessions.touch(session.id, now), () => store.users.touch(user.uid, now)),
+      () => caller,
+    )
   }
 
   /**
@@ -395,9 +393,7 @@ export class AuthService {
   /** An API token: usable until it expires, while its owner exists and is not locked. */
   private byToken(secret: string): Maybe<Caller> {
     const hash = hashSecret(secret)
-    const found = this.deps.store.tokens.getBySecretHash(hash)
-    if (found instanceof Promise) return found.then((f) => this.tokenCaller(hash, f))
-    return this.tokenCaller(hash, found)
+    return then(this.deps.store.tokens.getBySecretHash(hash), (found) => this.tokenCaller(hash, found))
   }
 
   private tokenCaller(hash: string, found: Awaited<ReturnType<Store['tokens']['getBySecretHash']>>): Caller {

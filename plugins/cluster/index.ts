@@ -29,19 +29,11 @@ export function clusterPlugin({ cluster, handle }: { cluster: Cluster; handle: (
   // A wrapper around the app's handlers (Elysia's `wrap`, the outermost: its answers are not requests of the API and
   // are not counted), not a request hook: any request hook makes Elysia build every request's URL and query (issue
   // 17). Requests that Bun's route table sent to one of its routes (they carry `params`) cannot be internal ones: no
-  // route there matches a path under /api/internal (checked by test/cluster-gate.test.ts), so they pass untouched. The
+  // route there matches a path under /api/internal (checked by test/hot-path.test.ts), so they pass untouched. The
   // others (Elysia's own router, 404s, WebSockets) are looked at: a substring test, then internalAnswer.
-  const gated = (next: (request: Request) => unknown) => (request: Request) => {
-    const answer = internalAnswer(cluster, handle, request)
-    if (answer !== undefined) return answer
-    return next(request)
-  }
-  const wrapped = new Map<(request: Request) => unknown, (request: Request) => unknown>()
   const gate = (next: (request: Request) => unknown, request: Request) => {
     if ((request as { params?: unknown }).params !== undefined || request.url.indexOf('/api/internal') === -1) return next
-    let w = wrapped.get(next)
-    if (w === undefined) wrapped.set(next, (w = gated(next)))
-    return w
+    return (r: Request) => internalAnswer(cluster, handle, r) ?? next(r)
   }
   return new Elysia({ name: 'quarry-cluster' }).wrap(gate as unknown as Parameters<Elysia['wrap']>[0])
 }

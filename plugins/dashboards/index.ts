@@ -12,7 +12,7 @@ import { rawBodyMember, rawJson } from '../../server/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
 import { bareNumber, sharingList } from '../../server/wire'
-import { type Maybe, valueNow } from '../../server/maybe'
+import { type Maybe, then, valueNow } from '../../server/maybe'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
@@ -39,12 +39,10 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
     if (/^\d+$/.test(rawId)) {
       const id = Number(rawId)
       if (!Number.isSafeInteger(id)) throw Errors.notFound('dashboard')
-      const found = dashboards.byId(id, caller.uid)
-      return found instanceof Promise ? found.then((d) => reachedById(caller, d)) : reachedById(caller, found)
+      return then(dashboards.byId(id, caller.uid), (found) => reachedById(caller, found))
     }
     if (UUID.test(rawId)) {
-      const found = dashboards.byGuid(rawId.toLowerCase(), caller.uid)
-      return found instanceof Promise ? found.then((all) => reachedByGuid(caller, all)) : reachedByGuid(caller, found)
+      return then(dashboards.byGuid(rawId.toLowerCase(), caller.uid), (all) => reachedByGuid(caller, all))
     }
     throw Errors.badRequest('invalid dashboard id: expected the numeric ID or a GUID')
   }
@@ -87,10 +85,8 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
             return body
           }
         : async ({ caller, set }) => rawJson(set, dashboardListJson(await dashboards.listVisible(caller.uid))),
-      {
-      access: 'DashboardRead',
-      detail: { summary: 'List the dashboards you can see', ...LIST },
-    })
+      { access: 'DashboardRead', detail: { summary: 'List the dashboards you can see', ...LIST } },
+    )
     .get(
       '/api/dashboards/all',
       async ({ caller, set }) => rawJson(set, dashboardListJson(caller.admin ? await dashboards.listAll() : await dashboards.listVisible(caller.uid))),
@@ -137,10 +133,11 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
           }
         : async ({ caller, params, set }) => rawJson(set, dashboardJson(await readable(caller, params.id))),
       {
-      access: 'DashboardRead',
-      params: DashboardIdParams,
-      detail: { summary: 'Get one dashboard', description: 'By numeric ID or GUID (your own first, then a group\'s, then a global one).', ...rawAnswer(DashboardRecord) },
-    })
+        access: 'DashboardRead',
+        params: DashboardIdParams,
+        detail: { summary: 'Get one dashboard', description: 'By numeric ID or GUID (your own first, then a group\'s, then a global one).', ...rawAnswer(DashboardRecord) },
+      },
+    )
     .put(
       '/api/dashboards/:id',
       async ({ caller, params, body, request, set }) => {

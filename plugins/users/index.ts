@@ -8,7 +8,7 @@ import { checkName, checkUserName, nameSkeleton } from '../../server/names'
 import type { Store } from '../../server/store'
 import { formatTime } from '../../server/time'
 import { JSON_TYPE, bareNumber } from '../../server/wire'
-import { type Maybe, valueNow } from '../../server/maybe'
+import { type Maybe, then, valueNow } from '../../server/maybe'
 import type { Config } from '../../server/config'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
@@ -41,8 +41,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
 
   /** The account's details with its groups: at once on a synchronous store (server/maybe.ts). */
   function details(user: UserRow): Maybe<UserDetails> {
-    const memberOf = groups.groupsOf(user.uid)
-    return memberOf instanceof Promise ? memberOf.then((g) => toUserDetails(user, g)) : toUserDetails(user, memberOf)
+    return then(groups.groupsOf(user.uid), (memberOf) => toUserDetails(user, memberOf))
   }
 
   /** The account `uid` when the caller may act on it: 403 for someone else's, 404 for none. */
