@@ -1,4 +1,5 @@
-// The one permission list. Capability names are the wire names of decisions.md §3; every route declares
+// The one permission list: exactly the names the existing clients know, and no others (a client checks every
+// listed name against its own list, so one name of ours breaks it). Every route declares
 // exactly one Access key built from this list, so a typo fails to compile and tokens (a later issue) can
 // be checked against the same key the route declares.
 
@@ -30,9 +31,6 @@ export const CAPABILITIES = {
   ...pair('Token', 'Tokens'),
   ...pair('Secret', 'Secrets'),
   ...pair('Alert', 'Alerts'),
-  // Not in the Go or TypeScript clients' lists (which have no token permission for preferences): ours, so that a
-  // token reaches its owner's preferences only when given to (issue 12).
-  ...pair('Preference', 'Preferences'),
   Search: { Desc: 'Launch searches', Category: 'Search' },
   Download: { Desc: 'Download search results', Category: 'Search' },
   SaveSearch: { Desc: 'Save searches', Category: 'Search' },
@@ -66,7 +64,8 @@ export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as Capability[]
  *   (testauth, whoami, settings, the permission lists: SELF_ROUTES); every route touching the owner's data declares a
  *   Capability, which every user holds, so that a token needs it there (issue 12);
  * - 'session': a caller logged in with a session, never an API token (the session itself and the account:
- *   logout, refresh, password, account changes, session list);
+ *   logout, refresh, password, account changes, session list, and the preferences, the UI state of the person
+ *   logged in, for which the clients' permission list has no name);
  * - 'admin': an admin logged in with a session (never a token, decisions §3).
  * Public routes declare no access at all and are listed in PUBLIC_ROUTES.
  */

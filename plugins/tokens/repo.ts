@@ -2,6 +2,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { type UserDbRow, type UserRow, toUser, userColumns } from '../users/repo'
 import type { Maybe } from '../../server/maybe'
+import { isCapability } from '../../server/permissions'
 
 export interface TokenRow {
   id: string
@@ -42,14 +43,19 @@ interface TokenDbRow {
 
 const COLUMNS = 'id, uid, name, description, capabilities, created, expires'
 
-/** Parsed capability lists by their stored text: tokens share few distinct lists, and this runs per request. */
+/**
+ * Parsed capability lists by their stored text: tokens share few distinct lists, and this runs per request.
+ * A stored name that is no longer a permission (PreferenceRead/Write, which older servers granted before the
+ * preferences became session-only) is dropped: the token loads and keeps its other permissions, and no
+ * listing shows a name the clients do not know.
+ */
 const parsedCapabilities = new Map<string, readonly string[]>()
 const MAX_PARSED = 1000
 
 export function capabilitiesOf(stored: string): readonly string[] {
   let list = parsedCapabilities.get(stored)
   if (!list) {
-    list = Object.freeze(JSON.parse(stored) as string[])
+    list = Object.freeze((JSON.parse(stored) as string[]).filter(isCapability))
     if (parsedCapabilities.size >= MAX_PARSED) parsedCapabilities.clear()
     parsedCapabilities.set(stored, list)
   }

@@ -17,15 +17,16 @@ const RECORD_KEYS = ['capabilities', 'createdAt', 'description', 'expiresAt', 'i
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
 
-/** The permission names of decisions §3, written out here so that a name dropped from permissions.ts is noticed. */
+/**
+ * The clients' permission names, written out here so that a name dropped from or added to permissions.ts is
+ * noticed: the clients check every listed name against this list.
+ */
 const SPEC_NAMES = [
   ...['Dashboard', 'Resource', 'Template', 'Pivot', 'Macro', 'Library', 'Extractor', 'UserFile', 'Kit', 'Schedule', 'Playbook',
     'Notification', 'Token', 'Secret', 'Alert'].flatMap((n) => [`${n}Read`, `${n}Write`]),
   'Search', 'Download', 'SaveSearch', 'AttachSearch', 'BackgroundSearch', 'SetSearchGroup', 'SearchHistory', 'SearchGroupHistory',
   'SearchAllHistory', 'KitBuild', 'KitDownload', 'SOARLibs', 'SOAREmail', 'LicenseRead', 'Stats', 'Ingest', 'ListUsers',
   'ListGroups', 'ListGroupMembers', 'SystemInfoRead',
-  // not in decisions §3's list: added for the preferences routes (issue 12), which a token reached with any permission
-  'PreferenceRead', 'PreferenceWrite',
 ]
 
 const setup = serverPerTest()
@@ -861,6 +862,7 @@ describe('permission lists', () => {
     expect(res.status).toBe(200)
     const info = res.body as { Name: string; Desc: string; Category: string }[]
     expect(info.map((c) => c.Name)).toEqual(CAPABILITY_NAMES)
+    expect(info.map((c) => c.Name).sort()).toEqual([...SPEC_NAMES].sort())
     for (const c of info) {
       expect(Object.keys(c).sort()).toEqual(['Category', 'Desc', 'Name'])
       expect(c.Desc).toBeString()
@@ -904,6 +906,41 @@ describe('permission lists', () => {
     // a token holding no permission of the token API may read it too
     const t = await makeToken(s, u.jwt, { name: 'x', capabilities: ['Search'] })
     expect((await s.call('GET', '/api/info/capabilities', bearer(t.token))).body).toEqual(info)
+  })
+
+  test('a name no client knows (PreferenceRead/Write) is refused on create and change', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    for (const name of ['PreferenceRead', 'PreferenceWrite']) {
+      await refused(s, 400, 'POST', '/api/tokens', { jwt: u.jwt, json: { name: 'x', capabilities: [name] } })
+      const t = await makeToken(s, u.jwt, { name: 'x', capabilities: ['Search'] })
+      await refused(s, 400, 'PUT', `/api/tokens/${t.id}`, { jwt: u.jwt, json: { capabilities: ['Search', name] } })
+    }
+  })
+
+  test('a stored token that still lists PreferenceRead/Write loads, keeps its other permissions and lists only those', async () => {
+    const s = await setup()
+    const u = await s.createUser()
+    await s.call('PUT', `/api/users/${u.uid}/preferences`, { jwt: u.jwt, json: { mine: 1 } })
+    const t = await makeToken(s, u.jwt, { name: 'old', capabilities: ['DashboardRead', 'TokenRead'] })
+    const only = await makeToken(s, u.jwt, { name: 'prefs only', capabilities: ['Search'] })
+    // what a store written by an older server holds: the preference permissions among the others
+    await s.rows('UPDATE tokens SET capabilities = ? WHERE id = ?', [JSON.stringify(['DashboardRead', 'PreferenceRead', 'PreferenceWrite', 'TokenRead']), t.id])
+    await s.rows('UPDATE tokens SET capabilities = ? WHERE id = ?', [JSON.stringify(['PreferenceRead']), only.id])
+    await s.restart()
+    expect((await s.call('GET', '/api/dashboards', bearer(t.token))).status).toBe(200)
+    expect((await s.call('GET', `/api/tokens/${t.id}`, bearer(t.token))).body.capabilities).toEqual(['DashboardRead', 'TokenRead'])
+    const listed = (await s.call('GET', '/api/tokens', { jwt: u.jwt })).body as { id: string; capabilities: string[] }[]
+    expect(Object.fromEntries(listed.map((r) => [r.id, r.capabilities]))).toEqual({ [t.id]: ['DashboardRead', 'TokenRead'], [only.id]: [] })
+    // the preferences stay out of reach of both
+    for (const secret of [t.token, only.token]) {
+      await refused(s, 403, 'GET', `/api/users/${u.uid}/preferences`, bearer(secret))
+      await refused(s, 403, 'PUT', `/api/users/${u.uid}/preferences`, { ...bearer(secret), json: { stolen: 1 } })
+    }
+    expect((await s.call('GET', '/api/info/whoami', bearer(only.token))).body.UID).toBe(u.uid)
+    // a change of the token answers only permissions the clients know
+    const changed = await s.call('PUT', `/api/tokens/${t.id}`, { jwt: u.jwt, json: { name: 'renamed' } })
+    expect(changed.body.capabilities).toEqual(['DashboardRead', 'TokenRead'])
   })
 })
 

@@ -266,7 +266,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         // Stored verbatim and answered as stored (decisions §4), so large numbers and key order survive.
         return new Response(prefs?.data ?? 'null', { headers: { 'content-type': JSON_TYPE } })
       },
-      { access: 'PreferenceRead', params: UidParams, detail: { summary: 'Get a user\'s preferences', description: 'The JSON as stored, `null` when none.' } },
+      { access: 'session', params: UidParams, detail: { summary: 'Get a user\'s preferences', description: 'The JSON as stored, `null` when none.' } },
     )
     .put(
       '/api/users/:id/preferences',
@@ -290,7 +290,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.setPreference(target.uid, PREFS, text, clock())
         return {}
       },
-      { access: 'PreferenceWrite', params: UidParams, body: t.Unknown(), response: Empty, detail: { summary: 'Store a user\'s preferences', description: 'Any valid JSON, stored as sent; only that user or an admin.' } },
+      { access: 'session', params: UidParams, body: t.Unknown(), response: Empty, detail: { summary: 'Store a user\'s preferences', description: 'Any valid JSON, stored as sent; only that user or an admin.' } },
     )
     .delete(
       '/api/users/:id/preferences',
@@ -298,7 +298,7 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         await users.deletePreference((await ownOrAdmin(caller, params.id)).uid, PREFS)
         return {}
       },
-      { access: 'PreferenceWrite', params: UidParams, response: Empty, detail: { summary: 'Clear a user\'s preferences' } },
+      { access: 'session', params: UidParams, response: Empty, detail: { summary: 'Clear a user\'s preferences' } },
     )
     .get('/api/users/:id/group', async ({ caller, params }) => (await groups.groupsOf((await ownOrAdmin(caller, params.id)).uid)).map(toGroupDetails), {
       access: 'ListGroups',

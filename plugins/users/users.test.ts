@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { migrate } from '../../server/db'
 import { MIGRATIONS } from '../../server/migrations'
+import { CAPABILITY_NAMES } from '../../server/permissions'
 import { SqliteUsersRepo } from './repo'
 import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, heldGuessBurst, refused, storeSnapshot, type TestServer } from '../../test/helpers'
 
@@ -925,12 +926,20 @@ describe('preferences', () => {
     await refused(s, 404, 'PUT', '/api/users/999999/preferences', { jwt: s.adminJwt, json: { a: 1 } })
   })
 
-  test('an API token reaches its owner\'s preferences only with PreferenceRead / PreferenceWrite (403 with Cap otherwise)', async () => {
+  test('preferences are a session\'s: every API token is refused with 403, whatever it holds, and nothing changes', async () => {
     const user = await s.createUser()
     await okEmpty(s, 'PUT', `/api/users/${user.uid}/preferences`, { jwt: user.jwt, json: { mine: 1 } })
     const token = async (capabilities: string[]) =>
       ({ 'Service-Token': (await ok(s, 'POST', '/api/tokens', { jwt: user.jwt, json: { name: 'prefs', capabilities } })).body.token as string })
     const path = `/api/users/${user.uid}/preferences`
+    /** A refusal of a token as such: 403 naming no permission (none would let it in), and nothing changed. */
+    const sessionOnly = async (method: string, at: string, opts: CallOptions) => {
+      const before = storeSnapshot(s)
+      const res = await s.call(method, at, opts)
+      expectError(res, 403)
+      expect(res.body.Cap).toBeUndefined()
+      expect(storeSnapshot(s)).toEqual(before)
+    }
     /** A refusal for want of `cap`: 403 naming it, and nothing changed. */
     const lacks = async (cap: string, method: string, at: string, opts: CallOptions) => {
       const before = storeSnapshot(s)
@@ -938,17 +947,18 @@ describe('preferences', () => {
       expect(storeSnapshot(s)).toEqual(before)
     }
     const stats = await token(['Stats'])
-    await lacks('PreferenceRead', 'GET', path, { headers: stats })
-    await lacks('PreferenceWrite', 'PUT', path, { headers: stats, json: { stolen: 1 } })
-    await lacks('PreferenceWrite', 'DELETE', path, { headers: stats })
-    const reader = await token(['PreferenceRead'])
-    expect((await ok(s, 'GET', path, { headers: reader })).body).toEqual({ mine: 1 })
-    await lacks('PreferenceWrite', 'PUT', path, { headers: reader, json: { changed: 1 } })
-    const writer = await token(['PreferenceWrite'])
-    await okEmpty(s, 'PUT', path, { headers: writer, json: { changed: 1 } })
-    await lacks('PreferenceRead', 'GET', path, { headers: writer })
-    expect((await ok(s, 'GET', path, { jwt: user.jwt })).body).toEqual({ changed: 1 })
-    await okEmpty(s, 'DELETE', path, { headers: writer })
+    // every permission a user may give a token (reading all users' history is an admin's)
+    const everything = await token(CAPABILITY_NAMES.filter((c) => c !== 'SearchAllHistory'))
+    for (const headers of [stats, everything]) {
+      await sessionOnly('GET', path, { headers })
+      await sessionOnly('PUT', path, { headers, json: { stolen: 1 } })
+      await sessionOnly('DELETE', path, { headers })
+    }
+    // an admin's token neither reaches another user's preferences nor the listing of all of them
+    const adminToken = { 'Service-Token': (await ok(s, 'POST', '/api/tokens', { jwt: s.adminJwt, json: { name: 'a', capabilities: [...CAPABILITY_NAMES] } })).body.token as string }
+    await sessionOnly('GET', path, { headers: adminToken })
+    await sessionOnly('GET', '/api/users/preferences', { headers: adminToken })
+    expect((await ok(s, 'GET', path, { jwt: user.jwt })).body).toEqual({ mine: 1 })
     // the other reads of the owner's account need the permission that lists the same facts (ListUsers, ListGroups)
     for (const suffix of ['', '/admin', '/searchgroup']) {
       await lacks('ListUsers', 'GET', `/api/users/${user.uid}${suffix}`, { headers: stats })
