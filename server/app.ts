@@ -16,6 +16,7 @@ import { Quotas } from './quota'
 import { requestLogPlugin } from './request-log'
 import type { Store } from './store'
 import { UniqueViolation } from './unique'
+import { initialPasswordPath, prepareInitialPassword, readInitialPassword, removeInitialPassword } from './initial-password'
 import { authPlugin } from '../plugins/auth'
 import { bodyGate } from '../plugins/auth/guard'
 import { AuthService } from '../plugins/auth/service'
@@ -62,8 +63,6 @@ export interface AppDeps {
   }
   /** Tests only: the size at which the compaction cuts a segment (server/search/segments.ts). */
   segments?: { targetBytes?: number; maxEntries?: number }
-  /** Where a generated admin password is shown, once. */
-  announce?: (line: string) => void
   /**
    * Leave the first admin to the caller's `createFirstAdmin()` (the server calls it once it listens, so a start that
    * fails, e.g. on a port in use, neither creates the account nor shows a password that the next start never shows).
@@ -153,7 +152,7 @@ export async function createApp(deps: AppDeps) {
     .use(systemPlugin({ config, auth, clock, distributed: shared, startedAt: clock(), readiness: readinessCheck(store, deps.blobs) }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
-    .use(usersPlugin({ config, store, auth, clock, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
+    .use(usersPlugin({ config, store, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas }))
@@ -179,21 +178,38 @@ function randomSecret(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
 }
 
-/** On an empty store, creates UID 1 `admin` with the configured password or a random one shown once. */
+/**
+ * On an empty store, creates UID 1 `admin` with the configured password or a generated one, which is written to a
+ * private file in the data directory (never to the logs). On a store that has its admin, a file left from an
+ * earlier start whose password no longer logs in (changed through another replica, or while this one was down)
+ * is removed.
+ */
 async function ensurePrimaryAdmin(deps: AppDeps, auth: AuthService, now: number) {
   const { store, config, log } = deps
-  if ((await store.users.count()) > 0) return
+  if ((await store.users.count()) > 0) return removeStaleInitialPassword(deps, auth)
   const password = config.adminPassword ?? randomSecret()
+  const file = config.adminPassword ? undefined : prepareInitialPassword(config.dataDir, password)
   try {
     await store.users.create(
       { username: PRIMARY_ADMIN, name: 'Administrator', email: 'admin@localhost', passwordHash: await auth.hashPassword(password), admin: true },
       now,
     )
   } catch (e) {
+    file?.drop()
     if (e instanceof UniqueViolation) return // another replica created it first
     throw e
   }
-  log.info('created the admin account', { uid: 1, passwordFrom: config.adminPassword ? 'QUARRY_ADMIN_PASSWORD' : 'generated' })
-  if (!config.adminPassword)
-    (deps.announce ?? console.error)(`quarry: created user "admin" with the generated password ${password} (shown only this once; change it)`)
+  file?.keep()
+  if (file) log.warn('created the admin account with a generated password: read it from the file, then change it (the file goes at the change)', { uid: 1, passwordFile: file.path })
+  else log.info('created the admin account', { uid: 1, passwordFrom: 'QUARRY_ADMIN_PASSWORD' })
+}
+
+async function removeStaleInitialPassword(deps: AppDeps, auth: AuthService) {
+  const { store, config, log } = deps
+  const kept = readInitialPassword(config.dataDir)
+  if (kept === undefined) return
+  const admin = await store.users.getByName(PRIMARY_ADMIN)
+  if (admin && (await auth.verifyPassword(kept, admin.passwordHash))) return
+  removeInitialPassword(config.dataDir)
+  log.info('removed the file of the generated admin password: that password has been changed', { passwordFile: initialPasswordPath(config.dataDir) })
 }

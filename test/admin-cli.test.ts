@@ -1,7 +1,7 @@
 // `quarry admin reset-password` (issue 15 point 8) as an operator runs it: a process on the server's host, against
 // the store of a server that is running, which sees the change at its next request.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MAIN, onPseudoTerminal } from './cli'
@@ -143,5 +143,32 @@ describe('quarry admin reset-password against a running server', () => {
     // bob's password and session are untouched
     expect(await whoami(session)).toBe(200)
     expect((await login('bob', 'bob-password-1')).status).toBe(200)
+  }, 60_000)
+
+  test('the file of a generated first password goes when the admin\'s password is reset, not another user\'s', async () => {
+    const ownDir = tempDir()
+    const passwordFile = join(ownDir, 'initial-admin-password')
+    const own = spawnServer({ QUARRY_DATA_DIR: ownDir })
+    try {
+      const ownUrl = (await listening(own)).url
+      const generated = readFileSync(passwordFile, 'utf8').trim()
+      const jwt = ((await (await fetch(`${ownUrl}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: generated }) })).json()) as { JWT: string }).JWT
+      const made = await fetch(`${ownUrl}/api/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${jwt}` },
+        body: JSON.stringify({ User: 'dave', Pass: 'dave-password-1', Name: 'dave', Email: 'dave@example.com', Admin: false }),
+      })
+      expect(made.status).toBe(200)
+      const env = { QUARRY_DATA_DIR: ownDir, ...(onPg ? { QUARRY_DATABASE_URL: databaseUrlFor(ownDir) } : {}) }
+      expect((await tool(['dave', '--password-stdin'], { stdin: 'dave-password-2\n', env })).code).toBe(0)
+      expect(readFileSync(passwordFile, 'utf8').trim()).toBe(generated)
+      const r = await tool(['--password-stdin'], { stdin: 'admin-password-9\n', env })
+      expect(r.code).toBe(0)
+      expect(r.stderr).toContain(`quarry: removed ${passwordFile} (the generated first password)`)
+      expect(existsSync(passwordFile)).toBe(false)
+    } finally {
+      own.kill('SIGTERM')
+      expect(await own.exited).toBe(0)
+    }
   }, 60_000)
 })

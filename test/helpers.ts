@@ -9,6 +9,7 @@ import { type AppDeps, createApp } from '../server/app'
 import { type BlobStore, createDiskBlobStore } from '../server/blob'
 import { type Config, loadConfig } from '../server/config'
 import { createLogger } from '../server/log'
+import { readInitialPassword } from '../server/initial-password'
 import { type Store, createSqliteStore } from '../server/store'
 import { createPgStore } from '../server/store.pg'
 import { SQL } from 'bun'
@@ -172,9 +173,8 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   }
   let now = Date.now()
   const logs: string[] = []
-  const announced: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
-  const build = () => createApp({ config, store, blobs, log, clock: () => now, announce: (l) => void announced.push(l), search: options.search, segments: options.segments })
+  const build = () => createApp({ config, store, blobs, log, clock: () => now, search: options.search, segments: options.segments })
   let { app, auth, searches, cluster, entries } = await build()
 
   /**
@@ -220,8 +220,8 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     return res.body.JWT as string
   }
 
-  // Without a configured password the server generates one and announces it once.
-  const adminPassword = config.adminPassword ?? /generated password (\S+)/.exec(announced.join('\n'))?.[1] ?? ''
+  // Without a configured password the server generates one into a file of the data directory.
+  const adminPassword = config.adminPassword ?? readInitialPassword(dir) ?? ''
   const adminJwt = await login('admin', adminPassword)
 
   let userCounter = 0
@@ -288,7 +288,6 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     config,
     dir,
     logs,
-    announced,
     adminJwt,
     adminPassword,
     call,

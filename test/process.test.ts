@@ -1,7 +1,7 @@
 // The real server process: start-up on an empty data directory, refusal of bad configuration, and the
 // SIGTERM drain that lets in-flight requests finish before the store closes.
 import { describe, expect, test } from 'bun:test'
-import { readdirSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { listening, openStoreAt, spawnServer, tempDirs } from './helpers'
 
@@ -70,8 +70,9 @@ describe('server process', () => {
     }
   })
 
-  test('first start creates admin with a generated password shown once; a second start keeps it', async () => {
+  test('first start creates admin with a generated password in a 0600 file, never in the output; a second start keeps it', async () => {
     const dataDir = tempDir()
+    const passwordFile = join(dataDir, 'initial-admin-password')
     const first = spawnServer({ QUARRY_DATA_DIR: dataDir })
     const { url, lines } = await listening(first)
     // the blob sweep runs in the background right after start
@@ -80,8 +81,15 @@ describe('server process', () => {
     first.kill('SIGTERM')
     expect(await first.exited).toBe(0)
     const stderr = await new Response(first.stderr).text()
-    const password = /generated password (\S+)/.exec(stderr)?.[1]
-    expect(password).toBeDefined()
+    const password = readFileSync(passwordFile, 'utf8').trim()
+    expect(password.length).toBeGreaterThanOrEqual(16)
+    expect(statSync(passwordFile).mode & 0o777).toBe(0o600)
+    // what log collectors keep says where the password is, never what it is
+    expect(stderr).not.toContain(password)
+    expect(lines.join('\n')).not.toContain(password)
+    expect(lines.map((l) => JSON.parse(l)).filter((l) => String(l.msg).startsWith('created the admin account'))).toEqual([
+      expect.objectContaining({ level: 'warn', uid: 1, passwordFile }),
+    ])
 
     const second = spawnServer({ QUARRY_DATA_DIR: dataDir })
     const again = await listening(second)
@@ -96,9 +104,18 @@ describe('server process', () => {
     expect(url).toStartWith('http://127.0.0.1:')
     const whoami = await fetch(`${again.url}/api/info/whoami`, { headers: { authorization: `Bearer ${JWT}` } })
     expect(((await whoami.json()) as { UID: number }).UID).toBe(1)
+    expect(again.lines.some((l) => l.includes('created the admin account'))).toBe(false)
+    // the first change of the password removes the file
+    const changed = await fetch(`${again.url}/api/users/1/pwd`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${JWT}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ OrigPass: password, NewPass: 'a-password-of-my-own' }),
+    })
+    expect(changed.status).toBe(200)
+    expect(existsSync(passwordFile)).toBe(false)
     second.kill('SIGTERM')
     expect(await second.exited).toBe(0)
-    expect(await new Response(second.stderr).text()).not.toContain('generated password')
+    expect(await new Response(second.stderr).text()).not.toContain(password)
   })
 
   test('the stats key the engine by the address the server got: port 0 becomes the real port', async () => {

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError, type Config, loadConfig } from '../../server/config'
 import { PRIVATE_UMASK } from '../../server/datadir'
+import { initialPasswordPath, removeInitialPassword } from '../../server/initial-password'
 import { type Store, createSqliteStore } from '../../server/store'
 import { openPg, redact } from '../../server/pg'
 import { pgStoreOn } from '../../server/store.pg'
@@ -128,8 +129,13 @@ const resetPassword = command({
       await announce({ kind: 'sessions-ended', ids: ended }).catch((e: unknown) =>
         process.stderr.write(`quarry: the servers could not be told at once (${e instanceof Error ? e.message : e}); the sessions' WebSockets end at their next message\n`),
       )
+      // The generated first password is of no use any more. On a cluster the file is on the replica that created
+      // the account; run here with that replica's QUARRY_DATA_DIR it goes at once, elsewhere that replica removes it
+      // at its next start (it checks the file's password against the store).
+      const removed = user.username === PRIMARY_ADMIN && removeInitialPassword(config.dataDir)
       if (args.generate) process.stdout.write(`${password}\n`)
       process.stderr.write(`quarry: the password of "${user.username}" (UID ${user.uid}) is reset; ${ended.length} session(s) ended\n`)
+      if (removed) process.stderr.write(`quarry: removed ${initialPasswordPath(config.dataDir)} (the generated first password)\n`)
     } finally {
       await store.close()
     }

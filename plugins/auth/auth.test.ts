@@ -1,7 +1,7 @@
 // Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; decisions §1, §2).
 import { describe, expect, spyOn, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../server/app'
@@ -702,65 +702,112 @@ describe('session list', () => {
 })
 
 describe('first start', () => {
-  async function start(dir: string, announced: string[], logs: string[]) {
+  async function start(dir: string, logs: string[]) {
     const { store } = await openStoreAt(dir)
     const config = { ...loadConfig({}).config, dataDir: dir, adminPassword: undefined, passwordHash: { memoryCost: 256, timeCost: 1 } }
     const log = createLogger('debug', (line) => void logs.push(line))
     const blobs = await createDiskBlobStore({ dataDir: dir })
-    const { app } = await createApp({ config, store, blobs, log, announce: (l) => void announced.push(l) })
-    const login = (Pass: string) =>
-      app.handle(new Request('http://localhost/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ User: 'admin', Pass }) }))
-    return { app, store, login }
+    const { app } = await createApp({ config, store, blobs, log })
+    const call = (method: string, path: string, jwt?: string, body?: unknown) =>
+      app.handle(
+        new Request(`http://localhost${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...(jwt ? { authorization: `Bearer ${jwt}` } : {}) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      )
+    const login = (Pass: string, User = 'admin') => call('POST', '/api/login', undefined, { User, Pass })
+    return { app, store, login, call }
   }
-
-  test('without a configured password, UID 1 admin gets a random password announced once', async () => {
-    // createTestServer({ adminPassword: undefined }) cannot be used: the helper logs in with ADMIN_PASSWORD.
+  const fileOf = (dir: string) => join(dir, 'initial-admin-password')
+  /** The log lines (parsed) whose message is `msg`. */
+  const linesOf = (logs: string[], msg: RegExp) => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => msg.test(String(l.msg)))
+  const inTempDir = async (run: (dir: string) => Promise<void>) => {
     const dir = mkdtempSync(join(tmpdir(), 'quarry-first-start-'))
     try {
-      const announced: string[] = []
-      const logs: string[] = []
-      const first = await start(dir, announced, logs)
-      expect(announced).toHaveLength(1)
-      const password = /generated password (\S+)/.exec(announced[0]!)?.[1]
-      expect(password).toBeString()
-      expect(password!.length).toBeGreaterThanOrEqual(16)
-      expect(logs.join('')).not.toContain(password!)
-      expect((await first.login(ADMIN_PASSWORD)).status).toBe(422)
-      const res = await first.login(password!)
-      expect(res.status).toBe(200)
-      const body = (await res.json()) as { JWT: string; Admin: boolean }
-      expect(body.Admin).toBe(true)
-      const me = await first.app.handle(new Request('http://localhost/api/info/whoami', { headers: { authorization: `Bearer ${body.JWT}` } }))
-      expect(await me.json()).toMatchObject({ UID: 1, User: 'admin', Admin: true })
-      await first.store.close()
-
-      // a restart on the same store announces nothing and keeps the password (and the JWT signing key)
-      const second = await start(dir, announced, logs)
-      expect(announced).toHaveLength(1)
-      expect((await second.login(password!)).status).toBe(200)
-      const again = await second.app.handle(new Request('http://localhost/api/info/whoami', { headers: { authorization: `Bearer ${body.JWT}` } }))
-      expect(again.status).toBe(200)
-      await second.store.close()
-
-      // a different fresh store gets a different password
-      const dir2 = mkdtempSync(join(tmpdir(), 'quarry-first-start-'))
-      try {
-        const other: string[] = []
-        const third = await start(dir2, other, [])
-        expect(other).toHaveLength(1)
-        expect(/generated password (\S+)/.exec(other[0]!)?.[1]).not.toBe(password)
-        await third.store.close()
-      } finally {
-        rmSync(dir2, { recursive: true, force: true })
-      }
+      await run(dir)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  }
+
+  test('without a configured password, UID 1 admin gets a random password in a 0600 file; the log says only where', async () => {
+    // createTestServer({ adminPassword: undefined }) cannot be used: the helper logs in with ADMIN_PASSWORD.
+    await inTempDir(async (dir) => {
+      const logs: string[] = []
+      const first = await start(dir, logs)
+      const password = readFileSync(fileOf(dir), 'utf8').trim()
+      expect(password.length).toBeGreaterThanOrEqual(16)
+      expect(statSync(fileOf(dir)).mode & 0o777).toBe(0o600)
+      expect(logs.join('')).not.toContain(password)
+      expect(linesOf(logs, /^created the admin account/)).toEqual([expect.objectContaining({ level: 'warn', uid: 1, passwordFile: fileOf(dir) })])
+      expect((await first.login(ADMIN_PASSWORD)).status).toBe(422)
+      const res = await first.login(password)
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { JWT: string; Admin: boolean }
+      expect(body.Admin).toBe(true)
+      const me = await first.call('GET', '/api/info/whoami', body.JWT)
+      expect(await me.json()).toMatchObject({ UID: 1, User: 'admin', Admin: true })
+      await first.store.close()
+
+      // a restart on the same store makes no new password and keeps the file and the JWT signing key
+      const second = await start(dir, logs)
+      expect(linesOf(logs, /^created the admin account/)).toHaveLength(1)
+      expect(readFileSync(fileOf(dir), 'utf8').trim()).toBe(password)
+      expect((await second.login(password)).status).toBe(200)
+      expect((await second.call('GET', '/api/info/whoami', body.JWT)).status).toBe(200)
+      await second.store.close()
+
+      // a different fresh store gets a different password
+      await inTempDir(async (dir2) => {
+        const third = await start(dir2, [])
+        expect(readFileSync(fileOf(dir2), 'utf8').trim()).not.toBe(password)
+        await third.store.close()
+      })
+    })
   })
 
-  test('with a configured password nothing is announced and that password works', async () => {
+  test('the file goes at the admin\'s first password change, not at another user\'s', async () => {
+    await inTempDir(async (dir) => {
+      const logs: string[] = []
+      const s = await start(dir, logs)
+      const password = readFileSync(fileOf(dir), 'utf8').trim()
+      const jwt = ((await (await s.login(password)).json()) as { JWT: string }).JWT
+      const uid = Number(await (await s.call('POST', '/api/users', jwt, { User: 'other', Pass: 'other-password-1', Name: 'O', Email: 'o@example.com', Admin: true })).text())
+      expect((await s.call('PUT', `/api/users/${uid}/pwd`, jwt, { NewPass: 'other-password-2' })).status).toBe(200)
+      expect(existsSync(fileOf(dir))).toBe(true)
+      // a refused change (wrong current password) keeps it
+      expect((await s.call('PUT', '/api/users/1/pwd', jwt, { OrigPass: 'wrong', NewPass: 'admin-password-2' })).status).toBe(403)
+      expect(existsSync(fileOf(dir))).toBe(true)
+      expect((await s.call('PUT', '/api/users/1/pwd', jwt, { OrigPass: password, NewPass: 'admin-password-2' })).status).toBe(200)
+      expect(existsSync(fileOf(dir))).toBe(false)
+      expect(linesOf(logs, /^removed the file of the generated admin password/)).toEqual([expect.objectContaining({ passwordFile: fileOf(dir) })])
+      expect((await s.login('admin-password-2')).status).toBe(200)
+      await s.store.close()
+    })
+  })
+
+  test('a start finds a file whose password no longer logs in (changed elsewhere) and removes it (one that still works stays: see above)', async () => {
+    await inTempDir(async (dir) => {
+      const first = await start(dir, [])
+      const password = readFileSync(fileOf(dir), 'utf8').trim()
+      await first.store.close()
+      // another replica or `quarry admin reset-password` elsewhere changed it: this directory's copy is stale
+      const { store } = await openStoreAt(dir)
+      await store.users.setPasswordHash(1, await Bun.password.hash('changed-elsewhere-1', { algorithm: 'argon2id', memoryCost: 256, timeCost: 1 }))
+      await store.close()
+      const logs: string[] = []
+      const second = await start(dir, logs)
+      expect(existsSync(fileOf(dir))).toBe(false)
+      expect(linesOf(logs, /^removed the file of the generated admin password/)).toHaveLength(1)
+      expect((await second.login('changed-elsewhere-1')).status).toBe(200)
+      await second.store.close()
+    })
+  })
+
+  test('with a configured password no file is written and that password works', async () => {
     const s = await setup()
-    expect(s.announced).toEqual([])
+    expect(existsSync(fileOf(s.dir))).toBe(false)
     expectLoginSuccess(await s.call('POST', '/api/login', { json: { User: 'admin', Pass: ADMIN_PASSWORD } }), true)
   })
 })

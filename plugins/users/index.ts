@@ -10,6 +10,8 @@ import { formatTime } from '../../server/time'
 import { JSON_TYPE, bareNumber } from '../../server/wire'
 import { type Maybe, then, valueNow } from '../../server/maybe'
 import type { Config } from '../../server/config'
+import { initialPasswordPath, removeInitialPassword } from '../../server/initial-password'
+import type { Logger } from '../../server/log'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
 import { type AuthService, type Caller, sessionOf } from '../auth/service'
@@ -32,11 +34,12 @@ export interface UsersDeps {
   store: Store
   auth: AuthService
   clock: () => number
+  log: Logger
   /** Called after a user was deleted, for what other areas keep outside the store (their searches). */
   onUserDeleted?: (uid: number) => Promise<void>
 }
 
-export function usersPlugin({ config, store, auth, clock, onUserDeleted }: UsersDeps) {
+export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: UsersDeps) {
   const { users, groups, sessions } = store
 
   /** The account's details with its groups: at once on a synchronous store (server/maybe.ts). */
@@ -191,6 +194,8 @@ export function usersPlugin({ config, store, auth, clock, onUserDeleted }: Users
         if (target.uid === caller.uid) await auth.confirmPassword(target, body.OrigPass)
         checkPassword(body.NewPass)
         await users.setPasswordHash(target.uid, await auth.hashPassword(body.NewPass))
+        // The generated first password is of no use any more: its file goes (here; other replicas at their start).
+        if (target.username === PRIMARY_ADMIN && removeInitialPassword(config.dataDir)) log.info('removed the file of the generated admin password: the password was changed', { passwordFile: initialPasswordPath(config.dataDir) })
         // A new password ends the account's other sessions; whoever changed their own keeps theirs.
         await auth.closeAllSessions(target.uid, target.uid === caller.uid ? sessionOf(caller).id : undefined)
         return {}

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PgPool } from '../../server/pg'
+import { readInitialPassword } from '../../server/initial-password'
 import { MISSING_S3, testS3 } from '../s3'
 import { freshDatabase, pgRows } from '../pg'
 import type { CallOptions as ServerCallOptions, CallResult as ServerCallResult } from '../helpers'
@@ -149,10 +150,13 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   })
   await Promise.all(replicas.map(spawn))
 
-  // Exactly one replica created the admin (the others found it made, or lost the race to make it).
-  const announced = replicas.map((r) => /generated password (\S+)/.exec(r.stderr())?.[1]).filter((p) => p !== undefined)
-  expect(announced).toHaveLength(1)
-  const adminPassword = announced[0]!
+  // Exactly one replica created the admin (the others found it made, or lost the race to make it): only its data
+  // directory holds the generated password.
+  const passwords = () => replicas.map((r) => readInitialPassword(r.dataDir)).filter((p) => p !== undefined)
+  for (let i = 0; i < 250 && passwords().length === 0; i++) await Bun.sleep(20) // made right after listening
+  const written = passwords()
+  expect(written).toHaveLength(1)
+  const adminPassword = written[0]!
 
   let turn = 0
   const cluster: Cluster = {
