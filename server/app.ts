@@ -10,7 +10,7 @@ import { errorPlugin } from './errors'
 import { securityHeadersPlugin } from './headers'
 import type { Logger } from './log'
 import { Metrics } from './metrics'
-import { clientAddressOf } from './client-address'
+import { clientAddressOf, fromTrustedProxyOf } from './client-address'
 import { metricsPlugin } from '../plugins/metrics'
 import { Quotas } from './quota'
 import { requestLogPlugin } from './request-log'
@@ -92,7 +92,8 @@ export async function createApp(deps: AppDeps) {
   const blobs = metrics.instrumentBlobs(deps.blobs)
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
-  const auth = new AuthService({ config, store, log, clock, signingKey, events: deps.events })
+  const fromTrustedProxy = fromTrustedProxyOf(config.trustedProxies)
+  const auth = new AuthService({ config, store, log, clock, signingKey, events: deps.events, fromTrustedProxy: (request) => fromTrustedProxy(app.server, request) })
   const firstAdmin = Promise.withResolvers<void>()
   auth.loginsWaitFor(firstAdmin.promise)
   const createFirstAdmin = async () => {

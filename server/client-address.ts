@@ -72,3 +72,15 @@ export function clientAddressOf(trusted: TrustedProxies | undefined) {
     return trusted ? clientAddress(peer, request.headers.get('x-forwarded-for'), trusted) : peer
   }
 }
+
+/**
+ * Whether a request came straight from one of the trusted reverse proxies: then, and only then, are the headers
+ * such a proxy sets (X-Forwarded-Host, X-Forwarded-Proto) believed. False without a peer (requests handled in-process).
+ */
+export function fromTrustedProxyOf(trusted: TrustedProxies | undefined) {
+  return (server: Server<unknown> | null | undefined, request: Request): boolean => {
+    if (!trusted) return false
+    const peer = server?.requestIP(request)?.address
+    return peer !== undefined && trusted.has(peer)
+  }
+}

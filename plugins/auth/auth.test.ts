@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../server/app'
 import { createDiskBlobStore } from '../../server/blob'
+import { parseTrustedProxies } from '../../server/client-address'
 import { loadConfig } from '../../server/config'
 import { createLogger } from '../../server/log'
 import { writeSearchArchive } from '../../server/search/archive'
@@ -638,6 +639,73 @@ describe('credentials on the request', () => {
     // a JWT in a header is no browser's doing: no proof of origin needed; a GET by cookie needs none either
     expect((await s.call('POST', '/api/searchctrl/import', { ...importWith({ origin: 'https://evil.example' }), jwt: u.jwt })).status).toBe(200)
     expectError(await s.call('GET', `/api/resources/${crypto.randomUUID()}/raw`, { headers: { cookie, origin: 'https://evil.example' } }), 404)
+  })
+
+  test('behind a trusted proxy that rewrites Host, the cookie\'s origin is checked against X-Forwarded-Host and -Proto', async () => {
+    // A real listening server, so that the TCP peer (127.0.0.1) is what decides whether the proxy is trusted; Host is
+    // what the proxy sent to (127.0.0.1:port), as nginx's default proxy_pass does.
+    const serve = async (trusted: string | undefined) => {
+      const s = await setup(trusted ? { trustedProxies: parseTrustedProxies(trusted) } : {})
+      s.app.listen({ hostname: '127.0.0.1', port: 0 })
+      return { s, base: `http://127.0.0.1:${s.app.server!.port}` }
+    }
+    const archive = new Uint8Array(await new Response(writeSearchArchive(
+      { UserQuery: 'tag=x', EffectiveQuery: 'tag=x', StartRange: ZERO_TIME, EndRange: ZERO_TIME, Started: ZERO_TIME, Finished: ZERO_TIME },
+      [{ Data: 'aGk=' }],
+    )).arrayBuffer())
+    /** An import by cookie with these headers over TCP: its status, and the searches the store then holds. */
+    const importAs = async ({ s, base }: Awaited<ReturnType<typeof serve>>, jwt: string, headers: Record<string, string>) => {
+      const form = new FormData()
+      form.append('file', new Blob([archive]), 'search.tar.gz')
+      const res = await fetch(`${base}/api/searchctrl/import`, { method: 'POST', body: form, headers: { cookie: `token=${jwt}`, ...headers } })
+      await res.arrayBuffer()
+      return { status: res.status, searches: (await s.rows('SELECT count(*) AS n FROM saved_searches'))[0]!.n }
+    }
+    const page = { origin: 'https://quarry.example', 'x-forwarded-host': 'quarry.example', 'x-forwarded-proto': 'https' }
+
+    const behind = await serve('127.0.0.1')
+    try {
+      const u = await behind.s.createUser()
+      let imported = 0
+      const accepted = async (headers: Record<string, string>) => {
+        expect({ headers, ...(await importAs(behind, u.jwt, headers)) }).toEqual({ headers, status: 200, searches: ++imported })
+      }
+      const refusedWith = async (headers: Record<string, string>) => {
+        expect({ headers, ...(await importAs(behind, u.jwt, headers)) }).toEqual({ headers, status: 403, searches: imported })
+      }
+      // Quarry's own page, as the browser saw it through the proxy
+      await accepted(page)
+      await accepted({ ...page, 'x-forwarded-host': 'Quarry.Example:443' })
+      await accepted({ ...page, 'x-forwarded-host': 'client-sent.example, quarry.example' })
+      await accepted({ origin: 'http://quarry.example:8080', 'x-forwarded-host': 'quarry.example:8080', 'x-forwarded-proto': 'http' })
+      // without X-Forwarded-Host the Host still decides; without -Proto only the host is compared, as before
+      await accepted({ origin: behind.base })
+      await accepted({ origin: 'https://quarry.example', 'x-forwarded-host': 'quarry.example' })
+      // other sites stay out
+      await refusedWith({ ...page, origin: 'https://evil.example' })
+      await refusedWith({ ...page, 'x-forwarded-host': 'evil.example' })
+      await refusedWith({ ...page, 'x-forwarded-host': 'quarry.example, evil.example' })
+      await refusedWith({ ...page, 'x-forwarded-proto': 'http' })
+      await refusedWith({ ...page, 'x-forwarded-proto': 'javascript' })
+      await refusedWith({ ...page, 'x-forwarded-host': 'evil.example@quarry.example' })
+      await refusedWith({ ...page, 'x-forwarded-host': 'quarry.example/x' })
+      await refusedWith({ origin: behind.base, 'x-forwarded-host': 'quarry.example' })
+      await refusedWith({ 'x-forwarded-host': 'quarry.example', 'x-forwarded-proto': 'https' })
+    } finally {
+      await behind.s.app.stop(true)
+    }
+
+    // from a peer that is no trusted proxy, the forwarded headers are anyone's and ignored
+    for (const trusted of [undefined, '10.0.0.0/8']) {
+      const direct = await serve(trusted)
+      try {
+        const u = await direct.s.createUser()
+        expect(await importAs(direct, u.jwt, page)).toEqual({ status: 403, searches: 0 })
+        expect(await importAs(direct, u.jwt, { ...page, origin: direct.base })).toEqual({ status: 200, searches: 1 })
+      } finally {
+        await direct.s.app.stop(true)
+      }
+    }
   })
 
   test('GET /api/testauth is 200 {} with a JWT and 401 without', async () => {

@@ -58,6 +58,11 @@ export interface AuthDeps {
    * (sockets, search attachments) ends at once there too. Default: one process, nobody to tell.
    */
   events?: ClusterEvents
+  /**
+   * Whether the request came straight from a trusted reverse proxy (QUARRY_TRUSTED_PROXIES), whose X-Forwarded-Host
+   * and X-Forwarded-Proto then name the origin the browser saw. Default: never.
+   */
+  fromTrustedProxy?: (request: Request) => boolean
 }
 
 export class AuthService {
@@ -337,7 +342,8 @@ export class AuthService {
     const caller = credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value)
     // A browser sends the cookie with requests other sites make it send; a header credential it never adds itself.
     // Checked once the credential holds (an invalid one is a 401 first).
-    if (credential.cookie && !SAFE_METHODS.has(request.method)) return then(caller, (c) => sameOriginCaller(request, c))
+    if (credential.cookie && !SAFE_METHODS.has(request.method))
+      return then(caller, (c) => sameOriginCaller(request, c, this.deps.fromTrustedProxy?.(request) ?? false))
     return caller
   }
 
@@ -462,33 +468,50 @@ function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | '
 }
 
 /** The caller of a request authenticated by cookie, once its origin is proven this server's own (403 otherwise). */
-function sameOriginCaller(request: Request, caller: Caller): Caller {
-  if (!sameOrigin(request))
+function sameOriginCaller(request: Request, caller: Caller, viaTrustedProxy: boolean): Caller {
+  if (!sameOrigin(request, viaTrustedProxy))
     throw Errors.forbidden('a request authenticated by cookie must come from this server\'s own pages (Origin or Sec-Fetch-Site)')
   return caller
 }
+
+/** What a host (name, IPv4, [IPv6], port) is made of: nothing that a URL would read as user, path or query. */
+const HOST_CHARS = /^[a-z0-9.\-[\]:]+$/
 
 /** Methods that change nothing, for which a cookie needs no proof of origin. */
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD'])
 
 /**
+ * The last entry of a header a proxy may append to (`a, b`): the one the proxy next to us wrote. Undefined when
+ * the header is absent or its last entry empty.
+ */
+function lastForwarded(headers: Headers, name: string): string | undefined {
+  const value = headers.get(name)?.split(',').at(-1)?.trim()
+  return value ? value : undefined
+}
+
+/**
  * Whether a request comes from a page of this server: its Origin names the host the request was sent to, or,
  * without an Origin, its Sec-Fetch-Site says same-origin. Neither (a non-browser client, or a browser too old to
  * say): not proven, so refused; such clients send the JWT in a header, which no other site can make a browser add.
+ * Behind a trusted reverse proxy that rewrites Host (nginx's default), the host the browser sent to is the
+ * proxy's X-Forwarded-Host, and X-Forwarded-Proto the scheme it used; from any other peer both are ignored, since
+ * anyone can send them.
  */
-function sameOrigin(request: Request): boolean {
+function sameOrigin(request: Request, viaTrustedProxy: boolean): boolean {
   const headers = request.headers
+  const forwardedHost = viaTrustedProxy ? lastForwarded(headers, 'x-forwarded-host') : undefined
+  const forwardedProto = viaTrustedProxy ? lastForwarded(headers, 'x-forwarded-proto')?.toLowerCase() : undefined
   // A request without a Host header (HTTP/1.0) has a URL without a host: no origin can match it.
-  const host = (headers.get('host') ?? (URL.parse(request.url)?.host || '')).toLowerCase()
+  const host = (forwardedHost ?? headers.get('host') ?? (URL.parse(request.url)?.host || '')).toLowerCase()
   if (host === '') return false
   const origin = headers.get('origin')
   if (origin !== null) {
-    try {
-      const url = new URL(origin)
-      return url.origin === origin && url.host === host
-    } catch {
-      return false
-    }
+    const url = URL.parse(origin)
+    if (!url || url.origin !== origin) return false
+    if (forwardedProto === undefined) return url.host === host
+    // the scheme too, and the port its default spelt out or not (`example.com:443` over https is `example.com`)
+    if ((forwardedProto !== 'http' && forwardedProto !== 'https') || !HOST_CHARS.test(host)) return false
+    return URL.parse(`${forwardedProto}://${host}`)?.origin === url.origin
   }
   return headers.get('sec-fetch-site')?.trim().toLowerCase() === 'same-origin'
 }
