@@ -144,7 +144,7 @@ export async function createApp(deps: AppDeps) {
   let handleRef: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 })
   const requestLog = requestLogPlugin(log, metrics, clientOf, () => app.server)
   const app = new Elysia({ encodeSchema: false, websocket: websocketOptions() })
-    .use(securityHeadersPlugin())
+    .use(securityHeadersPlugin({ https: config.tls !== undefined }))
     .use(requestLog.plugin)
     .use(clusterPlugin({ cluster, handle: (request): Promise<Response> => handleRef(request) }))
     .use(errorPlugin(log))

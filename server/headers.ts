@@ -30,8 +30,15 @@ export const API_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  */
 export const DOCS_CSP_BASE = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-export function securityHeadersPlugin() {
-  return new Elysia({ name: 'quarry-security-headers' }).headers({ ...API_HEADERS })
+/**
+ * On every answer of a server that serves HTTPS itself (QUARRY_TLS_CERT): browsers then use only HTTPS for this host
+ * for a year, so no later plain-HTTP link or typed address can be intercepted. Never on plain HTTP, where a browser
+ * ignores it and a proxy in front may serve HTTPS under another policy of its own.
+ */
+export const HSTS_HEADER: Readonly<Record<string, string>> = Object.freeze({ 'strict-transport-security': 'max-age=31536000' })
+
+export function securityHeadersPlugin(options: { https: boolean }) {
+  return new Elysia({ name: 'quarry-security-headers' }).headers({ ...API_HEADERS, ...(options.https ? HSTS_HEADER : {}) })
 }
 
 /**

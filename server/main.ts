@@ -232,7 +232,7 @@ export async function main(env: Record<string, string | undefined> = process.env
       // Elysia asks for SO_REUSEPORT, with which a second server on the same port starts fine and takes half the
       // connections; a port in use must stop the start instead.
       reusePort: false,
-      ...(tls ? { tls } : {}),
+      ...(tls ? { tls: { ...tls, ciphers: TLS12_CIPHERS } } : {}),
       // Every route bounds its own body (server/body.ts, the upload routes) and answers 413 with an error body;
       // this is only Bun's outer net, above the largest upload with its form framing. Past it Bun itself answers
       // a bare 413 and closes, for a body no route could take anyway.
@@ -324,6 +324,21 @@ export async function main(env: Record<string, string | undefined> = process.env
   }, PARTIAL_SWEEP_MS)
   partialSweep.unref()
 }
+
+/**
+ * The TLS 1.2 suites offered: forward secrecy (ECDHE) and AEAD only, for ECDSA and RSA certificates (Mozilla's
+ * "intermediate" profile without its finite-field DHE). Suites with RSA key exchange (AES128-SHA, AES128-GCM-SHA256)
+ * would let a stolen key decrypt recorded traffic, and CBC suites are refused too. TLS 1.3, whose suites all have
+ * forward secrecy, is offered as well; TLS 1.1 and older the runtime never accepts.
+ */
+const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':')
 
 /**
  * The PEM certificate (chain) and key of QUARRY_TLS_CERT and QUARRY_TLS_KEY, checked before anything starts: an

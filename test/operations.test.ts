@@ -11,11 +11,12 @@ const PASSWORD = 'tls-test-password'
 const tempDir = tempDirs('ops')
 
 /** A self-signed certificate for 127.0.0.1 and localhost, valid for a day; answers the PEM file paths. */
-function selfSigned(dir: string, name = 'server'): { cert: string; key: string } {
+function selfSigned(dir: string, name = 'server', keyType: 'ec' | 'rsa' = 'ec'): { cert: string; key: string } {
   const cert = join(dir, `${name}.crt`)
   const key = join(dir, `${name}.key`)
+  const newKey = keyType === 'ec' ? ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'] : ['-newkey', 'rsa:2048']
   const made = Bun.spawnSync(
-    ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert,
+    ['openssl', 'req', '-x509', ...newKey, '-nodes', '-keyout', key, '-out', cert,
       '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
     { stderr: 'pipe' },
   )
@@ -93,9 +94,73 @@ describe('HTTPS', () => {
     expect(missing.stderr).toContain('--ca: cannot read')
   })
 
+  test('every HTTPS answer carries Strict-Transport-Security for a year (API, errors, the docs page)', async () => {
+    const ca = await Bun.file(tls.cert).text()
+    const answers = await Promise.all([
+      fetch(`${url}/api/version`, { tls: { ca } }),
+      fetch(`${url}/api/no-such-route`, { tls: { ca } }),
+      fetch(`${url}/api/info/whoami`, { tls: { ca } }),
+      fetch(`${url}/api/login`, { tls: { ca }, method: 'POST', body: JSON.stringify({ User: 'admin', Pass: PASSWORD }) }),
+      fetch(`${url}/api/login`, { tls: { ca }, method: 'POST', body: '{' }),
+      fetch(`${url}/api/docs`, { tls: { ca } }),
+    ])
+    expect(answers.map((r) => r.status)).toEqual([200, 404, 401, 200, 400, 200])
+    for (const res of answers) expect({ url: res.url, hsts: res.headers.get('strict-transport-security') }).toEqual({ url: res.url, hsts: 'max-age=31536000' })
+  })
+
+  test('TLS 1.2 only with forward-secret AEAD suites, and TLS 1.3 (ECDSA certificate)', async () => {
+    const port = new URL(url).port
+    expect(await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-ECDSA-AES128-GCM-SHA256'])).toEqual({ protocol: 'TLSv1.2', suite: 'ECDHE-ECDSA-AES128-GCM-SHA256' })
+    expect(await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-ECDSA-CHACHA20-POLY1305'])).toEqual({ protocol: 'TLSv1.2', suite: 'ECDHE-ECDSA-CHACHA20-POLY1305' })
+    expect((await handshake(port, ['-tls1_3'])).protocol).toBe('TLSv1.3')
+    for (const suite of ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES256-SHA384']) expect(await handshake(port, ['-tls1_2', '-cipher', suite])).toEqual(REFUSED)
+    expect(await handshake(port, ['-tls1_1', '-cipher', 'DEFAULT:@SECLEVEL=0'])).toEqual(REFUSED)
+  })
+
   test('the request lines of HTTPS requests are written as for HTTP', () => {
     expect(lines.map((l) => JSON.parse(l)).some((l) => l.msg === 'request' && l.path === '/api/version' && l.ip === '127.0.0.1')).toBe(true)
   })
+})
+
+const REFUSED = { protocol: undefined, suite: undefined }
+
+/** A handshake of `openssl s_client` with these options: the protocol and suite agreed, or both undefined. */
+async function handshake(port: string, options: string[]): Promise<{ protocol?: string; suite?: string }> {
+  const proc = Bun.spawn(['openssl', 's_client', '-brief', '-connect', `127.0.0.1:${port}`, ...options], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', timeout: 20_000 })
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  const text = out + err
+  if (!text.includes('CONNECTION ESTABLISHED')) return REFUSED
+  return { protocol: /Protocol version: (\S+)/.exec(text)?.[1], suite: /Ciphersuite: (\S+)/.exec(text)?.[1] }
+}
+
+describe('TLS profile with an RSA certificate', () => {
+  test('RSA key exchange and CBC suites are refused; ECDHE with AEAD and TLS 1.3 are served; plain HTTP has no HSTS', async () => {
+    const dir = tempDir()
+    const rsa = selfSigned(dir, 'rsa', 'rsa')
+    const server = spawnServer({ QUARRY_DATA_DIR: join(dir, 'data'), QUARRY_ADMIN_PASSWORD: PASSWORD, QUARRY_TLS_CERT: rsa.cert, QUARRY_TLS_KEY: rsa.key })
+    const plain = spawnServer({ QUARRY_DATA_DIR: join(dir, 'plain'), QUARRY_ADMIN_PASSWORD: PASSWORD })
+    try {
+      const port = new URL((await listening(server)).url).port
+      // without forward secrecy: a stolen key would decrypt recorded traffic
+      for (const suite of ['AES128-SHA', 'AES256-SHA', 'AES128-GCM-SHA256', 'AES256-GCM-SHA384']) expect({ suite, got: await handshake(port, ['-tls1_2', '-cipher', suite]) }).toEqual({ suite, got: REFUSED })
+      // forward secret but CBC
+      expect(await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-RSA-AES128-SHA'])).toEqual(REFUSED)
+      for (const suite of ['ECDHE-RSA-AES128-GCM-SHA256', 'ECDHE-RSA-AES256-GCM-SHA384', 'ECDHE-RSA-CHACHA20-POLY1305'])
+        expect(await handshake(port, ['-tls1_2', '-cipher', suite])).toEqual({ protocol: 'TLSv1.2', suite })
+      // what a client offering everything gets
+      expect((await handshake(port, [])).protocol).toBe('TLSv1.3')
+      expect((await handshake(port, ['-tls1_3'])).protocol).toBe('TLSv1.3')
+      expect(await handshake(port, ['-tls1_1', '-cipher', 'DEFAULT:@SECLEVEL=0'])).toEqual(REFUSED)
+      // HSTS means nothing over plain HTTP, and is not sent there
+      const res = await fetch(`${(await listening(plain)).url}/api/version`)
+      expect(res.status).toBe(200)
+      expect(res.headers.get('strict-transport-security')).toBeNull()
+    } finally {
+      server.kill('SIGTERM')
+      plain.kill('SIGTERM')
+      await Promise.all([server.exited, plain.exited])
+    }
+  }, 60_000)
 })
 
 describe('TLS files that cannot be used stop the start with one line', () => {
