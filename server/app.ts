@@ -16,7 +16,7 @@ import { Quotas } from './quota'
 import { requestLogPlugin } from './request-log'
 import type { Store } from './store'
 import { UniqueViolation } from './unique'
-import { initialPasswordPath, prepareInitialPassword, readInitialPassword, removeInitialPassword } from './initial-password'
+import { initialPasswordPath, pendingInitialPassword, prepareInitialPassword, readInitialPassword, removeInitialPassword } from './initial-password'
 import { authPlugin } from '../plugins/auth'
 import { bodyGate } from '../plugins/auth/guard'
 import { AuthService } from '../plugins/auth/service'
@@ -181,13 +181,12 @@ function randomSecret(): string {
 
 /**
  * On an empty store, creates UID 1 `admin` with the configured password or a generated one, which is written to a
- * private file in the data directory (never to the logs). On a store that has its admin, a file left from an
- * earlier start whose password no longer logs in (changed through another replica, or while this one was down)
- * is removed.
+ * private file in the data directory (never to the logs). On a store that has its admin, what an earlier
+ * start left is settled (settleInitialPassword).
  */
 async function ensurePrimaryAdmin(deps: AppDeps, auth: AuthService, now: number) {
   const { store, config, log } = deps
-  if ((await store.users.count()) > 0) return removeStaleInitialPassword(deps, auth)
+  if ((await store.users.count()) > 0) return settleInitialPassword(deps, auth)
   const password = config.adminPassword ?? randomSecret()
   const file = config.adminPassword ? undefined : prepareInitialPassword(config.dataDir, password)
   try {
@@ -205,12 +204,28 @@ async function ensurePrimaryAdmin(deps: AppDeps, auth: AuthService, now: number)
   else log.info('created the admin account', { uid: 1, passwordFrom: 'QUARRY_ADMIN_PASSWORD' })
 }
 
-async function removeStaleInitialPassword(deps: AppDeps, auth: AuthService) {
+/**
+ * On a store that has its admin: a file whose password no longer logs in (changed through another replica, or while
+ * this one was down) is removed; one a start left pending (it stopped before putting it in place) is put in place
+ * when its password is the admin's, and removed otherwise.
+ */
+async function settleInitialPassword(deps: AppDeps, auth: AuthService) {
   const { store, config, log } = deps
+  const pending = pendingInitialPassword(config.dataDir)
   const kept = readInitialPassword(config.dataDir)
-  if (kept === undefined) return
+  if (pending === undefined && kept === undefined) return
   const admin = await store.users.getByName(PRIMARY_ADMIN)
-  if (admin && (await auth.verifyPassword(kept, admin.passwordHash))) return
-  removeInitialPassword(config.dataDir)
-  log.info('removed the file of the generated admin password: that password has been changed', { passwordFile: initialPasswordPath(config.dataDir) })
+  const works = async (password: string) => admin !== undefined && (await auth.verifyPassword(password, admin.passwordHash))
+  if (pending) {
+    if (kept === undefined && (await works(pending.password))) {
+      pending.keep()
+      log.warn('the generated admin password is in the file: read it from there, then change it (the file goes at the change)', { uid: 1, passwordFile: pending.path })
+      return
+    }
+    pending.drop()
+  }
+  if (kept !== undefined && !(await works(kept))) {
+    removeInitialPassword(config.dataDir)
+    log.info('removed the file of the generated admin password: that password has been changed', { passwordFile: initialPasswordPath(config.dataDir) })
+  }
 }

@@ -12,16 +12,33 @@ export function initialPasswordPath(dataDir: string): string {
   return join(dataDir, INITIAL_PASSWORD_FILE)
 }
 
+/** Where a password waits until its account exists (see prepareInitialPassword). */
+const pendingPath = (dataDir: string) => `${initialPasswordPath(dataDir)}.new`
+
+export interface InitialPasswordFile {
+  /** Where the password is once kept. */
+  path: string
+  /** Puts the pending file in place. */
+  keep(): void
+  /** Removes the pending file. */
+  drop(): void
+}
+
+const fileOf = (dataDir: string): InitialPasswordFile => ({
+  path: initialPasswordPath(dataDir),
+  keep: () => renameSync(pendingPath(dataDir), initialPasswordPath(dataDir)),
+  drop: () => rmSync(pendingPath(dataDir), { force: true }),
+})
+
 /**
  * Writes the password (one line) to a new file of mode 0600 beside the final one, and answers how to put it in
  * place or drop it: the caller keeps it only once the account exists, so a replica that lost the race to create
  * the account leaves no file, and a directory where it cannot be written stops the start before there is an admin
  * nobody can log in as. The file is created anew (exclusively), so its mode is 0600 whatever one left there had.
  */
-export function prepareInitialPassword(dataDir: string, password: string): { path: string; keep(): void; drop(): void } {
+export function prepareInitialPassword(dataDir: string, password: string): InitialPasswordFile {
   mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE })
-  const path = initialPasswordPath(dataDir)
-  const pending = `${path}.new`
+  const pending = pendingPath(dataDir)
   rmSync(pending, { force: true })
   const fd = openSync(pending, 'wx', PRIVATE_FILE_MODE)
   try {
@@ -30,16 +47,29 @@ export function prepareInitialPassword(dataDir: string, password: string): { pat
   } finally {
     closeSync(fd)
   }
-  return { path, keep: () => renameSync(pending, path), drop: () => rmSync(pending, { force: true }) }
+  return fileOf(dataDir)
+}
+
+/**
+ * A password still pending from a start that stopped between writing it and keeping it (between creating the
+ * account and putting the file in place, or before either), with the means to keep or drop it.
+ */
+export function pendingInitialPassword(dataDir: string): (InitialPasswordFile & { password: string }) | undefined {
+  const password = readPassword(pendingPath(dataDir))
+  return password === undefined ? undefined : { ...fileOf(dataDir), password }
+}
+
+function readPassword(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim()
+  } catch {
+    return undefined
+  }
 }
 
 /** The password the file holds, or undefined when there is no file (or it cannot be read). */
 export function readInitialPassword(dataDir: string): string | undefined {
-  try {
-    return readFileSync(initialPasswordPath(dataDir), 'utf8').trim()
-  } catch {
-    return undefined
-  }
+  return readPassword(initialPasswordPath(dataDir))
 }
 
 /** Removes the file; answers whether there was one. */

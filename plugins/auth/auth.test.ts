@@ -1,7 +1,7 @@
 // Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; decisions §1, §2).
 import { describe, expect, spyOn, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../server/app'
@@ -870,6 +870,29 @@ describe('first start', () => {
       expect(linesOf(logs, /^removed the file of the generated admin password/)).toHaveLength(1)
       expect((await second.login('changed-elsewhere-1')).status).toBe(200)
       await second.store.close()
+    })
+  })
+
+  test('a password a start left pending (it stopped before putting the file in place) is kept if it is the admin\'s, else removed', async () => {
+    await inTempDir(async (dir) => {
+      const first = await start(dir, [])
+      const password = readFileSync(fileOf(dir), 'utf8').trim()
+      await first.store.close()
+      // the account was made, the file not yet renamed into place
+      renameSync(fileOf(dir), `${fileOf(dir)}.new`)
+      const logs: string[] = []
+      const second = await start(dir, logs)
+      expect(readFileSync(fileOf(dir), 'utf8').trim()).toBe(password)
+      expect(existsSync(`${fileOf(dir)}.new`)).toBe(false)
+      expect(linesOf(logs, /^the generated admin password is in the file/)).toEqual([expect.objectContaining({ passwordFile: fileOf(dir) })])
+      expect(logs.join('')).not.toContain(password)
+      await second.store.close()
+      // a pending password that is not the admin's (a start that lost the race, or stopped before creating it) goes
+      writeFileSync(`${fileOf(dir)}.new`, 'never-the-password\n', { mode: 0o600 })
+      const third = await start(dir, [])
+      expect(existsSync(`${fileOf(dir)}.new`)).toBe(false)
+      expect(readFileSync(fileOf(dir), 'utf8').trim()).toBe(password)
+      await third.store.close()
     })
   })
 
