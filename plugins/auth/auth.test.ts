@@ -790,6 +790,12 @@ describe('first start', () => {
   const fileOf = (dir: string) => join(dir, 'initial-admin-password')
   /** The log lines (parsed) whose message is `msg`. */
   const linesOf = (logs: string[], msg: RegExp) => logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => msg.test(String(l.msg)))
+  /** A first start on `dir` that is stopped again; answers the generated password from its file. */
+  const firstStart = async (dir: string) => {
+    const first = await start(dir, [])
+    await first.store.close()
+    return readFileSync(fileOf(dir), 'utf8').trim()
+  }
   const inTempDir = async (run: (dir: string) => Promise<void>) => {
     const dir = mkdtempSync(join(tmpdir(), 'quarry-first-start-'))
     try {
@@ -857,9 +863,7 @@ describe('first start', () => {
 
   test('a start finds a file whose password no longer logs in (changed elsewhere) and removes it (one that still works stays: see above)', async () => {
     await inTempDir(async (dir) => {
-      const first = await start(dir, [])
-      const password = readFileSync(fileOf(dir), 'utf8').trim()
-      await first.store.close()
+      const password = await firstStart(dir)
       // another replica or `quarry admin reset-password` elsewhere changed it: this directory's copy is stale
       const { store } = await openStoreAt(dir)
       await store.users.setPasswordHash(1, await Bun.password.hash('changed-elsewhere-1', { algorithm: 'argon2id', memoryCost: 256, timeCost: 1 }))
@@ -875,9 +879,7 @@ describe('first start', () => {
 
   test('a password a start left pending (it stopped before putting the file in place) is kept if it is the admin\'s, else removed', async () => {
     await inTempDir(async (dir) => {
-      const first = await start(dir, [])
-      const password = readFileSync(fileOf(dir), 'utf8').trim()
-      await first.store.close()
+      const password = await firstStart(dir)
       // the account was made, the file not yet renamed into place
       renameSync(fileOf(dir), `${fileOf(dir)}.new`)
       const logs: string[] = []
