@@ -65,27 +65,24 @@ export class TagDirectory {
   }
 
   /** The number of each of `names` that exists (those that do not are left out). */
-  async idsOf(names: readonly string[]): Promise<Map<string, number>> {
-    await this.load()
-    const unknown = names.filter((n) => !this.ids.has(n))
-    if (unknown.length > 0) this.learn(await this.source.tagsNamed(unknown))
-    const out = new Map<string, number>()
-    for (const n of names) {
-      const id = this.ids.get(n)
-      if (id !== undefined) out.set(n, id)
-    }
-    return out
+  idsOf(names: readonly string[]): Promise<Map<string, number>> {
+    return this.resolve(names, this.ids, (unknown) => this.source.tagsNamed(unknown))
   }
 
   /** The name of each of `ids` that exists. */
-  async namesOf(ids: readonly number[]): Promise<Map<number, string>> {
+  namesOf(ids: readonly number[]): Promise<Map<number, string>> {
+    return this.resolve(ids, this.names, (unknown) => this.source.tagsNumbered(unknown))
+  }
+
+  /** `keys` through `map`, after looking up (only) the keys it lacks. */
+  private async resolve<K, V>(keys: readonly K[], map: Map<K, V>, lookup: (unknown: K[]) => Promise<Tag[]>): Promise<Map<K, V>> {
     await this.load()
-    const unknown = ids.filter((id) => !this.names.has(id))
-    if (unknown.length > 0) this.learn(await this.source.tagsNumbered(unknown))
-    const out = new Map<number, string>()
-    for (const id of ids) {
-      const name = this.names.get(id)
-      if (name !== undefined) out.set(id, name)
+    const unknown = keys.filter((k) => !map.has(k))
+    if (unknown.length > 0) this.learn(await lookup(unknown))
+    const out = new Map<K, V>()
+    for (const k of keys) {
+      const v = map.get(k)
+      if (v !== undefined) out.set(k, v)
     }
     return out
   }
