@@ -3,6 +3,7 @@
 // whole tag table per search.
 import { afterEach, describe, expect, test } from 'bun:test'
 import type { Config } from '../../server/config'
+import { REQ } from '../ws/protocol'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from '../../test/helpers'
 
 const KiB = 1024
@@ -157,6 +158,20 @@ describe('the free-space floor (QUARRY_MIN_FREE_SPACE)', () => {
   })
 })
 
+/**
+ * A server with an entry of tag `known`, then 400,000 more tags written straight into the table (the flood of the
+ * attack; the API would take minutes to make this many).
+ */
+async function flooded() {
+  const s = await server({ maxTags: 1_000_000 })
+  const u = await s.createUser()
+  expect((await ingest(s, u.jwt, [{ TS: new Date(T0).toISOString(), Tag: 'known', Data: Buffer.from('known entry').toString('base64') }])).status).toBe(200)
+  if (s.store.kind === 'pg') await s.rows("INSERT INTO ingest_tags (name) SELECT 'flood' || i FROM generate_series(1, 400000) AS i")
+  else await s.rows("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000) INSERT INTO ingest_tags (name) SELECT 'flood' || i FROM n")
+  expect(await tagCount(s)).toBe(400_001)
+  return { s, u }
+}
+
 describe('the number of distinct tags (QUARRY_MAX_TAGS)', () => {
   test('a batch whose new tags would pass the bound is refused whole (413 naming it); batches of known tags and those that fit pass', async () => {
     const s = await server({ maxTags: 10 })
@@ -174,13 +189,7 @@ describe('the number of distinct tags (QUARRY_MAX_TAGS)', () => {
   })
 
   test('400,000 tags in the table: launches neither read it nor slow down; a tag created after the start resolves at once', async () => {
-    const s = await server({ maxTags: 1_000_000 })
-    const u = await s.createUser()
-    expect((await ingest(s, u.jwt, [{ TS: new Date(T0).toISOString(), Tag: 'known', Data: Buffer.from('known entry').toString('base64') }])).status).toBe(200)
-    // The flood of the attack, written straight into the table (the API would take minutes to make this many).
-    if (s.store.kind === 'pg') await s.rows("INSERT INTO ingest_tags (name) SELECT 'flood' || i FROM generate_series(1, 400000) AS i")
-    else await s.rows("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000) INSERT INTO ingest_tags (name) SELECT 'flood' || i FROM n")
-    expect(await tagCount(s)).toBe(400_001)
+    const { s, u } = await flooded()
     // A tag created through the API now, after the server read the table: found by the searches below.
     expect((await ingest(s, u.jwt, [{ TS: new Date(T0 + 1).toISOString(), Tag: 'late', Data: Buffer.from('late entry').toString('base64') }])).status).toBe(200)
     const range = { SearchStart: new Date(T0 - 1000).toISOString(), SearchEnd: new Date(T0 + 60_000).toISOString() }
@@ -205,5 +214,43 @@ describe('the number of distinct tags (QUARRY_MAX_TAGS)', () => {
     })
     // Reading 400,000 tags took about 0.7 s per launch (7 s for these 10); without it they take milliseconds each.
     expect(elapsed).toBeLessThan(2500)
+  }, 60_000)
+
+  test('400,000 tags in the table: WebSocket entries and tags requests do not read it', async () => {
+    const { s, u } = await flooded()
+    s.app.listen({ hostname: '127.0.0.1', port: 0 })
+    try {
+      const launched = await s.call('POST', '/api/searchctrl/launch', {
+        jwt: u.jwt,
+        json: { SearchString: 'tag=known', SearchStart: new Date(T0 - 1000).toISOString(), SearchEnd: new Date(T0 + 1000).toISOString() },
+      })
+      expect(launched.status).toBe(200)
+      await s.searches.settled()
+      const ws = new WebSocket(`ws://127.0.0.1:${s.app.server!.port}/api/ws/search`, u.jwt)
+      const queue: any[] = []
+      ws.onmessage = (e) => queue.push(JSON.parse(String(e.data)))
+      await new Promise((resolve) => (ws.onopen = resolve))
+      const ask = async (m: unknown) => {
+        ws.send(JSON.stringify(m))
+        const end = Date.now() + 20_000
+        while (queue.length === 0 && Date.now() < end) await Bun.sleep(5)
+        return queue.shift()
+      }
+      const sub = (await ask({ type: 'attach', data: { ID: launched.body.SearchID } })).data.Subproto as string
+      const t0 = performance.now()
+      for (let i = 0; i < 10; i++) {
+        const entries = await ask({ type: sub, data: { ID: REQ.GET_ENTRIES, EntryRange: { First: 0, Last: 10 } } })
+        expect(entries.data.Entries.map((e: { Data: string }) => Buffer.from(e.Data, 'base64').toString())).toEqual(['known entry'])
+        const tags = await ask({ type: sub, data: { ID: REQ.SEARCH_TAGS } })
+        expect(Object.keys(tags.data.Tags)).toEqual(['known'])
+        expect(entries.data.Entries[0].Tag).toBe(tags.data.Tags.known)
+      }
+      const elapsed = performance.now() - t0
+      ws.close()
+      // Each of these 20 requests read the 400,000 tags before (about 0.7 s each); now they take milliseconds.
+      expect(elapsed).toBeLessThan(2500)
+    } finally {
+      await s.app.stop(true)
+    }
   }, 60_000)
 })
