@@ -79,7 +79,7 @@ try {
   parts.length = 0
   const dataBytes = N * BYTES
   console.log(`${N} entries of ${BYTES} bytes ingested and written as one file in ${((performance.now() - t) / 1000).toFixed(1)} s`)
-  const tagId = (await repo.tagIds()).get('bench')!
+  const tagId = (await repo.tagsNamed(['bench']))[0]!.id
   const needle = Buffer.from(NEEDLE)
   const expected = Math.ceil(N / 100)
 

@@ -35,6 +35,8 @@ import { statsPlugin } from '../plugins/stats'
 import { websocketOptions, wsPlugin } from '../plugins/ws'
 import { SearchManager } from './search/manager'
 import { SegmentedEntries } from './search/segments'
+import { TagDirectory } from './search/tags'
+import { FreeSpaceFloor } from './disk-space'
 import { Cluster } from './cluster'
 import { clusterPlugin } from '../plugins/cluster'
 import type { MatchPool } from './search/match'
@@ -109,10 +111,16 @@ export async function createApp(deps: AppDeps) {
   const shared = isCluster(config)
   // Searches walk the sealed segments and the rows not compacted yet; ingest writes rows (server/search/segments.ts).
   const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: config.segmentBytes, ...deps.segments, log })
+  // Read whole once here; requests then resolve tags from memory (server/search/tags.ts).
+  const tags = new TagDirectory(entries, deps.events, log)
+  await tags.load()
+  // The data directory's filesystem holds the SQLite store or the blobs on disk (with PostgreSQL and S3, neither).
+  const space = new FreeSpaceFloor(store.kind === 'sqlite' || config.s3 === undefined ? config.dataDir : undefined, config.minFreeSpaceBytes)
   searches = new SearchManager({
     shared,
     quotas,
     entries,
+    tags,
     searches: store.searches,
     blobs,
     log,
@@ -156,10 +164,10 @@ export async function createApp(deps: AppDeps) {
     .use(usersPlugin({ config, store, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ store, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
-    .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas }))
-    .use(filesPlugin({ config, store, blobs, auth, log, clock, quotas }))
-    .use(ingestPlugin({ store, auth, clock }))
-    .use(searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas }))
+    .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
+    .use(filesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
+    .use(ingestPlugin({ config, store, auth, clock, quotas, tags, space }))
+    .use(searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, store, auth, searches, cluster, clock, log }))
     .use(notificationsPlugin({ config, store, auth, clock }))

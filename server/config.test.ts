@@ -106,6 +106,13 @@ describe('configuration', () => {
     [{ QUARRY_USER_QUOTA: '0' }, 'QUARRY_USER_QUOTA'],
     [{ QUARRY_USER_QUOTA: '0GiB' }, 'QUARRY_USER_QUOTA'],
     [{ QUARRY_USER_QUOTA: '-5MiB' }, 'QUARRY_USER_QUOTA'],
+    [{ QUARRY_MAX_TAGS: '0' }, 'QUARRY_MAX_TAGS'],
+    [{ QUARRY_MAX_TAGS: 'many' }, 'QUARRY_MAX_TAGS'],
+    [{ QUARRY_MAX_TAGS: '10000001' }, 'QUARRY_MAX_TAGS'],
+    [{ QUARRY_INGEST_RATE: 'fast' }, 'QUARRY_INGEST_RATE'],
+    [{ QUARRY_INGEST_RATE: '0' }, 'QUARRY_INGEST_RATE'],
+    [{ QUARRY_MIN_FREE_SPACE: 'some' }, 'QUARRY_MIN_FREE_SPACE'],
+    [{ QUARRY_MIN_FREE_SPACE: '-1GiB' }, 'QUARRY_MIN_FREE_SPACE'],
     [{ QUARRY_ADMIN_LOGIN_RATE: '0' }, 'QUARRY_ADMIN_LOGIN_RATE'],
     [{ QUARRY_ADMIN_LOGIN_RATE: 'fast' }, 'QUARRY_ADMIN_LOGIN_RATE'],
     [{ QUARRY_LOGIN_THROTTLE_ENTRIES: '10' }, 'QUARRY_LOGIN_THROTTLE_ENTRIES'],
@@ -123,6 +130,13 @@ describe('configuration', () => {
   test('QUARRY_USER_QUOTA takes a size or unlimited', () => {
     expect(loadConfig({ QUARRY_USER_QUOTA: '500MiB' }).config.userQuotaBytes).toBe(500 * 1024 ** 2)
     expect(loadConfig({ QUARRY_USER_QUOTA: 'Unlimited' }).config.userQuotaBytes).toBeUndefined()
+  })
+
+  test('ingest bounds: QUARRY_MAX_TAGS, QUARRY_INGEST_RATE (a size per second or unlimited), QUARRY_MIN_FREE_SPACE (a size, 0 for none)', () => {
+    expect(loadConfig({}).config).toMatchObject({ maxTags: 65_536, ingestRateBytes: 64 * 1024 ** 2, minFreeSpaceBytes: 1024 ** 3 })
+    const { config } = loadConfig({ QUARRY_MAX_TAGS: '1000', QUARRY_INGEST_RATE: '2MiB', QUARRY_MIN_FREE_SPACE: '500MiB' })
+    expect(config).toMatchObject({ maxTags: 1000, ingestRateBytes: 2 * 1024 ** 2, minFreeSpaceBytes: 500 * 1024 ** 2 })
+    expect(loadConfig({ QUARRY_INGEST_RATE: 'unlimited', QUARRY_MIN_FREE_SPACE: '0' }).config).toMatchObject({ ingestRateBytes: undefined, minFreeSpaceBytes: 0 })
   })
 
   test('QUARRY_MAX_SEARCHES_PER_USER is read', () => {

@@ -26,6 +26,12 @@ export interface Config {
   maxImportBytes: number
   /** Bytes each non-admin user may store (resources, user files, saved searches; server/quota.ts); undefined: no limit. */
   userQuotaBytes: number | undefined
+  /** Distinct ingest tags the store may hold; a batch that would pass it is refused whole (413). */
+  maxTags: number
+  /** Bytes per second each user may ingest, per replica (plugins/ingest/rate.ts); undefined: no limit. */
+  ingestRateBytes: number | undefined
+  /** Bytes that must stay free on the data directory's filesystem; writes past it are refused (507); 0: no floor. */
+  minFreeSpaceBytes: number
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
   searchGraceMs: number
   /** Searches that are not saved one user may have at a time (running or kept); a launch past it is refused (429). */
@@ -103,6 +109,7 @@ const KNOWN = new Set([
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
+  'QUARRY_MAX_TAGS', 'QUARRY_INGEST_RATE', 'QUARRY_MIN_FREE_SPACE',
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
@@ -139,11 +146,21 @@ export function parseBytes(name: string, raw: string): number {
 /** A size, or `unlimited` (undefined) for no limit at all. */
 function parseLimit(name: string, raw: string): number | undefined {
   if (raw.trim().toLowerCase() === 'unlimited') return undefined
-  if (/^\s*0+\s*[a-z]*\s*$/i.test(raw)) throw new ConfigError(`${name}: "${raw}" must be a positive size or unlimited (0 is not a quota)`)
+  if (/^\s*0+\s*[a-z]*\s*$/i.test(raw)) throw new ConfigError(`${name}: "${raw}" must be a positive size or unlimited (0 is not a limit)`)
   try {
     return parseBytes(name, raw)
   } catch {
     throw new ConfigError(`${name}: "${raw}" is not a size or unlimited (examples: 10GiB, 500MiB, unlimited)`)
+  }
+}
+
+/** A size, or 0 for none. */
+function parseSizeOrZero(name: string, raw: string): number {
+  if (/^\s*0+\s*[a-z]*\s*$/i.test(raw)) return 0
+  try {
+    return parseBytes(name, raw)
+  } catch {
+    throw new ConfigError(`${name}: "${raw}" is not a size (examples: 1GiB, 500MiB, 0 for none)`)
   }
 }
 
@@ -374,6 +391,13 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // 10 GiB: room for several resources of the largest default size (2 GiB) and many saved searches, yet one
     // account alone cannot fill a typical server's disk; `unlimited` gives back the behaviour of earlier versions.
     userQuotaBytes: parseLimit('QUARRY_USER_QUOTA', get('QUARRY_USER_QUOTA') ?? '10GiB'),
+    // 65,536 tags: far more than ingesters name (a tag is a source kind, not a value), while the map every process
+    // keeps of them stays a few MiB at most (tags are at most 128 characters).
+    maxTags: parseCount('QUARRY_MAX_TAGS', get('QUARRY_MAX_TAGS') ?? '65536', 1, 10_000_000),
+    // 64 MiB/s per user: above what one ingester sends over a typical link, well below what a few users together
+    // could make the store write.
+    ingestRateBytes: parseLimit('QUARRY_INGEST_RATE', get('QUARRY_INGEST_RATE') ?? '64MiB'),
+    minFreeSpaceBytes: parseSizeOrZero('QUARRY_MIN_FREE_SPACE', get('QUARRY_MIN_FREE_SPACE') ?? '1GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
     // 32: a person watches a few searches at once, a dashboard launches one per tile (rarely more than 20-30); each
     // search holds two working files and its record, so one user holds at most 64 files (10,000 launches of one

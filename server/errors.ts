@@ -37,6 +37,15 @@ export const Errors = {
       `storage quota exceeded: the quota is ${limit} bytes per user (QUARRY_USER_QUOTA), ${used} bytes are in use` +
         (adding === undefined ? ', and this would store more than the rest' : `, and this would add ${adding}`),
     ),
+  /** The server's disk has reached its free-space floor (server/disk-space.ts). */
+  insufficientStorage: (floor: number) =>
+    new ApiError(507, `the server is out of storage space: writes are refused while less than ${floor} bytes are free (QUARRY_MIN_FREE_SPACE)`),
+  /** An ingest batch whose new tags would pass the store's number of distinct tags. */
+  tooManyTags: (limit: number, known: number, adding: number) =>
+    new ApiError(
+      413,
+      `too many distinct tags: the store may hold ${limit} (QUARRY_MAX_TAGS), it holds ${known}, and this batch would add ${adding}; nothing was stored`,
+    ),
   /** A search query that does not parse: `Position` is the 0-based character offset of the problem. */
   badQuery: (message: string, position: number) => new ApiError(400, message, { Position: position }),
 } as const

@@ -1,5 +1,5 @@
 // Events every replica must act on at once: sessions and API tokens that ended, a session replaced by a refresh, a
-// token's new expiry. The store already refuses an ended session or token on every replica at the next request
+// token's new expiry, new ingest tags. The store already refuses an ended session or token on every replica at the next request
 // (each request reads its row; nothing about them is cached); these events reach what a replica holds open for
 // them: its WebSockets, and the searches they are attached to.
 // On PostgreSQL they travel as NOTIFY on one channel, sent after the change committed; every replica LISTENs and
@@ -14,6 +14,8 @@ export type ClusterEvent =
   | { kind: 'tokens-ended'; ids: string[] }
   | { kind: 'session-replaced'; from: string; to: string }
   | { kind: 'token-expiry'; id: string; expires: number }
+  /** A batch created ingest tags numbered `from` and above (server/search/tags.ts). */
+  | { kind: 'tags-created'; from: number }
 
 export interface ClusterEvents {
   /** Tells the other replicas (not this one). */

@@ -1,7 +1,7 @@
 // Per-user storage quotas (QUARRY_USER_QUOTA). What a user stores is computed from the store, never from process
 // memory, so every replica sharing a store sees the same usage: the contents of the user's resources and user
-// files, the results (plus their index) of the user's saved and imported searches, and the text of the user's
-// dashboards and library entries. A search that is still SAVING counts once it is SAVED. Preferences (two JSON
+// files, the results (plus their index) of the user's saved and imported searches, the text of the user's
+// dashboards and library entries, and the entries the user ingested (server/search/entries.ts entryBytes). A search that is still SAVING counts once it is SAVED. Preferences (two JSON
 // values per user, each bounded by QUARRY_MAX_BODY_SIZE) and search history are not counted.
 //
 // Guarantees:
@@ -41,14 +41,16 @@ export class QuotaExceeded extends Error {
 /**
  * A user's stored bytes, one row, five indexed sums (covering indexes of migration 009): contents of resources and
  * user files, results plus index of SAVED searches, and the text of dashboards and library entries (bounded per
- * request by QUARRY_MAX_BODY_SIZE, but not in number). Plain SQL; PostgreSQL runs it with `$1` for `?1`.
+ * request by QUARRY_MAX_BODY_SIZE, but not in number); and the running total of the entries the user ingested
+ * (migration 018). Plain SQL; PostgreSQL runs it with `$1` for `?1`.
  */
 export const USAGE_SQL = `SELECT
   (SELECT coalesce(sum(size), 0) FROM resources WHERE uid = ?1)
   + (SELECT coalesce(sum(size), 0) FROM user_files WHERE uid = ?1)
   + (SELECT coalesce(sum(store_size + index_size), 0) FROM saved_searches WHERE uid = ?1 AND state = 'saved')
   + (SELECT coalesce(sum(stored_bytes), 0) FROM dashboards WHERE uid = ?1)
-  + (SELECT coalesce(sum(stored_bytes), 0) FROM library WHERE uid = ?1) AS used`
+  + (SELECT coalesce(sum(stored_bytes), 0) FROM library WHERE uid = ?1)
+  + (SELECT coalesce(sum(bytes), 0) FROM ingest_usage WHERE uid = ?1) AS used`
 
 /** The bytes a dashboard row stores (its stored_bytes column; migration 009 fills it the same way). */
 export const DASHBOARD_BYTES_SQL = 'octet_length(name) + octet_length(description) + octet_length(labels) + octet_length(data)'

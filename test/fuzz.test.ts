@@ -2,7 +2,7 @@
 // QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SEED replays a run;
 // test/fuzz-long.sh is the long run.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { fuzzFixture, fuzzSeed, listChanges, runFuzz, storeChanges } from './fuzz'
+import { TAG_FLOOD_LIMIT, fuzzFixture, fuzzSeed, listChanges, runFuzz, runTagFlood, storeChanges } from './fuzz'
 
 const runs = Number(process.env.QUARRY_FUZZ_RUNS ?? 2000)
 const seed = fuzzSeed()
@@ -20,6 +20,18 @@ describe('generated bad input', () => {
     const withBody = fixture.routes.filter((r) => r.body && !r.upload && JSON.stringify(r.body) !== '{}')
     expect(withBody.filter((r) => !mustRefuseByRoute[r.key]).map((r) => r.key)).toEqual([])
   }, Math.max(120_000, runs * 100))
+})
+
+describe('generated tag floods', () => {
+  const floods = Math.max(100, Math.ceil(runs / 10))
+  test(`${floods} generated batches of many distinct tags (seed ${seed}): the bound holds, every answer as the model predicts`, async () => {
+    const stats = await runTagFlood(floods, seed)
+    console.log(`tag flood: seed ${seed}, ${JSON.stringify(stats)}`)
+    // the flood reached the bound, and batches of known tags went on being accepted past it
+    expect(stats.refusedForTags).toBeGreaterThan(0)
+    expect(stats.tags).toBeGreaterThan(TAG_FLOOD_LIMIT / 2)
+    expect(stats.accepted).toBeGreaterThan(0)
+  }, 120_000)
 })
 
 describe('a failure names what changed', () => {

@@ -910,3 +910,97 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
   }
   return stats
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Tag floods: generated ingest batches of many distinct tags (the attack that filled the tag table), sent by a user
+// and through a token to a server with a small bound on distinct tags (QUARRY_MAX_TAGS). A model of the known tags
+// predicts every answer: 400 for a batch with an invalid tag name, 413 naming the bound for one whose new tags would
+// pass it, 200 otherwise. Refusals change nothing; the store never holds more tags than the bound; searches still
+// resolve the tags that exist.
+
+/** The bound of the tag-flood server: small, so that a short flood reaches it. */
+export const TAG_FLOOD_LIMIT = 32
+
+export interface TagFloodCase {
+  caller: 'user' | 'token'
+  tags: string[]
+}
+
+const FLOOD_POOL = ['web', 'db', 'auth', 'dns.query', 'fw-drop']
+const VALID_TAG = /^[A-Za-z0-9._-]{1,128}$/
+const FLOOD_TIME = '2000-01-01T00:00:00Z'
+
+const poolTag = fc.constantFrom(...FLOOD_POOL)
+const freshTag = fc.stringMatching(/^[A-Za-z0-9._-]{1,24}$/)
+const invalidTag = fc.constantFrom('', 'x'.repeat(129), 'a b', 'tag/x', 'tag,x', '*', 'é', 'a\u0000b', '\ud800')
+
+export function tagFloodArbitrary(): fc.Arbitrary<TagFloodCase> {
+  return fc.record({
+    caller: fc.constantFrom('user' as const, 'token' as const),
+    tags: fc.oneof(
+      // batches of the pool alone keep being accepted once the bound is reached
+      { weight: 2, arbitrary: fc.array(poolTag, { minLength: 1, maxLength: 20 }) },
+      // the flood: many fresh names
+      { weight: 5, arbitrary: fc.array(fc.oneof(poolTag, freshTag, freshTag), { minLength: 1, maxLength: 60 }) },
+      // and now and then a name no tag may have among them
+      { weight: 1, arbitrary: fc.array(fc.oneof(poolTag, freshTag, invalidTag), { minLength: 1, maxLength: 60 }) },
+    ),
+  })
+}
+
+export interface TagFloodStats {
+  accepted: number
+  refusedForTags: number
+  refusedInvalid: number
+  tags: number
+}
+
+/** Sends `runs` generated tag floods; throws (with the seed and the batch) at the first broken rule. */
+export async function runTagFlood(runs: number, seed: number): Promise<TagFloodStats> {
+  const s = await createTestServer({ maxTags: TAG_FLOOD_LIMIT })
+  try {
+    const user = await s.createUser()
+    const made = await must(s.call('POST', '/api/tokens', { jwt: user.jwt, json: { name: 'flood', capabilities: ['Ingest'] } }), 'token')
+    const auth = (c: TagFloodCase) => (c.caller === 'user' ? { jwt: user.jwt } : { headers: { 'Service-Token': made.body.token as string } })
+    const known = new Set<string>()
+    const stats: TagFloodStats = { accepted: 0, refusedForTags: 0, refusedInvalid: 0, tags: 0 }
+    const tagCount = async () => Number((await s.rows('SELECT count(*) AS n FROM ingest_tags'))[0]!.n)
+    const flood = async (c: TagFloodCase) => {
+      const fresh = new Set(c.tags.filter((t) => !known.has(t)))
+      const expected = c.tags.some((t) => !VALID_TAG.test(t)) ? 400 : known.size + fresh.size > TAG_FLOOD_LIMIT ? 413 : 200
+      const before = JSON.stringify(await storeSnapshotAsync(s))
+      const res = await s.call('POST', '/api/ingest/json', { ...auth(c), json: c.tags.map((Tag) => ({ TS: FLOOD_TIME, Tag, Data: '' })) })
+      const problem = (what: string) => new Error(`${what}: ${res.status} ${res.text.slice(0, 300)}; batch ${JSON.stringify(c).slice(0, 600)}`)
+      if (res.status !== expected) throw problem(`expected ${expected} (${known.size} known tags, ${fresh.size} new)`)
+      if (res.status === 413 && !(String(res.body?.Error).includes('QUARRY_MAX_TAGS') && String(res.body?.Error).includes(String(TAG_FLOOD_LIMIT))))
+        throw problem('a refusal that does not name the bound')
+      if (res.status === 200) {
+        for (const t of c.tags) known.add(t)
+        stats.accepted++
+      } else {
+        if (typeof res.body?.Error !== 'string') throw problem('a refusal without an {"Error": ...} body')
+        if (JSON.stringify(await storeSnapshotAsync(s)) !== before) throw problem('a refused batch changed the store')
+        if (res.status === 413) stats.refusedForTags++
+        else stats.refusedInvalid++
+      }
+      const held = await tagCount()
+      if (held !== known.size || held > TAG_FLOOD_LIMIT) throw problem(`the store holds ${held} tags, the model ${known.size}, the bound ${TAG_FLOOD_LIMIT}`)
+    }
+    try {
+      await fc.assert(fc.asyncProperty(tagFloodArbitrary(), flood), { seed, numRuns: runs, endOnFailure: true })
+    } catch (e) {
+      const cause = (e as Error).cause instanceof Error ? `\n${((e as Error).cause as Error).message}` : ''
+      throw new Error(`tag flood failed; reproduce with QUARRY_FUZZ_SEED=${seed}${cause}\n${(e as Error).message}`)
+    }
+    // The tags that exist still resolve: a search of every one the model knows finds one entry per accepted use.
+    const launched = await must(s.call('POST', '/api/searchctrl/launch', { jwt: user.jwt, json: { SearchString: `tag=${[...known].join(',')}`, SearchStart: '1999-01-01T00:00:00Z', SearchEnd: '2001-01-01T00:00:00Z' } }), 'search')
+    await s.searches.settled()
+    const found = await must(s.call('GET', `/api/searchctrl/${launched.body.SearchID}/download/json`, { jwt: user.jwt }), 'results')
+    const named = new Set((found.body as { Tag: string }[]).map((r) => r.Tag))
+    if ([...known].some((t) => !named.has(t))) throw new Error(`a search after the flood missed tags: ${[...known].filter((t) => !named.has(t)).join(', ')}`)
+    stats.tags = known.size
+    return stats
+  } finally {
+    s.close()
+  }
+}

@@ -432,7 +432,7 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
       { ts: T0 + 2, tag: 'a', src: '10.0.0.3', data: bytes(5, 3) },
     ])
     await s.entries.ingest([{ ts: T0 + 3, tag: 'b', src: '::1', data: new Uint8Array() }])
-    const tags = await s.entries.tagIds()
+    const tags = new Map((await s.entries.allTags()).map((t) => [t.name, t.id]))
     expect([...tags.keys()].sort()).toEqual(['a', 'b'])
     const a = tags.get('a')!
     const b = tags.get('b')!

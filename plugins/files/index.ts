@@ -10,6 +10,7 @@ import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../s
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
+import type { FreeSpaceFloor } from '../../server/disk-space'
 import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
 import { itemLabels, itemName } from '../../server/names'
 import type { Logger } from '../../server/log'
@@ -21,7 +22,7 @@ import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import type { FileRow } from './repo'
 import { AdminQuery, CreateFileForm, IdParams, PatchFileBody, UserFile, parseCreateFields, toUserFile } from './schema'
-import { area } from '../../server/openapi'
+import { area, refusals } from '../../server/openapi'
 
 /** Room for the multipart framing (and the small fields) around the file when Content-Length is checked. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -49,6 +50,8 @@ export interface FilesDeps {
   log: Logger
   clock: () => number
   quotas: Quotas
+  /** The free-space floor checked before contents are written (server/disk-space.ts). */
+  space: FreeSpaceFloor
 }
 
 /**
@@ -60,11 +63,11 @@ const replaceHooks = () => ({
   params: IdParams,
   query: AdminQuery,
   parse: multipartUpload(t.Object({ file: FilePart('the new contents (other parts are ignored)') })),
-  response: UserFile,
+  response: { 200: UserFile, ...refusals(507) },
   detail: { summary: 'Replace a file\'s contents', description: 'Multipart; only the `file` part is used. Answers the record.' },
 })
 
-export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: FilesDeps) {
+export function filesPlugin({ config, store, blobs, auth, log, clock, quotas, space }: FilesDeps) {
   const { files } = store
 
   /** Admins reach every file (an admin's token acts as a normal user: `caller.admin` is false then). */
@@ -114,6 +117,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
     const declared = Number(request.headers.get('content-length') ?? 0)
     if (declared > limit + MULTIPART_OVERHEAD) throw Errors.tooLarge(limit)
     if (quota && declared > room + MULTIPART_OVERHEAD) throw quotaRefusalWhileStreaming(quota)
+    await space.check(declared)
     try {
       return await streamUpload(
         request,
@@ -203,7 +207,7 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas }: 
         access: 'UserFileWrite',
         query: AdminQuery,
         parse: multipartUpload(CreateFileForm),
-        response: UserFile,
+        response: { 200: UserFile, ...refusals(507) },
         detail: { summary: 'Upload a new file', description: 'Multipart: `file` plus `name`, `desc`, `guid`, or `file` plus `meta` (JSON). Answers the file\'s record.' },
       },
     )

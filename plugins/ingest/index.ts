@@ -1,16 +1,23 @@
 // Ingest into the embedded engine: POST /api/ingest/json with an array of {"TS", "Tag", "SRC", "Data"} entries.
-// A batch is stored whole or not at all: one bad entry refuses the batch with 400 naming its index.
+// A batch is stored whole or not at all: one bad entry refuses the batch with 400 naming its index; a batch past the
+// user's ingest rate is refused with 429 (Retry-After), past the free-space floor with 507, past the user's storage
+// quota (entries count toward it: server/quota.ts) or the store's number of distinct tags with 413.
 import { Elysia, t } from 'elysia'
+import type { Config } from '../../server/config'
+import type { FreeSpaceFloor } from '../../server/disk-space'
 import { Errors } from '../../server/errors'
 import { nodeNet } from '../../server/lazy-builtins'
+import { type Quotas, quotaChecked } from '../../server/quota'
 import { TAG_NAME } from '../../server/search/query'
-import type { NewEntry } from '../../server/search/entries'
+import { type NewEntry, TagLimitExceeded, entryBytes } from '../../server/search/entries'
+import type { TagDirectory } from '../../server/search/tags'
 import type { Store } from '../../server/store'
 import { parseTime } from '../../server/time'
 import { OptionalText } from '../../server/wire'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
-import { area } from '../../server/openapi'
+import { area, refusals } from '../../server/openapi'
+import { IngestRate } from './rate'
 
 const Entry = t.Object({
   TS: t.Optional(t.Union([t.String(), t.Null()])),
@@ -32,16 +39,28 @@ function isBase64(s: string): boolean {
   return firstPad === -1 || firstPad === s.length - pad
 }
 
-export function ingestPlugin({ store, auth, clock }: { store: Store; auth: AuthService; clock: () => number }) {
+export interface IngestDeps {
+  config: Pick<Config, 'maxTags' | 'ingestRateBytes'>
+  store: Store
+  auth: AuthService
+  clock: () => number
+  quotas: Quotas
+  tags: TagDirectory
+  space: FreeSpaceFloor
+}
+
+export function ingestPlugin({ config, store, auth, clock, quotas, tags: directory, space }: IngestDeps) {
+  const rate = config.ingestRateBytes === undefined ? undefined : new IngestRate(config.ingestRateBytes)
   return new Elysia({ name: 'quarry-ingest', detail: area('Ingest') })
     .use(authGuard(auth))
     .post(
       '/api/ingest/json',
-      async ({ body }) => {
+      async ({ body, caller, set }) => {
         const now = clock()
         const batch: NewEntry[] = []
         const tags = new Set<string>()
         let size = 0
+        let cost = 0
         body.forEach((e, i) => {
           const ts = parseTime(e.TS)
           if (ts === undefined) throw Errors.badRequest(`entry ${i}: TS is not an RFC 3339 time`)
@@ -52,16 +71,37 @@ export function ingestPlugin({ store, auth, clock }: { store: Store; auth: AuthS
           const data = Buffer.from(e.Data, 'base64')
           size += data.byteLength
           tags.add(e.Tag)
-          batch.push({ ts: ts || now, tag: e.Tag, src, data })
+          const entry = { ts: ts || now, tag: e.Tag, src, data }
+          cost += entryBytes(entry)
+          batch.push(entry)
         })
-        await store.entries.ingest(batch)
+        const wait = rate?.take(caller.uid, cost) ?? 0
+        if (wait > 0) {
+          set.headers['retry-after'] = String(Math.ceil(wait / 1000))
+          throw Errors.tooManyRequests(`ingest rate exceeded: each user may ingest ${config.ingestRateBytes} bytes per second (QUARRY_INGEST_RATE); retry in ${Math.ceil(wait / 1000)} s`)
+        }
+        try {
+          await space.check(cost)
+          const stored = await quotaChecked(async () =>
+            store.entries.ingest(batch, { owner: caller.uid, quota: await quotas.limitFor(caller.user), maxTags: config.maxTags }),
+          )
+          directory.stored(stored.tags, stored.created)
+        } catch (e) {
+          rate?.refund(caller.uid, cost)
+          if (e instanceof TagLimitExceeded) throw Errors.tooManyTags(e.limit, e.known, e.adding)
+          throw e
+        }
         return { Count: batch.length, Size: size, Tags: [...tags].sort() }
       },
       {
         access: 'Ingest',
         body: t.Array(Entry),
-        response: Ingested,
-        detail: { summary: 'Ingest entries for searching', description: 'An array of entries `{TS, Tag, SRC, Data}` (Data base64); all are stored or none.' },
+        response: { 200: Ingested, ...refusals(429, 507) },
+        detail: {
+          summary: 'Ingest entries for searching',
+          description:
+            'An array of entries `{TS, Tag, SRC, Data}` (Data base64); all are stored or none. Entries count toward the caller\'s storage quota (413 past it, or past the number of distinct tags); 429 with Retry-After past the ingest rate; 507 when the server\'s disk is nearly full.',
+        },
       },
     )
 }

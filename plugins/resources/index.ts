@@ -7,6 +7,7 @@ import { UUID, canReach, checkSharing } from '../../server/sharing'
 import { contents, sharingList } from '../../server/wire'
 import type { Config } from '../../server/config'
 import { Errors } from '../../server/errors'
+import type { FreeSpaceFloor } from '../../server/disk-space'
 import { QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
 import { itemLabels, itemName } from '../../server/names'
 import type { Logger } from '../../server/log'
@@ -28,7 +29,7 @@ import {
   toMetadata,
 } from './schema'
 import { sniffContentType } from '../../server/upload/sniff'
-import { area } from '../../server/openapi'
+import { area, refusals } from '../../server/openapi'
 
 /** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */
 const SNIFF_DEFAULT = 512
@@ -49,9 +50,11 @@ export interface ResourcesDeps {
   log: Logger
   clock: () => number
   quotas: Quotas
+  /** The free-space floor checked before contents are written (server/disk-space.ts). */
+  space: FreeSpaceFloor
 }
 
-export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas }: ResourcesDeps) {
+export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas, space }: ResourcesDeps) {
   const { resources } = store
 
   function parseGuid(raw: string): string {
@@ -178,6 +181,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         const quota = await quotas.of(r.uid)
         const room = Quotas.room(quota, r.size)
         if (quota && declared > room + MULTIPART_OVERHEAD) throw quotaRefusalWhileStreaming(quota)
+        await space.check(declared)
         const key = newBlobKey(r.guid)
         let stored: { size: number; sha1: string }
         try {
@@ -213,7 +217,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         params: GuidParams,
         query: AdminQuery,
         parse: multipartUpload(t.Object({ file: FilePart('the new contents (other parts are ignored)') })),
-        response: ResourceMetadata,
+        response: { 200: ResourceMetadata, ...refusals(507) },
         detail: { summary: 'Upload a resource\'s contents', description: 'A multipart form with one part named `file`; answers the updated metadata (size, hash, version).' },
       },
     )
@@ -256,6 +260,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         // refused before anything is copied when it would not fit (checked again with the row).
         const quota = await quotas.of(caller.uid, caller.user)
         if (quota && source.size > 0 && quota.used + source.size > quota.limit) throw Errors.quotaExceeded(quota.limit, quota.used, source.size)
+        if (source.size > 0) await space.check(source.size)
         const guid = crypto.randomUUID()
         const key = source.blobKey ? newBlobKey(guid) : null
         if (source.blobKey && key) await blobs.copy(source.blobKey, key)
@@ -290,7 +295,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
         params: GuidParams,
         query: AdminQuery,
         body: CloneBody,
-        response: ResourceMetadata,
+        response: { 200: ResourceMetadata, ...refusals(507) },
         detail: { summary: 'Copy a resource into a new one of yours' },
       },
     )

@@ -13,6 +13,7 @@ import type { Config } from '../../server/config'
 import { ArchiveError } from '../../server/search/archive'
 import { FilePart, MultipartError, multipartUpload, streamUpload } from '../../server/upload/multipart'
 import { Errors } from '../../server/errors'
+import type { FreeSpaceFloor } from '../../server/disk-space'
 import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../../server/quota'
 import { contentDisposition, downloadHeaders } from '../../server/headers'
 import { checkJsonShape } from '../../server/json-shape'
@@ -39,6 +40,8 @@ export interface SearchCtrlDeps {
   cluster: Cluster
   clock: () => number
   quotas: Quotas
+  /** The free-space floor checked before an import is written (server/disk-space.ts). */
+  space: FreeSpaceFloor
 }
 
 /** The answer of background, save, stop and delete: the spec's "Body null". */
@@ -83,7 +86,7 @@ const EXPANSION_LIMIT = 16
 const FIELD_LIMIT = 16 * 1024
 const MAX_BATCH_TEXT = 4096
 
-export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas }: SearchCtrlDeps) {
+export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas, space }: SearchCtrlDeps) {
   auth.onSessionsEnded((ids) => searches.detachClients(ids.map(sessionClient)))
   auth.onSessionReplaced((oldId, newId) => searches.replaceClient(sessionClient(oldId), sessionClient(newId)))
   auth.onTokensEnded((ids) => searches.detachClients(ids.map(tokenClient)))
@@ -140,6 +143,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
   async function receiveImport(caller: Caller, request: Request, queryGid: string | undefined) {
     const limit = config.maxImportBytes
     const quota = await quotas.of(caller.uid, caller.user)
+    await space.check(Number(request.headers.get('content-length') ?? 0))
     const bound: ImportBound = { ratio: EXPANSION_RATIO, floor: EXPANSION_FLOOR, max: limit * EXPANSION_LIMIT, quota }
     const read = (stream: ReadableStream<Uint8Array>) =>
       searches.readArchive(stream, { maxCompressedBytes: limit, maxExpandedBytes: limit * EXPANSION_LIMIT }, bound)
@@ -446,7 +450,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
             BatchInfo: t.Optional(t.String({ description: 'shown in the details as Import.BatchInfo' })),
           }),
         ),
-        response: Details,
+        response: { 200: Details, ...refusals(507) },
         detail: {
           summary: 'Import a search archive as a saved search of yours',
           description: 'Multipart `file` (the archive) with optional GID, BatchName, BatchInfo (GID also in the query). Answers the new search\'s details.',

@@ -24,10 +24,11 @@ const REFUSALS: Record<number, [name: string, description: string]> = {
   403: ['Forbidden', 'Authenticated but not allowed: an API token without the permission (`Cap` names it), a token on a session-only or admin route, or no right to the item'],
   404: ['NotFound', 'No such item, or one the caller may not see'],
   409: ['Conflict', 'The name is taken, or the item is in a state that does not allow this'],
-  413: ['TooLarge', 'The body is over the configured limit, or the write would go over the owner\'s storage quota'],
+  413: ['TooLarge', 'The body is over the configured limit, or the write would go over the owner\'s storage quota (or the store\'s number of distinct ingest tags)'],
   415: ['UnsupportedMediaType', 'A multipart body on a route that takes JSON'],
   429: ['TooManyRequests', 'Too many requests of this kind for now; try again later'],
   500: ['InternalError', 'A fault of the server; the message holds a request id to find it in the log'],
+  507: ['InsufficientStorage', 'The server\'s disk is down to its free-space floor (QUARRY_MIN_FREE_SPACE): writes of stored data are refused'],
 }
 
 /** Methods whose requests the body parser reads (server/body.ts), with or without a body schema: 400, 413, 415. */

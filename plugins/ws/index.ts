@@ -600,10 +600,9 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       case REQ.SEARCH_DETAILS:
         return answer({ ...base(), SearchInfo: searchInfo(s, clock()) })
       case REQ.SEARCH_TAGS: {
-        const ids = await searches.tagIds()
         const wanted = tagsOf(s.record.effectiveQuery)
-        const names = wanted.includes('*') ? [...ids.keys()] : wanted.filter((t) => ids.has(t))
-        return answer({ ...base(), Tags: Object.fromEntries(names.map((n) => [n, ids.get(n)!])) })
+        const ids = wanted.includes('*') ? await searches.tags.all() : await searches.tags.idsOf(wanted)
+        return answer({ ...base(), Tags: Object.fromEntries(ids) })
       }
       case REQ.GET_ENTRIES:
       case REQ.TS_RANGE:
@@ -667,7 +666,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
         },
       }
     }
-    const ids = await searches.tagIds()
+    const ids = await searches.tags.idsOf([...new Set(records.map((r) => String(r.Tag)))])
     const out = records.map((r) => ({
       TS: r.TS,
       Tag: ids.get(String(r.Tag)) ?? 0,

@@ -413,4 +413,15 @@ CREATE TABLE entry_segments (
 );
 `,
   },
+  {
+    version: 18,
+    name: 'ingest_usage',
+    // As SQLite's 018: the bytes each user ingested, for the quota (server/quota.ts).
+    sql: /* sql */ `
+CREATE TABLE ingest_usage (
+  uid   INTEGER PRIMARY KEY REFERENCES users(uid) ON DELETE CASCADE,
+  bytes BIGINT NOT NULL
+);
+`,
+  },
 ]

@@ -16,6 +16,7 @@ import replicas from './015_replicas'
 import searchRecords from './016_search_records'
 import leases from './013_leases'
 import segments from './017_segments'
+import ingestUsage from './018_ingest_usage'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -34,4 +35,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 15, name: 'replicas', sql: replicas },
   { version: 16, name: 'search_records', sql: searchRecords },
   { version: 17, name: 'segments', sql: segments },
+  { version: 18, name: 'ingest_usage', sql: ingestUsage },
 ]

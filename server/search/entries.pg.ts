@@ -1,23 +1,61 @@
 // The entries store of the embedded engine over PostgreSQL: the same contract as SqliteEntriesRepo
 // (server/search/entries.ts).
 import { type PgPool, num, q, run, tx } from '../pg'
-import { type Cursor, type EntriesRepo, LAST_KEY, type NewEntry, type ScanOptions, type ScanRow } from './entries'
+import { checkQuotaPg, lockOwner } from '../quota.pg'
+import {
+  type Cursor,
+  type EntriesRepo,
+  type IngestRules,
+  type Ingested,
+  LAST_KEY,
+  type NewEntry,
+  type ScanOptions,
+  type ScanRow,
+  type Tag,
+  TagLimitExceeded,
+  entryBytes,
+} from './entries'
 
 /** Rows per INSERT: 4 parameters each, well under PostgreSQL's 65535 parameters per statement. */
 const INSERT_ROWS = 1000
+/** The advisory lock under which tags are created: creators take turns, so each counts the others' tags. */
+const TAG_CREATION_LOCK = 0x54_61_67_73 // "Tags"
 
 export class PgEntriesRepo implements EntriesRepo {
   constructor(private readonly db: PgPool) {}
 
-  async ingest(batch: NewEntry[]) {
-    if (batch.length === 0) return
-    await tx(this.db, async (t) => {
-      // Tags: another replica may add the same one at the same moment, so insert-if-absent, then read.
+  async ingest(batch: NewEntry[], rules: IngestRules = {}): Promise<Ingested> {
+    if (batch.length === 0) return { tags: [], created: [] }
+    return tx(this.db, async (t) => {
+      if (rules.owner !== undefined) {
+        let adding = 0
+        for (const e of batch) adding += entryBytes(e)
+        // Under the owner's row lock, guarded writes of one owner commit one after the other (server/quota.pg.ts).
+        if (rules.quota !== undefined) await lockOwner(t, rules.owner)
+        await checkQuotaPg(t, rules.owner, rules.quota, adding)
+        await run(t, 'INSERT INTO ingest_usage (uid, bytes) VALUES ($1, $2) ON CONFLICT (uid) DO UPDATE SET bytes = ingest_usage.bytes + $2', [
+          rules.owner,
+          adding,
+        ])
+      }
       const names = [...new Set(batch.map((e) => e.tag))]
-      await run(t, 'INSERT INTO ingest_tags (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING', [names])
-      const ids = new Map(
-        (await q<{ id: number; name: string }>(t, 'SELECT id, name FROM ingest_tags WHERE name = ANY($1::text[])', [names])).map((r) => [r.name, r.id]),
-      )
+      const tagsIn = (list: string[]) => q<Tag>(t, 'SELECT id, name FROM ingest_tags WHERE name = ANY($1::text[])', [list])
+      const ids = new Map((await tagsIn(names)).map((r) => [r.name, r.id]))
+      const created: Tag[] = []
+      const missing = names.filter((n) => !ids.has(n))
+      if (missing.length > 0) {
+        // Creators take turns, so the count below holds every tag committed by another replica (READ COMMITTED: a
+        // statement sees what committed before it began, and the previous holder committed before releasing).
+        await q(t, `SELECT pg_advisory_xact_lock(${TAG_CREATION_LOCK})`)
+        if (rules.maxTags !== undefined) {
+          const [row] = await q<{ n: unknown }>(t, 'SELECT count(*) AS n FROM ingest_tags')
+          const known = num(row!.n)
+          if (known + missing.length > rules.maxTags) throw new TagLimitExceeded(rules.maxTags, known, missing.length)
+        }
+        // Another replica may have created some of them meanwhile: insert-if-absent, then read them all.
+        created.push(...(await q<Tag>(t, 'INSERT INTO ingest_tags (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING RETURNING id, name', [missing])))
+        for (const r of await tagsIn(missing)) ids.set(r.name, r.id)
+      }
       for (let i = 0; i < batch.length; i += INSERT_ROWS) {
         const part = batch.slice(i, i + INSERT_ROWS)
         const values: unknown[] = []
@@ -28,10 +66,20 @@ export class PgEntriesRepo implements EntriesRepo {
         })
         await run(t, `INSERT INTO entries (ts, tag_id, src, data) VALUES ${rows.join(', ')}`, values)
       }
+      return { tags: [...ids].map(([name, id]) => ({ id, name })), created }
     })
   }
-  async tagIds() {
-    return new Map((await q<{ id: number; name: string }>(this.db, 'SELECT id, name FROM ingest_tags')).map((t) => [t.name, t.id]))
+  async allTags() {
+    return q<Tag>(this.db, 'SELECT id, name FROM ingest_tags')
+  }
+  async tagsNamed(names: readonly string[]) {
+    return names.length === 0 ? [] : q<Tag>(this.db, 'SELECT id, name FROM ingest_tags WHERE name = ANY($1::text[])', [[...names]])
+  }
+  async tagsNumbered(ids: readonly number[]) {
+    return ids.length === 0 ? [] : q<Tag>(this.db, 'SELECT id, name FROM ingest_tags WHERE id = ANY($1::int[])', [[...ids]])
+  }
+  async tagsFrom(id: number) {
+    return q<Tag>(this.db, 'SELECT id, name FROM ingest_tags WHERE id >= $1', [id])
   }
   async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY, opts: ScanOptions = {}) {
     if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')

@@ -1,12 +1,57 @@
 // The entries store of the embedded engine over SQLite: ingest in one transaction per batch, and the chunked
 // walk in time order that searches run. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
+import { checkQuotaSqlite } from '../quota'
 
 export interface NewEntry {
   ts: number
   tag: string
   src: string
   data: Uint8Array
+}
+
+/** An ingest tag: its name and the store's number for it (stable, never reused). */
+export interface Tag {
+  id: number
+  name: string
+}
+
+/** What an ingest must respect beside the entries' own validity. */
+export interface IngestRules {
+  /** The user the batch counts for: its bytes (entryBytes) are added to that user's stored bytes (server/quota.ts). */
+  owner?: number
+  /** The owner's quota: a batch that would take the owner past it is refused whole (QuotaExceeded). */
+  quota?: number
+  /** Distinct tags the store may hold: a batch whose new tags would pass it is refused whole (TagLimitExceeded). */
+  maxTags?: number
+}
+
+/** What a stored batch used: the id of each of its tags, and which of them it created. */
+export interface Ingested {
+  tags: Tag[]
+  created: Tag[]
+}
+
+/** Refusal of a batch whose new tags would take the store past its number of distinct tags. */
+export class TagLimitExceeded extends Error {
+  override name = 'TagLimitExceeded'
+  constructor(
+    readonly limit: number,
+    /** Distinct tags the store holds now. */
+    readonly known: number,
+    /** New tags the batch names. */
+    readonly adding: number,
+  ) {
+    super(`the store holds ${known} distinct tags of at most ${limit}, and this batch would add ${adding}`)
+  }
+}
+
+/**
+ * The bytes an entry counts for in its owner's quota: its data, tag and source, and 16 for its time and number, so
+ * that empty entries are not free.
+ */
+export function entryBytes(e: NewEntry): number {
+  return e.data.byteLength + Buffer.byteLength(e.tag) + Buffer.byteLength(e.src) + 16
 }
 
 /** Where a walk through the entries stands: the last (ts, tag, id) it has seen. */
@@ -38,10 +83,19 @@ export interface ScanOptions {
 export const LAST_KEY: Cursor = { ts: Number.MAX_SAFE_INTEGER, tagId: 2 ** 31 - 1, id: Number.MAX_SAFE_INTEGER }
 
 export interface EntriesRepo {
-  /** Stores every entry of a batch, or none. Answers the names of the tags the batch used. */
-  ingest(batch: NewEntry[]): Promise<void>
-  /** The id of every known tag, by name. */
-  tagIds(): Promise<Map<string, number>>
+  /**
+   * Stores every entry of a batch, or none: refused whole (nothing changed) past the owner's quota or the store's
+   * number of distinct tags (see IngestRules). Answers the id of each tag the batch used.
+   */
+  ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested>
+  /** Every known tag (read once per process, by the tag directory: server/search/tags.ts). */
+  allTags(): Promise<Tag[]>
+  /** The known tags among `names` (one indexed lookup each). */
+  tagsNamed(names: readonly string[]): Promise<Tag[]>
+  /** The known tags among `ids`. */
+  tagsNumbered(ids: readonly number[]): Promise<Tag[]>
+  /** The tags numbered `id` or above (what another replica created since a number it announced). */
+  tagsFrom(id: number): Promise<Tag[]>
   /**
    * One step of a walk through the entries with `ts` in [after, end), in (ts, tag, id) order: the next `limit`
    * entries of any tag, each with its source and bytes when its tag is one of `tagIds` (every tag when null) and
@@ -79,7 +133,11 @@ export class SqliteEntriesRepo implements EntriesRepo {
     tagId: Statement<{ id: number }, [string]>
     addTag: Statement<{ id: number }, [string]>
     insert: Statement<unknown, [number, number, string, Uint8Array]>
-    tags: Statement<{ id: number; name: string }, []>
+    tags: Statement<Tag, []>
+    tagById: Statement<Tag, [number]>
+    tagsFrom: Statement<Tag, [number]>
+    countTags: Statement<{ n: number }, []>
+    addUsage: Statement<unknown, [number, number]>
     ping: Statement<{ one: number }, []>
   }
 
@@ -89,25 +147,61 @@ export class SqliteEntriesRepo implements EntriesRepo {
       addTag: db.query('INSERT INTO ingest_tags (name) VALUES (?) RETURNING id'),
       insert: db.query('INSERT INTO entries (ts, tag_id, src, data) VALUES (?, ?, ?, ?)'),
       tags: db.query('SELECT id, name FROM ingest_tags'),
+      tagById: db.query('SELECT id, name FROM ingest_tags WHERE id = ?'),
+      tagsFrom: db.query('SELECT id, name FROM ingest_tags WHERE id >= ?'),
+      countTags: db.query('SELECT count(*) AS n FROM ingest_tags'),
+      addUsage: db.query('INSERT INTO ingest_usage (uid, bytes) VALUES (?1, ?2) ON CONFLICT (uid) DO UPDATE SET bytes = bytes + ?2'),
       ping: db.query('SELECT 1 AS one'),
     }
   }
 
-  async ingest(batch: NewEntry[]) {
-    this.db.transaction(() => {
-      const ids = new Map<string, number>()
-      for (const e of batch) {
-        let id = ids.get(e.tag)
-        if (id === undefined) {
-          id = this.q.tagId.get(e.tag)?.id ?? this.q.addTag.get(e.tag)!.id
-          ids.set(e.tag, id)
-        }
-        this.q.insert.run(e.ts, id, e.src, e.data)
+  async ingest(batch: NewEntry[], rules: IngestRules = {}): Promise<Ingested> {
+    if (batch.length === 0) return { tags: [], created: [] }
+    // One write transaction at a time on SQLite: the quota sum and the tag count below see every committed batch.
+    return this.db.transaction(() => {
+      if (rules.owner !== undefined) {
+        let adding = 0
+        for (const e of batch) adding += entryBytes(e)
+        checkQuotaSqlite(this.db, rules.owner, rules.quota, adding)
+        this.q.addUsage.run(rules.owner, adding)
       }
+      const ids = new Map<string, number>()
+      const missing: string[] = []
+      for (const name of new Set(batch.map((e) => e.tag))) {
+        const id = this.q.tagId.get(name)?.id
+        if (id === undefined) missing.push(name)
+        else ids.set(name, id)
+      }
+      const created: Tag[] = []
+      if (missing.length > 0) {
+        if (rules.maxTags !== undefined) {
+          const known = this.q.countTags.get()!.n
+          if (known + missing.length > rules.maxTags) throw new TagLimitExceeded(rules.maxTags, known, missing.length)
+        }
+        for (const name of missing) {
+          const id = this.q.addTag.get(name)!.id
+          ids.set(name, id)
+          created.push({ id, name })
+        }
+      }
+      for (const e of batch) this.q.insert.run(e.ts, ids.get(e.tag)!, e.src, e.data)
+      return { tags: [...ids].map(([name, id]) => ({ id, name })), created }
     })()
   }
-  async tagIds() {
-    return new Map(this.q.tags.all().map((t) => [t.name, t.id]))
+  async allTags() {
+    return this.q.tags.all()
+  }
+  async tagsNamed(names: readonly string[]) {
+    return names.flatMap((name) => {
+      const t = this.q.tagId.get(name)
+      return t ? [{ id: t.id, name }] : []
+    })
+  }
+  async tagsNumbered(ids: readonly number[]) {
+    return ids.flatMap((id) => this.q.tagById.all(id))
+  }
+  async tagsFrom(id: number) {
+    return this.q.tagsFrom.all(id)
   }
   async scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes = Number.POSITIVE_INFINITY, opts: ScanOptions = {}) {
     const key = tagIds === null ? '*' : tagIds.join(',')

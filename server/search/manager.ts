@@ -37,6 +37,7 @@ import { type OwnerQuota, QuotaExceeded, type Quotas } from '../quota'
 import { formatTime } from '../time'
 import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo, ScanRow } from './entries'
+import { TagDirectory } from './tags'
 import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import type { RE2JS } from 're2js'
 import { ALL_TAGS, type Query, QueryError, type Stage, boundRegexes, compileRegex, formatQuery, parseQueryText } from './query'
@@ -168,6 +169,8 @@ export interface ManagerDeps {
   /** Storage quotas: a saved search counts against its owner's once SAVED (server/quota.ts); absent: none. */
   quotas?: Quotas
   entries: EntriesRepo
+  /** The tags by name and number, kept in memory (server/search/tags.ts); default: one over `entries`, alone. */
+  tags?: TagDirectory
   searches: SearchesRepo
   blobs: BlobStore
   log: Logger
@@ -225,10 +228,13 @@ export class SearchManager {
   private readonly clientExpiry = new Map<string, number>()
   private readonly dir: string
   private pool: MatchPool | undefined
+  /** The engine's tags by name and number (stable: the store's own ids). */
+  readonly tags: TagDirectory
 
   constructor(private readonly deps: ManagerDeps) {
     this.dir = workDir(deps.dataDir)
     this.pool = deps.matcher
+    this.tags = deps.tags ?? new TagDirectory(deps.entries)
   }
 
   /** The worker pool of regex searches, started with the first one. */
@@ -384,10 +390,9 @@ export class SearchManager {
     // the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
     const filters = query.stages.some((st) => st.op === 'regex') ? filterStages(query.stages) : null
     try {
-      const names = await entries.tagIds()
+      const tags = this.tags
       // Tags named by the query that do not exist yet have no entries to find.
-      const wanted = query.tags.includes(ALL_TAGS) ? null : query.tags.map((t) => names.get(t)).filter((id) => id !== undefined)
-      const tagNames = new Map([...names].map(([name, id]) => [id, name]))
+      const wanted = query.tags.includes(ALL_TAGS) ? null : [...(await tags.idsOf(query.tags)).values()]
       let cursor: Cursor = { ts: s.record.startRange || Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
       const end = s.record.endRange
       let done = wanted !== null && wanted.length === 0
@@ -459,12 +464,12 @@ export class SearchManager {
         for (const row of rows) {
           if (s.halt) break
           if (row.data === null) continue
-          if (!tagNames.has(row.tagId)) for (const [name, id] of await entries.tagIds()) tagNames.set(id, name)
+          const tag = tags.nameNow(row.tagId) ?? (await tags.namesOf([row.tagId])).get(row.tagId) ?? ''
           const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
           const verdict = pipeline.push(data, passed?.[k++])
           if (verdict.emit)
             writer.add(
-              `{"TS":"${formatTime(row.ts)}","Tag":${JSON.stringify(tagNames.get(row.tagId) ?? '')},"SRC":${JSON.stringify(row.src)},"Data":"${data.toString('base64')}"}`,
+              `{"TS":"${formatTime(row.ts)}","Tag":${JSON.stringify(tag)},"SRC":${JSON.stringify(row.src)},"Data":"${data.toString('base64')}"}`,
             )
           if (verdict.done) {
             done = true
@@ -976,11 +981,6 @@ export class SearchManager {
     return key !== undefined
       ? new Uint8Array(await new Response(await this.deps.blobs.get(key, { start, end: end - 1 })).arrayBuffer())
       : new Uint8Array(await Bun.file(path!).slice(start, end).arrayBuffer())
-  }
-
-  /** The engine's tag numbers by name (stable: the store's own ids). */
-  tagIds(): Promise<Map<string, number>> {
-    return this.deps.entries.tagIds()
   }
 
   /** Whether the engine answers: its store can be queried. */

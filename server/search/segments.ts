@@ -21,7 +21,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { BlobStore } from '../blob'
 import type { Logger } from '../log'
-import { type Cursor, type EntriesRepo, type NewEntry, type ScanOptions, type ScanRow } from './entries'
+import { type Cursor, type EntriesRepo, type IngestRules, type Ingested, type NewEntry, type ScanOptions, type ScanRow, type Tag } from './entries'
 import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, encodeSegment } from './segment'
 
 /** A segment is cut once its entries' data reach this many bytes (or SEGMENT_ENTRIES entries). */
@@ -89,11 +89,20 @@ export class SegmentedEntries implements EntriesRepo {
     this.cacheBytes = opts.cacheBytes ?? SEGMENT_CACHE_BYTES
   }
 
-  ingest(batch: NewEntry[]): Promise<void> {
-    return this.base.ingest(batch)
+  ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested> {
+    return this.base.ingest(batch, rules)
   }
-  tagIds(): Promise<Map<string, number>> {
-    return this.base.tagIds()
+  allTags(): Promise<Tag[]> {
+    return this.base.allTags()
+  }
+  tagsNamed(names: readonly string[]): Promise<Tag[]> {
+    return this.base.tagsNamed(names)
+  }
+  tagsNumbered(ids: readonly number[]): Promise<Tag[]> {
+    return this.base.tagsNumbered(ids)
+  }
+  tagsFrom(id: number): Promise<Tag[]> {
+    return this.base.tagsFrom(id)
   }
   ping(): Promise<void> {
     return this.base.ping()

@@ -1,0 +1,256 @@
+// The storage bounds of POST /api/ingest/json: entries count toward the ingesting user's quota, a per-user ingest
+// rate, the free-space floor, and the bound on distinct tags; and tags resolved from memory, not from a read of the
+// whole tag table per search.
+import { afterEach, describe, expect, test } from 'bun:test'
+import type { Config } from '../../server/config'
+import { REQ } from '../ws/protocol'
+import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from '../../test/helpers'
+
+const KiB = 1024
+const MiB = 1024 * KiB
+const servers: TestServer[] = []
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close()
+})
+
+async function server(config: Partial<Config> = {}) {
+  const s = await createTestServer(config)
+  servers.push(s)
+  return s
+}
+
+const T0 = Date.parse('2026-01-01T00:00:00Z')
+
+/** `count` entries of `bytes` data bytes each, of `tag` (or of tags tag0, tag1... with `distinct`). */
+function batch(count: number, bytes: number, tag = 'web', distinct = false) {
+  const data = Buffer.alloc(bytes, 0x61).toString('base64')
+  return Array.from({ length: count }, (_, i) => ({ TS: new Date(T0 + i).toISOString(), Tag: distinct ? `${tag}${i}` : tag, Data: data }))
+}
+
+const ingest = (s: TestServer, jwt: string, entries: unknown[], headers: Record<string, string> = {}) =>
+  s.call('POST', '/api/ingest/json', { jwt, json: entries, headers })
+
+/** The bytes an entry of `bytes` data, tag `tag` and no source counts for (server/search/entries.ts entryBytes). */
+const counted = (bytes: number, tag = 'web') => bytes + tag.length + 16
+
+/** A refusal with `status` whose message names `words`, and nothing changed in the store or the blob files. */
+async function refusedUnchanged(s: TestServer, status: number, words: string[], act: () => Promise<CallResult>) {
+  const before = { store: storeSnapshot(s), blobs: blobFiles(s) }
+  const res = await act()
+  expectError(res, status)
+  for (const w of words) expect(res.body.Error).toContain(w)
+  expect({ store: storeSnapshot(s), blobs: blobFiles(s) }).toEqual(before)
+  return res
+}
+
+async function upload(s: TestServer, jwt: string, bytes: number) {
+  const form = new FormData()
+  form.append('file', new Blob([new Uint8Array(bytes).fill(0x62)]), 'f.bin')
+  const res = new Response(form)
+  const type = res.headers.get('content-type')!
+  return s.call('POST', '/api/files', { jwt, body: new Uint8Array(await res.arrayBuffer()), headers: { 'content-type': type } })
+}
+
+const entryCount = async (s: TestServer) => Number((await s.rows('SELECT count(*) AS n FROM entries'))[0]!.n)
+const tagCount = async (s: TestServer) => Number((await s.rows('SELECT count(*) AS n FROM ingest_tags'))[0]!.n)
+
+describe('ingest counts toward the user\'s storage quota', () => {
+  test('with a 1 MiB quota, a 2 MiB batch is refused (413) like a 2 MiB file, and nothing of it is stored', async () => {
+    const s = await server({ userQuotaBytes: MiB, maxBodyBytes: 8 * MiB, maxFileBytes: 8 * MiB })
+    const u = await s.createUser()
+    await refusedUnchanged(s, 413, ['QUARRY_USER_QUOTA'], () => upload(s, u.jwt, 2 * MiB))
+    await refusedUnchanged(s, 413, ['QUARRY_USER_QUOTA', String(MiB)], () => ingest(s, u.jwt, batch(32, 64 * KiB)))
+    expect(await entryCount(s)).toBe(0)
+    expect(await s.store.quota.usage(u.uid)).toBe(0)
+  })
+
+  test('batches are stored while they fit; the one that would pass the quota is refused whole; other items then count the entries', async () => {
+    const s = await server({ userQuotaBytes: MiB })
+    const u = await s.createUser()
+    const part = batch(4, 64 * KiB) // 256 KiB of data per batch
+    for (let i = 0; i < 3; i++) expect((await ingest(s, u.jwt, part)).status).toBe(200)
+    const used = 3 * 4 * counted(64 * KiB)
+    expect(await s.store.quota.usage(u.uid)).toBe(used)
+    // A fourth would take the user to 1 MiB plus the per-entry counts: refused, and nothing of it stored.
+    await refusedUnchanged(s, 413, ['QUARRY_USER_QUOTA'], () => ingest(s, u.jwt, part))
+    expect(await entryCount(s)).toBe(12)
+    // What is left fits a smaller batch, not a file larger than it.
+    expect((await ingest(s, u.jwt, batch(1, 100 * KiB))).status).toBe(200)
+    await refusedUnchanged(s, 413, ['QUARRY_USER_QUOTA'], () => upload(s, u.jwt, 200 * KiB))
+    // Through an API token the owner's quota binds the same way.
+    const token = await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 'ingester', capabilities: ['Ingest'] } })
+    expect(token.status).toBe(200)
+    const viaToken = await s.call('POST', '/api/ingest/json', { json: batch(1, 200 * KiB), headers: { 'Service-Token': token.body.token } })
+    expectError(viaToken, 413)
+    // Another user is not charged for it; an admin, as for every item, is counted but never refused.
+    const other = await s.createUser()
+    expect((await ingest(s, other.jwt, part)).status).toBe(200)
+    expect(await s.store.quota.usage(other.uid)).toBe(4 * counted(64 * KiB))
+    expect((await ingest(s, s.adminJwt, batch(8, 256 * KiB))).status).toBe(200)
+    expect(await s.store.quota.usage(1)).toBe(8 * counted(256 * KiB))
+  })
+
+  test('empty entries are not free: each counts its tag, source and 16 bytes', async () => {
+    const s = await server({ userQuotaBytes: 64 * KiB })
+    const u = await s.createUser()
+    const empty = (n: number) => Array.from({ length: n }, () => ({ Tag: 'e', SRC: '10.0.0.1', Data: '' }))
+    const each = 1 + '10.0.0.1'.length + 16
+    const fits = Math.floor((64 * KiB) / each)
+    expect((await ingest(s, u.jwt, empty(fits))).status).toBe(200)
+    await refusedUnchanged(s, 413, ['QUARRY_USER_QUOTA'], () => ingest(s, u.jwt, empty(1)))
+  })
+})
+
+describe('the ingest rate (QUARRY_INGEST_RATE)', () => {
+  test('a user past the rate gets 429 with Retry-After and nothing stored; other users are not held back; after the wait it passes', async () => {
+    const s = await server({ ingestRateBytes: 32 * KiB })
+    const u = await s.createUser()
+    const other = await s.createUser()
+    // One batch is admitted while the user is not in debt, whatever its size: this one leaves a debt of ~96 KiB, 3 s.
+    expect((await ingest(s, u.jwt, batch(1, 128 * KiB))).status).toBe(200)
+    const refused = await refusedUnchanged(s, 429, ['QUARRY_INGEST_RATE', String(32 * KiB)], () => ingest(s, u.jwt, batch(1, 10)))
+    const wait = Number(refused.headers.get('retry-after'))
+    expect(wait).toBeGreaterThanOrEqual(2)
+    expect(wait).toBeLessThanOrEqual(3)
+    // The user's tokens share the user's rate.
+    const token = await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 'ingester', capabilities: ['Ingest'] } })
+    const viaToken = await s.call('POST', '/api/ingest/json', { json: batch(1, 10), headers: { 'Service-Token': token.body.token } })
+    expectError(viaToken, 429)
+    expect(viaToken.headers.get('retry-after')).not.toBeNull()
+    expect((await ingest(s, other.jwt, batch(1, 10 * KiB))).status).toBe(200)
+    await Bun.sleep(wait * 1000)
+    expect((await ingest(s, u.jwt, batch(1, 10))).status).toBe(200)
+    expect(await entryCount(s)).toBe(3)
+  })
+
+  test('a refused batch (over the quota) does not use up the rate', async () => {
+    const s = await server({ ingestRateBytes: 64 * KiB, userQuotaBytes: 32 * KiB })
+    const u = await s.createUser()
+    for (let i = 0; i < 5; i++) expectError(await ingest(s, u.jwt, batch(1, 40 * KiB)), 413)
+    expect((await ingest(s, u.jwt, batch(1, 10 * KiB))).status).toBe(200)
+  })
+})
+
+describe('the free-space floor (QUARRY_MIN_FREE_SPACE)', () => {
+  test('with a floor above the free space, ingest and file and resource uploads are refused with 507 and change nothing', async () => {
+    const s = await server({ minFreeSpaceBytes: Number.MAX_SAFE_INTEGER })
+    const u = await s.createUser()
+    const words = ['QUARRY_MIN_FREE_SPACE', String(Number.MAX_SAFE_INTEGER)]
+    await refusedUnchanged(s, 507, words, () => ingest(s, u.jwt, batch(1, 10)))
+    await refusedUnchanged(s, 507, words, () => upload(s, u.jwt, 10))
+    const created = await s.call('POST', '/api/resources', { jwt: u.jwt, json: { ResourceName: 'r', Description: '', GroupACL: [], Global: false } })
+    expect(created.status).toBe(200)
+    const form = new FormData()
+    form.append('file', new Blob(['contents']), 'r.txt')
+    const body = new Response(form)
+    const type = body.headers.get('content-type')!
+    const bytes = new Uint8Array(await body.arrayBuffer())
+    const raw = () => s.call('PUT', `/api/resources/${created.body.GUID}/raw`, { jwt: u.jwt, body: bytes, headers: { 'content-type': type } })
+    await refusedUnchanged(s, 507, words, raw)
+  })
+
+  test('below the floor writes go on (the default floor, 1 GiB, on a disk with room)', async () => {
+    const s = await server()
+    expect(s.config.minFreeSpaceBytes).toBe(1024 * MiB)
+    const u = await s.createUser()
+    expect((await ingest(s, u.jwt, batch(1, 10))).status).toBe(200)
+    expect((await upload(s, u.jwt, 10)).status).toBe(200)
+  })
+})
+
+/**
+ * A server with an entry of tag `known`, then 400,000 more tags written straight into the table (the flood of the
+ * attack; the API would take minutes to make this many).
+ */
+async function flooded() {
+  const s = await server({ maxTags: 1_000_000 })
+  const u = await s.createUser()
+  expect((await ingest(s, u.jwt, [{ TS: new Date(T0).toISOString(), Tag: 'known', Data: Buffer.from('known entry').toString('base64') }])).status).toBe(200)
+  if (s.store.kind === 'pg') await s.rows("INSERT INTO ingest_tags (name) SELECT 'flood' || i FROM generate_series(1, 400000) AS i")
+  else await s.rows("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 400000) INSERT INTO ingest_tags (name) SELECT 'flood' || i FROM n")
+  expect(await tagCount(s)).toBe(400_001)
+  return { s, u }
+}
+
+describe('the number of distinct tags (QUARRY_MAX_TAGS)', () => {
+  test('a batch whose new tags would pass the bound is refused whole (413 naming it); batches of known tags and those that fit pass', async () => {
+    const s = await server({ maxTags: 10 })
+    const u = await s.createUser()
+    expect((await ingest(s, u.jwt, batch(8, 4, 't', true))).status).toBe(200)
+    // 3 new tags (and an entry of a known one): 11 > 10, nothing stored, not even the known tag's entry.
+    const over = [...batch(3, 4, 'n', true), ...batch(1, 4, 't0')]
+    await refusedUnchanged(s, 413, ['QUARRY_MAX_TAGS', '10'], () => ingest(s, u.jwt, over))
+    expect((await ingest(s, u.jwt, batch(2, 4, 'n', true))).status).toBe(200)
+    expect((await ingest(s, u.jwt, [...batch(8, 4, 't', true), ...batch(2, 4, 'n', true)])).status).toBe(200)
+    await refusedUnchanged(s, 413, ['QUARRY_MAX_TAGS'], () => ingest(s, u.jwt, batch(1, 4, 'eleventh')))
+    expect(await tagCount(s)).toBe(10)
+    // The admin is bound too: the bound is the store's, not a user's.
+    await refusedUnchanged(s, 413, ['QUARRY_MAX_TAGS'], () => ingest(s, s.adminJwt, batch(1, 4, 'eleventh')))
+  })
+
+  test('400,000 tags in the table: launches neither read it nor slow down; a tag created after the start resolves at once', async () => {
+    const { s, u } = await flooded()
+    // A tag created through the API now, after the server read the table: found by the searches below.
+    expect((await ingest(s, u.jwt, [{ TS: new Date(T0 + 1).toISOString(), Tag: 'late', Data: Buffer.from('late entry').toString('base64') }])).status).toBe(200)
+    const range = { SearchStart: new Date(T0 - 1000).toISOString(), SearchEnd: new Date(T0 + 60_000).toISOString() }
+    const queries = ['tag=known', 'tag=late', 'tag=*', 'tag=flood7,late', 'tag=unknown']
+    const found: Record<string, string[]> = {}
+    const t0 = performance.now()
+    for (let i = 0; i < 10; i++) {
+      const q = queries[i % queries.length]!
+      const launched = await s.call('POST', '/api/searchctrl/launch', { jwt: u.jwt, json: { SearchString: q, ...range } })
+      expect(launched.status).toBe(200)
+      await s.searches.settled()
+      const got = await s.call('GET', `/api/searchctrl/${launched.body.SearchID}/download/json`, { jwt: u.jwt })
+      found[q] = (got.body as { Tag: string; Data: string }[]).map((r) => `${r.Tag}:${Buffer.from(r.Data, 'base64')}`)
+    }
+    const elapsed = performance.now() - t0
+    expect(found).toEqual({
+      'tag=known': ['known:known entry'],
+      'tag=late': ['late:late entry'],
+      'tag=*': ['known:known entry', 'late:late entry'],
+      'tag=flood7,late': ['late:late entry'],
+      'tag=unknown': [],
+    })
+    // Reading 400,000 tags took about 0.7 s per launch (7 s for these 10); without it they take milliseconds each.
+    expect(elapsed).toBeLessThan(2500)
+  }, 60_000)
+
+  test('400,000 tags in the table: WebSocket entries and tags requests do not read it', async () => {
+    const { s, u } = await flooded()
+    s.app.listen({ hostname: '127.0.0.1', port: 0 })
+    try {
+      const launched = await s.call('POST', '/api/searchctrl/launch', {
+        jwt: u.jwt,
+        json: { SearchString: 'tag=known', SearchStart: new Date(T0 - 1000).toISOString(), SearchEnd: new Date(T0 + 1000).toISOString() },
+      })
+      expect(launched.status).toBe(200)
+      await s.searches.settled()
+      const ws = new WebSocket(`ws://127.0.0.1:${s.app.server!.port}/api/ws/search`, u.jwt)
+      const queue: any[] = []
+      ws.onmessage = (e) => queue.push(JSON.parse(String(e.data)))
+      await new Promise((resolve) => (ws.onopen = resolve))
+      const ask = async (m: unknown) => {
+        ws.send(JSON.stringify(m))
+        const end = Date.now() + 20_000
+        while (queue.length === 0 && Date.now() < end) await Bun.sleep(5)
+        return queue.shift()
+      }
+      const sub = (await ask({ type: 'attach', data: { ID: launched.body.SearchID } })).data.Subproto as string
+      const t0 = performance.now()
+      for (let i = 0; i < 10; i++) {
+        const entries = await ask({ type: sub, data: { ID: REQ.GET_ENTRIES, EntryRange: { First: 0, Last: 10 } } })
+        expect(entries.data.Entries.map((e: { Data: string }) => Buffer.from(e.Data, 'base64').toString())).toEqual(['known entry'])
+        const tags = await ask({ type: sub, data: { ID: REQ.SEARCH_TAGS } })
+        expect(Object.keys(tags.data.Tags)).toEqual(['known'])
+        expect(entries.data.Entries[0].Tag).toBe(tags.data.Tags.known)
+      }
+      const elapsed = performance.now() - t0
+      ws.close()
+      // Each of these 20 requests read the 400,000 tags before (about 0.7 s each); now they take milliseconds.
+      expect(elapsed).toBeLessThan(2500)
+    } finally {
+      await s.app.stop(true)
+    }
+  }, 60_000)
+})
