@@ -33,6 +33,8 @@ import { MULTIPART_OVERHEAD } from './upload/multipart'
 
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
 const SEARCH_SWEEP_MS = 10_000
+/** Searches being saved by a replica that died are looked for this often (once it counts as dead). */
+const ORPHAN_CHECK_MS = 10_000
 /** The blob sweep runs at start and then this often, so a deleted user's contents do not linger long. */
 const BLOB_SWEEP_MS = 6 * 3_600_000
 /** Partial files (blob temporaries, search working files) no upload or search owns are removed this often... */
@@ -299,6 +301,12 @@ export async function main(env: Record<string, string | undefined> = process.env
     // Rows into sealed segments (server/search/segments.ts): one replica at a time, so two do not write the same
     // segment (if they did, the second transaction finds its rows gone, writes nothing and drops its blob).
     run: () => entries.compact(),
+  })
+  jobs.start({
+    name: 'orphaned-searches',
+    everyMs: ORPHAN_CHECK_MS,
+    // Searches a dead replica was saving: listed in ERROR with the reason, for their owners (server/cluster).
+    run: () => cluster.failOrphans(),
   })
   jobs.start({
     name: 'blob-sweep',

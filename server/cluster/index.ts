@@ -19,7 +19,7 @@
 //   leave every listing) and swept; its saved searches stay listed from saved_searches.
 import type { Logger } from '../log'
 import type { SavedSearchRow, SearchesRepo } from '../search/repo'
-import type { SaveState, Search, SearchManager, SearchView } from '../search/manager'
+import { ORPHANED, type SaveState, type Search, type SearchManager, type SearchView, type Viewer, canView, isOrphaned } from '../search/manager'
 import type { ClusterRepo, ReplicaRow, SearchRecordRow } from './repo'
 
 /** How often a replica writes its heartbeat (and publishes the progress of its running searches). */
@@ -30,6 +30,11 @@ export const LIVE_HEARTBEATS = 3
 const FORGET_MS = 10 * 60_000
 /** How long a forwarded request may wait for the owner's answer to begin before the owner counts as gone. */
 export const FORWARD_TIMEOUT_MS = 30_000
+/**
+ * An import's row is written (saving) before its search is published, while its results move to the blob store:
+ * a saving import younger than this is never taken for one left by a dead replica.
+ */
+const IMPORT_SAVE_GRACE_MS = 10 * 60_000
 /** The header that carries the cluster secret on internal requests. */
 export const SECRET_HEADER = 'x-quarry-cluster-secret'
 /** Where a replica takes requests forwarded to it: the original path follows. */
@@ -219,8 +224,22 @@ export class Cluster {
       out.push({ record: p.record, background: p.background, save: p.save, unattendedSince: p.unattendedSince, clients: { size: p.attached } })
     }
     for (const row of await saved.listSaved())
-      if (row.state === 'saved' && !held.has(row.id) && !manager.has(row.id)) out.push(savedView(row))
+      if ((row.state === 'saved' || isOrphaned(row)) && !held.has(row.id) && !manager.has(row.id)) out.push(savedView(row))
     return out
+  }
+
+  /**
+   * Marks ORPHANED the saving searches no live replica holds: their replica died before their results reached the
+   * blob store, so nobody can finish them (its working files went with it). Run by one replica at a time (a lease):
+   * they are then listed, with the reason, until their owner deletes them. A replica that comes back with the
+   * working files of one finishes saving it and clears the mark (SearchManager.init). Answers the ids marked.
+   */
+  async failOrphans(): Promise<string[]> {
+    if (!this.shared) return []
+    const now = this.deps.clock()
+    const ids = await this.deps.repo.failOrphanedSaves(this.liveSince(), ORPHANED, now - IMPORT_SAVE_GRACE_MS)
+    if (ids.length > 0) this.deps.log.warn('searches being saved by a replica that died were marked failed', { searches: ids })
+    return ids
   }
 
   /** The user's searches that are not saved and that other live replicas hold (the per-user cap is cluster-wide). */
@@ -240,21 +259,22 @@ export class Cluster {
   }
 
   /**
-   * Where a request about search `id` is served. Undefined: here (a saved search nobody holds is taken over first);
-   * a Response: the answer of the replica that holds it.
+   * Where a request about search `id` is served. Undefined: here (a saved search nobody holds that the caller may
+   * see is taken over first); a Response: the answer of the replica that holds it. `viewer` is asked only when this
+   * replica would take the search over: a caller who may not see it leaves it where it is (the handler answers 404).
    */
-  async route(request: Request, id: string, body?: string): Promise<Response | undefined> {
+  async route(request: Request, id: string, viewer: () => Promise<Viewer>, body?: string): Promise<Response | undefined> {
     if (!this.shared || this.deps.manager.has(id)) return undefined
     if (!this.forwarded.has(request)) {
       const owner = await this.deps.repo.ownerOf(id, this.liveSince())
       if (owner && owner.owner !== this.id) {
         const answer = await this.forward(request, owner.address, body)
         if (answer) return answer
-        await this.takeOver(id, owner.owner)
+        await this.takeOver(id, await viewer(), owner.owner)
         return undefined
       }
     }
-    await this.takeOver(id)
+    await this.takeOver(id, await viewer())
     return undefined
   }
 
@@ -266,13 +286,16 @@ export class Cluster {
   }
 
   /**
-   * Holds a saved search of the store here when no live replica holds it (or only `from`, found unreachable).
-   * False when it is no saved search, or another replica holds it.
+   * Holds a saved search of the store here when no live replica holds it (or only `from`, found unreachable), and
+   * `viewer` may see it: checked before anything is written, so a caller who may not see a search never moves it.
+   * Also a search whose saving was cut off by the death of its replica (ORPHANED), so that its owner can read why and
+   * delete it. False when it is neither, the viewer may not see it, or another replica holds it.
    */
-  async takeOver(id: string, from?: string): Promise<boolean> {
+  async takeOver(id: string, viewer: Viewer, from?: string): Promise<boolean> {
     const row = await this.deps.saved.getSaved(id)
-    if (!row || row.state !== 'saved') return false
+    if (!row || !(row.state === 'saved' || isOrphaned(row))) return false
     const view = savedView(row)
+    if (!canView(viewer, view)) return false
     const data = JSON.stringify(this.publication(view))
     if (!(await this.deps.repo.claim(this.recordRow(view, data), this.liveSince(), from))) return false
     this.deps.manager.adoptSaved(row)
@@ -347,8 +370,8 @@ export class Cluster {
   }
 }
 
-/** A saved search as listings show it when nobody holds it: no client, nothing running. */
+/** A saved (or ORPHANED) search as listings show it when nobody holds it: no client, nothing running. */
 function savedView(row: SavedSearchRow): SearchView {
-  const { state: _state, resultsKey: _r, indexKey: _i, ...record } = row
-  return { record, background: false, save: 'saved', unattendedSince: 0, clients: { size: 0 } }
+  const { state, resultsKey: _r, indexKey: _i, ...record } = row
+  return { record, background: false, save: state, unattendedSince: 0, clients: { size: 0 } }
 }
