@@ -33,6 +33,8 @@ import { MULTIPART_OVERHEAD } from './upload/multipart'
 
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
 const SEARCH_SWEEP_MS = 10_000
+/** The store and the blob store are checked at least this often (their readiness checks). */
+const DEPENDENCY_CHECK_MS = 10_000
 /** Searches being saved by a replica that died are looked for this often (once it counts as dead). */
 const ORPHAN_CHECK_MS = 10_000
 /** The blob sweep runs at start and then this often, so a deleted user's contents do not linger long. */
@@ -189,17 +191,18 @@ export async function main(env: Record<string, string | undefined> = process.env
     throw e
   })
   await blobsWritable()
-  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries } = built
+  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness } = built
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
   let partialSweep: ReturnType<typeof setInterval> | undefined
+  let dependencyWatch: ReturnType<typeof setInterval> | undefined
   let stopping = false
   const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal, graceMs: config.shutdownGraceMs })
-    for (const timer of [searchSweep, partialSweep]) if (timer) clearInterval(timer)
+    for (const timer of [searchSweep, partialSweep, dependencyWatch]) if (timer) clearInterval(timer)
     // Leases given up now, so another replica takes the jobs at its next ask rather than after the lease expires.
     const jobsStopped = jobs.stop(1000)
     const stopStarted = performance.now()
@@ -315,6 +318,13 @@ export async function main(env: Record<string, string | undefined> = process.env
     // In the background: the server answers while a large store is being listed.
     run: () => sweepBlobs({ blobs, references: () => blobReferences(store), now: Date.now(), graceMs: config.blobSweepGraceMs, log }),
   })
+
+  // The store and the blob store are checked even when no load balancer asks, so that an outage and its end are
+  // logged (once each, server/dependencies.ts) whatever the traffic.
+  const watchDependencies = () => void readiness().catch(() => undefined)
+  watchDependencies()
+  dependencyWatch = setInterval(watchDependencies, DEPENDENCY_CHECK_MS)
+  dependencyWatch.unref()
 
   // Per replica: each sweeps what only it has, the searches it runs (in its memory) and the partial files in its own
   // data directory.

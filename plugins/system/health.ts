@@ -1,8 +1,13 @@
-// Health for load balancers, supervisors and the container's HEALTHCHECK. Liveness answers without touching anything;
-// readiness checks what a request needs: the store answers a query with every migration applied, and the blob store
-// takes a write (a tiny object, removed again). Both are public and cheap: concurrent readiness calls share one check,
-// and a result is reused for READY_CACHE_MS, so anonymous callers cannot make the server write faster than that.
+// Health for load balancers, supervisors and the container's HEALTHCHECK. Liveness answers without touching anything
+// (with each dependency's state as the last operations found it); readiness says whether this replica can serve: its
+// metadata store answers a query with every migration applied. The blob store is checked too (a tiny object written
+// and removed again) and reported, but does not decide readiness: it is shared by every replica, so an outage of it
+// would take them all out of the load balancer at once, although everything that needs only the metadata store
+// (logins, users, dashboards...) still works; what needs blobs answers 503 naming the blob store meanwhile.
+// Both routes are public and cheap: concurrent readiness calls share one check, and a result is reused for
+// READY_CACHE_MS, so anonymous callers cannot make the server write faster than that.
 import type { BlobStore } from '../../server/blob'
+import type { Dependencies } from '../../server/dependencies'
 import { probeBlobStore } from '../../server/blob/probe'
 import type { Store } from '../../server/store'
 
@@ -26,7 +31,8 @@ function within<T>(p: Promise<T>, what: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
 }
 
-export function readinessCheck(store: Store, blobs: BlobStore, clock: () => number = Date.now): () => Promise<Readiness> {
+/** `dependencies`: told what each check found (the blob store's probe tells it itself, through the guarded store). */
+export function readinessCheck(store: Store, blobs: BlobStore, dependencies?: Pick<Dependencies, 'ok' | 'failed'>, clock: () => number = Date.now): () => Promise<Readiness> {
   let last: { at: number; result: Readiness } | undefined
   let running: Promise<Readiness> | undefined
   const check = async (): Promise<Readiness> => {
@@ -36,13 +42,16 @@ export function readinessCheck(store: Store, blobs: BlobStore, clock: () => numb
       within(probeBlobStore(blobs), 'the blob store'),
     ])
     if (state.status === 'rejected') {
+      dependencies?.failed('store', state.reason)
       checks.store = `failed: ${message(state.reason)}`
       checks.migrations = 'unknown'
-    } else if (!state.value.current) {
-      checks.migrations = `failed: the store is at schema version ${state.value.applied}, this server needs ${state.value.known}`
+    } else {
+      dependencies?.ok('store')
+      if (!state.value.current)
+        checks.migrations = `failed: the store is at schema version ${state.value.applied}, this server needs ${state.value.known}`
     }
     if (blobResult.status === 'rejected') checks.blobs = `failed: ${message(blobResult.reason)}`
-    return { ready: Object.values(checks).every((c) => c === 'ok'), checks }
+    return { ready: checks.store === 'ok' && checks.migrations === 'ok', checks }
   }
   return () => {
     if (last && clock() - last.at < READY_CACHE_MS) return Promise.resolve(last.result)
