@@ -14,6 +14,12 @@ import type { Store } from '../../server/store'
 export const READY_CACHE_MS = 1000
 /** A check that has not answered in this long counts as failed (a hung store or S3 endpoint). */
 export const READY_TIMEOUT_MS = 5000
+/**
+ * Readiness waits this long at most for the blob store's probe, which does not decide it: a load balancer's check
+ * (HAProxy's `inter 2s` in deploy/haproxy.cfg) must get its answer in time while the blob store hangs. A probe still
+ * running then goes on (the next readiness call shares it) and is reported as not answering yet.
+ */
+export const READY_BLOB_WAIT_MS = 1000
 
 export type CheckName = 'store' | 'migrations' | 'blobs'
 export interface Readiness {
@@ -35,12 +41,24 @@ function within<T>(p: Promise<T>, what: string): Promise<T> {
 export function readinessCheck(store: Store, blobs: BlobStore, dependencies?: Pick<Dependencies, 'ok' | 'failed'>, clock: () => number = Date.now): () => Promise<Readiness> {
   let last: { at: number; result: Readiness } | undefined
   let running: Promise<Readiness> | undefined
+  let probing: Promise<void> | undefined
   const check = async (): Promise<Readiness> => {
     const checks: Record<CheckName, string> = { store: 'ok', migrations: 'ok', blobs: 'ok' }
-    const [state, blobResult] = await Promise.allSettled([
-      within(store.settings.migrationState(), 'the store'),
-      within(probeBlobStore(blobs), 'the blob store'),
-    ])
+    probing ??= within(probeBlobStore(blobs), 'the blob store').finally(() => {
+      probing = undefined
+    })
+    const probe = probing.then(
+      () => 'ok',
+      (e: unknown) => `failed: ${message(e)}`,
+    )
+    const [state] = await Promise.allSettled([within(store.settings.migrationState(), 'the store')])
+    let timer: ReturnType<typeof setTimeout> | undefined
+    checks.blobs = await Promise.race([
+      probe,
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(`failed: no answer within ${READY_BLOB_WAIT_MS} ms (still checking)`), READY_BLOB_WAIT_MS)
+      }),
+    ]).finally(() => clearTimeout(timer))
     if (state.status === 'rejected') {
       dependencies?.failed('store', state.reason)
       checks.store = `failed: ${message(state.reason)}`
@@ -50,7 +68,6 @@ export function readinessCheck(store: Store, blobs: BlobStore, dependencies?: Pi
       if (!state.value.current)
         checks.migrations = `failed: the store is at schema version ${state.value.applied}, this server needs ${state.value.known}`
     }
-    if (blobResult.status === 'rejected') checks.blobs = `failed: ${message(blobResult.reason)}`
     return { ready: checks.store === 'ok' && checks.migrations === 'ok', checks }
   }
   return () => {
