@@ -72,6 +72,8 @@ export interface AppDeps {
   deferFirstAdmin?: boolean
   /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/events.ts). */
   events?: ClusterEvents
+  /** QUARRY_PEER_CA's certificates (PEM), read at start: what the other replicas' https addresses are checked against. */
+  peerCa?: string
 }
 
 const JWT_KEY_SETTING = 'jwt_signing_key'
@@ -140,6 +142,7 @@ export async function createApp(deps: AppDeps) {
     secret: config.clusterSecret,
     heartbeatMs: deps.cluster?.heartbeatMs,
     userExists: async (uid) => (await store.users.get(uid)) !== undefined,
+    peerCa: deps.peerCa,
   })
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing

@@ -5,6 +5,7 @@ import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from './app'
+import { clearTextWarning } from './cluster'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
 import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
 import { engineKey } from '../plugins/stats'
@@ -71,8 +72,10 @@ export async function main(env: Record<string, string | undefined> = process.env
   setHashOnWorker(config.uploadHash === 'worker')
   for (const w of warnings) log.warn(w)
   let tls: { cert: string; key: string } | undefined
+  let peerCa: string | undefined
   try {
     tls = config.tls && (await readTls(config.tls))
+    peerCa = config.peerCaFile === undefined ? undefined : await readPeerCa(config.peerCaFile)
   } catch (e) {
     console.error(`quarry: invalid configuration: ${(e as Error).message}`)
     process.exit(2)
@@ -186,7 +189,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events }).catch(async (e: unknown) => {
+  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events, peerCa }).catch(async (e: unknown) => {
     await blobsWritable()
     throw e
   })
@@ -261,6 +264,8 @@ export async function main(env: Record<string, string | undefined> = process.env
     // server keeps the key it always had.
     const port = app.server?.port ?? config.listenPort
     const origin = advertisedOrigin(config, port)
+    const clearText = isCluster(config) ? clearTextWarning(origin) : undefined
+    if (clearText) log.warn(clearText, { advertise: origin })
     await cluster.start({
       name: isCluster(config) ? hostPort(origin) : engineKey(config.listenHost, port),
       address: origin,
@@ -373,6 +378,28 @@ async function readTls(files: { certFile: string; keyFile: string }): Promise<{ 
   }
   if (!x509.checkPrivateKey(privateKey)) throw new Error(`QUARRY_TLS_KEY: ${files.keyFile} is not the key of the certificate in ${files.certFile}`)
   return { cert, key }
+}
+
+/**
+ * The CA certificates of QUARRY_PEER_CA (PEM), checked before anything starts: an unreadable file, or one without a
+ * PEM certificate, is one line naming it.
+ */
+async function readPeerCa(file: string): Promise<string> {
+  const { X509Certificate } = await import('node:crypto')
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new Error(`QUARRY_PEER_CA: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+  }
+  const first = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(text)?.[0]
+  try {
+    if (!first) throw new Error('no certificate')
+    new X509Certificate(first)
+  } catch {
+    throw new Error(`QUARRY_PEER_CA: ${file} holds no PEM certificate`)
+  }
+  return text
 }
 
 /** host:port of an origin, with the scheme's default port spelt out (the status objects' key shape). */

@@ -269,7 +269,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     const known = c.upstreams.get(address)
     if (known && !known.closed) return known
     const target = cluster.upstreamSocket(address, c.headers)
-    const socket = new WebSocket(target.url, { headers: target.headers, protocols: target.protocols } as never)
+    const socket = new WebSocket(target.url, { headers: target.headers, protocols: target.protocols, tls: target.tls } as never)
     const up: Upstream = { socket, opened: Promise.resolve(false), waiting: [], closed: false }
     up.opened = new Promise<boolean>((resolve) => {
       socket.onopen = () => resolve(true)

@@ -72,6 +72,11 @@ export interface ClusterDeps {
   userExists?: (uid: number) => Promise<boolean>
   /** How requests are sent to other replicas (default: fetch). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
+  /**
+   * QUARRY_PEER_CA: the PEM CA certificates the other replicas' https addresses are checked against, for forwarded
+   * requests and relayed sockets; undefined: the system's.
+   */
+  peerCa?: string
 }
 
 export interface ReplicaSelf {
@@ -324,6 +329,7 @@ export class Cluster {
         redirect: 'manual',
         signal: abort.signal,
         decompress: false,
+        ...this.peerTls(),
       } as RequestInit)
       clearTimeout(timer)
       return new Response(res.body, { status: res.status, headers: res.headers })
@@ -358,16 +364,37 @@ export class Cluster {
     return inner
   }
 
-  /** The headers and URL with which this process opens the search socket of the replica at `address` for a caller. */
-  upstreamSocket(address: string, headers: Headers): { url: string; headers: Record<string, string>; protocols: string[] } {
+  /** Bun's TLS options for connections to other replicas: their certificates checked against QUARRY_PEER_CA. */
+  private peerTls(): { tls?: { ca: string } } {
+    return this.deps.peerCa === undefined ? {} : { tls: { ca: this.deps.peerCa } }
+  }
+
+  /**
+   * The URL, headers and TLS options with which this process opens the search socket of the replica at `address` for
+   * a caller.
+   */
+  upstreamSocket(address: string, headers: Headers): { url: string; headers: Record<string, string>; protocols: string[]; tls?: { ca: string } } {
     const out: Record<string, string> = { [SECRET_HEADER]: this.deps.secret ?? '' }
     for (const name of ['authorization', 'service-token', 'gravwell-token', 'cookie']) {
       const v = headers.get(name)
       if (v !== null) out[name] = v
     }
     const protocols = (headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')
-    return { url: `${address.replace(/^http/, 'ws')}${INTERNAL_WS_SEARCH}`, headers: out, protocols }
+    return { url: `${address.replace(/^http/, 'ws')}${INTERNAL_WS_SEARCH}`, headers: out, protocols, ...this.peerTls() }
   }
+}
+
+/**
+ * What a replica says at start when the other replicas reach it over plain HTTP on an address outside this host:
+ * forwarded requests carry the cluster secret and the callers' JWTs and API tokens, readable by anyone on the
+ * network path. Undefined for https, and for a loopback address (every replica on one host).
+ */
+export function clearTextWarning(origin: string): string | undefined {
+  const url = new URL(origin)
+  if (url.protocol !== 'http:') return undefined
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined
+  return `this replica is reached by the others at ${origin} over plain HTTP: the requests they forward to it carry the cluster secret and the users' JWTs and API tokens in clear; serve HTTPS (QUARRY_TLS_CERT, QUARRY_TLS_KEY) and advertise https (QUARRY_ADVERTISE, QUARRY_PEER_CA for a private CA), or keep the replicas on a network nobody else can read (docs/cluster.md)`
 }
 
 /** A saved (or ORPHANED) search as listings show it when nobody holds it: no client, nothing running. */

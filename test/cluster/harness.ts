@@ -54,6 +54,8 @@ export interface ClusterOptions {
   replicas?: number
   /** More environment for every replica (e.g. QUARRY_LEASE_TTL). */
   env?: Record<string, string>
+  /** The PEM CA the test's own requests check the replicas' certificates against (replicas serving HTTPS). */
+  ca?: string
 }
 
 export interface Cluster {
@@ -143,14 +145,17 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       lines: [],
       stderr: () => '',
       alive: false,
-      call: (method, path, opts) => call(r, method, path, opts),
+      call: (method, path, opts) => call(r, method, path, opts, options.ca),
     }
     return r
   })
   await Promise.all(replicas.map(spawn))
 
-  // Exactly one replica created the admin (the others found it made, or lost the race to make it).
-  const announced = replicas.map((r) => /generated password (\S+)/.exec(r.stderr())?.[1]).filter((p) => p !== undefined)
+  // Exactly one replica created the admin (the others found it made, or lost the race to make it). Its stderr line
+  // may be read after its stdout's "listening": it is waited for a moment.
+  const passwords = () => replicas.map((r) => /generated password (\S+)/.exec(r.stderr())?.[1]).filter((p) => p !== undefined)
+  for (let i = 0; i < 50 && passwords().length === 0; i++) await Bun.sleep(100)
+  const announced = passwords()
   expect(announced).toHaveLength(1)
   const adminPassword = announced[0]!
 
@@ -165,7 +170,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       call(method, path, opts) {
         const live = replicas.filter((r) => r.alive)
         if (live.length === 0) throw new Error('no live replica')
-        return call(live[turn++ % live.length]!, method, path, opts)
+        return call(live[turn++ % live.length]!, method, path, opts, options.ca)
       },
     }),
     async login(user, pass, on) {
@@ -214,7 +219,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   return cluster
 }
 
-async function call(r: Replica, method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+async function call(r: Replica, method: string, path: string, opts: CallOptions = {}, ca?: string): Promise<CallResult> {
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.jwt) headers.authorization = `Bearer ${opts.jwt}`
   if (opts.token) headers['service-token'] = opts.token
@@ -223,7 +228,7 @@ async function call(r: Replica, method: string, path: string, opts: CallOptions 
     body = JSON.stringify(opts.json)
     headers['content-type'] ??= 'application/json'
   }
-  const res = await fetch(`${r.url}${path}`, { method, headers, body })
+  const res = await fetch(`${r.url}${path}`, { method, headers, body, ...(ca ? { tls: { ca } } : {}) } as RequestInit)
   const text = await res.text()
   let parsed: unknown
   try {
