@@ -119,7 +119,8 @@ export class Cluster {
     // A server alone: nothing to write (a heartbeat every 2 s would be written for nobody to read).
     if (!this.shared) return
     await this.deps.repo.register(this.self)
-    if (this.shared) await this.sync()
+    await this.claimLoaded()
+    await this.sync()
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs)
     this.timer.unref()
   }
@@ -132,12 +133,43 @@ export class Cluster {
       if (!(await repo.heartbeat(this.id, now))) await repo.register({ ...this.self!, heartbeat: now })
       await repo.sweep(now - FORGET_MS, this.liveSince())
       if (this.shared) {
+        await this.releaseLost()
         this.deps.manager.sweep()
         await this.dropOrphans()
         await this.sync()
       }
     } catch (e) {
       log.warn('the replica heartbeat failed', { replica: this.id, error: e instanceof Error ? e.message : String(e) })
+    }
+  }
+
+  /**
+   * Makes this replica the owner of the searches it loaded at start (those it was saving, whose working files only it
+   * has), whoever holds their records: a survivor may have taken one over meanwhile, as ORPHANED, to answer for it
+   * without its results; that survivor lets it go at its next heartbeat (releaseLost).
+   */
+  private async claimLoaded(): Promise<void> {
+    const { repo, manager } = this.deps
+    for (const s of manager.held()) {
+      const data = JSON.stringify(this.publication(s))
+      const holder = await repo.ownerOf(s.record.id, this.liveSince())
+      if (await repo.claim(this.recordRow(s, data), this.liveSince(), holder?.owner)) this.published.set(s.record.id, data)
+    }
+  }
+
+  /**
+   * Stops holding the searches whose records another replica now owns (it claimed one this replica was found
+   * unreachable for, or came back with the working files of one this replica held as ORPHANED): two replicas never
+   * go on answering for one search. Nothing stored is touched.
+   */
+  private async releaseLost(): Promise<void> {
+    const { repo, manager } = this.deps
+    const owners = new Map((await repo.liveRecords(this.liveSince())).map((r) => [r.id, r.owner]))
+    for (const s of manager.held()) {
+      const owner = owners.get(s.record.id)
+      if (owner === undefined || owner === this.id) continue
+      manager.release(s.record.id)
+      this.published.delete(s.record.id)
     }
   }
 

@@ -844,6 +844,17 @@ export class SearchManager {
     return s
   }
 
+  /**
+   * Stops holding a search another replica holds now (server/cluster): its feed stops, and nothing stored (row, blobs,
+   * working files) is touched.
+   */
+  release(id: string): void {
+    const s = this.searches.get(id)
+    if (!s) return
+    halt(s)
+    this.searches.delete(id)
+  }
+
   /** Whether this process holds the search. */
   has(id: string): boolean {
     return this.searches.has(id)

@@ -100,4 +100,25 @@ describe('cluster: a replica dies', () => {
     expect(await cluster.rows('SELECT id FROM saved_searches WHERE id = ?', [id])).toEqual([])
     expect((await B.call('GET', '/api/searchctrl', { jwt })).body.map((e: { ID: string }) => e.ID)).not.toContain(id)
   }, 90_000)
+
+  test('a replica that comes back with the working files of a search marked failed finishes saving it and clears the mark', async () => {
+    if (!A.alive) await cluster.restart(A)
+    const owner = await cluster.createUser('returner')
+    const jwt = await cluster.login(owner.User, owner.Pass, A)
+    const id = await launch(A, jwt, { Background: true })
+    await until(() => A.call('GET', `/api/searchctrl/${id}/details`, { jwt }), (r) => r.body.Finished !== '0001-01-01T00:00:00Z')
+    expect((await A.call('PATCH', `/api/searchctrl/${id}/save`, { jwt })).status).toBe(200)
+    await cluster.kill(A)
+    const marked = await until(() => B.call('GET', `/api/searchctrl/${id}/details`, { jwt }), (r) => r.body.Error === ORPHANED, 40_000)
+    expect(marked.body.State).toBe('DORMANT/SAVING/ERROR')
+    // B adopted it to answer; A comes back with its working files and saves it all the same
+    await cluster.restart(A)
+    const saved = await until(() => A.call('GET', `/api/searchctrl/${id}/details`, { jwt }), (r) => r.body.State === 'DORMANT/SAVED', 30_000)
+    expect([saved.body.State, saved.body.Error, saved.body.ItemCount]).toEqual(['DORMANT/SAVED', '', 500])
+    // B let its stand-in go at its next heartbeat (it answered without results meanwhile) and forwards to A again
+    const fromB = await until(() => B.call('GET', `/api/searchctrl/${id}/download/json`, { jwt }), (r) => r.body?.length === 500, 10_000)
+    expect(fromB.body).toHaveLength(500)
+    expect(await holds(A, id)).toBe(true)
+    expect(await holds(B, id)).toBe(false)
+  }, 120_000)
 })
