@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Socket, TCPSocketListener } from 'bun'
 import { testS3 } from '../s3'
-import { type Cluster, type Replica, startCluster } from './harness'
+import { type Cluster, type Replica, startCluster, until } from './harness'
 
 /** A TCP relay to `target` that can freeze: frozen, it accepts connections and drops every byte both ways. */
 function freezableRelay(target: URL) {
@@ -92,16 +92,6 @@ afterAll(async () => {
 const outageLines = (r: Replica) => r.lines.filter((l) => l.dependency === 'blobs').map((l) => [l.level, l.msg])
 const WARNED = ['warn', 'the blob store is failing: requests that need it fail until it answers again']
 const RECOVERED = ['info', 'the blob store answers again']
-
-async function until<T>(read: () => Promise<T> | T, done: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms
-  let v = await read()
-  while (!done(v) && Date.now() < end) {
-    await Bun.sleep(200)
-    v = await read()
-  }
-  return v
-}
 
 describe('cluster: the blob store freezes', () => {
   test('replicas stay ready, logins and users work, blob downloads answer 503 in time, one warning and one recovery per replica', async () => {

@@ -3,7 +3,7 @@
 // is not lost silently: a survivor lists it in ERROR with the reason, for its owner to read and delete.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ORPHANED } from '../../server/search/manager'
-import { type Cluster, type Replica, startCluster } from './harness'
+import { type Cluster, type Replica, startCluster, until } from './harness'
 
 let cluster: Cluster
 let A: Replica, B: Replica, C: Replica
@@ -29,17 +29,6 @@ async function launch(r: Replica, jwt: string, json: Record<string, unknown> = {
   return res.body.SearchID as string
 }
 
-/** Polls `read` until `done` holds of its answer (at most `ms`); answers the last answer. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  let v = await read()
-  while (!done(v) && Date.now() < end) {
-    await Bun.sleep(200)
-    v = await read()
-  }
-  return v
-}
-
 /** Whether replica `r` holds search `id` by the store (its record names r as owner). */
 async function holds(r: Replica, id: string): Promise<boolean> {
   const rows = await cluster.rows('SELECT s.owner FROM search_records s JOIN replicas p ON p.id = s.owner WHERE s.id = ? AND p.address = ?', [id, r.url])
@@ -57,6 +46,8 @@ describe('cluster: a replica dies', () => {
     expect((await A.call('PUT', `/api/searchctrl/${id}/detach`, { jwt })).status).toBe(200)
     const saved = await until(() => A.call('GET', `/api/searchctrl/${id}/details`, { jwt }), (r) => r.body.State === 'DORMANT/SAVED')
     expect(saved.body.State).toBe('DORMANT/SAVED')
+    // the details say SAVED as the row is being written: the kill waits for the row
+    await until(() => cluster.rows('SELECT state FROM saved_searches WHERE id = ?', [id]), (rows) => rows[0]?.state === 'saved')
     await cluster.kill(A)
     // The stranger's requests through B (A unreachable, then counted dead) are refused, and B does not take it over.
     for (const path of [`/api/searchctrl/${id}`, `/api/searchctrl/${id}/details`, `/api/searchctrl/${id}/download/json`]) {

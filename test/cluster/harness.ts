@@ -245,3 +245,14 @@ async function removeBucket(minio: NonNullable<ReturnType<typeof testS3>>['minio
   if (keys.length > 0) await minio.removeObjects(bucket, keys)
   await minio.removeBucket(bucket)
 }
+
+/** Polls `read` until `done` holds of its answer (at most `ms`); answers the last answer. */
+export async function until<T>(read: () => Promise<T> | T, done: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms
+  let v = await read()
+  while (!done(v) && Date.now() < end) {
+    await Bun.sleep(100)
+    v = await read()
+  }
+  return v
+}

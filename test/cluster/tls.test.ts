@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { clearTextWarning } from '../../server/cluster'
-import { type Cluster, type Replica, startCluster } from './harness'
+import { type Cluster, type Replica, startCluster, until } from './harness'
 
 const dir = mkdtempSync(join(tmpdir(), 'quarry-cluster-tls-'))
 const file = (name: string) => join(dir, name)
@@ -38,16 +38,6 @@ afterAll(async () => {
   await cluster?.stop()
   rmSync(dir, { recursive: true, force: true })
 }, 30_000)
-
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  let v = await read()
-  while (!done(v) && Date.now() < end) {
-    await Bun.sleep(100)
-    v = await read()
-  }
-  return v
-}
 
 describe('cluster over HTTPS with a private CA', () => {
   test('the replicas advertise https; a request and a search socket on B reach the search A holds, through its https address', async () => {
