@@ -16,7 +16,11 @@
 //   request of its own; its answer (status, headers, body) is answered as is. An owner that does not answer is gone:
 //   its unsaved searches answer 404, as after a restart; a saved one is taken over and served here.
 // - Once an owner's heartbeat is older than the bound, its records are ignored everywhere (its unsaved searches
-//   leave every listing) and swept; its saved searches stay listed from saved_searches.
+//   leave every listing) and swept; its saved searches stay listed from saved_searches, and those it was still
+//   saving are marked ORPHANED by one survivor (failOrphans), so their owners see in ERROR what happened.
+// - A search is taken over only for a caller who may see it: a caller who may not changes nothing.
+// - Forwarded requests carry the secret and the caller's credentials: between replicas that advertise https, their
+//   certificates are checked (against QUARRY_PEER_CA when set).
 import type { Logger } from '../log'
 import type { SavedSearchRow, SearchesRepo } from '../search/repo'
 import { ORPHANED, type SaveState, type Search, type SearchManager, type SearchView, type Viewer, canView, isOrphaned } from '../search/manager'
@@ -129,8 +133,12 @@ export class Cluster {
     const { repo, clock, log } = this.deps
     try {
       const now = clock()
-      // Swept as dead after a long pause (a suspended VM): a new row, the same id.
-      if (!(await repo.heartbeat(this.id, now))) await repo.register({ ...this.self!, heartbeat: now })
+      // Swept as dead after a long pause (a suspended VM): a new row, the same id, and every record written again
+      // (the others swept them with the row; a search being saved without its record would be taken for an orphan).
+      if (!(await repo.heartbeat(this.id, now))) {
+        await repo.register({ ...this.self!, heartbeat: now })
+        this.published.clear()
+      }
       await repo.sweep(now - FORGET_MS, this.liveSince())
       if (this.shared) {
         await this.releaseLost()
