@@ -2,9 +2,10 @@
 // First, before any plugin module makes its schemas: t.Integer and t.Numeric compile their checkers when first used.
 import './lazy-numeric'
 import { Elysia } from 'elysia'
-import type { BlobStore } from './blob'
+import { type BlobStore, guardBlobStore } from './blob'
 import { BodyRules, bodyPlugin } from './body'
 import { type Config, isCluster } from './config'
+import { Dependencies } from './dependencies'
 import type { ClusterEvents } from './events'
 import { errorPlugin } from './errors'
 import { securityHeadersPlugin } from './headers'
@@ -72,6 +73,8 @@ export interface AppDeps {
   deferFirstAdmin?: boolean
   /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/events.ts). */
   events?: ClusterEvents
+  /** QUARRY_PEER_CA's certificates (PEM), read at start: what the other replicas' https addresses are checked against. */
+  peerCa?: string
 }
 
 const JWT_KEY_SETTING = 'jwt_signing_key'
@@ -89,9 +92,14 @@ export async function createApp(deps: AppDeps) {
         running: s.running,
       })),
   })
+  // What the store and the blob store did last (GET /api/health, one log line per outage and per recovery).
+  const dependencies = new Dependencies(log, clock)
+  // No blob operation waits on the blob store longer than QUARRY_BLOB_TIMEOUT: a frozen store fails what needs it (503)
+  // instead of holding those requests.
+  const guardedBlobs = guardBlobStore(deps.blobs, config.blobTimeoutMs, dependencies)
   // Every repository call and blob operation of the app goes through these (store latency, blob bytes and errors).
   const store = metrics.instrumentStore(deps.store)
-  const blobs = metrics.instrumentBlobs(deps.blobs)
+  const blobs = metrics.instrumentBlobs(guardedBlobs)
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const fromTrustedProxy = fromTrustedProxyOf(config.trustedProxies)
@@ -142,10 +150,12 @@ export async function createApp(deps: AppDeps) {
     secret: config.clusterSecret,
     heartbeatMs: deps.cluster?.heartbeatMs,
     userExists: async (uid) => (await store.users.get(uid)) !== undefined,
+    peerCa: deps.peerCa,
   })
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
+  const readiness = readinessCheck(store, guardedBlobs, dependencies)
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const docs = new ApiDocs()
   // The internal routes serve a forwarded request through the whole app, which exists only once it is built.
@@ -158,7 +168,7 @@ export async function createApp(deps: AppDeps) {
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))
     .use(docsPlugin(docs))
-    .use(systemPlugin({ config, auth, clock, distributed: shared, startedAt: clock(), readiness: readinessCheck(store, deps.blobs) }))
+    .use(systemPlugin({ config, auth, clock, distributed: shared, startedAt: clock(), readiness, dependencies: () => dependencies.states() }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
     .use(usersPlugin({ config, store, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
@@ -178,7 +188,7 @@ export async function createApp(deps: AppDeps) {
   requestLog.routes.learn(app.routes)
   docs.learn(app)
   handleRef = (request) => app.handle(request)
-  return { app, auth, searches, cluster, metrics, createFirstAdmin, entries }
+  return { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

@@ -375,6 +375,13 @@ describe('cluster configuration (issue 13)', () => {
     expect(warnings).toEqual([])
   })
 
+  test('blob timeout (10 s by default) and the CA of the peers: read and typed', () => {
+    expect([loadConfig({}).config.blobTimeoutMs, loadConfig({}).config.peerCaFile]).toEqual([10_000, undefined])
+    const { config, warnings } = loadConfig({ QUARRY_BLOB_TIMEOUT: '1500ms', QUARRY_PEER_CA: '/etc/quarry/peers.pem' })
+    expect([config.blobTimeoutMs, config.peerCaFile]).toEqual([1500, '/etc/quarry/peers.pem'])
+    expect(warnings).toEqual([])
+  })
+
   test('segment size and compaction interval: read and typed', () => {
     const { config, warnings } = loadConfig({ QUARRY_SEGMENT_SIZE: '64KiB', QUARRY_COMPACT_INTERVAL: '250ms' })
     expect([config.segmentBytes, config.compactIntervalMs]).toEqual([65_536, 250])
@@ -393,6 +400,9 @@ describe('cluster configuration (issue 13)', () => {
     [{ QUARRY_COMPACT_INTERVAL: '10ms' }, 'QUARRY_COMPACT_INTERVAL'],
     [{ QUARRY_COMPACT_INTERVAL: '2d' }, 'QUARRY_COMPACT_INTERVAL'],
     [{ QUARRY_SINGLE_SERVER: 'maybe' }, 'QUARRY_SINGLE_SERVER'],
+    [{ QUARRY_BLOB_TIMEOUT: '50ms' }, 'QUARRY_BLOB_TIMEOUT'],
+    [{ QUARRY_BLOB_TIMEOUT: '1h' }, 'QUARRY_BLOB_TIMEOUT'],
+    [{ QUARRY_BLOB_TIMEOUT: 'never' }, 'QUARRY_BLOB_TIMEOUT'],
   ] as [Record<string, string>, string][])('%p is refused with one line naming %s', (env, name) => {
     refusal(env, name)
   })

@@ -97,6 +97,13 @@ export interface Config {
   advertise: string | undefined
   /** QUARRY_CLUSTER_SECRET: what replicas show each other on the internal routes (server/cluster); required in a cluster. */
   clusterSecret: string | undefined
+  /** QUARRY_BLOB_TIMEOUT: how long a blob store operation may wait for the store before it fails with 503. */
+  blobTimeoutMs: number
+  /**
+   * QUARRY_PEER_CA: a PEM file of the CA certificates the other replicas' https addresses are checked against
+   * (read by server/main.ts at start); undefined: the system's CAs.
+   */
+  peerCaFile: string | undefined
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +123,7 @@ const KNOWN = new Set([
   'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_SEGMENT_SIZE', 'QUARRY_COMPACT_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
   'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
+  'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG', 'QUARRY_CA',
@@ -368,6 +376,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
   if (segmentBytes < 1024 || segmentBytes > 1024 ** 3) throw new ConfigError('QUARRY_SEGMENT_SIZE: must be from 1KiB to 1GiB')
   const compactIntervalMs = parseDuration('QUARRY_COMPACT_INTERVAL', get('QUARRY_COMPACT_INTERVAL') ?? '10s')
   if (compactIntervalMs < 100 || compactIntervalMs > 86_400_000) throw new ConfigError('QUARRY_COMPACT_INTERVAL: must be from 100ms to 24h')
+  const blobTimeoutMs = parseDuration('QUARRY_BLOB_TIMEOUT', get('QUARRY_BLOB_TIMEOUT') ?? '10s')
+  // Below 100 ms a healthy S3 round trip under load would fail; past 10 minutes a request would outlive its client.
+  if (blobTimeoutMs < 100 || blobTimeoutMs > 600_000) throw new ConfigError('QUARRY_BLOB_TIMEOUT: must be from 100ms to 10m')
   const s3 = parseS3(get)
   const databaseUrl = parseDatabaseUrl(get('QUARRY_DATABASE_URL'))
   const singleServer = parseBool('QUARRY_SINGLE_SERVER', get('QUARRY_SINGLE_SERVER') ?? 'false')
@@ -432,6 +443,8 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     tls: parseTls(get),
     advertise: parseAdvertise(get('QUARRY_ADVERTISE'), get('QUARRY_TLS_CERT') !== undefined),
     clusterSecret: parseClusterSecret(get('QUARRY_CLUSTER_SECRET')),
+    blobTimeoutMs,
+    peerCaFile: get('QUARRY_PEER_CA'),
   }
   return { config, warnings }
 }

@@ -1,6 +1,7 @@
 // The one error catalogue. Every refusal the API makes is an ApiError built here; the error plugin turns
 // it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
 import { Elysia } from 'elysia'
+import { BlobUnavailableError } from './blob'
 import type { Logger } from './log'
 import { noteErrorAnswer, pathOf, requestIdOf } from './request-log'
 import { isUnstorableText } from './pg-text'
@@ -113,6 +114,10 @@ function errorAnswer(log: Logger, code: string | number, raised: unknown, set: {
     case 'INVALID_COOKIE_SIGNATURE':
       set.status = 400
       return { Error: 'invalid cookie' }
+  }
+  if (error instanceof BlobUnavailableError) {
+    set.status = 503
+    return { Error: error.message }
   }
   if (isUnstorableText(error)) {
     set.status = 400

@@ -5,6 +5,7 @@ import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from './app'
+import { clearTextWarning } from './cluster'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
 import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
 import { engineKey } from '../plugins/stats'
@@ -33,6 +34,10 @@ import { MULTIPART_OVERHEAD } from './upload/multipart'
 
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
 const SEARCH_SWEEP_MS = 10_000
+/** The store and the blob store are checked at least this often (their readiness checks). */
+const DEPENDENCY_CHECK_MS = 10_000
+/** Searches being saved by a replica that died are looked for this often (once it counts as dead). */
+const ORPHAN_CHECK_MS = 10_000
 /** The blob sweep runs at start and then this often, so a deleted user's contents do not linger long. */
 const BLOB_SWEEP_MS = 6 * 3_600_000
 /** Partial files (blob temporaries, search working files) no upload or search owns are removed this often... */
@@ -67,8 +72,10 @@ export async function main(env: Record<string, string | undefined> = process.env
   setHashOnWorker(config.uploadHash === 'worker')
   for (const w of warnings) log.warn(w)
   let tls: { cert: string; key: string } | undefined
+  let peerCa: string | undefined
   try {
     tls = config.tls && (await readTls(config.tls))
+    peerCa = config.peerCaFile === undefined ? undefined : await readPeerCa(config.peerCaFile)
   } catch (e) {
     console.error(`quarry: invalid configuration: ${(e as Error).message}`)
     process.exit(2)
@@ -182,22 +189,23 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events }).catch(async (e: unknown) => {
+  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events, peerCa }).catch(async (e: unknown) => {
     await blobsWritable()
     throw e
   })
   await blobsWritable()
-  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries } = built
+  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness } = built
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
   let partialSweep: ReturnType<typeof setInterval> | undefined
+  let dependencyWatch: ReturnType<typeof setInterval> | undefined
   let stopping = false
   const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return
     stopping = true
     log.info('shutting down', { signal, graceMs: config.shutdownGraceMs })
-    for (const timer of [searchSweep, partialSweep]) if (timer) clearInterval(timer)
+    for (const timer of [searchSweep, partialSweep, dependencyWatch]) if (timer) clearInterval(timer)
     // Leases given up now, so another replica takes the jobs at its next ask rather than after the lease expires.
     const jobsStopped = jobs.stop(1000)
     const stopStarted = performance.now()
@@ -256,6 +264,8 @@ export async function main(env: Record<string, string | undefined> = process.env
     // server keeps the key it always had.
     const port = app.server?.port ?? config.listenPort
     const origin = advertisedOrigin(config, port)
+    const clearText = isCluster(config) ? clearTextWarning(origin) : undefined
+    if (clearText) log.warn(clearText, { advertise: origin })
     await cluster.start({
       name: isCluster(config) ? hostPort(origin) : engineKey(config.listenHost, port),
       address: origin,
@@ -301,12 +311,25 @@ export async function main(env: Record<string, string | undefined> = process.env
     run: () => entries.compact(),
   })
   jobs.start({
+    name: 'orphaned-searches',
+    everyMs: ORPHAN_CHECK_MS,
+    // Searches a dead replica was saving: listed in ERROR with the reason, for their owners (server/cluster).
+    run: () => cluster.failOrphans(),
+  })
+  jobs.start({
     name: 'blob-sweep',
     everyMs: BLOB_SWEEP_MS,
     atTakeover: true,
     // In the background: the server answers while a large store is being listed.
     run: () => sweepBlobs({ blobs, references: () => blobReferences(store), now: Date.now(), graceMs: config.blobSweepGraceMs, log }),
   })
+
+  // The store and the blob store are checked even when no load balancer asks, so that an outage and its end are
+  // logged (once each, server/dependencies.ts) whatever the traffic.
+  const watchDependencies = () => void readiness().catch(() => undefined)
+  watchDependencies()
+  dependencyWatch = setInterval(watchDependencies, DEPENDENCY_CHECK_MS)
+  dependencyWatch.unref()
 
   // Per replica: each sweeps what only it has, the searches it runs (in its memory) and the partial files in its own
   // data directory.
@@ -370,6 +393,28 @@ async function readTls(files: { certFile: string; keyFile: string }): Promise<{ 
   }
   if (!x509.checkPrivateKey(privateKey)) throw new Error(`QUARRY_TLS_KEY: ${files.keyFile} is not the key of the certificate in ${files.certFile}`)
   return { cert, key }
+}
+
+/**
+ * The CA certificates of QUARRY_PEER_CA (PEM), checked before anything starts: an unreadable file, or one without a
+ * PEM certificate, is one line naming it.
+ */
+async function readPeerCa(file: string): Promise<string> {
+  const { X509Certificate } = await import('node:crypto')
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new Error(`QUARRY_PEER_CA: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+  }
+  const first = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(text)?.[0]
+  try {
+    if (!first) throw new Error('no certificate')
+    new X509Certificate(first)
+  } catch {
+    throw new Error(`QUARRY_PEER_CA: ${file} holds no PEM certificate`)
+  }
+  return text
 }
 
 /** host:port of an origin, with the scheme's default port spelt out (the status objects' key shape). */

@@ -179,6 +179,8 @@ describe('TLS files that cannot be used stop the start with one line', () => {
       return { QUARRY_TLS_CERT: join(d, 'junk.crt'), QUARRY_TLS_KEY: t.key }
     }, 'QUARRY_TLS_CERT: '],
     ['a key of another certificate', (d, t) => ({ QUARRY_TLS_CERT: t.cert, QUARRY_TLS_KEY: selfSigned(d, 'other').key }), 'QUARRY_TLS_KEY: '],
+    ['a CA of the peers that does not exist', (d) => ({ QUARRY_PEER_CA: join(d, 'missing-ca.pem') }), 'QUARRY_PEER_CA: cannot read'],
+    ['a CA of the peers that holds no certificate', (d, t) => ({ QUARRY_PEER_CA: t.key }), 'QUARRY_PEER_CA: '],
   ]
   for (const [what, env, message] of cases)
     test(what, async () => {

@@ -539,6 +539,38 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect((await s.cluster.live(0)).map((r) => r.id)).toEqual(s.kind === 'sqlite' ? ['d'] : ['c', 'd'])
   })
 
+  test('cluster: saving searches no live replica holds are marked failed, once, and nothing else', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    const row = (id: string, extra: Partial<SavedSearchRow> = {}): SavedSearchRow => ({
+      id, uid: 1, gid: 0, state: 'saving', userQuery: 'q', effectiveQuery: 'q', startRange: T0, endRange: T0, started: T0, finished: 0,
+      lastUpdate: T0 + 5, storeSize: 100, indexSize: 16, itemCount: 2, metadata: null, import: null,
+      launchInfo: { background: true, client: 'session' }, noHistory: false, error: '', resultsKey: null, indexKey: null, ...extra,
+    })
+    const reason = 'lost_with its replica: 100% gone'
+    await s.cluster.register({ id: 'live', name: 'live:80', address: 'http://live:80', description: '{}', started: T0, heartbeat: T0 + 100 })
+    await s.cluster.putRecords([{ id: 'held', owner: 'live', uid: 1, gid: 0, started: T0, data: '{}', updated: T0 }])
+    for (const r of [
+      row('held'),
+      row('orphan'),
+      row('failed-move', { error: 'saving failed: S3 down', finished: T0 + 3 }),
+      row('done', { state: 'saved', resultsKey: 'r', indexKey: 'i', finished: T0 + 1 }),
+      row('young-import', { import: { time: T0, batchName: 'b', batchInfo: 'i' }, lastUpdate: T0 + 50 }),
+      row('old-import', { import: { time: T0, batchName: 'b', batchInfo: 'i' }, lastUpdate: T0 + 10 }),
+    ])
+      await s.searches.putSaved(r)
+    // the live replica's record keeps 'held'; the import written after T0 + 20 is still being moved
+    expect((await s.cluster.failOrphanedSaves(T0 + 100, reason, T0 + 20)).sort()).toEqual(['failed-move', 'old-import', 'orphan'])
+    expect(await s.searches.getSaved('orphan')).toEqual(row('orphan', { error: reason, finished: T0 + 5, storeSize: 0, indexSize: 0, itemCount: 0 }))
+    expect((await s.searches.getSaved('failed-move'))?.finished).toBe(T0 + 3)
+    expect(await s.searches.getSaved('held')).toEqual(row('held'))
+    expect(await s.searches.getSaved('done')).toEqual(row('done', { state: 'saved', resultsKey: 'r', indexKey: 'i', finished: T0 + 1 }))
+    expect(await s.searches.getSaved('young-import')).toEqual(row('young-import', { import: { time: T0, batchName: 'b', batchInfo: 'i' }, lastUpdate: T0 + 50 }))
+    // marked once; once the live replica is no longer live, its search is an orphan too
+    expect(await s.cluster.failOrphanedSaves(T0 + 100, reason, T0 + 20)).toEqual([])
+    expect(await s.cluster.failOrphanedSaves(T0 + 101, reason, T0 + 20)).toEqual(['held'])
+  })
+
   test('searches: saved rows upserted and listed, deleted with their row, history newest first, blob references', async () => {
     const s = await setup()
     await user(s, 'a')

@@ -283,7 +283,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
       response: t.Array(ListEntry),
       detail: { summary: 'List every search on the server' },
     })
-    .get('/api/searchctrl/:id', async ({ caller, params, request }) => ((await cluster.route(request, checkId(params.id))) as never) ?? [toDetail(searches.viewable(await viewer(caller), params.id))], {
+    .get('/api/searchctrl/:id', async ({ caller, params, request }) => ((await cluster.route(request, checkId(params.id), () => viewer(caller))) as never) ?? [toDetail(searches.viewable(await viewer(caller), params.id))], {
       access: 'AttachSearch',
       params: IdParams,
       response: t.Array(Detail),
@@ -292,13 +292,13 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
     .get(
       '/api/searchctrl/:id/details',
       async ({ caller, params, request }) =>
-        ((await cluster.route(request, checkId(params.id))) as never) ?? toDetails(searches.viewable(await viewer(caller), params.id), clock(), config.searchGraceMs),
+        ((await cluster.route(request, checkId(params.id), () => viewer(caller))) as never) ?? toDetails(searches.viewable(await viewer(caller), params.id), clock(), config.searchGraceMs),
       { access: 'AttachSearch', params: IdParams, response: Details, detail: { summary: 'Get a search\'s full record' } },
     )
     .patch(
       '/api/searchctrl/:id/background',
       async ({ caller, params, request }) => {
-        const forwarded = await cluster.route(request, checkId(params.id))
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
         searches.background(await viewer(caller), params.id)
         await cluster.sync()
@@ -310,7 +310,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
       '/api/searchctrl/:id/save',
       async ({ caller, params, request, body }) => {
         const text = rawBody(request)
-        const forwarded = await cluster.route(request, checkId(params.id), text)
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller), text)
         if (forwarded) return forwarded
         if (text.trim() !== '') checkJsonShape(text, 'the metadata')
         const metadata = text.trim() === '' ? undefined : body
@@ -328,7 +328,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
     .put(
       '/api/searchctrl/:id/stop',
       async ({ caller, params, request }) => {
-        const forwarded = await cluster.route(request, checkId(params.id))
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
         searches.stop(await viewer(caller), params.id)
         await cluster.sync()
@@ -339,7 +339,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
     .delete(
       '/api/searchctrl/:id',
       async ({ caller, params, request }) => {
-        const forwarded = await cluster.route(request, checkId(params.id))
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
         await searches.delete(await viewer(caller), params.id)
         await cluster.sync()
@@ -350,7 +350,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
     .put(
       '/api/searchctrl/:id/attach',
       async ({ caller, params, request }) => {
-        const forwarded = await cluster.route(request, checkId(params.id))
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
         searches.attach(await viewer(caller), params.id, clientOf(caller), clientExpiresOf(caller))
         await cluster.sync()
@@ -361,7 +361,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
     .put(
       '/api/searchctrl/:id/detach',
       async ({ caller, params, request }) => {
-        const forwarded = await cluster.route(request, checkId(params.id))
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
         searches.detach(await viewer(caller), params.id, clientOf(caller))
         await cluster.sync()
@@ -372,7 +372,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
     .get(
       '/api/searchctrl/:id/download/:format',
       async ({ caller, params, request }) => {
-        const forwarded = await cluster.route(request, checkId(params.id))
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
         const s = searches.viewable(await viewer(caller), params.id)
         if (params.format === 'archive') {

@@ -28,6 +28,7 @@ const REFUSALS: Record<number, [name: string, description: string]> = {
   415: ['UnsupportedMediaType', 'A multipart body on a route that takes JSON'],
   429: ['TooManyRequests', 'Too many requests of this kind for now; try again later'],
   500: ['InternalError', 'A fault of the server; the message holds a request id to find it in the log'],
+  503: ['BlobStoreUnavailable', 'The blob store did not answer within QUARRY_BLOB_TIMEOUT; the message names it. Try again later'],
   507: ['InsufficientStorage', 'The server\'s disk is down to its free-space floor (QUARRY_MIN_FREE_SPACE): writes of stored data are refused'],
 }
 
@@ -73,6 +74,8 @@ function derivedRefusals(r: AssembledRoute, access: AccessSpec | undefined, uplo
   if (takesBody) out.push(413)
   if (takesBody && !upload) out.push(415)
   out.push(500)
+  // the blob store did not answer within QUARRY_BLOB_TIMEOUT (server/blob/guard.ts), for any route that needed it
+  if (r.method !== 'WS') out.push(503)
   return out
 }
 

@@ -7,6 +7,7 @@ import { Empty } from '../auth/schema'
 import type { AuthService } from '../auth/service'
 import pkg from '../../package.json'
 import type { Readiness } from './health'
+import type { DependencyName, DependencyState as State } from '../../server/dependencies'
 import { area } from '../../server/openapi'
 
 const Version = t.Object({
@@ -28,7 +29,14 @@ const Settings = t.Object({
   DisableMapTileProxy: t.Boolean(),
 })
 
-const Health = t.Object({ status: t.Literal('ok') })
+const DependencyState = t.Union([t.Literal('ok'), t.Literal('failing'), t.Literal('unknown')])
+const Health = t.Object({
+  status: t.Literal('ok'),
+  dependencies: t.Object(
+    { store: DependencyState, blobs: DependencyState },
+    { description: 'Each dependency as the last operations and checks of this replica found it ("unknown": not used yet)' },
+  ),
+})
 const Ready = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
   checks: t.Object({ store: t.String(), migrations: t.String(), blobs: t.String() }),
@@ -41,6 +49,7 @@ export function systemPlugin({
   clock,
   startedAt,
   readiness,
+  dependencies,
   distributed = false,
 }: {
   config: Config
@@ -48,6 +57,8 @@ export function systemPlugin({
   clock: () => number
   startedAt: number
   readiness: () => Promise<Readiness>
+  /** The dependencies' states as last seen (server/dependencies.ts): read, never checked, by liveness. */
+  dependencies: () => Record<DependencyName, State>
   /** Several replicas share the store (`DistributedWebservers` of /api/settings). */
   distributed?: boolean
 }) {
@@ -58,9 +69,14 @@ export function systemPlugin({
   return new Elysia({ name: 'quarry-system', detail: area('System') })
     .use(authGuard(auth))
     .get('/api/test', () => new Response(null, { status: 200 }), { detail: { summary: 'Check that the server answers', description: '200 with an empty body; no credential needed.' } })
-    .get('/api/health', () => ({ status: 'ok' as const }), {
+    .get('/api/health', () => ({ status: 'ok' as const, dependencies: dependencies() }), {
       response: Health,
-      detail: { summary: 'Liveness: is the process up', description: 'Answers `{"status":"ok"}` while the process answers; touches nothing.' },
+      detail: {
+        summary: 'Liveness: is the process up',
+        description:
+          'Answers `{"status":"ok"}` while the process answers, with the state of the metadata store and the blob store as its last ' +
+          'operations found them (`ok`, `failing`, `unknown`); touches nothing.',
+      },
     })
     .get(
       '/api/health/ready',
@@ -76,8 +92,10 @@ export function systemPlugin({
         detail: {
           summary: 'Readiness: can the server serve requests',
           description:
-            '200 when the store answers with every migration applied and the blob store takes a write; ' +
-            '503 naming the failing part (checks: store, migrations, blobs) otherwise.',
+            '200 when the metadata store answers with every migration applied: this replica can serve. The blob store is ' +
+            'checked with a write and reported in `checks.blobs`, but a failing blob store does not make a replica unready ' +
+            '(it is shared: every replica would be taken out at once); requests that need it answer 503 meanwhile. ' +
+            '503 naming the failing part (checks: store, migrations) otherwise.',
         },
       },
     )

@@ -269,7 +269,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     const known = c.upstreams.get(address)
     if (known && !known.closed) return known
     const target = cluster.upstreamSocket(address, c.headers)
-    const socket = new WebSocket(target.url, { headers: target.headers, protocols: target.protocols } as never)
+    const socket = new WebSocket(target.url, { headers: target.headers, protocols: target.protocols, tls: target.tls } as never)
     const up: Upstream = { socket, opened: Promise.resolve(false), waiting: [], closed: false }
     up.opened = new Promise<boolean>((resolve) => {
       socket.onopen = () => resolve(true)
@@ -558,10 +558,13 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       if (cluster.shared && !c.internal && !searches.has(id)) {
         const owner = await cluster.remoteOwner(id)
         if (owner && (await attachRemote(c, id, owner.address))) return
-        // Held by nobody, or by a replica that no longer answers: a saved search is taken over here.
-        await cluster.takeOver(id, owner?.owner)
-      } else if (cluster.shared && !searches.has(id)) await cluster.takeOver(id)
-      c.viewer = await viewerOf(c.caller)
+        // Held by nobody, or by a replica that no longer answers: a saved search the caller may see is taken over here.
+        c.viewer = await viewerOf(c.caller)
+        await cluster.takeOver(id, c.viewer, owner?.owner)
+      } else {
+        c.viewer = await viewerOf(c.caller)
+        if (cluster.shared && !searches.has(id)) await cluster.takeOver(id, c.viewer)
+      }
       searches.attach(c.viewer, id, c.client, c.caller.token?.expires ?? 0)
       cluster.syncSoon()
     } catch (e) {

@@ -104,6 +104,13 @@ export class BlobRangeError extends BlobError {
 export class BlobKeyError extends BlobError {
   override name = 'BlobKeyError'
 }
+/** The store did not answer within the bound (guard.ts): the request fails with 503, naming the blob store. */
+export class BlobUnavailableError extends BlobError {
+  override name = 'BlobUnavailableError'
+  constructor(readonly timeoutMs: number) {
+    super(`the blob store did not answer within ${timeoutMs / 1000} s (QUARRY_BLOB_TIMEOUT): try again later`)
+  }
+}
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 export const MAX_KEY_LENGTH = 512
@@ -213,6 +220,7 @@ export function trackPuts(store: BlobStore): { blobs: BlobStore; settled(timeout
 }
 
 export { createDiskBlobStore } from './disk'
+export { guardBlobStore } from './guard'
 export type { S3Config, S3BlobStoreOptions } from './s3'
 
 /**

@@ -16,10 +16,14 @@
 //   request of its own; its answer (status, headers, body) is answered as is. An owner that does not answer is gone:
 //   its unsaved searches answer 404, as after a restart; a saved one is taken over and served here.
 // - Once an owner's heartbeat is older than the bound, its records are ignored everywhere (its unsaved searches
-//   leave every listing) and swept; its saved searches stay listed from saved_searches.
+//   leave every listing) and swept; its saved searches stay listed from saved_searches, and those it was still
+//   saving are marked ORPHANED by one survivor (failOrphans), so their owners see in ERROR what happened.
+// - A search is taken over only for a caller who may see it: a caller who may not changes nothing.
+// - Forwarded requests carry the secret and the caller's credentials: between replicas that advertise https, their
+//   certificates are checked (against QUARRY_PEER_CA when set).
 import type { Logger } from '../log'
 import type { SavedSearchRow, SearchesRepo } from '../search/repo'
-import type { SaveState, Search, SearchManager, SearchView } from '../search/manager'
+import { ORPHANED, type SaveState, type Search, type SearchManager, type SearchView, type Viewer, canView, isOrphaned } from '../search/manager'
 import type { ClusterRepo, ReplicaRow, SearchRecordRow } from './repo'
 
 /** How often a replica writes its heartbeat (and publishes the progress of its running searches). */
@@ -30,6 +34,11 @@ export const LIVE_HEARTBEATS = 3
 const FORGET_MS = 10 * 60_000
 /** How long a forwarded request may wait for the owner's answer to begin before the owner counts as gone. */
 export const FORWARD_TIMEOUT_MS = 30_000
+/**
+ * An import's row is written (saving) before its search is published, while its results move to the blob store:
+ * a saving import younger than this is never taken for one left by a dead replica.
+ */
+const IMPORT_SAVE_GRACE_MS = 10 * 60_000
 /** The header that carries the cluster secret on internal requests. */
 export const SECRET_HEADER = 'x-quarry-cluster-secret'
 /** Where a replica takes requests forwarded to it: the original path follows. */
@@ -67,6 +76,11 @@ export interface ClusterDeps {
   userExists?: (uid: number) => Promise<boolean>
   /** How requests are sent to other replicas (default: fetch). */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
+  /**
+   * QUARRY_PEER_CA: the PEM CA certificates the other replicas' https addresses are checked against, for forwarded
+   * requests and relayed sockets; undefined: the system's.
+   */
+  peerCa?: string
 }
 
 export interface ReplicaSelf {
@@ -109,7 +123,8 @@ export class Cluster {
     // A server alone: nothing to write (a heartbeat every 2 s would be written for nobody to read).
     if (!this.shared) return
     await this.deps.repo.register(this.self)
-    if (this.shared) await this.sync()
+    await this.claimLoaded()
+    await this.sync()
     this.timer = setInterval(() => void this.beat(), this.heartbeatMs)
     this.timer.unref()
   }
@@ -118,16 +133,51 @@ export class Cluster {
     const { repo, clock, log } = this.deps
     try {
       const now = clock()
-      // Swept as dead after a long pause (a suspended VM): a new row, the same id.
-      if (!(await repo.heartbeat(this.id, now))) await repo.register({ ...this.self!, heartbeat: now })
+      // Swept as dead after a long pause (a suspended VM): a new row, the same id, and every record written again
+      // (the others swept them with the row; a search being saved without its record would be taken for an orphan).
+      if (!(await repo.heartbeat(this.id, now))) {
+        await repo.register({ ...this.self!, heartbeat: now })
+        this.published.clear()
+      }
       await repo.sweep(now - FORGET_MS, this.liveSince())
       if (this.shared) {
+        await this.releaseLost()
         this.deps.manager.sweep()
         await this.dropOrphans()
         await this.sync()
       }
     } catch (e) {
       log.warn('the replica heartbeat failed', { replica: this.id, error: e instanceof Error ? e.message : String(e) })
+    }
+  }
+
+  /**
+   * Makes this replica the owner of the searches it loaded at start (those it was saving, whose working files only it
+   * has), whoever holds their records: a survivor may have taken one over meanwhile, as ORPHANED, to answer for it
+   * without its results; that survivor lets it go at its next heartbeat (releaseLost).
+   */
+  private async claimLoaded(): Promise<void> {
+    const { repo, manager } = this.deps
+    for (const s of manager.held()) {
+      const data = JSON.stringify(this.publication(s))
+      const holder = await repo.ownerOf(s.record.id, this.liveSince())
+      if (await repo.claim(this.recordRow(s, data), this.liveSince(), holder?.owner)) this.published.set(s.record.id, data)
+    }
+  }
+
+  /**
+   * Stops holding the searches whose records another replica now owns (it claimed one this replica was found
+   * unreachable for, or came back with the working files of one this replica held as ORPHANED): two replicas never
+   * go on answering for one search. Nothing stored is touched.
+   */
+  private async releaseLost(): Promise<void> {
+    const { repo, manager } = this.deps
+    const owners = new Map((await repo.liveRecords(this.liveSince())).map((r) => [r.id, r.owner]))
+    for (const s of manager.held()) {
+      const owner = owners.get(s.record.id)
+      if (owner === undefined || owner === this.id) continue
+      manager.release(s.record.id)
+      this.published.delete(s.record.id)
     }
   }
 
@@ -219,8 +269,22 @@ export class Cluster {
       out.push({ record: p.record, background: p.background, save: p.save, unattendedSince: p.unattendedSince, clients: { size: p.attached } })
     }
     for (const row of await saved.listSaved())
-      if (row.state === 'saved' && !held.has(row.id) && !manager.has(row.id)) out.push(savedView(row))
+      if ((row.state === 'saved' || isOrphaned(row)) && !held.has(row.id) && !manager.has(row.id)) out.push(savedView(row))
     return out
+  }
+
+  /**
+   * Marks ORPHANED the saving searches no live replica holds: their replica died before their results reached the
+   * blob store, so nobody can finish them (its working files went with it). Run by one replica at a time (a lease):
+   * they are then listed, with the reason, until their owner deletes them. A replica that comes back with the
+   * working files of one finishes saving it and clears the mark (SearchManager.init). Answers the ids marked.
+   */
+  async failOrphans(): Promise<string[]> {
+    if (!this.shared) return []
+    const now = this.deps.clock()
+    const ids = await this.deps.repo.failOrphanedSaves(this.liveSince(), ORPHANED, now - IMPORT_SAVE_GRACE_MS)
+    if (ids.length > 0) this.deps.log.warn('searches being saved by a replica that died were marked failed', { searches: ids })
+    return ids
   }
 
   /** The user's searches that are not saved and that other live replicas hold (the per-user cap is cluster-wide). */
@@ -240,21 +304,22 @@ export class Cluster {
   }
 
   /**
-   * Where a request about search `id` is served. Undefined: here (a saved search nobody holds is taken over first);
-   * a Response: the answer of the replica that holds it.
+   * Where a request about search `id` is served. Undefined: here (a saved search nobody holds that the caller may
+   * see is taken over first); a Response: the answer of the replica that holds it. `viewer` is asked only when this
+   * replica would take the search over: a caller who may not see it leaves it where it is (the handler answers 404).
    */
-  async route(request: Request, id: string, body?: string): Promise<Response | undefined> {
+  async route(request: Request, id: string, viewer: () => Promise<Viewer>, body?: string): Promise<Response | undefined> {
     if (!this.shared || this.deps.manager.has(id)) return undefined
     if (!this.forwarded.has(request)) {
       const owner = await this.deps.repo.ownerOf(id, this.liveSince())
       if (owner && owner.owner !== this.id) {
         const answer = await this.forward(request, owner.address, body)
         if (answer) return answer
-        await this.takeOver(id, owner.owner)
+        await this.takeOver(id, await viewer(), owner.owner)
         return undefined
       }
     }
-    await this.takeOver(id)
+    await this.takeOver(id, await viewer())
     return undefined
   }
 
@@ -266,13 +331,16 @@ export class Cluster {
   }
 
   /**
-   * Holds a saved search of the store here when no live replica holds it (or only `from`, found unreachable).
-   * False when it is no saved search, or another replica holds it.
+   * Holds a saved search of the store here when no live replica holds it (or only `from`, found unreachable), and
+   * `viewer` may see it: checked before anything is written, so a caller who may not see a search never moves it.
+   * Also a search whose saving was cut off by the death of its replica (ORPHANED), so that its owner can read why and
+   * delete it. False when it is neither, the viewer may not see it, or another replica holds it.
    */
-  async takeOver(id: string, from?: string): Promise<boolean> {
+  async takeOver(id: string, viewer: Viewer, from?: string): Promise<boolean> {
     const row = await this.deps.saved.getSaved(id)
-    if (!row || row.state !== 'saved') return false
+    if (!row || !(row.state === 'saved' || isOrphaned(row))) return false
     const view = savedView(row)
+    if (!canView(viewer, view)) return false
     const data = JSON.stringify(this.publication(view))
     if (!(await this.deps.repo.claim(this.recordRow(view, data), this.liveSince(), from))) return false
     this.deps.manager.adoptSaved(row)
@@ -301,6 +369,7 @@ export class Cluster {
         redirect: 'manual',
         signal: abort.signal,
         decompress: false,
+        ...this.peerTls(),
       } as RequestInit)
       clearTimeout(timer)
       return new Response(res.body, { status: res.status, headers: res.headers })
@@ -335,20 +404,41 @@ export class Cluster {
     return inner
   }
 
-  /** The headers and URL with which this process opens the search socket of the replica at `address` for a caller. */
-  upstreamSocket(address: string, headers: Headers): { url: string; headers: Record<string, string>; protocols: string[] } {
+  /** Bun's TLS options for connections to other replicas: their certificates checked against QUARRY_PEER_CA. */
+  private peerTls(): { tls?: { ca: string } } {
+    return this.deps.peerCa === undefined ? {} : { tls: { ca: this.deps.peerCa } }
+  }
+
+  /**
+   * The URL, headers and TLS options with which this process opens the search socket of the replica at `address` for
+   * a caller.
+   */
+  upstreamSocket(address: string, headers: Headers): { url: string; headers: Record<string, string>; protocols: string[]; tls?: { ca: string } } {
     const out: Record<string, string> = { [SECRET_HEADER]: this.deps.secret ?? '' }
     for (const name of ['authorization', 'service-token', 'gravwell-token', 'cookie']) {
       const v = headers.get(name)
       if (v !== null) out[name] = v
     }
     const protocols = (headers.get('sec-websocket-protocol') ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '')
-    return { url: `${address.replace(/^http/, 'ws')}${INTERNAL_WS_SEARCH}`, headers: out, protocols }
+    return { url: `${address.replace(/^http/, 'ws')}${INTERNAL_WS_SEARCH}`, headers: out, protocols, ...this.peerTls() }
   }
 }
 
-/** A saved search as listings show it when nobody holds it: no client, nothing running. */
+/**
+ * What a replica says at start when the other replicas reach it over plain HTTP on an address outside this host:
+ * forwarded requests carry the cluster secret and the callers' JWTs and API tokens, readable by anyone on the
+ * network path. Undefined for https, and for a loopback address (every replica on one host).
+ */
+export function clearTextWarning(origin: string): string | undefined {
+  const url = new URL(origin)
+  if (url.protocol !== 'http:') return undefined
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  if (host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined
+  return `this replica is reached by the others at ${origin} over plain HTTP: the requests they forward to it carry the cluster secret and the users' JWTs and API tokens in clear; serve HTTPS (QUARRY_TLS_CERT, QUARRY_TLS_KEY) and advertise https (QUARRY_ADVERTISE, QUARRY_PEER_CA for a private CA), or keep the replicas on a network nobody else can read (docs/cluster.md)`
+}
+
+/** A saved (or ORPHANED) search as listings show it when nobody holds it: no client, nothing running. */
 function savedView(row: SavedSearchRow): SearchView {
-  const { state: _state, resultsKey: _r, indexKey: _i, ...record } = row
-  return { record, background: false, save: 'saved', unattendedSince: 0, clients: { size: 0 } }
+  const { state, resultsKey: _r, indexKey: _i, ...record } = row
+  return { record, background: false, save: state, unattendedSince: 0, clients: { size: 0 } }
 }

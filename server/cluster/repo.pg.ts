@@ -1,7 +1,7 @@
 // The replica registry and the search records over PostgreSQL: the same contract as SqliteClusterRepo
 // (server/cluster/repo.ts), except that several replicas share the store, so registering leaves the others alone.
 import { type PgPool, type PgRow, num, q, run, tx } from '../pg'
-import type { ClusterRepo, ReplicaRow, SearchRecordRow } from './repo'
+import { type ClusterRepo, type ReplicaRow, type SearchRecordRow, failOrphansSql } from './repo'
 
 const REPLICA_COLUMNS = 'id, name, address, description, started, heartbeat'
 const RECORD_COLUMNS = 'id, owner, uid, gid, started, data, updated'
@@ -102,5 +102,9 @@ export class PgClusterRepo implements ClusterRepo {
       [id, since],
     )
     return r
+  }
+  async failOrphanedSaves(since: number, error: string, importsBefore: number) {
+    const rows = await q<{ id: string }>(this.db, failOrphansSql((n) => `$${n}`), [error, error.length, since, importsBefore])
+    return rows.map((r) => r.id)
   }
 }

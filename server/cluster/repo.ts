@@ -52,7 +52,25 @@ export interface ClusterRepo {
   liveRecords(since: number): Promise<SearchRecordRow[]>
   /** The live owner of a search: its id and address; undefined when no live replica holds it. */
   ownerOf(id: string, since: number): Promise<{ owner: string; address: string } | undefined>
+  /**
+   * Marks the saving searches (saved_searches rows in state 'saving') whose record no replica live at `since` holds:
+   * their results were in the working files of a replica that died. Each gets `error` (unless its error already
+   * starts with it), a finish time (its last update when it had none) and no results; an import younger than
+   * `importsBefore` is left alone (its importer writes the row before it publishes the search). One conditional
+   * statement: a row that became 'saved', or whose search a live replica published meanwhile, is not touched.
+   * Answers the ids marked.
+   */
+  failOrphanedSaves(since: number, error: string, importsBefore: number): Promise<string[]>
 }
+
+/** The statement of failOrphanedSaves for both engines (placeholders: error, its length, since, importsBefore). */
+export const failOrphansSql = (p: (n: number) => string) =>
+  `UPDATE saved_searches SET error = ${p(1)}, finished = CASE WHEN finished = 0 THEN last_update ELSE finished END,
+     store_size = 0, index_size = 0, item_count = 0
+   WHERE state = 'saving' AND substr(error, 1, ${p(2)}) <> ${p(1)}
+     AND id NOT IN (SELECT id FROM search_records WHERE owner IN (SELECT id FROM replicas WHERE heartbeat >= ${p(3)}))
+     AND (import IS NULL OR last_update < ${p(4)})
+   RETURNING id`
 
 const REPLICA_COLUMNS = 'id, name, address, description, started, heartbeat'
 const RECORD_COLUMNS = 'id, owner, uid, gid, started, data, updated'
@@ -129,5 +147,11 @@ export class SqliteClusterRepo implements ClusterRepo {
         )
         .get(id, since) ?? undefined
     )
+  }
+  async failOrphanedSaves(since: number, error: string, importsBefore: number) {
+    return this.db
+      .query<{ id: string }, [string, number, number, number]>(failOrphansSql((n) => `?${n}`))
+      .all(error, error.length, since, importsBefore)
+      .map((r) => r.id)
   }
 }

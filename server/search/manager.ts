@@ -87,6 +87,17 @@ export const MATCH_BATCH = 1024
 export const COMPILE_BUDGET_MS = 2_000
 /** How the error of a failed move to the blob store starts; a later save that succeeds clears it. */
 const SAVE_FAILED = 'saving failed: '
+/**
+ * The error of a saving search whose replica died before its results reached the blob store (they were in that
+ * replica's working files): set by a surviving replica (server/cluster), so that its owner sees what happened.
+ */
+export const ORPHANED = 'the replica that ran this search stopped (crash or kill) before its results were saved: they are lost; launch the search again'
+/** What a search marked ORPHANED says instead when its replica came back with the results it had found until then. */
+const CUT_OFF = 'the replica that ran this search stopped before the search finished: the results are those it had found until then'
+
+/** A saving search left by a dead replica (marked by a surviving one). */
+export const isOrphaned = (row: Pick<SavedSearchRow, 'state' | 'error'>) => row.state === 'saving' && row.error.startsWith(ORPHANED)
+
 /** Imported records are written out this many at a time. */
 const IMPORT_FLUSH_RECORDS = 1024
 /** History entries answered at most, and kept per user (older launches are dropped as new ones are recorded). */
@@ -263,6 +274,8 @@ export class SearchManager {
         s.record.storeSize = statSync(files.results).size
         s.record.indexSize = statSync(files.index).size
         s.record.itemCount = s.record.indexSize / INDEX_ENTRY_BYTES
+        // Back with its working files after another replica marked it orphaned: the results are not lost after all.
+        if (s.record.error.startsWith(ORPHANED)) s.record.error = s.record.finished ? '' : CUT_OFF
         if (!s.record.finished) s.record.finished = s.record.lastUpdate
         keep.add(`${row.id}.ndjson`).add(`${row.id}.idx`)
       }
@@ -836,6 +849,17 @@ export class SearchManager {
     return s
   }
 
+  /**
+   * Stops holding a search another replica holds now (server/cluster): its feed stops, and nothing stored (row, blobs,
+   * working files) is touched.
+   */
+  release(id: string): void {
+    const s = this.searches.get(id)
+    if (!s) return
+    halt(s)
+    this.searches.delete(id)
+  }
+
   /** Whether this process holds the search. */
   has(id: string): boolean {
     return this.searches.has(id)
@@ -882,10 +906,11 @@ export class SearchManager {
     return this.deps.searches.history(uid, HISTORY_LIMIT)
   }
 
-  /** Where the search's results can be read now. */
+  /** Where the search's results can be read now (none: an ORPHANED search, whose results were lost). */
   source(s: Search): ResultSource {
     if (s.blob) return { kind: 'blob', key: s.blob.results, size: s.record.storeSize }
-    return { kind: 'work', files: s.work!, size: s.record.storeSize }
+    if (!s.work) return { kind: 'none', size: 0 }
+    return { kind: 'work', files: s.work, size: s.record.storeSize }
   }
 
   /** The search's results as NDJSON bytes, as far as they are stored now. */
@@ -1034,7 +1059,7 @@ export function reaches(v: Viewer, s: Pick<Search, 'record'>): boolean {
 }
 
 /** Admins may view every search (spec: "Admins may get, delete, load and background any search"). */
-export function canView(v: Viewer, s: Search): boolean {
+export function canView(v: Viewer, s: Pick<Search, 'record'>): boolean {
   return v.admin || reaches(v, s)
 }
 

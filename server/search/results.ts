@@ -96,10 +96,11 @@ export class ResultWriter {
 }
 
 /** Where to read a search's results from: its working files (up to `size` bytes) or its blobs. */
-export type ResultSource = { kind: 'work'; files: WorkFiles; size: number } | { kind: 'blob'; key: string; size: number }
+/** Where a search's results are; 'none': nowhere (a search whose results were lost with its replica). */
+export type ResultSource = { kind: 'work'; files: WorkFiles; size: number } | { kind: 'blob'; key: string; size: number } | { kind: 'none'; size: 0 }
 
 export async function resultBytes(blobs: BlobStore, source: ResultSource): Promise<ReadableStream<Uint8Array>> {
-  if (source.size === 0) return new Blob([]).stream()
+  if (source.size === 0 || source.kind === 'none') return new Blob([]).stream()
   if (source.kind === 'work') return Bun.file(source.files.results).slice(0, source.size).stream()
   return blobs.get(source.key, { start: 0, end: source.size - 1 })
 }

@@ -55,6 +55,8 @@ export interface ClusterOptions {
   replicas?: number
   /** More environment for every replica (e.g. QUARRY_LEASE_TTL). */
   env?: Record<string, string>
+  /** The PEM CA the test's own requests check the replicas' certificates against (replicas serving HTTPS). */
+  ca?: string
 }
 
 export interface Cluster {
@@ -144,7 +146,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       lines: [],
       stderr: () => '',
       alive: false,
-      call: (method, path, opts) => call(r, method, path, opts),
+      call: (method, path, opts) => call(r, method, path, opts, options.ca),
     }
     return r
   })
@@ -169,7 +171,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       call(method, path, opts) {
         const live = replicas.filter((r) => r.alive)
         if (live.length === 0) throw new Error('no live replica')
-        return call(live[turn++ % live.length]!, method, path, opts)
+        return call(live[turn++ % live.length]!, method, path, opts, options.ca)
       },
     }),
     async login(user, pass, on) {
@@ -218,7 +220,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   return cluster
 }
 
-async function call(r: Replica, method: string, path: string, opts: CallOptions = {}): Promise<CallResult> {
+async function call(r: Replica, method: string, path: string, opts: CallOptions = {}, ca?: string): Promise<CallResult> {
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.jwt) headers.authorization = `Bearer ${opts.jwt}`
   if (opts.token) headers['service-token'] = opts.token
@@ -227,7 +229,7 @@ async function call(r: Replica, method: string, path: string, opts: CallOptions 
     body = JSON.stringify(opts.json)
     headers['content-type'] ??= 'application/json'
   }
-  const res = await fetch(`${r.url}${path}`, { method, headers, body })
+  const res = await fetch(`${r.url}${path}`, { method, headers, body, ...(ca ? { tls: { ca } } : {}) } as RequestInit)
   const text = await res.text()
   let parsed: unknown
   try {
@@ -243,4 +245,15 @@ async function removeBucket(minio: NonNullable<ReturnType<typeof testS3>>['minio
   for await (const o of minio.listObjectsV2(bucket, '', true)) if (o.name) keys.push(o.name)
   if (keys.length > 0) await minio.removeObjects(bucket, keys)
   await minio.removeBucket(bucket)
+}
+
+/** Polls `read` until `done` holds of its answer (at most `ms`); answers the last answer. */
+export async function until<T>(read: () => Promise<T> | T, done: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms
+  let v = await read()
+  while (!done(v) && Date.now() < end) {
+    await Bun.sleep(100)
+    v = await read()
+  }
+  return v
 }

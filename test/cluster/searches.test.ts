@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { HEARTBEAT_MS, LIVE_HEARTBEATS } from '../../server/cluster'
 import { REQ } from '../../plugins/ws/protocol'
-import { type Cluster, type Replica, startCluster } from './harness'
+import { type Cluster, type Replica, startCluster, until } from './harness'
 
 let cluster: Cluster
 let A: Replica, B: Replica, C: Replica
@@ -40,17 +40,6 @@ async function launch(r: Replica, jwt: string, query: string): Promise<string> {
   })
   expect(res.status).toBe(200)
   return res.body.SearchID as string
-}
-
-/** Polls `read` until `done` holds of its answer (at most `ms`); answers the last answer. */
-async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  let v = await read()
-  while (!done(v) && Date.now() < end) {
-    await Bun.sleep(100)
-    v = await read()
-  }
-  return v
 }
 
 const ids = (r: { body: { ID: string }[] }) => r.body.map((e) => e.ID)
