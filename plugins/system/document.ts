@@ -71,6 +71,8 @@ function derivedRefusals(r: AssembledRoute, access: AccessSpec | undefined, uplo
   if (r.path.includes(':') || r.method === 'WS') out.push(404)
   if (takesBody) out.push(413)
   if (takesBody && !upload) out.push(415)
+  // a user holds a bounded number of open WebSockets (plugins/ws)
+  if (r.method === 'WS' && access) out.push(429)
   out.push(500)
   return out
 }
