@@ -1,8 +1,9 @@
 // Generated bad input, short run (issue 8, part 1): see test/fuzz.ts for what is generated and checked.
-// QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SEED replays a run;
+// QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SOCKET_RUNS the rounds of socket floods
+// (default 30), QUARRY_FUZZ_SEED replays a run;
 // test/fuzz-long.sh is the long run.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { fuzzFixture, fuzzSeed, listChanges, runFuzz, storeChanges } from './fuzz'
+import { FLOOD_SOCKETS_PER_USER, floodFixture, fuzzFixture, fuzzSeed, listChanges, runFuzz, runSocketFloods, storeChanges } from './fuzz'
 
 const runs = Number(process.env.QUARRY_FUZZ_RUNS ?? 2000)
 const seed = fuzzSeed()
@@ -20,6 +21,20 @@ describe('generated bad input', () => {
     const withBody = fixture.routes.filter((r) => r.body && !r.upload && JSON.stringify(r.body) !== '{}')
     expect(withBody.filter((r) => !mustRefuseByRoute[r.key]).map((r) => r.key)).toEqual([])
   }, Math.max(120_000, runs * 100))
+})
+
+describe('generated socket floods', () => {
+  const rounds = Number(process.env.QUARRY_FUZZ_SOCKET_RUNS ?? 30)
+  test(`${rounds} rounds of junk on the WebSockets (seed ${seed}): answered or cut, never more than ${FLOOD_SOCKETS_PER_USER} sockets, the server small and responsive`, async () => {
+    const flood = await floodFixture()
+    try {
+      const stats = await runSocketFloods(flood, rounds, seed)
+      console.log(`socket floods: seed ${seed}, ${JSON.stringify(stats)}`)
+      expect(stats.rounds).toBeGreaterThanOrEqual(rounds)
+    } finally {
+      await flood.close()
+    }
+  }, Math.max(120_000, rounds * 10_000))
 })
 
 describe('a failure names what changed', () => {
