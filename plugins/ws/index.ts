@@ -484,13 +484,9 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
   }
 
   /** The socket leaves the search; the manager's grace period then applies to a search nobody keeps. */
+  /** The socket lets go of a search it attached (also one its caller may no longer see). */
   function detach(c: Conn, id: string): void {
-    try {
-      searches.detach(c.viewer, id, c.client)
-    } catch {
-      // No longer visible to this viewer (deleted, or the group membership went): make sure it is not held.
-      searches.detachClients([c.client])
-    }
+    searches.release(id, c.client)
     cluster.syncSoon()
   }
 
@@ -711,7 +707,6 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
         // Held by nobody, or by a replica that no longer answers: a saved search is taken over here.
         await cluster.takeOver(id, owner?.owner)
       } else if (cluster.shared && !searches.has(id)) await cluster.takeOver(id)
-      c.viewer = await viewerOf(c.caller)
       searches.attach(c.viewer, id, c.client, c.caller.token?.expires ?? 0)
       cluster.syncSoon()
     } catch (e) {
@@ -736,7 +731,9 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     try {
       s = searches.viewable(c.viewer, id)
     } catch {
+      // Gone, or no longer the caller's to see: the socket lets go of it.
       c.subprotos.delete(type)
+      detach(c, id)
       return answer({ ID: RESP_ERROR, Error: `search ${id} no longer exists` })
     }
     const base = () => baseResponse(s, req as number, addendum)

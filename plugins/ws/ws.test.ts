@@ -872,6 +872,8 @@ describe('a socket acts with its caller\'s current rights', () => {
     const c = await open(`${base}/api/ws/search`, { protocol: admin.jwt })
     const subproto = await attached(c, id)
     expect((await readsNow(c, subproto, id)).details.SearchInfo.ID).toBe(id)
+    const clients = async () => (await server.call('GET', '/api/searchctrl', { jwt: owner.jwt })).body.find((s: any) => s.ID === id).AttachedClients as number
+    const attachedBefore = await clients()
     expect((await server.call('DELETE', `/api/users/${admin.uid}/admin`, { jwt: server.adminJwt })).status).toBe(200)
     expect((await server.call('GET', `/api/searchctrl/${id}`, { jwt: admin.jwt })).status).toBe(404)
     const now = await readsNow(c, subproto, id)
@@ -879,6 +881,8 @@ describe('a socket acts with its caller\'s current rights', () => {
     expect(now.details.SearchInfo).toBeUndefined()
     expect(now.attach.Error).toBeDefined()
     expect(now.attach.Info).toBeUndefined()
+    // the socket no longer holds the search it may not see
+    expect(await clients()).toBe(attachedBefore - 1)
     c.ws.close()
   })
 
