@@ -186,7 +186,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     if (c.closed) return
     const text = JSON.stringify(message)
     const buffered = c.raw.getBufferedAmount()
-    if (buffered + text.length > WS_SEND_LIMIT || c.raw.send(text) === 0) cutOff(c, 'its reader is too far behind', { buffered })
+    if (buffered + Buffer.byteLength(text) > WS_SEND_LIMIT || c.raw.send(text) === 0) cutOff(c, 'its reader is too far behind', { buffered })
   }
 
   /** Ends a socket whose client does not read what it asked for: no close handshake, its buffer freed now. */
@@ -483,8 +483,10 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     send(c, answer.type === remote.name ? { ...answer, type } : answer)
   }
 
-  /** The socket leaves the search; the manager's grace period then applies to a search nobody keeps. */
-  /** The socket lets go of a search it attached (also one its caller may no longer see). */
+  /**
+   * The socket lets go of a search it attached (also one its caller may no longer see); the manager's grace period
+   * then applies to a search nobody keeps.
+   */
   function detach(c: Conn, id: string): void {
     searches.release(id, c.client)
     cluster.syncSoon()
