@@ -118,6 +118,8 @@ describe('configuration', () => {
     [{ QUARRY_LOGIN_THROTTLE_ENTRIES: '10' }, 'QUARRY_LOGIN_THROTTLE_ENTRIES'],
     [{ QUARRY_MAX_SEARCHES_PER_USER: '0' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
     [{ QUARRY_MAX_SEARCHES_PER_USER: 'many' }, 'QUARRY_MAX_SEARCHES_PER_USER'],
+    [{ QUARRY_WS_PER_USER: '0' }, 'QUARRY_WS_PER_USER'],
+    [{ QUARRY_WS_PER_USER: 'lots' }, 'QUARRY_WS_PER_USER'],
     [{ QUARRY_NOTIFICATIONS_PER_USER: '0' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
     [{ QUARRY_NOTIFICATIONS_PER_USER: 'many' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
     [{ QUARRY_NOTIFICATIONS_PER_USER: '1000001' }, 'QUARRY_NOTIFICATIONS_PER_USER'],
@@ -141,6 +143,11 @@ describe('configuration', () => {
 
   test('QUARRY_MAX_SEARCHES_PER_USER is read', () => {
     expect(loadConfig({ QUARRY_MAX_SEARCHES_PER_USER: '5' }).config.maxSearchesPerUser).toBe(5)
+  })
+
+  test('QUARRY_WS_PER_USER is read, 16 by default', () => {
+    expect(loadConfig({ QUARRY_WS_PER_USER: '3' }).config.wsPerUser).toBe(3)
+    expect(loadConfig({}).config.wsPerUser).toBe(16)
   })
 
   test('notification bounds are read', () => {

@@ -36,6 +36,11 @@ export interface Config {
   searchGraceMs: number
   /** Searches that are not saved one user may have at a time (running or kept); a launch past it is refused (429). */
   maxSearchesPerUser: number
+  /**
+   * Open WebSockets (search and stats) one user may hold on one replica, those of their API tokens included; an
+   * upgrade past it is refused (429).
+   */
+  wsPerUser: number
   /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
   blobSweepGraceMs: number
   /** Failed logins per account (or unknown user name) within loginFailureWindowMs before 429 (decisions §2). */
@@ -121,7 +126,7 @@ const KNOWN = new Set([
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
   'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_SEGMENT_SIZE', 'QUARRY_COMPACT_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
-  'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH',
+  'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH', 'QUARRY_WS_PER_USER',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
   ...S3_VARIABLES,
@@ -414,6 +419,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // search holds two working files and its record, so one user holds at most 64 files (10,000 launches of one
     // session filled 20,000 before there was a cap).
     maxSearchesPerUser: parseCount('QUARRY_MAX_SEARCHES_PER_USER', get('QUARRY_MAX_SEARCHES_PER_USER') ?? '32', 1, 100_000),
+    // 16: a few browser tabs (one search and one stats socket each) and a CLI or two; each socket may hold a few MiB
+    // of unread answers (plugins/ws), so one user's sockets hold at most about 100 MiB.
+    wsPerUser: parseCount('QUARRY_WS_PER_USER', get('QUARRY_WS_PER_USER') ?? '16', 1, 10_000),
     blobSweepGraceMs: parseDuration('QUARRY_BLOB_SWEEP_GRACE', get('QUARRY_BLOB_SWEEP_GRACE') ?? '1h'),
     shutdownGraceMs: parseDuration('QUARRY_SHUTDOWN_GRACE', get('QUARRY_SHUTDOWN_GRACE') ?? '10s'),
     loginMaxFailures: parseCount('QUARRY_LOGIN_MAX_FAILURES', get('QUARRY_LOGIN_MAX_FAILURES') ?? '5', 1, 1000),

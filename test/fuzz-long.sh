@@ -21,7 +21,7 @@ for ((done = 0; done < total; done += chunk, seed++)); do
     echo "fuzz-long: chunk with QUARRY_FUZZ_SEED=$seed failed" >&2
     exit 1
   fi
-  grep -E '^(fuzz:|\(pass\))' "$log"
+  grep -E '^(fuzz:|socket floods:|\(pass\))' "$log"
 
 done
 echo "fuzz-long: $total requests passed in $(($(date +%s) - start)) s"

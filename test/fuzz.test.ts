@@ -1,8 +1,9 @@
 // Generated bad input, short run (issue 8, part 1): see test/fuzz.ts for what is generated and checked.
-// QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SEED replays a run;
+// QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SOCKET_RUNS the rounds of socket floods
+// (default 30), QUARRY_FUZZ_SEED replays a run;
 // test/fuzz-long.sh is the long run.
 import { afterAll, describe, expect, test } from 'bun:test'
-import { TAG_FLOOD_LIMIT, fuzzFixture, fuzzSeed, listChanges, runFuzz, runTagFlood, storeChanges } from './fuzz'
+import { FLOOD_SOCKETS_PER_USER, TAG_FLOOD_LIMIT, floodFixture, fuzzFixture, fuzzSeed, listChanges, runFuzz, runSocketFloods, runTagFlood, storeChanges } from './fuzz'
 
 const runs = Number(process.env.QUARRY_FUZZ_RUNS ?? 2000)
 const seed = fuzzSeed()
@@ -32,6 +33,20 @@ describe('generated tag floods', () => {
     expect(stats.tags).toBeGreaterThan(TAG_FLOOD_LIMIT / 2)
     expect(stats.accepted).toBeGreaterThan(0)
   }, 120_000)
+})
+
+describe('generated socket floods', () => {
+  const rounds = Number(process.env.QUARRY_FUZZ_SOCKET_RUNS ?? 30)
+  test(`${rounds} rounds of junk on the WebSockets (seed ${seed}): answered or cut, never more than ${FLOOD_SOCKETS_PER_USER} sockets, the server small and responsive`, async () => {
+    const flood = await floodFixture()
+    try {
+      const stats = await runSocketFloods(flood, rounds, seed)
+      console.log(`socket floods: seed ${seed}, ${JSON.stringify(stats)}`)
+      expect(stats.rounds).toBeGreaterThanOrEqual(rounds)
+    } finally {
+      await flood.close()
+    }
+  }, Math.max(120_000, rounds * 10_000))
 })
 
 describe('a failure names what changed', () => {

@@ -19,6 +19,7 @@ import { MULTIPART_OVERHEAD } from '../server/upload/multipart'
 import { MAX_JSON_DEPTH } from '../server/json-shape'
 import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshotAsync, type TestServer } from './helpers'
 import { apiRoutes, type RouteInfo } from './routes'
+import { frame, nonReadingClient } from './ws-client'
 
 export type CallerKind = 'anonymous' | 'user' | 'token' | 'admin'
 const CALLERS: CallerKind[] = ['anonymous', 'user', 'token', 'admin']
@@ -1003,4 +1004,235 @@ export async function runTagFlood(runs: number, seed: number): Promise<TagFloodS
   } finally {
     s.close()
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Socket floods: generated junk on the two WebSocket routes, through a listening server over real TCP. Each round
+// is one of: a socket that reads and gets an answer to every message and stays open; a socket that never reads
+// and floods (cut by the server once it is too far behind, with its memory bounded); more sockets at once than the
+// user may hold (refused past the count). After every round another request is answered promptly and the store
+// holds what it held.
+
+/** Sockets one user may hold on the flood server (its QUARRY_WS_PER_USER). */
+export const FLOOD_SOCKETS_PER_USER = 4
+/**
+ * Messages of an unread flood of non-objects past which the server must have cut the socket: their error answers
+ * (about 60 bytes each, 24 MB in all) are more than fit under its marks and in the kernel's socket buffers (a few
+ * MiB on loopback). Other floods may be answered whole by the kernel's buffers, or need no answer (PONG).
+ */
+const FLOOD_MUST_CUT = 400_000
+/** Another request during the floods is answered within this (generous: a loaded 2-core machine). */
+const FLOOD_ANSWER_MS = 10_000
+/**
+ * How far the memory of this process (the server's and the flooding clients') may stay grown after a round, once its
+ * garbage is collected. (The peak during a round, garbage included, is reported.)
+ */
+export const FLOOD_MEMORY_MIB = 160
+
+type SocketPath = '/api/ws/search' | '/api/ws/stats'
+type FloodRound =
+  | { kind: 'read'; path: SocketPath; caller: 'user' | 'token'; messages: (string | Uint8Array)[] }
+  /** `total` messages: `messages` over and over. */
+  | { kind: 'unread'; path: SocketPath; messages: string[]; total: number; mustCut: boolean }
+  | { kind: 'many'; paths: SocketPath[] }
+
+/** A message that is no JSON object: a JSON value of another kind, or text that is mostly not JSON. */
+function nonObjectJunk(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map((v) => JSON.stringify(v)),
+    fc.string({ maxLength: 64 }).filter((t) => !t.trimStart().startsWith('{')),
+  )
+}
+
+/**
+ * One message a client may send that asks for nothing the server keeps: a JSON value that is not an object, text
+ * that is mostly not JSON, an object of no known shape, a request of a known type with junk data (parse, attach,
+ * PONG, a subprotocol the socket does not have), a stats subscription to junk. Never a launch (`search`).
+ */
+function socketJunk(): fc.Arbitrary<string> {
+  const notLaunch = (o: Record<string, unknown>) => o.type !== 'search'
+  return fc.oneof(
+    nonObjectJunk(),
+    fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).filter(notLaunch).map((o) => JSON.stringify(o)),
+    fc.record({ type: fc.constantFrom('parse', 'attach', 'PONG', 'search1', 'nope'), data: fc.jsonValue({ maxDepth: 2 }) }).map((o) => JSON.stringify(o)),
+    fc.record({ Subs: fc.array(fc.oneof(fc.constantFrom('ping', 'sysDesc', 'nope'), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 }) }).map((o) => JSON.stringify(o)),
+  )
+}
+
+function floodRound(): fc.Arbitrary<FloodRound> {
+  const path = fc.constantFrom<SocketPath>('/api/ws/search', '/api/ws/stats')
+  return fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        kind: fc.constant('read' as const),
+        path,
+        caller: fc.constantFrom<'user' | 'token'>('user', 'token'),
+        messages: fc.array(fc.oneof({ weight: 9, arbitrary: socketJunk() }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) }), { minLength: 1, maxLength: 40 }),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant('unread' as const),
+        path,
+        messages: fc.array(socketJunk(), { minLength: 1, maxLength: 8 }),
+        total: fc.integer({ min: 1, max: 50_000 }),
+        mustCut: fc.constant(false),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('unread' as const),
+        path,
+        messages: fc.array(nonObjectJunk(), { minLength: 1, maxLength: 8 }),
+        total: fc.constant(FLOOD_MUST_CUT),
+        mustCut: fc.constant(true),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('many' as const), paths: fc.array(path, { minLength: FLOOD_SOCKETS_PER_USER + 1, maxLength: FLOOD_SOCKETS_PER_USER * 3 }) }) },
+  )
+}
+
+export interface FloodFixture {
+  s: TestServer
+  port: number
+  jwt: string
+  token: string
+  close(): Promise<void>
+}
+
+/** A listening server of its own for the floods, with a user and an API token holding Search and Stats. */
+export async function floodFixture(): Promise<FloodFixture> {
+  const s = await createTestServer({ wsPerUser: FLOOD_SOCKETS_PER_USER })
+  s.app.listen({ hostname: '127.0.0.1', port: 0 })
+  const port = s.app.server!.port!
+  const user = await s.createUser()
+  const token = (await must(s.call('POST', '/api/tokens', { jwt: user.jwt, json: { name: 'flood', capabilities: ['Search', 'Stats'] } }), 'token')).body.token as string
+  return { s, port, jwt: user.jwt, token, close: async () => (await s.app.stop(true), s.close()) }
+}
+
+export interface FloodStats {
+  rounds: number
+  byKind: Record<string, number>
+  cut: number
+  refused: number
+  /** Growth of this process's memory: the most after a round (garbage collected), and the peak within one. */
+  retainedMiB: number
+  peakMiB: number
+}
+
+/** A socket of a client that reads: its answers, its end. */
+async function readingSocket(url: string, headers: Record<string, string>) {
+  const ws = new WebSocket(url, { headers } as unknown as string[])
+  const answers: unknown[] = []
+  let end: number | undefined
+  const closed = new Promise<void>((resolve) => ws.addEventListener('close', () => resolve()))
+  ws.onmessage = (e) => {
+    try {
+      answers.push(JSON.parse(String(e.data)))
+    } catch {
+      answers.push(String(e.data))
+    }
+  }
+  ws.addEventListener('close', (e) => void (end = e.code))
+  const opened = await new Promise<boolean>((resolve) => {
+    ws.onopen = () => resolve(true)
+    ws.onerror = () => resolve(false)
+  })
+  return { ws, answers, opened, closed, end: () => end }
+}
+
+export async function runSocketFloods(f: FloodFixture, runs: number, seed: number): Promise<FloodStats> {
+  const stats: FloodStats = { rounds: 0, byKind: {}, cut: 0, refused: 0, retainedMiB: 0, peakMiB: 0 }
+  const base = `ws://127.0.0.1:${f.port}`
+  const cuts = () => f.s.logs.filter((l) => l.includes('websocket closed: ')).length
+  Bun.gc(true)
+  const memoryBefore = process.memoryUsage().rss
+  let peak = memoryBefore
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 25)
+  const storeBefore = JSON.stringify(await storeSnapshotAsync(f.s))
+
+  const answeredPromptly = async (what: string) => {
+    const started = Date.now()
+    const res = await fetch(`http://127.0.0.1:${f.port}/api/info/whoami`, { headers: { authorization: `Bearer ${f.jwt}` } })
+    if (res.status !== 200) throw new Error(`${what}: a request meanwhile got ${res.status}`)
+    if (Date.now() - started > FLOOD_ANSWER_MS) throw new Error(`${what}: a request meanwhile waited ${Date.now() - started} ms`)
+  }
+  /** Waits until the server counts none of the user's sockets (so the next round starts with all of them free). */
+  const allClosed = async () => {
+    for (let i = 0; i < 100; i++) {
+      const probes = []
+      for (let k = 0; k < FLOOD_SOCKETS_PER_USER; k++) probes.push(await readingSocket(`${base}/api/ws/stats`, { authorization: `Bearer ${f.jwt}` }))
+      const open = probes.filter((p) => p.opened && p.ws.readyState === WebSocket.OPEN).length
+      for (const p of probes) p.ws.close()
+      await Promise.all(probes.map((p) => (p.opened ? p.closed : undefined)))
+      if (open === FLOOD_SOCKETS_PER_USER) return
+      await Bun.sleep(25)
+    }
+    throw new Error('the sockets of earlier rounds still count after several seconds')
+  }
+
+  const round = async (r: FloodRound) => {
+    const what = `socket flood round ${stats.rounds} (${r.kind}: ${JSON.stringify(r).slice(0, 300)})`
+    stats.rounds++
+    stats.byKind[r.kind] = (stats.byKind[r.kind] ?? 0) + 1
+    if (r.kind === 'read') {
+      const headers: Record<string, string> = r.caller === 'user' ? { authorization: `Bearer ${f.jwt}` } : { 'service-token': f.token }
+      const c = await readingSocket(`${base}${r.path}`, headers)
+      if (!c.opened) throw new Error(`${what}: the socket did not open`)
+      for (const m of r.messages) c.ws.send(m)
+      // every message is answered, but for a keep-alive (PONG) on the search socket
+      const due = r.messages.filter((m) => typeof m !== 'string' || !m.includes('PONG')).length
+      for (let i = 0; i < 400 && c.answers.length < due && c.end() === undefined; i++) await Bun.sleep(25)
+      if (c.end() !== undefined) throw new Error(`${what}: the server closed a socket that read its answers (${c.end()})`)
+      if (c.answers.length < due) throw new Error(`${what}: ${c.answers.length} answers to ${due} messages`)
+      const shapeless = c.answers.find((a) => typeof a !== 'object' || a === null || Array.isArray(a))
+      if (shapeless !== undefined) throw new Error(`${what}: an answer that is not a JSON object: ${JSON.stringify(shapeless)}`)
+      c.ws.close()
+    } else if (r.kind === 'unread') {
+      const before = cuts()
+      const { sock } = await nonReadingClient(f.port, f.jwt, r.path)
+      const frames = r.messages.map(frame)
+      sock.write(Buffer.concat(Array.from({ length: r.total }, (_, i) => frames[i % frames.length]!)))
+      if (r.mustCut) {
+        for (let i = 0; i < 400 && cuts() === before; i++) await Bun.sleep(25)
+        if (cuts() === before) throw new Error(`${what}: a socket that sent ${r.total} messages and read nothing was not cut`)
+        stats.cut++
+      }
+      await answeredPromptly(what)
+      sock.destroy()
+    } else {
+      const sockets = await Promise.all(r.paths.map((p) => readingSocket(`${base}${p}`, { authorization: `Bearer ${f.jwt}` })))
+      await Bun.sleep(100)
+      const open = sockets.filter((c) => c.opened && c.ws.readyState === WebSocket.OPEN)
+      if (open.length > FLOOD_SOCKETS_PER_USER) throw new Error(`${what}: ${open.length} sockets open, at most ${FLOOD_SOCKETS_PER_USER} allowed`)
+      const closedByServer = sockets.filter((c) => c.opened && c.end() !== undefined && c.end() !== 1013)
+      if (closedByServer.length > 0) throw new Error(`${what}: a socket past the count closed with ${closedByServer[0]!.end()} instead of 1013`)
+      stats.refused += sockets.length - open.length
+      for (const c of sockets) c.ws.close()
+    }
+    await answeredPromptly(what)
+    await allClosed()
+    Bun.gc(true)
+    const retained = Math.round((process.memoryUsage().rss - memoryBefore) / 2 ** 20)
+    stats.retainedMiB = Math.max(stats.retainedMiB, retained)
+    if (retained > FLOOD_MEMORY_MIB) throw new Error(`${what}: the process stays ${retained} MiB larger (at most ${FLOOD_MEMORY_MIB})`)
+  }
+
+  try {
+    await fc.assert(fc.asyncProperty(floodRound(), round), { seed, numRuns: runs, endOnFailure: true })
+    // the rounds ran searches of nobody (parse only) and changed nothing kept
+    await f.s.searches.settled()
+    const storeAfter = await storeSnapshotAsync(f.s)
+    if (JSON.stringify(storeAfter) !== storeBefore) throw new Error(`the socket floods changed the store: ${storeChanges(JSON.parse(storeBefore), storeAfter)}`)
+  } catch (e) {
+    const cause = (e as Error).cause instanceof Error ? `\n${((e as Error).cause as Error).message}` : ''
+    throw new Error(`socket floods failed; reproduce with QUARRY_FUZZ_SEED=${seed}${cause}\n${(e as Error).message}`)
+  } finally {
+    clearInterval(sampler)
+  }
+  stats.peakMiB = Math.round((peak - memoryBefore) / 2 ** 20)
+  return stats
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../../server/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'
 import type { Store } from '../../server/store'
 import type { UserRow } from '../users/repo'
+import type { TokenRow } from '../tokens/repo'
 import type { LoginReservation, SessionRow } from './repo'
 import { hashSecret, hashesEqual } from '../tokens/secret'
 import { type Maybe, then } from '../../server/maybe'
@@ -363,12 +364,7 @@ export class AuthService {
         throw Errors.unauthenticated('session has expired')
       })
     if (user.locked) throw Errors.unauthenticated('session has ended')
-    const caller: Caller = {
-      uid: user.uid,
-      user,
-      admin: user.admin,
-      session: { id: session.id, expires: session.expires, temp: session.temp },
-    }
+    const caller = sessionCaller(session, user)
     if (now - session.lastHit < TOUCH_INTERVAL_MS) return caller
     // At most once a second per session: the write-back of the session's and the user's last activity.
     const { store } = this.deps
@@ -388,12 +384,37 @@ export class AuthService {
     const { store, clock } = this.deps
     const now = clock()
     const found = await store.sessions.getWithUser(id)
-    if (!found || !this.isLive(found.session, now) || found.user.locked) return false
+    if (!this.holds(found, now)) return false
     if (now - found.session.lastHit >= TOUCH_INTERVAL_MS) {
       await store.sessions.touch(id, now)
       await store.users.touch(found.user.uid, now)
     }
     return true
+  }
+
+  /** Whether a session row read with its user still admits requests: live, and its user not locked. */
+  private holds(found: { session: SessionRow; user: UserRow } | undefined, now: number): found is { session: SessionRow; user: UserRow } {
+    return found !== undefined && this.isLive(found.session, now) && !found.user.locked
+  }
+
+  /**
+   * The caller of a connection authenticated earlier (a WebSocket), as the store has it now: the user's current
+   * admin flag and permissions, the token's current capabilities; undefined once the session or token no longer
+   * admits requests (ended, expired, idle, owner locked or deleted), as a new request with it would get a 401. Reads
+   * only: it counts as no activity of the session.
+   */
+  async currentCaller(caller: Caller): Promise<Caller | undefined> {
+    const { store, clock } = this.deps
+    const now = clock()
+    if (caller.session) {
+      const found = await store.sessions.getWithUser(caller.session.id)
+      return this.holds(found, now) && found.user.uid === caller.uid ? sessionCaller(found.session, found.user) : undefined
+    }
+    if (!caller.token) return undefined
+    const token = await store.tokens.get(caller.token.id)
+    const user = token && (await store.users.get(token.uid))
+    if (!token || !user || user.uid !== caller.uid || user.locked || (token.expires !== 0 && token.expires <= now)) return undefined
+    return tokenCallerOf(token, user)
   }
 
   /** An API token: usable until it expires, while its owner exists and is not locked. */
@@ -407,7 +428,7 @@ export class AuthService {
     const { token, user } = found
     if (token.expires !== 0 && token.expires <= this.deps.clock()) throw Errors.unauthenticated('API token has expired')
     if (user.locked) throw Errors.unauthenticated('the owner of this API token is locked')
-    return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: token.capabilities, expires: token.expires } }
+    return tokenCallerOf(token, user)
   }
 
   /** Whether a session is still within its lifetime and, unless a download session, its idle timeout. */
@@ -440,6 +461,16 @@ export class AuthService {
     this.dummyHash ??= this.hashPassword(crypto.randomUUID())
     return this.dummyHash
   }
+}
+
+/** The caller of a live session: the user's admin rights are in effect. */
+function sessionCaller(session: SessionRow, user: UserRow): Caller {
+  return { uid: user.uid, user, admin: user.admin, session: { id: session.id, expires: session.expires, temp: session.temp } }
+}
+
+/** The caller of a valid API token: an overlay on its owner's rights, never with admin rights. */
+function tokenCallerOf(token: Pick<TokenRow, 'id' | 'capabilities' | 'expires'>, user: UserRow): Caller {
+  return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: token.capabilities, expires: token.expires } }
 }
 
 /**

@@ -73,6 +73,8 @@ function derivedRefusals(r: AssembledRoute, access: AccessSpec | undefined, uplo
   if (r.path.includes(':') || r.method === 'WS') out.push(404)
   if (takesBody) out.push(413)
   if (takesBody && !upload) out.push(415)
+  // a user holds a bounded number of open WebSockets (plugins/ws)
+  if (r.method === 'WS' && access) out.push(429)
   out.push(500)
   // the blob store did not answer within QUARRY_BLOB_TIMEOUT (server/blob/guard.ts), for any route that needed it
   if (r.method !== 'WS') out.push(503)

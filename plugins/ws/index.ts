@@ -17,10 +17,24 @@
 // - A bad message (not JSON, unknown type, bad fields) is answered with an error on the socket; nothing a client
 //   sends ends the server or the socket, except a message over WS_MAX_MESSAGE (Bun closes with 1009) or more than
 //   WS_MAX_PENDING requests waiting (closed with 1008).
-// - Memory per socket is bounded: requests are answered one at a time, and none is answered while more than
-//   WS_HIGH_WATER bytes wait to be sent (it resumes on drain); one answer holds at most MAX_ENTRIES entries and
-//   about MAX_ANSWER_BYTES of them (AdditionalEntries tells there is more). Stats updates are skipped, not queued,
-//   while the socket is over WS_HIGH_WATER.
+// - Memory per socket is bounded, on both sockets and for every answer of every kind (errors to messages that are
+//   not even JSON objects, ACKs and stats updates included): every message a client sends waits in one queue of at
+//   most WS_MAX_PENDING and is answered in order, one at a time, and none is answered while more than WS_HIGH_WATER
+//   bytes wait to be sent (it resumes on drain); one answer holds at most MAX_ENTRIES entries and about
+//   MAX_ANSWER_BYTES of them (AdditionalEntries tells there is more). Stats updates are skipped, not queued, while
+//   the socket is over WS_HIGH_WATER. Every answer leaves through one function (send), which ends a socket that
+//   would hold more than WS_SEND_LIMIT unread bytes. A socket ended for its reader (more than WS_MAX_PENDING
+//   messages waiting, or WS_SEND_LIMIT reached) is cut without a close handshake: a close frame would queue behind
+//   the bytes that reader does not read, and the memory would stay held until it did (the client sees 1006).
+// - Memory per user is bounded: one user holds at most config.wsPerUser (QUARRY_WS_PER_USER) open sockets on a
+//   replica, those of their API tokens included; an upgrade past it is refused with 429, and a socket that passed
+//   the check together with others past the count is closed at once with 1013 (try again later).
+// - A socket acts with its caller's rights as the store has them now, as a new request would: before each request
+//   of a search socket, and every CREDENTIAL_CHECK_MS for every socket, the session or token is read again (its
+//   user's admin flag, permissions and groups, the token's capabilities). A session or token that no longer admits
+//   requests (ended by anything, the CLI on the server's host included, idle, expired, owner locked) ends its
+//   sockets (1008), as does the loss of the route's permission; a lost admin flag or group membership narrows
+//   what the next request may see. Each replica checks its own sockets, so this holds on every replica.
 import type { ServerWebSocket } from 'bun'
 import { Elysia } from 'elysia'
 import { type Cluster, INTERNAL_WS_SEARCH, SECRET_HEADER } from '../../server/cluster'
@@ -39,17 +53,30 @@ import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
 import { REQ, RESP_ERROR, baseResponse, renderModuleOf, searchInfo, statsSet, tagsOf } from './protocol'
 import { area } from '../../server/openapi'
+import { accessSpec } from '../../server/permissions'
 
 /** The largest message a client may send (Bun closes the socket with 1009 beyond it): queries are at most 4 KiB. */
 export const WS_MAX_MESSAGE = 256 * 1024
 /** Bytes waiting to be sent on a socket above which no further answer is built until it drains. */
 export const WS_HIGH_WATER = 1024 * 1024
-/** Requests of one socket waiting to be answered, at most (a client that sends faster than it reads is closed). */
+/** Messages of one socket waiting to be answered, at most (a client that sends faster than it reads is closed). */
 export const WS_MAX_PENDING = 256
 /** Entries in one answer, at most. */
 export const MAX_ENTRIES = 1000
 /** An answer stops taking entries once they hold this many bytes (it always holds at least one). */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024
+/**
+ * Unread bytes one socket may hold: answers start only under WS_HIGH_WATER, so only a reader that stopped with
+ * an answer of MAX_ANSWER_BYTES (and its JSON around the entries) in flight comes near it; past it the socket ends.
+ */
+export const WS_SEND_LIMIT = WS_HIGH_WATER + MAX_ANSWER_BYTES + 1024 * 1024
+/** How often every socket's session or token is read again from the store (it may have ended outside the server). */
+export const CREDENTIAL_CHECK_MS = 2000
+/**
+ * A session not found when a socket's credential is checked may have just been replaced by a JWT refresh on another
+ * replica, which tells this one a moment after the old row is gone: the check waits this long before it ends it.
+ */
+const SESSION_REPLACEMENT_GRACE_MS = 500
 /** How often a stats subscription is sent its categories. */
 export const STATS_INTERVAL_MS = 2000
 
@@ -57,8 +84,8 @@ export const STATS_INTERVAL_MS = 2000
 export function websocketOptions() {
   return {
     maxPayloadLength: WS_MAX_MESSAGE,
-    // Our own bound (WS_HIGH_WATER plus one answer) stays well below this; it is only the last guard.
-    backpressureLimit: 64 * 1024 * 1024,
+    // Our own bound (WS_SEND_LIMIT, checked before every send) stays below this; it is only the last guard.
+    backpressureLimit: 2 * WS_SEND_LIMIT,
     closeOnBackpressureLimit: true,
     idleTimeout: 120,
     sendPings: true,
@@ -90,6 +117,7 @@ type Msg = Record<string, unknown>
 /** One socket's state. */
 interface Conn {
   raw: Raw
+  kind: 'search' | 'stats'
   caller: Caller
   viewer: Viewer
   /** This socket as a client of the searches it launched or attached. */
@@ -97,7 +125,8 @@ interface Conn {
   /** Subprotocol type name → search id. */
   subprotos: Map<string, string>
   next: number
-  queue: Msg[]
+  /** Every message the client sent and that is not answered yet, whatever it is (JSON object or not). */
+  queue: unknown[]
   busy: boolean
   drained: (() => void) | null
   closed: boolean
@@ -107,8 +136,10 @@ interface Conn {
   subs?: Set<string>
   /** The upgrade request's headers: the caller's credentials, for the sockets opened to other replicas. */
   headers: Headers
-  /** Opened by another replica for its client: every search is served here. */
+  /** Opened by another replica for its client: every search is served here. Not counted in config.wsPerUser. */
   internal: boolean
+  /** The listening port, for the stats keys. */
+  port: number | undefined
   /** Subprotocol name → the search another replica holds, its socket there and its name there. */
   remote: Map<string, { id: string; up: Upstream; name: string }>
   /** Sockets to other replicas, by address. */
@@ -117,10 +148,8 @@ interface Conn {
 
 let socketCounter = 0
 
-function send(c: Conn, message: unknown): void {
-  if (c.closed) return
-  c.raw.send(JSON.stringify(message))
-}
+/** The permission each socket's route requires, checked again against the caller's current rights. */
+const ROUTE_ACCESS = { search: accessSpec('Search'), stats: accessSpec('Stats') } as const
 
 /** The `{"Error": ...}` of a message that could not be understood at all (no type to answer under). */
 const errorMessage = (text: string) => ({ Error: text })
@@ -145,6 +174,29 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
   /** Open sockets by the session or token they were opened with, to close them when it ends. */
   const byCredential = new Map<string, Set<Conn>>()
   const credentialOf = (caller: Caller) => clientOf(caller)
+  /** Open public sockets by UID (config.wsPerUser bounds each). */
+  const openByUser = new Map<number, number>()
+
+  /**
+   * The one way out for every answer of both sockets. Called only while the socket had room (under WS_HIGH_WATER
+   * when its answer was started); a socket whose unread bytes would pass WS_SEND_LIMIT with it, or whose message Bun
+   * dropped, is ended at once (see the guarantees above for why without a close frame).
+   */
+  function send(c: Conn, message: unknown): void {
+    if (c.closed) return
+    const text = JSON.stringify(message)
+    const buffered = c.raw.getBufferedAmount()
+    if (buffered + Buffer.byteLength(text) > WS_SEND_LIMIT || c.raw.send(text) === 0) cutOff(c, 'its reader is too far behind', { buffered })
+  }
+
+  /** Ends a socket whose client does not read what it asked for: no close handshake, its buffer freed now. */
+  function cutOff(c: Conn, why: string, detail: Record<string, unknown>): void {
+    if (c.closed) return
+    log.warn(`websocket closed: ${why}`, { uid: c.caller.uid, ...detail })
+    c.closed = true
+    c.drained?.()
+    c.raw.terminate()
+  }
   // An ended client cannot come back: its searches that nobody keeps go at once (as for REST clients), then its
   // sockets close.
   const endAll = (keys: readonly string[]) => {
@@ -193,14 +245,108 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
   }
 
-  async function opened(ws: { raw: Raw; data: unknown }, kind: 'search' | 'stats', internal = false): Promise<Conn> {
+  /**
+   * The socket's caller as the store has it now (auth.currentCaller), kept on the socket; undefined once its session
+   * or token no longer admits requests. A session replaced meanwhile (a JWT refresh: onSessionReplaced moves the
+   * socket to the new one) is asked about under its new id.
+   */
+  async function currentCallerOf(c: Conn): Promise<Caller | undefined> {
+    for (let replaced = 0; replaced < 3; replaced++) {
+      const asked = c.caller
+      const found = await auth.currentCaller(asked)
+      if (c.caller !== asked) continue
+      if (found) return (c.caller = found)
+      if (!asked.session) return undefined
+      await Bun.sleep(SESSION_REPLACEMENT_GRACE_MS)
+      if (c.caller === asked) return undefined
+    }
+    return undefined
+  }
+
+  /**
+   * Whether the socket may go on with its caller's current rights: its credential still admits requests and holds
+   * the route's permission. Otherwise the socket ends (1008) and its searches nobody keeps go.
+   */
+  async function stillAdmitted(c: Conn): Promise<boolean> {
+    return admittedAs(c, await currentCallerOf(c))
+  }
+
+  /** stillAdmitted with the current caller of the socket's credential known (undefined: it has ended). */
+  function admittedAs(c: Conn, caller: Caller | undefined): boolean {
+    let refusal = 'the session or API token has ended'
+    if (caller)
+      try {
+        auth.admit(caller, ROUTE_ACCESS[c.kind])
+        if (credentialOf(c.caller) === credentialOf(caller)) c.caller = caller
+        return true
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e
+        refusal = e.message
+      }
+    if (!c.closed) {
+      c.closed = true
+      searches.detachClients([c.client])
+      c.raw.close(1008, refusal.slice(0, 120))
+    }
+    return false
+  }
+
+  /**
+   * Every CREDENTIAL_CHECK_MS while sockets are open: each credential of an open socket read again, once for all its
+   * sockets. This is how a session ended where no event tells this replica (a store changed by the CLI on the
+   * server's host, an idle timeout, an expiry) ends its sockets, the stats sockets included, which send no request.
+   */
+  let checking: ReturnType<typeof setInterval> | undefined
+  let checkRunning = false
+  async function checkCredentials(): Promise<void> {
+    if (checkRunning) return
+    checkRunning = true
+    try {
+      for (const sockets of [...byCredential.values()]) {
+        const open = [...sockets].filter((c) => !c.closed)
+        if (open.length === 0) continue
+        const caller = await currentCallerOf(open[0]!)
+        for (const c of open) admittedAs(c, caller)
+      }
+    } finally {
+      checkRunning = false
+    }
+  }
+  function watchCredentials(): void {
+    if (checking) return
+    checking = setInterval(() => {
+      if (byCredential.size === 0) {
+        clearInterval(checking)
+        checking = undefined
+        return
+      }
+      void checkCredentials().catch((e) => log.warn('websocket credentials could not be checked', { error: e instanceof Error ? e.message : String(e) }))
+    }, CREDENTIAL_CHECK_MS)
+    checking.unref?.()
+  }
+
+  /** Before a public upgrade: 429 when the caller's user already holds config.wsPerUser open sockets here. */
+  function admitAnotherSocket(caller: Caller): void {
+    if ((openByUser.get(caller.uid) ?? 0) >= config.wsPerUser)
+      throw Errors.tooManyRequests(`too many open WebSockets: at most ${config.wsPerUser} per user (QUARRY_WS_PER_USER)`)
+  }
+
+  async function opened(ws: { raw: Raw; data: unknown }, kind: 'search' | 'stats', internal = false): Promise<void> {
     const caller = (ws.data as { caller: Caller }).caller
+    if (!internal) {
+      const open = openByUser.get(caller.uid) ?? 0
+      // Upgrades checked together can pass the count: those past it end here.
+      if (open >= config.wsPerUser) return ws.raw.close(1013, `too many open WebSockets (at most ${config.wsPerUser} per user)`)
+      openByUser.set(caller.uid, open + 1)
+    }
     const c: Conn = {
       headers: (ws.data as { request?: Request }).request?.headers ?? new Headers(),
       internal,
+      port: (ws.data as { listenPort?: number }).listenPort,
       remote: new Map(),
       upstreams: new Map(),
       raw: ws.raw,
+      kind,
       caller,
       viewer: { uid: caller.uid, admin: caller.admin, groups: new Set() },
       client: `${clientOf(caller)}#ws${++socketCounter}`,
@@ -216,21 +362,27 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     const key = credentialOf(caller)
     if (!byCredential.has(key)) byCredential.set(key, new Set())
     byCredential.get(key)!.add(c)
+    watchCredentials()
     if (kind === 'search')
       c.ready = viewerOf(caller).then(
         (v) => void (c.viewer = v),
         () => undefined,
       )
     await c.ready
-    return c
   }
 
   function closed(raw: Raw): void {
     const c = conns.get(raw)
     if (!c) return
+    conns.delete(raw)
     c.closed = true
     c.drained?.()
     if (c.timer) clearInterval(c.timer)
+    if (!c.internal) {
+      const open = (openByUser.get(c.caller.uid) ?? 1) - 1
+      if (open > 0) openByUser.set(c.caller.uid, open)
+      else openByUser.delete(c.caller.uid)
+    }
     const key = credentialOf(c.caller)
     byCredential.get(key)?.delete(c)
     if (byCredential.get(key)?.size === 0) {
@@ -245,8 +397,8 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     cluster.syncSoon()
   }
 
-  /** What every search socket does with a message, a drained send buffer and its end (public or internal). */
-  const searchSocketEvents = {
+  /** What every socket does with a message, a drained send buffer and its end (search, internal, stats). */
+  const socketEvents = {
     message(ws: { raw: object }, message: unknown) {
       const c = conns.get(ws.raw)
       if (!c) return
@@ -331,14 +483,12 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     send(c, answer.type === remote.name ? { ...answer, type } : answer)
   }
 
-  /** The socket leaves the search; the manager's grace period then applies to a search nobody keeps. */
+  /**
+   * The socket lets go of a search it attached (also one its caller may no longer see); the manager's grace period
+   * then applies to a search nobody keeps.
+   */
   function detach(c: Conn, id: string): void {
-    try {
-      searches.detach(c.viewer, id, c.client)
-    } catch {
-      // No longer visible to this viewer (deleted, or the group membership went): make sure it is not held.
-      searches.detachClients([c.client])
-    }
+    searches.releaseClient(id, c.client)
     cluster.syncSoon()
   }
 
@@ -359,19 +509,13 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     return true
   }
 
-  /** Queues a request; answered in order, one at a time, each only once the socket has room to send. */
+  /**
+   * Queues a message, whatever it is (its answer, an error included, is built and sent only once the socket has
+   * room); answered in order, one at a time. Past WS_MAX_PENDING waiting, the socket ends.
+   */
   function enqueue(c: Conn, message: unknown): void {
     if (c.closed) return
-    if (!isObject(message)) {
-      send(c, errorMessage(typeof message === 'string' ? 'malformed message: expected a JSON object' : 'malformed message: expected a JSON object with "type" and "data", or "Subs"'))
-      return
-    }
-    if (c.queue.length >= WS_MAX_PENDING) {
-      // Not a graceful close: its close frame would wait behind the answers this client does not read.
-      log.warn('websocket closed: the client sends requests without reading the answers', { uid: c.caller.uid, pending: c.queue.length })
-      c.raw.terminate()
-      return
-    }
+    if (c.queue.length >= WS_MAX_PENDING) return cutOff(c, 'the client sends requests without reading the answers', { pending: c.queue.length })
     c.queue.push(message)
     if (!c.busy) void pump(c)
   }
@@ -383,13 +527,17 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       while (c.queue.length > 0 && !c.closed) {
         await roomToSend(c)
         if (c.closed) break
-        const m = c.queue.shift()!
-        if (!stillValid(c)) {
-          c.raw.close(1008, 'the session or API token has expired')
-          break
+        const m = c.queue.shift()
+        if (!isObject(m)) {
+          send(c, errorMessage(typeof m === 'string' ? 'malformed message: expected a JSON object' : 'malformed message: expected a JSON object with "type" and "data", or "Subs"'))
+          continue
         }
         try {
-          await handleSearchMessage(c, m)
+          if (c.kind === 'stats') await handleStatsMessage(c, m)
+          else if (m.type !== 'PONG' && (await stillAdmitted(c))) {
+            c.viewer = await viewerOf(c.caller)
+            await handleSearchMessage(c, m)
+          }
         } catch (e) {
           send(c, errorMessage(e instanceof ApiError ? e.message : 'internal error'))
         }
@@ -558,13 +706,10 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       if (cluster.shared && !c.internal && !searches.has(id)) {
         const owner = await cluster.remoteOwner(id)
         if (owner && (await attachRemote(c, id, owner.address))) return
-        // Held by nobody, or by a replica that no longer answers: a saved search the caller may see is taken over here.
-        c.viewer = await viewerOf(c.caller)
+        // Held by nobody, or by a replica that no longer answers: a saved search the caller may see (c.viewer, read
+        // again before every request) is taken over here.
         await cluster.takeOver(id, c.viewer, owner?.owner)
-      } else {
-        c.viewer = await viewerOf(c.caller)
-        if (cluster.shared && !searches.has(id)) await cluster.takeOver(id, c.viewer)
-      }
+      } else if (cluster.shared && !searches.has(id)) await cluster.takeOver(id, c.viewer)
       searches.attach(c.viewer, id, c.client, c.caller.token?.expires ?? 0)
       cluster.syncSoon()
     } catch (e) {
@@ -589,7 +734,9 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     try {
       s = searches.viewable(c.viewer, id)
     } catch {
+      // Gone, or no longer the caller's to see: the socket lets go of it.
       c.subprotos.delete(type)
+      detach(c, id)
       return answer({ ID: RESP_ERROR, Error: `search ${id} no longer exists` })
     }
     const base = () => baseResponse(s, req as number, addendum)
@@ -729,8 +876,8 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
 
   const STATS_CATEGORIES = new Set(['ping', 'sysDesc', 'sysStats', 'igstStats', 'idxStats'])
 
-  async function handleStatsMessage(c: Conn, message: unknown, port: number | undefined): Promise<void> {
-    if (!isObject(message) || !Array.isArray(message.Subs))
+  async function handleStatsMessage(c: Conn, message: Msg): Promise<void> {
+    if (!Array.isArray(message.Subs))
       return send(c, errorMessage('malformed message: expected {"Subs": [categories]} (ping, sysDesc, sysStats, igstStats, idxStats)'))
     const names = message.Subs.filter((n): n is string => typeof n === 'string')
     const unknown = message.Subs.filter((n) => typeof n !== 'string' || !STATS_CATEGORIES.has(n))
@@ -742,23 +889,29 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       if (!stillValid(c)) return c.raw.close(1008, 'the session or API token has expired')
       // A reader that does not keep up misses updates rather than making the server hold them.
       if (c.raw.getBufferedAmount() > WS_HIGH_WATER) return
-      for (const m of await statsMessages(c.subs, port)) send(c, m)
+      for (const m of await statsMessages(c.subs, c.port)) send(c, m)
     }
     if (c.timer) clearInterval(c.timer)
     c.timer = setInterval(() => void tick().catch(() => undefined), STATS_INTERVAL_MS)
     await tick()
   }
 
+  /** The upgrade of a public socket: within the caller's count of sockets, then the subprotocol echoed. */
+  function publicUpgrade(ctx: Parameters<typeof echoSubprotocol>[0]) {
+    admitAnotherSocket((ctx as unknown as { caller: Caller }).caller)
+    echoSubprotocol(ctx)
+  }
+
   return new Elysia({ name: 'quarry-ws', detail: area('WebSockets') })
     .use(authGuard(auth))
     .ws('/api/ws/search', {
       access: 'Search',
-      upgrade: echoSubprotocol,
+      upgrade: publicUpgrade,
       detail: { summary: 'WebSocket: run and read searches', description: 'Launch, parse, attach to and read searches (the clients\' search protocol; README "WebSockets"). The JWT may come in Sec-WebSocket-Protocol.' },
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'search')
       },
-      ...searchSocketEvents,
+      ...socketEvents,
     })
     // The same socket for another replica that relays its client's requests (server/cluster): the cluster secret
     // is checked before the upgrade (plugins/cluster refuses the request before routing as well), then the caller as
@@ -775,23 +928,15 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'search', true)
       },
-      ...searchSocketEvents,
+      ...socketEvents,
     })
     .ws('/api/ws/stats', {
       access: 'Stats',
-      upgrade: echoSubprotocol,
+      upgrade: publicUpgrade,
       detail: { summary: 'WebSocket: live system status', description: 'Every few seconds, for the subscribed categories (ping, sysDesc, sysStats, igstStats, idxStats). The JWT may come in Sec-WebSocket-Protocol.' },
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'stats')
       },
-      message(ws, message) {
-        const c = conns.get(ws.raw)
-        const port = (ws.data as { listenPort?: number }).listenPort
-        if (c) activity(c, message)
-        if (c) void handleStatsMessage(c, message, port).catch(() => send(c, errorMessage('internal error')))
-      },
-      close(ws) {
-        closed(ws.raw as Raw)
-      },
+      ...socketEvents,
     })
 }

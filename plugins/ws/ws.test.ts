@@ -3,14 +3,17 @@
 // validateOneQuery, modifyOneQuery, attachToOneSearch, subscribeToManySystemInformations) and checks the answers
 // against the fields that client reads, with their types (null vs [] included).
 import { afterAll, describe, expect, test } from 'bun:test'
-import { connect as tcpConnect } from 'node:net'
-import { type TestServer, createTestServer } from '../../test/helpers'
-import { MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ADMIN_PASSWORD, type TestServer, createTestServer, listening as spawnedListening, spawnServer, tempDirs } from '../../test/helpers'
+import { frame, nonReadingClient } from '../../test/ws-client'
+import { CREDENTIAL_CHECK_MS, MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
 import { writeSearchArchive } from '../../server/search/archive'
 import { ZERO_TIME } from '../../server/time'
 import { REQ, RESP_ERROR } from './protocol'
 
 const servers: TestServer[] = []
+const tempDir = tempDirs('ws')
 afterAll(async () => {
   for (const s of servers) {
     await s.app.stop(true)
@@ -667,38 +670,6 @@ describe('/api/ws/search', () => {
     c.ws.close()
   })
 
-  /** A raw WebSocket client that sends requests and never reads a byte of the answers. */
-  async function nonReadingClient(port: number, jwt: string) {
-    const sock = tcpConnect(port, '127.0.0.1')
-    await new Promise<void>((resolve) => sock.once('connect', () => resolve()))
-    sock.on('error', () => undefined)
-    // The handshake is read, as any client does before it sends frames (the upgrade is answered only once the
-    // caller is authenticated, which takes a store round trip); from then on nothing more is read.
-    const upgraded = new Promise<string>((resolve) => {
-      let head = ''
-      const onData = (chunk: Buffer) => {
-        head += chunk.toString('latin1')
-        if (!head.includes('\r\n\r\n')) return
-        sock.off('data', onData)
-        sock.pause()
-        resolve(head)
-      }
-      sock.on('data', onData)
-    })
-    sock.write(
-      `GET /api/ws/search HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
-        `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${jwt}\r\n\r\n`,
-    )
-    expect(await upgraded).toStartWith('HTTP/1.1 101')
-    const send = (message: unknown) => {
-      const payload = Buffer.from(JSON.stringify(message))
-      const mask = Buffer.from([1, 2, 3, 4])
-      const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 255])
-      sock.write(Buffer.concat([head, mask, Buffer.from(payload.map((b, i) => b ^ mask[i % 4]!))]))
-    }
-    return { sock, send }
-  }
-
   /** A finished, backgrounded search of 200 entries of 64 KiB (about 17 MB of answers when read whole). */
   async function bigSearch(server: TestServer) {
     await ingest(server, 'big', 200, 64 * 1024)
@@ -746,5 +717,245 @@ describe('/api/ws/search', () => {
     expect(terminated()).toBe(true)
     sock.destroy()
     expect((await server.call('GET', '/api/stats/ping', { jwt: server.adminJwt })).status).toBe(200)
+  })
+})
+
+describe('floods and the limits of sockets', () => {
+  /** Messages a client may send that are no request at all, and stats subscriptions to nothing (ACK and an error each). */
+  const JUNK = ['1', 'null', '"x"', '[1]', 'true', '{"Subs":["nope"]}']
+
+  test('sockets of one user that flood junk and never read are cut; the server stays small and answers others meanwhile', async () => {
+    // The server in a process of its own: its memory is its own, and its answers to others are timed from outside.
+    const proc = spawnServer({ QUARRY_DATA_DIR: join(tempDir(), 'data'), QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD })
+    try {
+      const { url, lines } = await spawnedListening(proc)
+      const port = Number(new URL(url).port)
+      const post = async (path: string, json: unknown, jwt?: string) =>
+        fetch(`${url}${path}`, { method: 'POST', headers: jwt ? { authorization: `Bearer ${jwt}` } : {}, body: JSON.stringify(json) })
+      const adminJwt = ((await (await post('/api/login', { User: 'admin', Pass: ADMIN_PASSWORD })).json()) as { JWT: string }).JWT
+      const account = { User: 'flooder', Pass: 'flooder-password', Name: 'F', Email: 'f@example.com', Admin: false }
+      expect((await post('/api/users', account, adminJwt)).status).toBe(200)
+      const jwt = ((await (await post('/api/login', { User: account.User, Pass: account.Pass })).json()) as { JWT: string }).JWT
+      // 8 sockets (search and stats), 1,200,000 messages each that are no request (and, to the stats sockets,
+      // subscriptions to nothing): about 100 MB of error answers per socket if each were sent
+      const floodOf = (junk: string[]) => {
+        const frames = junk.map(frame)
+        return Buffer.concat(Array.from({ length: 1_200_000 }, (_, k) => frames[k % frames.length]!))
+      }
+      const floods = { '/api/ws/search': floodOf(JUNK.filter((m) => !m.includes('Subs'))), '/api/ws/stats': floodOf(JUNK) }
+      const sockets: { sock: import('node:net').Socket; flood: Buffer }[] = []
+      for (let i = 0; i < 8; i++) {
+        const path = i % 2 ? '/api/ws/stats' : '/api/ws/search'
+        sockets.push({ sock: (await nonReadingClient(port, jwt, path)).sock, flood: floods[path] })
+      }
+      const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]) * 1024
+      const before = rss()
+      let peak = before
+      const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20)
+      for (const { sock, flood } of sockets) sock.write(flood)
+      // meanwhile the admin's requests are answered
+      const cut = () => lines.filter((l) => l.includes('websocket closed: ')).length
+      let slowest = 0
+      const deadline = Date.now() + 30_000
+      while (cut() < sockets.length && Date.now() < deadline) {
+        const started = Date.now()
+        expect((await fetch(`${url}/api/stats/ping`, { headers: { authorization: `Bearer ${adminJwt}` } })).status).toBe(200)
+        slowest = Math.max(slowest, Date.now() - started)
+        await Bun.sleep(50)
+      }
+      await Bun.sleep(200)
+      clearInterval(sampler)
+      for (const { sock } of sockets) sock.destroy()
+      console.log(`junk flood: ${cut()} of ${sockets.length} sockets cut, server memory +${((peak - before) / 2 ** 20).toFixed(0)} MiB at most, another request waited ${slowest} ms at most`)
+      expect(cut()).toBe(sockets.length)
+      // each socket held about WS_HIGH_WATER of answers before it was cut; the rest is the garbage of the messages
+      // read before the cut (one read of the socket each)
+      expect((peak - before) / 2 ** 20).toBeLessThan(192)
+      expect(slowest).toBeLessThan(10_000)
+      // the cut sockets no longer count: the user opens a socket and is answered
+      const c = await open(`ws://127.0.0.1:${port}/api/ws/search`, { protocol: jwt })
+      c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: 1 } })
+      expect((await c.next((m) => m.type === 'parse')).data.GoodQuery).toBe(true)
+      c.ws.close()
+    } finally {
+      proc.kill()
+      await proc.exited
+    }
+  }, 60_000)
+
+  test('a socket that reads its junk answers is answered every one, in order, on both sockets', async () => {
+    const { server, base } = await listening()
+    for (const path of ['/api/ws/search', '/api/ws/stats']) {
+      const c = await open(`${base}${path}`, { protocol: server.adminJwt })
+      for (const m of JUNK) c.send(m)
+      const answers = path === '/api/ws/stats' ? JUNK.length + 1 : JUNK.length
+      for (let i = 0; i < 100 && c.received.length < answers; i++) await Bun.sleep(20)
+      expect(c.received).toHaveLength(answers)
+      expect(c.received.slice(0, 5).every((m) => isString(m.Error))).toBe(true)
+      expect(c.received[5]).toEqual({ Resp: 'ACK' })
+      c.ws.close()
+    }
+  })
+
+  test('QUARRY_WS_PER_USER: past it an upgrade is refused (429), API tokens of the user included; other users are not affected', async () => {
+    const { server, base, port } = await listening({ wsPerUser: 3 })
+    const user = await server.createUser()
+    const other = await server.createUser()
+    const token = (await server.call('POST', '/api/tokens', { jwt: user.jwt, json: { name: 'ws', capabilities: ['Search', 'Stats'] } })).body.token as string
+    const held = [
+      await open(`${base}/api/ws/search`, { protocol: user.jwt }),
+      await open(`${base}/api/ws/stats`, { protocol: user.jwt }),
+      await open(`${base}/api/ws/search`, { headers: { 'Service-Token': token } }),
+    ]
+    for (const [path, headers] of [
+      ['/api/ws/search', { authorization: `Bearer ${user.jwt}` }],
+      ['/api/ws/stats', { 'sec-websocket-protocol': user.jwt }],
+      ['/api/ws/search', { 'Service-Token': token }],
+    ] as const) {
+      const refused = await upgradeStatus(port, path, headers)
+      expect(refused.status).toBe(429)
+      expect(refused.body.Error).toContain('QUARRY_WS_PER_USER')
+    }
+    const others = await open(`${base}/api/ws/search`, { protocol: other.jwt })
+    others.ws.close()
+    // a closed socket frees its place
+    held[0]!.ws.close()
+    await held[0]!.closed
+    let again: Client | undefined
+    for (let i = 0; i < 50 && !again; i++) again = await open(`${base}/api/ws/search`, { protocol: user.jwt }).catch(() => Bun.sleep(20).then(() => undefined))
+    expect(again).toBeDefined()
+    // upgrades at once: no more than the limit stay open, the others refused or closed with 1013
+    const rush = await Promise.allSettled(Array.from({ length: 6 }, () => open(`${base}/api/ws/stats`, { protocol: other.jwt })))
+    await Bun.sleep(300)
+    const opened = rush.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<Client>).value)
+    const stayed = opened.filter((c) => c.ws.readyState === WebSocket.OPEN)
+    expect(stayed).toHaveLength(3)
+    for (const c of opened.filter((c) => c.ws.readyState !== WebSocket.OPEN)) expect((await c.closed).code).toBe(1013)
+    for (const c of [...held, again!, ...opened]) c.ws.close()
+  })
+})
+
+describe('a socket acts with its caller\'s current rights', () => {
+  async function launched(server: TestServer, jwt: string) {
+    const now = server.clock.now()
+    const res = await server.call('POST', '/api/searchctrl/launch', {
+      jwt,
+      json: { SearchString: 'tag=web', SearchStart: new Date(now - 3_600_000).toISOString(), SearchEnd: new Date(now + 1000).toISOString(), Background: true },
+    })
+    expect(res.status).toBe(200)
+    return res.body.SearchID as string
+  }
+
+  /** Attaches a socket to a search; answers the subprotocol. */
+  async function attached(c: Client, id: string) {
+    c.send({ type: 'attach', data: { ID: id } })
+    const answer = await c.next((m) => m.type === 'attach')
+    expect(answer.data.Error).toBeUndefined()
+    return answer.data.Subproto as string
+  }
+
+  /** What the socket gets now for the search: its details, and a new attach. */
+  async function readsNow(c: Client, subproto: string, id: string) {
+    c.send({ type: subproto, data: { ID: REQ.SEARCH_DETAILS } })
+    const details = await c.next((m) => m.type === subproto)
+    c.send({ type: 'attach', data: { ID: id } })
+    const attach = await c.next((m) => m.type === 'attach')
+    return { details: details.data, attach: attach.data }
+  }
+
+  test('an admin demoted while the socket is open no longer reads another user\'s private search (as REST: 404)', async () => {
+    const { server, base } = await listening()
+    await ingest(server, 'web', 3)
+    const admin = await server.createUser({ Admin: true })
+    const owner = await server.createUser()
+    const id = await launched(server, owner.jwt)
+    const c = await open(`${base}/api/ws/search`, { protocol: admin.jwt })
+    const subproto = await attached(c, id)
+    expect((await readsNow(c, subproto, id)).details.SearchInfo.ID).toBe(id)
+    const clients = async () => (await server.call('GET', '/api/searchctrl', { jwt: owner.jwt })).body.find((s: any) => s.ID === id).AttachedClients as number
+    const attachedBefore = await clients()
+    expect((await server.call('DELETE', `/api/users/${admin.uid}/admin`, { jwt: server.adminJwt })).status).toBe(200)
+    expect((await server.call('GET', `/api/searchctrl/${id}`, { jwt: admin.jwt })).status).toBe(404)
+    const now = await readsNow(c, subproto, id)
+    expect(now.details.ID).toBe(RESP_ERROR)
+    expect(now.details.SearchInfo).toBeUndefined()
+    expect(now.attach.Error).toBeDefined()
+    expect(now.attach.Info).toBeUndefined()
+    // the socket no longer holds the search it may not see
+    expect(await clients()).toBe(attachedBefore - 1)
+    c.ws.close()
+  })
+
+  test('a member removed from the group a search is shared with no longer reads it over the socket', async () => {
+    const { server, base } = await listening()
+    await ingest(server, 'web', 3)
+    const owner = await server.createUser()
+    const member = await server.createUser()
+    const gid = await server.createGroup('team', [owner.uid, member.uid])
+    expect((await server.call('PUT', `/api/users/${owner.uid}/searchgroup`, { jwt: owner.jwt, json: { GID: gid } })).status).toBe(200)
+    const id = await launched(server, owner.jwt)
+    const c = await open(`${base}/api/ws/search`, { protocol: member.jwt })
+    const subproto = await attached(c, id)
+    expect((await readsNow(c, subproto, id)).details.SearchInfo.ID).toBe(id)
+    expect((await server.call('DELETE', `/api/users/${member.uid}/group/${gid}`, { jwt: server.adminJwt })).status).toBe(200)
+    expect((await server.call('GET', `/api/searchctrl/${id}`, { jwt: member.jwt })).status).toBe(404)
+    const now = await readsNow(c, subproto, id)
+    expect(now.details.ID).toBe(RESP_ERROR)
+    expect(now.attach.Error).toBeDefined()
+    c.ws.close()
+  })
+
+  test('a token that loses the Search capability ends its search socket at the next request (1008)', async () => {
+    const { server, base } = await listening()
+    const user = await server.createUser()
+    const created = await server.call('POST', '/api/tokens', { jwt: user.jwt, json: { name: 'ws', capabilities: ['Search'] } })
+    const c = await open(`${base}/api/ws/search`, { headers: { 'Service-Token': created.body.token } })
+    c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: 1 } })
+    expect((await c.next((m) => m.type === 'parse')).data.GoodQuery).toBe(true)
+    const changed = await server.call('PUT', `/api/tokens/${created.body.id}`, { jwt: user.jwt, json: { name: 'ws', capabilities: ['Stats'] } })
+    expect(changed.status).toBe(200)
+    c.send({ type: 'parse', data: { SearchString: 'tag=a', Sequence: 2 } })
+    const end = await c.closed
+    expect(end.code).toBe(1008)
+    expect(end.reason).toContain('Search')
+    expect(c.received.filter((m) => m.type === 'parse')).toHaveLength(1)
+  })
+})
+
+describe('a stats socket checks its session against the store at its tick', () => {
+  /** The socket's end, or 'open' if it has not ended within `ms`. */
+  const endWithin = (c: Client, ms: number) => Promise.race([c.closed.then((e) => e.code), Bun.sleep(ms).then(() => 'open' as const)])
+
+  test('sessions deleted in the store behind the server (as `quarry admin reset-password` does on SQLite) end it (1008)', async () => {
+    const { server, base } = await listening()
+    const user = await server.createUser()
+    const c = await open(`${base}/api/ws/stats`, { protocol: user.jwt })
+    c.send({ Subs: ['ping'] })
+    await c.next((m) => m.type === 'ping')
+    // no event tells the server: only the store changed
+    expect(await server.store.sessions.deleteForUser(user.uid)).toHaveLength(1)
+    expect((await server.call('GET', '/api/info/whoami', { jwt: user.jwt })).status).toBe(401)
+    expect(await endWithin(c, 3 * CREDENTIAL_CHECK_MS + 2000)).toBe(1008)
+  })
+
+  test('a session gone idle ends its stats socket (1008); a live one keeps streaming', async () => {
+    const { server, base } = await listening({ sessionIdleMs: 60_000 })
+    const idle = await server.createUser()
+    const active = await server.createUser()
+    const c = await open(`${base}/api/ws/stats`, { protocol: idle.jwt })
+    c.send({ Subs: ['ping'] })
+    await c.next((m) => m.type === 'ping')
+    // 61 s: the session that only its stats socket holds is idle; the other one was used 31 s ago
+    server.clock.advance(30_000)
+    expect((await server.call('GET', '/api/info/whoami', { jwt: active.jwt })).status).toBe(200)
+    server.clock.advance(31_000)
+    const live = await open(`${base}/api/ws/stats`, { protocol: active.jwt })
+    live.send({ Subs: ['ping'] })
+    expect(await endWithin(c, 3 * CREDENTIAL_CHECK_MS + 2000)).toBe(1008)
+    expect((await server.call('GET', '/api/info/whoami', { jwt: idle.jwt })).status).toBe(401)
+    await live.next((m) => m.type === 'ping')
+    await live.next((m) => m.type === 'ping', 2 * CREDENTIAL_CHECK_MS + 2000)
+    expect(live.ws.readyState).toBe(WebSocket.OPEN)
+    live.ws.close()
   })
 })

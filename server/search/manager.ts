@@ -594,6 +594,16 @@ export class SearchManager {
   }
 
   /**
+   * A client lets go of a search it attached, whatever its caller may see now: one that lost the right (a demoted
+   * admin, a member removed from the group) must not keep the search held. Only that client's attachment goes;
+   * nothing when the search is gone.
+   */
+  releaseClient(id: string, client: string): void {
+    const s = this.searches.get(id)
+    if (s) this.detachClient(s, client)
+  }
+
+  /**
    * The clients have ended (sessions: logout, lock, deletion, expiry; API tokens: deleted or expired): every search
    * loses them. One left with no client that is neither backgrounded nor saved is removed at once, as at the end of its
    * grace period: no ended client can come back to it, so only its owner's cap would remember it.
