@@ -265,7 +265,7 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     await user(s, 'a')
     await user(s, 'b')
     const tok = (id: string, uid: number, created: number) => ({
-      id, uid, name: `t${id}`, description: '', capabilities: ['A', 'B'], created, expires: 0,
+      id, uid, name: `t${id}`, description: '', capabilities: ['Search', 'Download'], created, expires: 0,
     })
     await s.tokens.create(tok('t2', 1, T0 + 2), 'h2')
     await s.tokens.create(tok('t1', 1, T0 + 1), 'h1')
@@ -278,9 +278,9 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect(await s.tokens.getBySecretHash('nope')).toBeUndefined()
     expect((await s.tokens.listForUser(1)).map((t) => t.id)).toEqual(['t1', 't2'])
     expect((await s.tokens.listAll()).map((t) => t.id)).toEqual(['t1', 't2', 't3'])
-    await s.tokens.update('t1', { name: 'n', description: 'd', capabilities: ['C'], expires: T0 + 99 })
+    await s.tokens.update('t1', { name: 'n', description: 'd', capabilities: ['Stats'], expires: T0 + 99 })
     await s.tokens.update('t1', {})
-    expect(await s.tokens.get('t1')).toEqual({ ...tok('t1', 1, T0 + 1), name: 'n', description: 'd', capabilities: ['C'], expires: T0 + 99 })
+    expect(await s.tokens.get('t1')).toEqual({ ...tok('t1', 1, T0 + 1), name: 'n', description: 'd', capabilities: ['Stats'], expires: T0 + 99 })
     await s.tokens.replaceSecret('t1', 'h1b', T0 + 100)
     expect(await s.tokens.getBySecretHash('h1')).toBeUndefined()
     expect((await s.tokens.getBySecretHash('h1b'))?.token.expires).toBe(T0 + 100)
