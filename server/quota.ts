@@ -1,8 +1,9 @@
 // Per-user storage quotas (QUARRY_USER_QUOTA). What a user stores is computed from the store, never from process
 // memory, so every replica sharing a store sees the same usage: the contents of the user's resources and user
 // files, the results (plus their index) of the user's saved and imported searches, the text of the user's
-// dashboards and library entries, and the entries the user ingested (server/search/entries.ts entryBytes). A search that is still SAVING counts once it is SAVED. Preferences (two JSON
-// values per user, each bounded by QUARRY_MAX_BODY_SIZE) and search history are not counted.
+// dashboards and library entries, and the entries the user ingested (server/search/entries.ts entryBytes). A search
+// that is still SAVING counts once it is SAVED. Preferences (two JSON values per user, each bounded by
+// QUARRY_MAX_BODY_SIZE) and search history are not counted.
 //
 // Guarantees:
 // - A write that adds bytes to a user's items is refused (QuotaExceeded, 413 on the wire) when the owner's usage

@@ -15,8 +15,8 @@
 //   every request on that search's subprotocol is relayed there and its answer back, under this socket's subprotocol
 //   name: the client sees one socket, the owner one client. Closing this socket closes those.
 // - A bad message (not JSON, unknown type, bad fields) is answered with an error on the socket; nothing a client
-//   sends ends the server or the socket, except a message over WS_MAX_MESSAGE (Bun closes with 1009) or more than
-//   WS_MAX_PENDING requests waiting (closed with 1008).
+//   sends ends the server or the socket, except a message over WS_MAX_MESSAGE (Bun closes with 1009) or a reader
+//   too far behind (more than WS_MAX_PENDING messages waiting, or WS_SEND_LIMIT reached: cut, see below).
 // - Memory per socket is bounded, on both sockets and for every answer of every kind (errors to messages that are
 //   not even JSON objects, ACKs and stats updates included): every message a client sends waits in one queue of at
 //   most WS_MAX_PENDING and is answered in order, one at a time, and none is answered while more than WS_HIGH_WATER
