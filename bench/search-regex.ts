@@ -12,7 +12,7 @@
 // Medians of the rounds are printed; entries/s and MB/s (10^6 bytes of entry data per second).
 import { MATCH_BATCH } from '../server/search/manager'
 import { MatchPool } from '../server/search/match'
-import { compileRegex } from '../server/search/query'
+import { compileRegex } from '../engine/regex'
 import { NEEDLE, entryText } from './search-texts'
 
 const count = Number(process.argv[2] ?? 200_000)

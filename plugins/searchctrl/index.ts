@@ -18,7 +18,7 @@ import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../..
 import { contentDisposition, downloadHeaders } from '../../server/headers'
 import { checkJsonShape } from '../../server/json-shape'
 import { rawMembers } from '../../server/raw-json'
-import { QueryError } from '../../server/search/query'
+import { QueryError } from '../../engine/errors'
 import { type ImportBound, type ReadArchive, type SearchManager, type SearchView, type Viewer, reaches, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import type { Store } from '../../server/store'

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import type { Config } from '../../server/config'
 import { SCAN_CACHE_SIZE } from '../../server/search/entries'
 import { MatchBudgetError, MatchPool } from '../../server/search/match'
-import { MAX_REGEX_PROGRAM } from '../../server/search/query'
+import { MAX_REGEX_PROGRAM } from '../../engine/regex'
 import { type TestServer, type TestServerOptions, createTestServer, expectError, itemWorld, storeSnapshot } from '../../test/helpers'
 
 const servers: TestServer[] = []

@@ -42,7 +42,7 @@ import type { Config } from '../../server/config'
 import type { Logger } from '../../server/log'
 import { ApiError, Errors } from '../../server/errors'
 import { checkJsonShape } from '../../server/json-shape'
-import { QueryError, formatQuery } from '../../server/search/query'
+import { QueryError } from '../../engine/errors'
 import type { Search, SearchManager, Viewer } from '../../server/search/manager'
 import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
@@ -599,7 +599,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
   /** A query checked as a launch would check it (regexes compiled within their budget). */
   async function checkQuery(text: string): Promise<{ ok: true; effective: string } | { ok: false; error: string; position: number }> {
     try {
-      return { ok: true, effective: formatQuery(await searches.parse(text)) }
+      return { ok: true, effective: (await searches.parse(text)).text }
     } catch (e) {
       if (e instanceof QueryError) return { ok: false, error: e.message, position: e.position }
       throw e

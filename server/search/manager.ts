@@ -39,8 +39,11 @@ import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSe
 import type { Cursor, EntriesRepo, ScanRow } from './entries'
 import { TagDirectory } from './tags'
 import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
-import type { RE2JS } from 're2js'
-import { ALL_TAGS, type Query, QueryError, type Stage, boundRegexes, compileRegex, formatQuery, parseQueryText } from './query'
+import { QueryError } from '../../engine/errors'
+import { ALL_TAGS } from '../../engine/parse'
+import { Pipeline } from '../../engine/pipeline'
+import { type CompiledQuery, compileQuery } from '../../engine/query'
+import { boundRegexes } from '../../engine/regex'
 import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchBlobKeys, searchQueryAndTimes } from './repo'
 import {
   INDEX_ENTRY_BYTES,
@@ -168,7 +171,7 @@ export interface LaunchRequest {
   clientExpires: number
   clientKind: LaunchInfo['client']
   userQuery: string
-  query: Query
+  query: CompiledQuery
   start: number
   end: number
   background: boolean
@@ -314,21 +317,22 @@ export class SearchManager {
 
   // ---- launching and running
 
-  /** Parses a query; its regexes are compiled on a worker, each within COMPILE_BUDGET_MS. QueryError when refused. */
-  async parse(src: string): Promise<Query> {
-    const { query, regexes } = parseQueryText(src)
+  /** Compiles a query; its regexes are compiled on a worker first, each within COMPILE_BUDGET_MS. QueryError when refused. */
+  async parse(src: string): Promise<CompiledQuery> {
+    const query = compileQuery(src)
     const budget = this.deps.compileBudgetMs ?? COMPILE_BUDGET_MS
     const sized: Parameters<typeof boundRegexes>[0][number][] = []
-    for (const r of regexes) {
+    for (const regex of query.regexes) {
       let size: number | Error
       try {
-        size = await this.matcher.compile(r.pattern, budget)
+        size = await this.matcher.compile(regex.pattern, budget)
       } catch (e) {
-        if (e instanceof MatchBudgetError) throw new QueryError(`the regular expression takes more than ${budget / 1000} s to compile: simplify it`, r.pos)
+        if (e instanceof MatchBudgetError)
+          throw new QueryError(`the regular expression takes more than ${budget / 1000} s to compile: simplify it`, regex.pos, regex.moduleIndex, regex.module)
         if (!(e instanceof MatchCompileError)) throw e
         size = e
       }
-      sized.push({ ...r, size })
+      sized.push({ regex, size })
     }
     boundRegexes(sized)
     return query
@@ -355,7 +359,7 @@ export class SearchManager {
         uid: req.uid,
         gid: req.gid,
         userQuery: req.userQuery,
-        effectiveQuery: formatQuery(req.query),
+        effectiveQuery: req.query.text,
         startRange: req.start,
         endRange: req.end,
         started: now,
@@ -395,13 +399,18 @@ export class SearchManager {
   }
 
   /** Feeds the search from the entries store, one step per event-loop turn, until done, stopped or deleted. */
-  private async run(s: Search, query: Query, maxResultBytes = Number.POSITIVE_INFINITY): Promise<void> {
+  private async run(s: Search, query: CompiledQuery, maxResultBytes = Number.POSITIVE_INFINITY): Promise<void> {
     const { entries, clock, log } = this.deps
     const writer = new ResultWriter(s.work!)
-    const pipeline = new Pipeline(query.stages)
-    // With a regex, every filter stage of a chunk is matched on a worker thread (match.ts) while this thread reads
-    // the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
-    const filters = query.stages.some((st) => st.op === 'regex') ? filterStages(query.stages) : null
+    const pipeline = new Pipeline(query, { resources: new Map(), extractors: new Map(), maxTracked: 1_000_000, start: s.record.startRange, end: s.record.endRange }, (record) =>
+      writer.add(record),
+    )
+    // With a regex at the head, the head's filters of a chunk are matched on a worker thread (match.ts) while this
+    // thread reads the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
+    const head = pipeline.workerFilters()
+    const filters = head.some((f) => f.op === 'regex')
+      ? head.map((f): FilterStage => (f.op === 'grep' ? f : { op: 'regex', pattern: f.regex.pattern }))
+      : null
     try {
       const tags = this.tags
       // Tags named by the query that do not exist yet have no entries to find.
@@ -424,7 +433,7 @@ export class SearchManager {
         stepStart = performance.now()
       }
       // A leading grep drops every entry without its text: the store may skip those (a segment is searched whole).
-      const first = query.stages[0]
+      const first = head[0]
       const hint = first?.op === 'grep' && first.text !== '' ? { needle: Buffer.from(first.text) } : undefined
       const scan = async () => {
         if (done || s.halt) return []
@@ -478,13 +487,8 @@ export class SearchManager {
           if (s.halt) break
           if (row.data === null) continue
           const tag = tags.nameNow(row.tagId) ?? (await tags.namesOf([row.tagId])).get(row.tagId) ?? ''
-          const data = Buffer.from(row.data.buffer, row.data.byteOffset, row.data.byteLength)
-          const verdict = pipeline.push(data, passed?.[k++])
-          if (verdict.emit)
-            writer.add(
-              `{"TS":"${formatTime(row.ts)}","Tag":${JSON.stringify(tag)},"SRC":${JSON.stringify(row.src)},"Data":"${data.toString('base64')}"}`,
-            )
-          if (verdict.done) {
+          pipeline.push({ ts: row.ts, tag, src: row.src ?? '', data: row.data, values: new Map() }, passed?.[k++])
+          if (pipeline.done()) {
             done = true
             break
           }
@@ -494,9 +498,7 @@ export class SearchManager {
       }
       await writer.flush()
       this.progress(s, writer)
-      if (!s.removed) {
-        for (const r of pipeline.finish()) writer.add(JSON.stringify(r))
-      }
+      if (!s.removed) pipeline.flush()
       await writer.close()
       this.progress(s, writer)
     } catch (e) {
@@ -1049,11 +1051,6 @@ function anyTsOf(line: string): number | null {
   }
 }
 
-/** The filter stages (grep, regex) of a query, in order: what a worker matches for the Pipeline. */
-function filterStages(stages: Stage[]): FilterStage[] {
-  return stages.flatMap((st) => (st.op === 'grep' || st.op === 'regex' ? [st] : []))
-}
-
 /** Stops the feed of a search; a batch being matched for it is given up. */
 function halt(s: Search): void {
   s.halt = true
@@ -1071,75 +1068,4 @@ export function reaches(v: Viewer, s: Pick<Search, 'record'>): boolean {
 /** Admins may view every search (spec: "Admins may get, delete, load and background any search"). */
 export function canView(v: Viewer, s: Pick<Search, 'record'>): boolean {
   return v.admin || reaches(v, s)
-}
-
-/**
- * The stages of a query applied to one entry at a time. `push` tells whether the entry comes out of the pipeline
- * and whether nothing more can (a limit reached); `finish` answers what aggregating stages (count) emit at the end.
- */
-class Pipeline {
-  private readonly steps: ((data: Buffer) => boolean)[] = []
-  private exhausted = false
-  private passed: number | undefined
-  private counter: { n: number } | null = null
-
-  constructor(stages: Stage[]) {
-    let filter = 0
-    for (const stage of stages) {
-      switch (stage.op) {
-        case 'grep': {
-          const k = filter++
-          const needle = Buffer.from(stage.text)
-          this.steps.push((d) => (this.passed === undefined ? d.includes(needle) : this.passed > k))
-          break
-        }
-        case 'regex': {
-          // Matched on a worker (the run passes `passed`); inline only where no worker is used (benches).
-          const k = filter++
-          let re: RE2JS | undefined
-          this.steps.push((d) => (this.passed === undefined ? (re ??= compileRegex(stage.pattern)).test(d) : this.passed > k))
-          break
-        }
-        case 'limit': {
-          const seen = { n: 0 }
-          this.steps.push(() => {
-            if (seen.n >= stage.n) return false
-            seen.n++
-            if (seen.n >= stage.n) this.exhausted = true
-            return true
-          })
-          break
-        }
-        case 'count': {
-          const counter = { n: 0 }
-          this.counter = counter
-          this.steps.push(() => {
-            counter.n++
-            return false
-          })
-          break
-        }
-      }
-    }
-  }
-
-  /**
-   * `passed`: how many filter stages (grep, regex) the entry passed in order, matched elsewhere (match.ts); the
-   * filter stages are then not run here.
-   */
-  push(data: Buffer, passed?: number): { emit: boolean; done: boolean } {
-    let emit = true
-    this.passed = passed
-    for (const step of this.steps) {
-      if (!step(data)) {
-        emit = false
-        break
-      }
-    }
-    return { emit, done: this.exhausted }
-  }
-
-  finish(): Record<string, unknown>[] {
-    return this.counter ? [{ Count: this.counter.n }] : []
-  }
 }

@@ -1,0 +1,78 @@
+// The inline filters of extraction modules and of `require`-like checks: `name op operand`, with the platform's
+// operators (gravwell/wiki search/filtering.md):
+//   ==  !=    equal / not equal: as numbers when both sides read as numbers, as IPs when both are IPs, else as text
+//   < > <= >= ordered: as numbers (times and durations by their count, IPs by their bytes); a value that is no number
+//             never passes
+//   ~   !~    contains / does not contain: text contains the operand; an IP is inside the operand's subnet (a.b.c.d/n)
+// An entry without the value fails every filter on it, `!=` and `!~` included (the platform drops it too).
+import { type Value, IPValue, compareValues, inSubnet, parseIP, parseNumber, toNumber, valueText } from '../value'
+
+export const FILTER_OPS = ['==', '!=', '<=', '>=', '<', '>', '!~', '~'] as const
+export type FilterOp = (typeof FILTER_OPS)[number]
+
+export type ValueTest = (v: Value | undefined) => boolean
+
+export function valueTest(op: FilterOp, operand: string): ValueTest {
+  const num = parseNumber(operand)
+  const ip = parseIP(operand)
+  switch (op) {
+    case '==':
+    case '!=': {
+      const eq = (v: Value): boolean => {
+        if (num !== null && typeof v !== 'string') {
+          const n = toNumber(v)
+          if (n !== null) return n === num
+        }
+        if (num !== null && typeof v === 'string') {
+          const n = parseNumber(v)
+          if (n !== null) return n === num
+        }
+        if (ip && v instanceof IPValue) return compareValues(ip, v) === 0
+        return valueText(v) === operand
+      }
+      return op === '==' ? (v) => v !== undefined && eq(v) : (v) => v !== undefined && !eq(v)
+    }
+    case '<':
+    case '>':
+    case '<=':
+    case '>=': {
+      const cmp = (v: Value): number | null => {
+        if (ip && v instanceof IPValue) return compareValues(v, ip)
+        const n = toNumber(v)
+        return n === null || num === null ? null : n - num
+      }
+      const ok = op === '<' ? (d: number) => d < 0 : op === '>' ? (d: number) => d > 0 : op === '<=' ? (d: number) => d <= 0 : (d: number) => d >= 0
+      return (v) => {
+        if (v === undefined) return false
+        const d = cmp(v)
+        return d !== null && ok(d)
+      }
+    }
+    case '~':
+    case '!~': {
+      const cidr = /^(.+)\/(\d{1,3})$/.exec(operand)
+      const net = cidr ? parseIP(cidr[1]!) : null
+      const bits = cidr ? Number(cidr[2]) : 0
+      const has = (v: Value): boolean => {
+        if (net && bits <= net.bytes.length * 8) {
+          const addr = v instanceof IPValue ? v : parseIP(valueText(v))
+          if (addr) return inSubnet(addr, net, bits)
+        }
+        return valueText(v).includes(operand)
+      }
+      return op === '~' ? (v) => v !== undefined && has(v) : (v) => v !== undefined && !has(v)
+    }
+  }
+}
+
+/** Splits `name==x`, `name ==x`, `name== x` forms: the operator found in a word, and what is before and after it. */
+export function splitFilter(word: string): { name: string; op: FilterOp; rest: string } | null {
+  for (let i = 0; i < word.length; i++) {
+    for (const op of FILTER_OPS) {
+      if (word.startsWith(op, i) && (op !== '<' && op !== '>' ? true : word[i + 1] !== '=')) {
+        return { name: word.slice(0, i), op, rest: word.slice(i + op.length) }
+      }
+    }
+  }
+  return null
+}
