@@ -35,6 +35,8 @@ export interface RunEnv {
   /** Milliseconds since the epoch: the search's range, for modules that need it (chart windows, stats `over`). */
   start: number
   end: number
+  /** The query's renderer (`text`, `table`, `chart`...): condensing modules choose their mode by it (stats: temporal for charts). */
+  renderer: string
 }
 
 /** An auto-extractor as `ax` applies it: the module, its flags and its arguments, for one tag. */

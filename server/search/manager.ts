@@ -402,9 +402,15 @@ export class SearchManager {
   private async run(s: Search, query: CompiledQuery, maxResultBytes = Number.POSITIVE_INFINITY): Promise<void> {
     const { entries, clock, log } = this.deps
     const writer = new ResultWriter(s.work!)
-    const pipeline = new Pipeline(query, { resources: new Map(), extractors: new Map(), maxTracked: 1_000_000, start: s.record.startRange, end: s.record.endRange }, (record) =>
-      writer.add(record),
-    )
+    const env = {
+      resources: new Map(),
+      extractors: new Map(),
+      maxTracked: 1_000_000,
+      start: s.record.startRange,
+      end: s.record.endRange,
+      renderer: query.renderer.name,
+    }
+    const pipeline = new Pipeline(query, env, (record) => writer.add(record))
     // With a regex at the head, the head's filters of a chunk are matched on a worker thread (match.ts) while this
     // thread reads the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
