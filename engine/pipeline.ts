@@ -26,12 +26,15 @@ export class Pipeline {
     env: RunEnv,
     /** Receives each stored record the renderer makes. */
     private readonly onRecord: (record: string) => void,
+    /** Sees each entry that reaches the renderer (tests). */
+    private readonly onFinal?: (e: Entry) => void,
   ) {
     this.stages = query.modules.map((m) => m.stage(env))
     const render = query.renderer
     const renderStage = render.stage(env)
     const last: Sink = (e) => {
       this.emitted++
+      this.onFinal?.(e)
       this.onRecord(render.record(e))
     }
     this.renderStage = renderStage
