@@ -26,7 +26,8 @@
 //                  the last added is last)
 //   pNN, median,   percentiles from a DDSketch (DataDog's @datadog/sketches-js, LogCollapsingLowestDenseDDSketch):
 //   percentile     relative accuracy RELATIVE_ACCURACY (1 %): the answer for quantile q is within 1 % of the
-//                  exact value at rank floor(q·(n-1)) of the sorted values, clamped to the exact min and max. At
+//                  exact value at rank floor(q·(n-1)) of the sorted values, clamped to the exact min and max (the
+//                  0th and 100th percentiles are the exact min and max). At
 //                  most BIN_LIMIT bins per sign (about 16 KiB a sketch at most; past that range, 2048 bins of
 //                  2 % cover a ratio of about 10^17 between the least and greatest magnitude, the lowest bins are
 //                  collapsed and only the lowest quantiles lose accuracy). Values that are not finite are skipped.
@@ -405,6 +406,8 @@ class PercentileAggregate implements Aggregate {
   result(): Value {
     const s = this.sketch
     if (s.count === 0) return Number.NaN
+    if (this.q <= 0) return s.min
+    if (this.q >= 1) return s.max
     return Math.min(s.max, Math.max(s.min, s.getValueAtQuantile(this.q)))
   }
   save() {
