@@ -8,7 +8,7 @@
 import { type Token, quote } from '../../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../../module'
 import type { ModuleCall } from '../../parse'
-import { MAX_TRACKED_LIMIT, type StatsOp, type StatsSpec, compileStats, readMaxTracked, readOver } from './stats'
+import { MAX_TRACKED_LIMIT, type StatsOp, type StatsSpec, compileStats, quoteName, readMaxTracked, readOver } from './stats'
 
 const KEYWORDS = new Set(['by', 'as', 'over'])
 
@@ -56,9 +56,9 @@ function readShorthand(call: ModuleCall, op: string, tokens: Token[]): { spec: O
     token: tokens[0] ?? { kind: 'word', text: op, pos: call.pos, end: call.pos + op.length },
   }
   const text = [
-    ...(source ? [quote(source.text)] : []),
+    ...(source ? [KEYWORDS.has(source.text) ? `"${source.text}"` : quote(source.text)] : []),
     ...(as !== undefined && as !== op ? ['as', quote(as)] : []),
-    ...(by ? ['by', ...by.map(quote)] : []),
+    ...(by ? ['by', ...by.map(quoteName)] : []),
     ...(over ? ['over', over.text] : []),
   ]
   return { spec: { ops: [statsOp], over }, text }

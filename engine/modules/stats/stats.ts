@@ -189,6 +189,12 @@ export function readOperations(call: ModuleCall, tokens: Token[]): Omit<StatsSpe
   return { ops, over }
 }
 
+/** A value name in a by list, quoted where it would read as a keyword or an operation. */
+export function quoteName(name: string): string {
+  const t: Token = { kind: 'word', text: name, pos: 0, end: 0 }
+  return name === 'by' || name === 'as' || name === 'over' || isOperation(t) ? `"${name}"` : quote(name)
+}
+
 /** The normal form of the operations: as written, single blanks, names quoted where they must be. */
 export function operationsText(spec: Omit<StatsSpec, 'keepBody' | 'maxTracked'>): string[] {
   const parts: string[] = []
@@ -196,7 +202,7 @@ export function operationsText(spec: Omit<StatsSpec, 'keepBody' | 'maxTracked'>)
     const args = o.sourceWritten ? [quote(o.source!), ...(o.arg !== undefined ? [String(o.arg)] : [])] : []
     parts.push(args.length ? `${o.op}(${args.join(',')})` : o.op)
     if (o.as !== o.op) parts.push('as', quote(o.as))
-    if (o.writtenBy) parts.push('by', ...o.writtenBy.map(quote))
+    if (o.writtenBy) parts.push('by', ...o.writtenBy.map(quoteName))
   }
   if (spec.over) parts.push('over', spec.over.text)
   return parts
