@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import type { Aggregate } from '../../aggregate'
 import { SearchLimitError } from '../../errors'
 import { DurationValue, IPValue, TimeValue, type Value, parseIP, valueText } from '../../value'
-import { MAX_UNIQUE, RELATIVE_ACCURACY, aggregateKinds, createAggregate, loadAggregate, percentileOf } from './aggregates'
+import { MAX_UNIQUE, RELATIVE_ACCURACY, UniqueCountAggregate, aggregateKinds, createAggregate, loadAggregate, percentileOf } from './aggregates'
 
 const OPS = ['count', 'sum', 'total', 'mean', 'min', 'max', 'stddev', 'variance', 'unique_count', 'first', 'last', 'median', 'p90', 'p99.9']
 
@@ -254,11 +254,17 @@ describe('merge and save/load', () => {
     expect(() => loadAggregate({ ...saved, count: 5 })).toThrow('does not add up')
   })
 
-  test(`a merge of unique_counts past ${MAX_UNIQUE} values is a SearchLimitError`, () => {
-    const a = loadAggregate({ op: 'unique_count', n: MAX_UNIQUE, seen: Array.from({ length: MAX_UNIQUE }, (_, i) => `=${i}`) })
+  test(`a merge of unique_counts past their limit (${MAX_UNIQUE} unless told) is a SearchLimitError`, () => {
+    const a = new UniqueCountAggregate(5)
+    for (const v of ['a', 'b', 'c', 'd', 'e']) a.add(v)
     const b = createAggregate('unique_count')!
+    b.add('a')
+    a.merge(b)
+    expect(a.result()).toBe(5)
     b.add('new')
     expect(() => a.merge(b)).toThrow(SearchLimitError)
+    expect((createAggregate('unique_count') as UniqueCountAggregate).limit).toBe(MAX_UNIQUE)
+    expect(() => loadAggregate({ op: 'unique_count', n: 1, seen: Array.from({ length: MAX_UNIQUE + 1 }, () => '=x') })).toThrow()
   })
 
   test('aggregates of different kinds do not merge', () => {

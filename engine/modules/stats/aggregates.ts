@@ -276,6 +276,10 @@ export class UniqueCountAggregate implements Aggregate {
   readonly op = 'unique_count'
   n = 0
   readonly seen = new Set<string>()
+  constructor(
+    /** The most members a merge may leave (MAX_UNIQUE unless a test wants fewer). */
+    readonly limit = MAX_UNIQUE,
+  ) {}
   add(v: Value | undefined, _ts?: number): void {
     if (v === undefined) return
     this.n++
@@ -285,8 +289,8 @@ export class UniqueCountAggregate implements Aggregate {
     const o = sameKind(this, other)
     for (const k of o.seen) {
       this.seen.add(k)
-      if (this.seen.size > MAX_UNIQUE)
-        throw new SearchLimitError(`unique_count: more than ${MAX_UNIQUE} distinct values in one result: choose a shorter window or fewer keys`)
+      if (this.seen.size > this.limit)
+        throw new SearchLimitError(`unique_count: more than ${this.limit} distinct values in one result: choose a shorter window or fewer keys`)
     }
     this.n += o.n
   }

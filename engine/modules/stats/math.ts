@@ -53,8 +53,9 @@ function readShorthand(call: ModuleCall, op: string, tokens: Token[]): { spec: O
     as: as ?? op,
     by: by ?? [],
     writtenBy: by,
-    token: tokens[0] ?? { kind: 'word', text: op, pos: call.pos, end: call.pos + op.length },
+    token: { kind: 'word', text: op, pos: call.pos, end: call.pos + op.length },
   }
+  if (statsOp.by.includes(statsOp.as)) throw argError(call, `the result ${JSON.stringify(statsOp.as)} has the name of one of its keys: name it with "as"`, statsOp.token)
   const text = [
     ...(source ? [KEYWORDS.has(source.text) ? `"${source.text}"` : quote(source.text)] : []),
     ...(as !== undefined && as !== op ? ['as', quote(as)] : []),

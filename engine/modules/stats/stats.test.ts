@@ -230,7 +230,7 @@ describe('stats against SQLite over the same rows', () => {
   test('merging the windows of a temporal run (as a renderer re-buckets) gives the condensed results', () => {
     const rows = generate(5)
     const ops = 'count sum(n) total(n) mean(n) min(n) max(n) stddev(n) unique_count(user) first(n) last(n) p99(n) median(n)'
-    const windows = run(`tag=web stats ${ops} by host over 1s`, rows)
+    const windows = run(`tag=web stats ${ops} by host over 5s`, rows)
     const whole = run(`tag=web stats ${ops} by host`, rows)
     for (const e of whole) {
       const host = e.values.get('host')
@@ -253,7 +253,7 @@ describe('stats against SQLite over the same rows', () => {
         else expect(x).toEqual(y)
       }
     }
-  })
+  }, 30_000)
 
   test('the shorthands answer as stats with one operation', () => {
     const rows = generate(6)
@@ -460,6 +460,8 @@ describe('the query language', () => {
     ['tag=a stats count by a b by c', 25, 0],
     ['tag=a stats count by a a', 18, 0],
     ['tag=a count x y', 14, 0],
+    ['tag=a stats count as host by host', 12, 0],
+    ['tag=a count by n as n', 6, 0],
     ['tag=a grep x | count by', 23, 1],
     ['tag=a grep x | sum n over 0s', 26, 1],
   ])('%j is refused at position %d, module %d', (input, position, moduleIndex) => {

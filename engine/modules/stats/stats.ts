@@ -22,7 +22,8 @@
 //   the end, each with TS = the window's start. Without `over`, the chart window is the smallest of 1s, 2s, 5s, 10s,
 //   15s, 30s, 1m, 2m, 5m, 10m, 15m, 30m, 1h, 2h, 3h, 6h, 12h, 1d (then whole days) that is at least 1 s and at least
 //   a 10,000th of the search's range, so a chart has at most about 10,000 windows whatever its range. Windows without
-//   entries emit nothing. `over` takes whole milliseconds from 1 ms up.
+//   entries emit nothing, and a key emits nothing in a window where it has no entry (a `total` then resumes from
+//   the running total it had). `over` takes whole milliseconds from 1 ms to 366 days.
 // - condensed otherwise: one entry per key at the end over the whole range, TS = the search's end (as `count` has
 //   always answered). A group without keys emits its entry even when nothing came (count 0, sum 0).
 // Each emitted entry carries Entry.condensed: its window (start, span; span 0 when condensed), the group's key names
@@ -184,6 +185,7 @@ export function readOperations(call: ModuleCall, tokens: Token[]): Omit<StatsSpe
   for (const o of ops) {
     o.by = (shared ? withBy[0]!.writtenBy : o.writtenBy) ?? []
     if (names.has(o.as)) throw argError(call, `two results named ${JSON.stringify(o.as)}: name one with "as"`, o.token)
+    if (o.by.includes(o.as)) throw argError(call, `the result ${JSON.stringify(o.as)} has the name of one of its keys: name it with "as"`, o.token)
     names.add(o.as)
   }
   return { ops, over }
