@@ -299,6 +299,17 @@ describe('keys: the per-operation by of the wiki', () => {
     expect(got.find((e) => e.condensed!.by.length === 0)!.values.get('all')).toBe(rows.length)
     expect(keyed.reduce((s, e) => s + (e.values.get('count') as number), 0)).toBe(rows.filter((r) => r.host !== undefined).length)
   })
+
+  test('keys are told apart by their text, long ones too; 1 and "1" are one key', () => {
+    const long = 'k'.repeat(200)
+    const rows: Row[] = [`${long}a`, `${long}b`, `${long}a`, '1', 1 as unknown as string].map((host, id) => ({ id, ts: T0 + id, host, body: '' }))
+    const got = run('tag=web stats count by host', rows)
+    expect(got.map((e) => [e.values.get('host'), e.values.get('count')])).toEqual([
+      [`${long}a`, 2],
+      [`${long}b`, 1],
+      ['1', 2],
+    ])
+  })
 })
 
 describe('modes, DATA and -b', () => {

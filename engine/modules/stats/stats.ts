@@ -44,7 +44,7 @@ import { type Token, quote } from '../../lex'
 import { type CompiledModule, type ModuleDef, type RunEnv, type Sink, type Stage, argError, flagsText, readFlags } from '../../module'
 import type { ModuleCall } from '../../parse'
 import { type Value, parseDuration, valueText } from '../../value'
-import { UniqueCountAggregate, aggregateKinds, createAggregate, improved, percentileOf, setPrior, totalCarry, zeroWhenEmpty } from './aggregates'
+import { UniqueCountAggregate, aggregateKinds, createAggregate, distinctKey, improved, percentileOf, setPrior, totalCarry, zeroWhenEmpty } from './aggregates'
 
 export const MAX_TRACKED_LIMIT = 10_000_000
 /** The longest `over` window: 366 days. */
@@ -277,7 +277,10 @@ interface Group {
 
 const encoder = new TextEncoder()
 
-/** The key of an entry in a group: its by values' texts, length-prefixed (so no two lists share one). */
+/**
+ * The key of an entry in a group: its by values as unique_count tells values apart (their text, long ones by hash:
+ * aggregates.ts distinctKey), length-prefixed so that no two lists share one.
+ */
 function keyOf(texts: string[]): string {
   let k = ''
   for (const t of texts) k += `${t.length}:${t}`
@@ -345,7 +348,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
         const v = valueOf(e, name)
         if (v === undefined) return
         by.push(v)
-        texts.push(valueText(v))
+        texts.push(distinctKey(v))
       }
       key = keyOf(texts)
     }
