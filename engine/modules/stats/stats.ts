@@ -273,19 +273,12 @@ interface Group {
   carry: Map<string, number[]> | null
   /** -b: the index of the op whose extreme (min, max) or first value chooses the body; -1: the latest entry. */
   bodyOp: number
+  /** The by values of the entry at hand (copied when they make a new cell). */
+  scratch: Value[]
 }
 
 const encoder = new TextEncoder()
 
-/**
- * The key of an entry in a group: its by values as unique_count tells values apart (their text, long ones by hash:
- * aggregates.ts distinctKey), length-prefixed so that no two lists share one.
- */
-function keyOf(texts: string[]): string {
-  let k = ''
-  for (const t of texts) k += `${t.length}:${t}`
-  return k
-}
 
 function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
   const maxTracked = spec.maxTracked ?? env.maxTracked
@@ -296,7 +289,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
     const key = JSON.stringify(o.by)
     let g = groups.find((x) => JSON.stringify(x.by) === key)
     if (!g) {
-      g = { by: o.by, ops: [], cells: new Map(), distinct: [], carry: null, bodyOp: -1 }
+      g = { by: o.by, ops: [], cells: new Map(), distinct: [], carry: null, bodyOp: -1, scratch: new Array<Value>(o.by.length) }
       groups.push(g)
     }
     g.ops.push(o)
@@ -338,21 +331,19 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
     return cell
   }
 
+  // A key is the group's by values as unique_count tells values apart (their text, long ones by hash: aggregates.ts
+  // distinctKey), each length-prefixed so that no two lists of values share one.
   const add = (g: Group, e: Entry) => {
     let key = ''
-    let by: Value[] = []
-    if (g.by.length > 0) {
-      const texts: string[] = []
-      by = []
-      for (const name of g.by) {
-        const v = valueOf(e, name)
-        if (v === undefined) return
-        by.push(v)
-        texts.push(distinctKey(v))
-      }
-      key = keyOf(texts)
+    const by = g.scratch
+    for (let k = 0; k < g.by.length; k++) {
+      const v = valueOf(e, g.by[k]!)
+      if (v === undefined) return
+      by[k] = v
+      const text = distinctKey(v)
+      key += `${text.length}:${text}`
     }
-    const cell = g.cells.get(key) ?? newCell(g, key, by, e)
+    const cell = g.cells.get(key) ?? newCell(g, key, [...by], e)
     cell.tag = e.tag
     cell.src = e.src
     for (let i = 0; i < g.ops.length; i++) {
