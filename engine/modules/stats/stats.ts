@@ -1,7 +1,8 @@
 // stats (gravwell/wiki search/stats/stats.md): aggregates of values, by keys, over the whole range or per time window.
 //   stats [-b] [-maxtracked n] <op>[(<value>[, q])] [as <name>] [by <value>...] ... [over <duration>]
 // Operations (aggregates.ts): count, sum, total, mean, min, max, stddev, variance, unique_count, first, last, and
-// percentiles: p1 to p99.999 (`p95`, `p99.9`), median (p50), percentile(<value>, q) with q a percentage from 0 to 100.
+// percentiles: pNN for NN above 0 and below 100 with up to three decimals (`p95`, `p99.9`), median (p50),
+// percentile(<value>, q) with q a percentage from 0 to 100 (0: the min, 100: the max).
 // An operation without a value reads DATA (`stats sum` is `stats sum(DATA)`), except count, which then counts entries.
 // Each result is set as a value named after its operation (`sum`, `p95`, `percentile`) unless `as` renames it; two
 // results of one stats must have different names.
