@@ -14,7 +14,13 @@ import type { Value } from './value'
 
 export interface Aggregate {
   readonly op: string
-  add(v: Value | undefined): void
+  /**
+   * How many values it took (merges add up). When 0, result() means nothing (NaN), except for count, sum, total and
+   * unique_count, whose result is then 0.
+   */
+  readonly n: number
+  /** `ts`: the entry's time in ms (first and last compare it; the others ignore it). */
+  add(v: Value | undefined, ts?: number): void
   merge(other: Aggregate): void
   result(): Value
   save(): unknown

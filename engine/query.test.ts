@@ -51,7 +51,7 @@ describe('query language: the normal form', () => {
     ['tag=a grep x | regex (?=a)b', 21, 1],
     ['tag=a regex (?<!a)b', 12, 0],
     ['tag=a regex a{1001}', 12, 0],
-    ['tag=a count 3', 12, 0],
+    ['tag=a count 3 4', 14, 0],
     ['tag=a grep x |', 14, 1],
     ['tag=a | | grep x', 8, 0],
     ['tag=a text | grep x', 13, 1],
