@@ -3,7 +3,8 @@ import type { ModuleDef } from './module'
 import { count } from './modules/count'
 import { grep } from './modules/grep'
 import { limit } from './modules/limit'
+import { json } from './modules/json'
 import { regex } from './modules/regex'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, ...renderers]
