@@ -4,7 +4,8 @@ import { count } from './modules/count'
 import { grep } from './modules/grep'
 import { limit } from './modules/limit'
 import { json } from './modules/json'
+import { kv } from './modules/kv'
 import { regex } from './modules/regex'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, ...renderers]
