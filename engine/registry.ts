@@ -1,6 +1,7 @@
 // Every module of the query language, by name: adding a module is its file and one line here.
 import type { ModuleDef } from './module'
 import { count } from './modules/count'
+import { csv, fields } from './modules/fields'
 import { grep } from './modules/grep'
 import { limit } from './modules/limit'
 import { json } from './modules/json'
@@ -8,4 +9,4 @@ import { kv } from './modules/kv'
 import { regex } from './modules/regex'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, ...renderers]
