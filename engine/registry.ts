@@ -7,6 +7,7 @@ import { limit } from './modules/limit'
 import { json } from './modules/json'
 import { kv } from './modules/kv'
 import { regex } from './modules/regex'
+import { syslog } from './modules/syslog'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, ...renderers]

@@ -2,11 +2,11 @@
 // operators (gravwell/wiki search/filtering.md):
 //   ==  !=    equal / not equal: as numbers when both sides read as numbers, as IPs when both are IPs, else as text
 //   < > <= >= ordered: as numbers (times and durations by their count, IPs by their bytes); a value that is no number
-//             never passes
+//             never passes. A time compares with an operand written as a date and time (RFC 3339, `2024-01-02T03:04:05Z`).
 //   ~   !~    contains / does not contain: text contains the operand; an IP is inside the operand's subnet (a.b.c.d/n,
 //             or the keywords PRIVATE and MULTICAST, which stand for the subnets listed in filtering.md)
 // An entry without the value fails every filter on it, `!=` and `!~` included (the platform drops it too).
-import { type Value, IPValue, compareValues, inSubnet, parseIP, parseNumber, toNumber, valueText } from '../value'
+import { type Value, IPValue, TimeValue, compareValues, inSubnet, parseIP, parseNumber, toNumber, valueText } from '../value'
 
 export const FILTER_OPS = ['==', '!=', '<=', '>=', '<', '>', '!~', '~'] as const
 export type FilterOp = (typeof FILTER_OPS)[number]
@@ -16,10 +16,12 @@ export type ValueTest = (v: Value | undefined) => boolean
 export function valueTest(op: FilterOp, operand: string): ValueTest {
   const num = parseNumber(operand)
   const ip = parseIP(operand)
+  const time = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(operand) ? Date.parse(operand) : Number.NaN
   switch (op) {
     case '==':
     case '!=': {
       const eq = (v: Value): boolean => {
+        if (v instanceof TimeValue && !Number.isNaN(time)) return v.ms === time
         if (num !== null && typeof v !== 'string') {
           const n = toNumber(v)
           if (n !== null) return n === num
@@ -39,6 +41,7 @@ export function valueTest(op: FilterOp, operand: string): ValueTest {
     case '>=': {
       const cmp = (v: Value): number | null => {
         if (ip && v instanceof IPValue) return compareValues(v, ip)
+        if (v instanceof TimeValue && !Number.isNaN(time)) return v.ms - time
         const n = toNumber(v)
         return n === null || num === null ? null : n - num
       }
