@@ -71,10 +71,20 @@ export function readExtractions(call: ModuleCall, tokens: Token[], defaultAs: (s
   return out
 }
 
+/**
+ * A name to extract written so that readExtractions reads it back as the same name: in double quotes when as a word
+ * it would be a flag (`-x`), the keyword `as`, or hold a filter operator.
+ */
+export function quoteSource(source: string): string {
+  const q = quote(source)
+  if (q !== source || !(source.startsWith('-') || source === 'as' || splitFilter(source))) return q
+  return `"${source.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+}
+
 /** The normal form of extraction items. */
 export function extractionsText(items: readonly Extraction[], defaultAs: (source: string) => string = (s) => s): string[] {
   return items.map((x) => {
-    let s = quote(x.source)
+    let s = quoteSource(x.source)
     if (x.filter) s += ` ${x.filter.op} ${quote(x.filter.operand)}`
     if (x.as !== defaultAs(x.source)) s += ` as ${quote(x.as)}`
     return s

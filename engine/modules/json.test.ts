@@ -48,7 +48,7 @@ describe('json: arguments and normal form', () => {
 })
 
 // Keys with what paths must quote: dots, blanks, dashes, brackets, quotes.
-const key = fc.oneof(fc.constantFrom('a', 'b', 'host', 'search-id', 'x.y', 'a b', 'q"t', '[0]', 'as', 'é', '=='), fc.string({ minLength: 1, maxLength: 6 }))
+const key = fc.oneof(fc.constantFrom('a', 'b', 'host', 'search-id', '-A', 'x.y', 'a b', 'q"t', '[0]', 'as', 'é', '=='), fc.string({ minLength: 1, maxLength: 6 }))
 const leaf = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null))
 const { doc } = fc.letrec((tie) => ({
   doc: fc.dictionary(key, tie('node'), { maxKeys: 4 }),

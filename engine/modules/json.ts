@@ -84,7 +84,8 @@ export function pathText(parts: readonly PathPart[]): string {
     .map((p, i) => {
       if ('index' in p) return `${i ? '.' : ''}[${p.index}]`
       if ('any' in p) return `${i ? '.' : ''}[]`
-      const plain = /^[^\s|"`.[\]=!<>~]+$/.test(p.key) && p.key !== 'as'
+      // Quoted: what the lexer or a path would split, `as`, and a leading `-` (a flag otherwise).
+      const plain = /^[^\s|"`.[\]=!<>~]+$/.test(p.key) && p.key !== 'as' && !(i === 0 && p.key.startsWith('-'))
       const key = plain ? p.key : `"${p.key.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
       return i ? `.${key}` : key
     })

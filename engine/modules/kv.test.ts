@@ -92,3 +92,14 @@ describe('kv: pairs generated, joined and read back', () => {
     expect(values('tag=x kv -e m k', [entry('k=data', { m: 'k=v' }), entry('k=data')])).toEqual([{ m: 'k=v', k: 'v' }, {}])
   })
 })
+
+describe('kv: keys that look like flags, keywords or filters', () => {
+  test.each([
+    ['tag=x kv "-x"', '-x=1 b=2', { '-x': '1' }],
+    ['tag=x kv "as" as k', 'as=1', { k: '1' }],
+    ['tag=x kv "a<b"', 'a<b=3', { 'a<b': '3' }],
+  ])('%s keeps its key in the normal form', (q, line, expected) => {
+    expect(normal(normal(q))).toBe(normal(q))
+    expect(values(normal(q), [line])).toEqual([expected])
+  })
+})
