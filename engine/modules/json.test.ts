@@ -66,7 +66,9 @@ function members(v: unknown, path: PathPart[] = [], out: [PathPart[], unknown][]
 describe('json: extraction checked against the document it was serialised from', () => {
   test('every member of generated documents comes back as its value, numbers as numbers', () => {
     fc.assert(
-      fc.property(doc, (d) => {
+      fc.property(doc, (generated) => {
+        // What the line holds (JSON has no -0: it is written 0).
+        const d = JSON.parse(JSON.stringify(generated))
         const all = members(d).slice(0, 12)
         if (all.length === 0) return
         const q = `tag=x json ${all.map(([p], i) => `${pathText(p)} as v${i}`).join(' ')}`
@@ -75,7 +77,7 @@ describe('json: extraction checked against the document it was serialised from',
         all.forEach(([, v], i) => (expected[`v${i}`] = jsonValue(v)))
         expect(got).toEqual(expected)
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     )
   })
 
