@@ -8,6 +8,7 @@ import { json } from './modules/json'
 import { kv } from './modules/kv'
 import { regex } from './modules/regex'
 import { syslog } from './modules/syslog'
+import { words } from './modules/words'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, ...renderers]
