@@ -5,6 +5,7 @@ import { count } from './modules/count'
 import { csv, fields } from './modules/fields'
 import { grep } from './modules/grep'
 import { limit } from './modules/limit'
+import { ip } from './modules/ip'
 import { json } from './modules/json'
 import { kv } from './modules/kv'
 import { regex } from './modules/regex'
@@ -14,4 +15,4 @@ import { lower, upper } from './modules/upperlower'
 import { words } from './modules/words'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ip, ...renderers]
