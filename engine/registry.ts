@@ -8,6 +8,7 @@ import { limit } from './modules/limit'
 import { ip } from './modules/ip'
 import { json } from './modules/json'
 import { kv } from './modules/kv'
+import { printf } from './modules/printf'
 import { regex } from './modules/regex'
 import { requireModule } from './modules/require'
 import { syslog } from './modules/syslog'
@@ -15,4 +16,4 @@ import { lower, upper } from './modules/upperlower'
 import { words } from './modules/words'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ip, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ip, printf, ...renderers]
