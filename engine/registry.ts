@@ -2,6 +2,7 @@
 import type { ModuleDef } from './module'
 import { alias } from './modules/alias'
 import { count } from './modules/count'
+import { enrich } from './modules/enrich'
 import { csv, fields } from './modules/fields'
 import { grep } from './modules/grep'
 import { limit } from './modules/limit'
@@ -16,4 +17,4 @@ import { lower, upper } from './modules/upperlower'
 import { words } from './modules/words'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ip, printf, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ip, printf, enrich, ...renderers]
