@@ -13,8 +13,9 @@ import { printf } from './modules/printf'
 import { regex } from './modules/regex'
 import { requireModule } from './modules/require'
 import { syslog } from './modules/syslog'
+import { time } from './modules/time'
 import { lower, upper } from './modules/upperlower'
 import { words } from './modules/words'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ip, printf, enrich, ...renderers]
+export const MODULES: readonly ModuleDef[] = [grep, regex, limit, count, json, kv, fields, csv, syslog, words, alias, requireModule, upper, lower, ip, printf, enrich, time, ...renderers]
