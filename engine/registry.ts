@@ -1,10 +1,47 @@
 // Every module of the query language, by name: adding a module is its file and one line here.
 import type { ModuleDef } from './module'
+import { alias } from './modules/alias'
+import { enrich } from './modules/enrich'
+import { csv, fields } from './modules/fields'
 import { grep } from './modules/grep'
+import { ip } from './modules/ip'
+import { json } from './modules/json'
+import { kv } from './modules/kv'
 import { limit } from './modules/limit'
+import { printf } from './modules/printf'
 import { regex } from './modules/regex'
+import { requireModule } from './modules/require'
 import { mathModules } from './modules/stats/math'
 import { stats } from './modules/stats/stats'
+import { syslog } from './modules/syslog'
+import { time } from './modules/time'
+import { lower, upper } from './modules/upperlower'
+import { words } from './modules/words'
 import { renderers } from './render'
 
-export const MODULES: readonly ModuleDef[] = [grep, regex, limit, stats, ...mathModules, ...renderers]
+export const MODULES: readonly ModuleDef[] = [
+  // extraction
+  json,
+  kv,
+  fields,
+  csv,
+  syslog,
+  regex,
+  // filtering and per-entry processing
+  grep,
+  words,
+  requireModule,
+  alias,
+  upper,
+  lower,
+  ip,
+  printf,
+  enrich,
+  time,
+  limit,
+  // condensing
+  stats,
+  ...mathModules,
+  // renderers
+  ...renderers,
+]

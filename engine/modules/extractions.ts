@@ -2,12 +2,12 @@
 //   <name> [<op> <operand>] [as <newname>] ...
 // `name` is what the module extracts (a path, a key, an index), `as` names the value it sets (default: the name, or
 // the module's own default), and an inline filter drops entries whose extracted value fails it.
-import type { Entry } from '../entry'
+import { type Entry, valueOf } from '../entry'
 import type { Token } from '../lex'
 import { quote } from '../lex'
 import { argError } from '../module'
 import type { ModuleCall } from '../parse'
-import type { Value } from '../value'
+import { type Value, valueText } from '../value'
 import { type FilterOp, type ValueTest, FILTER_OPS, splitFilter, valueTest } from './filter'
 
 export interface Extraction {
@@ -71,10 +71,20 @@ export function readExtractions(call: ModuleCall, tokens: Token[], defaultAs: (s
   return out
 }
 
+/**
+ * A name to extract written so that readExtractions reads it back as the same name: in double quotes when as a word
+ * it would be a flag (`-x`), the keyword `as`, or hold a filter operator.
+ */
+export function quoteSource(source: string): string {
+  const q = quote(source)
+  if (q !== source || !(source.startsWith('-') || source === 'as' || splitFilter(source))) return q
+  return `"${source.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+}
+
 /** The normal form of extraction items. */
 export function extractionsText(items: readonly Extraction[], defaultAs: (source: string) => string = (s) => s): string[] {
   return items.map((x) => {
-    let s = quote(x.source)
+    let s = quoteSource(x.source)
     if (x.filter) s += ` ${x.filter.op} ${quote(x.filter.operand)}`
     if (x.as !== defaultAs(x.source)) s += ` as ${quote(x.as)}`
     return s
@@ -82,15 +92,65 @@ export function extractionsText(items: readonly Extraction[], defaultAs: (source
 }
 
 /**
- * Sets the extracted values on the entry; false when an inline filter fails (the entry is dropped) or when an item
- * with a filter found nothing. Items without a filter that found nothing set nothing and keep the entry.
+ * How extraction modules treat a value they did not find:
+ * - `fails` (the default): an item with a filter drops the entry.
+ * - `lenient`: the wiki's rule for json, kv, fields, csv: an item with `!=` or `!~` on a missing value keeps the
+ *   entry (the value is not set); other filters drop it.
+ * `strict` (the modules' `-s`): any item, filtered or not, that found nothing drops the entry.
  */
-export function applyExtractions(e: Entry, items: readonly Extraction[], found: (Value | undefined)[]): boolean {
+export interface MissingRule {
+  missing?: 'fails' | 'lenient'
+  strict?: boolean
+}
+
+/**
+ * Sets the extracted values on the entry; false when an inline filter fails (the entry is dropped) or when an item
+ * found nothing and `rule` says that drops it (see MissingRule). Items without a filter that found nothing set
+ * nothing and keep the entry unless strict.
+ */
+export function applyExtractions(e: Entry, items: readonly Extraction[], found: (Value | undefined)[], rule?: MissingRule): boolean {
   for (let i = 0; i < items.length; i++) {
     const x = items[i]!
     const v = found[i]
+    if (v === undefined) {
+      if (rule?.strict) return false
+      if (x.filter && !(rule?.missing === 'lenient' && (x.filter.op === '!=' || x.filter.op === '!~'))) return false
+      continue
+    }
     if (x.filter && !x.filter.test(v)) return false
-    if (v !== undefined) e.values.set(x.as, v)
+    e.values.set(x.as, v)
   }
   return true
+}
+
+/**
+ * The escapes a delimiter or separator argument may hold, as the platform reads them (`-d "\t"`, `-d "\xd8\xff"`):
+ * `\t` `\n` `\r` `\0` `\\` `\"` and `\xNN`; any other backslash stays as written. The lexer already resolved `\"`
+ * and `\\` in double quotes, so one backslash here is what the user wrote.
+ */
+export function unescapeArg(text: string): string {
+  if (!text.includes('\\')) return text
+  return text.replace(/\\(x[0-9a-fA-F]{2}|[tnr0\\"])/g, (_, c: string) => {
+    if (c[0] === 'x') return String.fromCharCode(Number.parseInt(c.slice(1), 16))
+    return c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : c === '0' ? '\0' : c
+  })
+}
+
+/** The input of an extraction: the named value (`-e`) or DATA, as text; undefined when the entry has no such value. */
+export function inputText(e: Entry, source: string | undefined): string | undefined {
+  if (source === undefined) return decodeUtf8(e.data)
+  const v = valueOf(e, source)
+  if (v === undefined) return undefined
+  return v instanceof Uint8Array ? decodeUtf8(v) : valueText(v)
+}
+
+/** UTF-8 text of bytes (invalid sequences become U+FFFD), without copying them. */
+export function decodeUtf8(d: Uint8Array): string {
+  return Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('utf8')
+}
+
+/** The value name of a `-e <name>` flag read by readFlags, or undefined. */
+export function flagValue(flags: Map<string, Token | true>, name: string): string | undefined {
+  const v = flags.get(name)
+  return v && v !== true ? v.text : undefined
 }

@@ -2,10 +2,11 @@
 // operators (gravwell/wiki search/filtering.md):
 //   ==  !=    equal / not equal: as numbers when both sides read as numbers, as IPs when both are IPs, else as text
 //   < > <= >= ordered: as numbers (times and durations by their count, IPs by their bytes); a value that is no number
-//             never passes
-//   ~   !~    contains / does not contain: text contains the operand; an IP is inside the operand's subnet (a.b.c.d/n)
+//             never passes. A time compares with an operand written as a date and time (RFC 3339, `2024-01-02T03:04:05Z`).
+//   ~   !~    contains / does not contain: text contains the operand; an IP is inside the operand's subnet (a.b.c.d/n,
+//             or the keywords PRIVATE and MULTICAST, which stand for the subnets listed in filtering.md)
 // An entry without the value fails every filter on it, `!=` and `!~` included (the platform drops it too).
-import { type Value, IPValue, compareValues, inSubnet, parseIP, parseNumber, toNumber, valueText } from '../value'
+import { type Value, IPValue, TimeValue, compareValues, inSubnet, parseIP, parseNumber, toNumber, valueText } from '../value'
 
 export const FILTER_OPS = ['==', '!=', '<=', '>=', '<', '>', '!~', '~'] as const
 export type FilterOp = (typeof FILTER_OPS)[number]
@@ -15,10 +16,12 @@ export type ValueTest = (v: Value | undefined) => boolean
 export function valueTest(op: FilterOp, operand: string): ValueTest {
   const num = parseNumber(operand)
   const ip = parseIP(operand)
+  const time = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(operand) ? Date.parse(operand) : Number.NaN
   switch (op) {
     case '==':
     case '!=': {
       const eq = (v: Value): boolean => {
+        if (v instanceof TimeValue && !Number.isNaN(time)) return v.ms === time
         if (num !== null && typeof v !== 'string') {
           const n = toNumber(v)
           if (n !== null) return n === num
@@ -38,6 +41,7 @@ export function valueTest(op: FilterOp, operand: string): ValueTest {
     case '>=': {
       const cmp = (v: Value): number | null => {
         if (ip && v instanceof IPValue) return compareValues(v, ip)
+        if (v instanceof TimeValue && !Number.isNaN(time)) return v.ms - time
         const n = toNumber(v)
         return n === null || num === null ? null : n - num
       }
@@ -50,13 +54,11 @@ export function valueTest(op: FilterOp, operand: string): ValueTest {
     }
     case '~':
     case '!~': {
-      const cidr = /^(.+)\/(\d{1,3})$/.exec(operand)
-      const net = cidr ? parseIP(cidr[1]!) : null
-      const bits = cidr ? Number(cidr[2]) : 0
+      const nets = subnets(operand)
       const has = (v: Value): boolean => {
-        if (net && bits <= net.bytes.length * 8) {
+        if (nets) {
           const addr = v instanceof IPValue ? v : parseIP(valueText(v))
-          if (addr) return inSubnet(addr, net, bits)
+          if (addr) return nets.some(([net, bits]) => inSubnet(addr, net, bits))
         }
         return valueText(v).includes(operand)
       }
@@ -75,4 +77,24 @@ export function splitFilter(word: string): { name: string; op: FilterOp; rest: s
     }
   }
   return null
+}
+
+const cidr = (text: string): [IPValue, number] => {
+  const [addr, bits] = text.split('/')
+  return [parseIP(addr!)!, Number(bits)]
+}
+
+/** The subnets the platform's keywords stand for (filtering.md "Built-in Keywords"). */
+export const SUBNET_KEYWORDS: Readonly<Record<'PRIVATE' | 'MULTICAST', readonly [IPValue, number][]>> = {
+  PRIVATE: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '224.0.0.0/24', '169.254.0.0/16', 'fd00::/8', 'fe80::/10'].map(cidr),
+  MULTICAST: ['224.0.0.0/4', 'ff00::/8'].map(cidr),
+}
+
+/** The subnets an operand of `~` names (`a.b.c.d/n`, an IPv6 prefix, PRIVATE, MULTICAST), or null when it names none. */
+export function subnets(operand: string): readonly [IPValue, number][] | null {
+  if (operand === 'PRIVATE' || operand === 'MULTICAST') return SUBNET_KEYWORDS[operand]
+  const m = /^(.+)\/(\d{1,3})$/.exec(operand)
+  const net = m ? parseIP(m[1]!) : null
+  const bits = m ? Number(m[2]) : 0
+  return net && bits <= net.bytes.length * 8 ? [[net, bits]] : null
 }

@@ -1,0 +1,138 @@
+// kv (gravwell/wiki search/kv/kv.md): extracts the values of `key=value` pairs.
+//   kv [-e <value>] [-sep <separator>] [-d <delimiters> | -dall <delimiter>] [-s] [-q] [-noclean] <key> [op operand] [as name] ...
+// The separator (default `=`, any text: `-sep EQUALS`) sits between a key and its value; delimiters separate pairs:
+// -d gives a set of characters (default blank and tab), -dall one delimiter as a whole text. Both read the escapes
+// `\t` `\n` `\r` `\xNN` (`-d "\t"`). By default blanks around the separator and before a value are ignored (`x = 1`
+// reads as `x=1`); -noclean keeps them (`key=   value` gives `   value`; needed when the
+// separator is a blank). -q reads values in double quotes, which
+// may hold delimiters (`msg="a b"` gives `a b`; `\"` inside stands for `"`). A value runs to the next delimiter; the
+// first pair with a key wins. Values are text (filters and aggregates read numbers from them).
+//
+// A key that is absent sets nothing and keeps the entry; a filter on it drops the entry, except `!=` and `!~`, which
+// keep it (kv.md); -s (strict) drops every entry that lacks one of the keys. -e reads a value instead of DATA.
+import { quote } from '../lex'
+import { type ModuleDef, argError, flagsText, readFlags } from '../module'
+import type { Value } from '../value'
+import { applyExtractions, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
+
+export interface KvOptions {
+  separator: string
+  /** Delimiter characters (-d), or one delimiter text (-dall). */
+  delimiters: { chars: string } | { text: string }
+  quoted: boolean
+  clean: boolean
+}
+
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
+
+/**
+ * Reads the pairs of `text` and returns the values of the keys in `wanted` (the first pair of each key), by key.
+ * Stops once every wanted key is found.
+ */
+export function readPairs(text: string, wanted: ReadonlySet<string>, o: KvOptions): Map<string, string> {
+  const found = new Map<string, string>()
+  const sep = o.separator
+  const chars = 'chars' in o.delimiters ? o.delimiters.chars : null
+  const dtext = 'text' in o.delimiters ? o.delimiters.text : ''
+  const delimAt = chars !== null ? (p: number) => (chars.includes(text[p]!) ? 1 : 0) : (p: number) => (text.startsWith(dtext, p) ? dtext.length : 0)
+  const n = text.length
+  let pos = 0
+  while (pos < n && found.size < wanted.size) {
+    for (let l = delimAt(pos); l > 0 && pos < n; l = delimAt(pos)) pos += l
+    if (pos >= n) break
+    const keyStart = pos
+    let p = pos
+    while (p < n && !text.startsWith(sep, p) && delimAt(p) === 0) p++
+    let sepAt = -1
+    if (text.startsWith(sep, p)) sepAt = p
+    else if (o.clean) {
+      let q = p
+      while (isBlank(text[q])) q++
+      if (q > p && text.startsWith(sep, q)) sepAt = q
+    }
+    if (sepAt < 0) {
+      pos = p
+      continue
+    }
+    let key = text.slice(keyStart, p)
+    if (o.clean) key = key.trim()
+    // Blanks before a value belong to it only with -noclean (`key=   value`): they never end it.
+    const afterSep = sepAt + sep.length
+    let v = afterSep
+    while (isBlank(text[v])) v++
+    let value: string
+    if (o.quoted && text[v] === '"') {
+      let j = v + 1
+      let escaped = false
+      while (j < n && text[j] !== '"') {
+        if (text[j] === '\\' && text[j + 1] === '"') {
+          escaped = true
+          j += 2
+        } else j++
+      }
+      value = text.slice(v + 1, j)
+      if (escaped) value = value.replaceAll('\\"', '"')
+      pos = j + 1
+    } else {
+      let end = v
+      while (end < n && delimAt(end) === 0) end++
+      value = text.slice(o.clean ? v : afterSep, end)
+      pos = end
+    }
+    if (key !== '' && wanted.has(key) && !found.has(key)) found.set(key, value)
+  }
+  return found
+}
+
+export const kv: ModuleDef = {
+  name: 'kv',
+  kind: 'extraction',
+  info: 'Extracts the values of key=value pairs: -sep sets the separator (default =), -d the delimiter characters between pairs (default blank and tab) or -dall one delimiter text, -q reads quoted values, -noclean keeps blanks around values, -s drops entries that lack a key, -e reads a value instead of the entry. Keys may be filtered inline (==, !=, <, >, <=, >=, ~, !~) and renamed with as.',
+  examples: ['kv -q devname level=="critical" logdesc msg', 'kv -sep ":" -d "|" user as who', 'kv -sep EQUALS y'],
+  compile(call) {
+    const { flags, rest } = readFlags(call, { bool: ['s', 'q', 'noclean'], withValue: ['e', 'sep', 'd', 'dall'] })
+    const sepToken = flags.get('sep')
+    const separator = sepToken && sepToken !== true ? unescapeArg(sepToken.text) : '='
+    if (separator === '') throw argError(call, 'the separator (-sep) cannot be empty', sepToken as never)
+    const d = flags.get('d')
+    const dall = flags.get('dall')
+    if (d && dall) throw argError(call, '-d and -dall cannot be combined', dall as never)
+    let delimiters: KvOptions['delimiters'] = { chars: ' \t' }
+    if (d && d !== true) {
+      const chars = unescapeArg(d.text)
+      if (chars === '') throw argError(call, 'the delimiters (-d) cannot be empty', d)
+      delimiters = { chars }
+    }
+    if (dall && dall !== true) {
+      const text = unescapeArg(dall.text)
+      if (text === '') throw argError(call, 'the delimiter (-dall) cannot be empty', dall)
+      delimiters = { text }
+    }
+    const items = readExtractions(call, rest)
+    if (items.length === 0) throw argError(call, 'kv needs a key to extract', call.end)
+    const options: KvOptions = { separator, delimiters, quoted: flags.has('q'), clean: !flags.has('noclean') }
+    const strict = flags.has('s')
+    const source = flagValue(flags, 'e')
+    const wanted = new Set(items.map((x) => x.source))
+    return {
+      name: 'kv',
+      kind: 'extraction',
+      text: ['kv', ...flagsText(flags, quote), ...extractionsText(items)].join(' '),
+      consumes: source !== undefined ? [source] : [],
+      produces: [...new Set(items.map((x) => x.as))],
+      stateless: true,
+      stage() {
+        const found: (Value | undefined)[] = new Array(items.length)
+        const rule = { missing: 'lenient' as const, strict }
+        return {
+          push(e, out) {
+            const text = inputText(e, source)
+            const pairs = text === undefined ? undefined : readPairs(text, wanted, options)
+            for (let i = 0; i < items.length; i++) found[i] = pairs?.get(items[i]!.source)
+            if (applyExtractions(e, items, found, rule)) out(e)
+          },
+        }
+      },
+    }
+  },
+}
