@@ -132,7 +132,12 @@ export function jsonValue(v: unknown): Value | undefined {
     case 'undefined':
       return undefined
   }
-  return JSON.stringify(v)
+  try {
+    return JSON.stringify(v)
+  } catch {
+    // Nested past what the engine's stack holds (JSON.parse read it): set nothing rather than fail the search.
+    return undefined
+  }
 }
 
 const SENTINEL = '\u0000default'

@@ -78,3 +78,7 @@ describe('printf: Go fmt outputs', () => {
     expect(values('tag=x printf -e out "%s@%v" TAG a', [entry('d', { a: 2 })])).toEqual([{ a: 2, out: 'x@2' }])
   })
 })
+
+test('printf: precisions past what JS writes are cut, not a failure', () => {
+  expect(values('tag=x printf "%.200f|%.150e|%.300g" a a a', [entry('d', { a: 1.5 })])[0]!.printf).toBe(`1.${'5'.padEnd(75, '0')}|1.${'5'.padEnd(100, '0')}e+00|1.5`)
+})

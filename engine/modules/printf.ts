@@ -115,6 +115,8 @@ function formatFloat(x: number, spec: Spec): string {
   }
   const neg = x < 0 || Object.is(x, -0)
   const a = Math.abs(x)
+  // JS writes at most 100 digits after the point (Go more): a longer precision is cut to 100 (75 for %f, see fixed).
+  spec = spec.precision > 100 ? { ...spec, precision: 100 } : spec
   let body: string
   switch (spec.verb.toLowerCase()) {
     case 'e':

@@ -130,14 +130,16 @@ function structuredData(s: string, i: number): { elements: SDElement[]; end: num
   const elements: SDElement[] = []
   while (s[i] === '[') {
     i++
-    const idEnd = /[ \]]/.exec(s.slice(i))
-    if (!idEnd || idEnd.index === 0) return null
-    const el: SDElement = { id: s.slice(i, i + idEnd.index), params: [] }
-    i += idEnd.index
+    let idEnd = i
+    while (idEnd < s.length && s[idEnd] !== ' ' && s[idEnd] !== ']') idEnd++
+    if (idEnd === i || idEnd === s.length) return null
+    const el: SDElement = { id: s.slice(i, idEnd), params: [] }
+    i = idEnd
     while (s[i] === ' ') {
       i++
-      const eq = s.indexOf('="', i)
-      if (eq <= i || /[ \]"]/.test(s.slice(i, eq))) return null
+      let eq = i
+      while (eq < s.length && s[eq] !== '=' && s[eq] !== ' ' && s[eq] !== ']' && s[eq] !== '"') eq++
+      if (eq === i || s[eq] !== '=' || s[eq + 1] !== '"') return null
       const name = s.slice(i, eq)
       i = eq + 2
       let value = ''

@@ -119,6 +119,19 @@ export function validZone(tz: string): boolean {
 /** The offset (minutes east of UTC) and abbreviation of `tz` at the instant `ms`. */
 export function zoneAt(tz: string, ms: number): Zoned {
   if (tz === 'UTC') return { offset: 0, abbr: 'UTC' }
+  // Zones change offset on whole minutes: the last answer holds for the rest of its minute (entries come in time
+  // order, so most lookups hit it).
+  const minute = Math.floor(ms / 60_000)
+  const last = lastZone.get(tz)
+  if (last && last.minute === minute) return last.zoned
+  const zoned = lookupZone(tz, ms)
+  lastZone.set(tz, { minute, zoned })
+  return zoned
+}
+
+const lastZone = new Map<string, { minute: number; zoned: Zoned }>()
+
+function lookupZone(tz: string, ms: number): Zoned {
   let f = formatters.get(tz)
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', timeZoneName: 'short' })
