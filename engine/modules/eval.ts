@@ -176,7 +176,7 @@ export function compileProgram(
         if (x.op === '!') return (r) => !truthy(f(r))
         return (r) => {
           const n = numeric(f(r))
-          return n === null ? undefined : num(-n.n, n.float)
+          return n === null ? undefined : n.float ? num(-n.n, true) : 0 - n.n
         }
       }
       case 'cond': {

@@ -164,19 +164,20 @@ export function arithmetic(op: string, a: EV, b: EV, w: Work): EV {
   }
   if (x === null || y === null) return undefined
   const float = x.float || y.float
+  // `+ 0` turns an integer -0 (0 * -3 in JavaScript) into 0.
   switch (op) {
     case '+':
       return num(x.n + y.n, float)
     case '-':
       return num(x.n - y.n, float)
     case '*':
-      return num(x.n * y.n, float)
+      return float ? num(x.n * y.n, true) : x.n * y.n + 0
     case '/':
       if (float) return num(x.n / y.n, true)
-      return y.n === 0 ? undefined : Math.trunc(x.n / y.n)
+      return y.n === 0 ? undefined : Math.trunc(x.n / y.n) + 0
     case '%':
       if (float) return num(x.n % y.n, true)
-      return y.n === 0 ? undefined : x.n % y.n
+      return y.n === 0 ? undefined : (x.n % y.n) + 0
   }
   return undefined
 }
