@@ -178,6 +178,9 @@ describe('eval: the language', () => {
     ['x = 1; x++; x++', {}, 3],
     ['x = TAG + "/" + SRC', {}, 'web/192.0.2.1'],
     ['/* a comment */ x = 1 // another\n', {}, 1],
+    ['x = printf("%d", 1.0 / 0)', {}, '+Inf'],
+    ['x = strings_toupper(base64_decode(a)) + "!"', { a: '%%%' }, '!'],
+    ['x = has(evs_to_json)', {}, false],
   ])('%s', (program, values, expected) => {
     expect(valueOf(program, values, 'hello world')).toEqual(expected as never)
   })
@@ -215,6 +218,25 @@ describe('eval: the language', () => {
 })
 
 describe('eval: refusals and bounds', () => {
+  test('any sequence of tokens either is refused with a QueryError or runs without any other error', () => {
+    const vocabulary = ['x', '=', 'a', 'b', '1', '2.5', '"s"', '+', '-', '*', '/', '%', '==', '<', '&&', '||', '!', '~', '(', ')', ';', ',', '?', ':', '[', ']', '{', '}', 'if', 'else', 'return', 'len', 'printf', 'strings_replace', 'json_set', 'in', 'int', 'DATA', '$(a b)', '<<', '^', '++']
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 25 }), (words) => {
+        let q
+        try {
+          q = compileQueryNow(`tag=web eval ${words.join(' ')}`)
+        } catch (e) {
+          expect(e).toBeInstanceOf(QueryError)
+          expect((e as QueryError).position).toBeGreaterThanOrEqual(13)
+          return
+        }
+        const stage = q.modules[0]!.stage(ENV)
+        stage.push(entry({ a: 3, b: 'text', 'a b': 1 }, 'data'), () => {})
+      }),
+      { numRuns: 2000 },
+    )
+  })
+
   test.each([
     ['tag=web eval', 12, 'needs an expression'],
     ['tag=web eval x = (1 + ', 21, 'expected a value'],

@@ -17,7 +17,7 @@
 // and nesting are bounded (parser.ts); strings it makes are bounded and the string work of one entry is budgeted
 // (values.ts: past either, the search ends with a SearchLimitError naming the bound).
 import { type Entry, valueOf } from '../entry'
-import { QueryError } from '../errors'
+import { QueryError, SearchLimitError } from '../errors'
 import { type ModuleDef, argError } from '../module'
 import type { LazyRegex } from '../regex'
 import { FUNCTIONS, jsonOf } from './eval/functions'
@@ -125,7 +125,7 @@ export function compileProgram(
       case 'evs_to_json': {
         arity(0, 0)
         return (r) => {
-          const obj: Record<string, unknown> = {}
+          const obj: Record<string, unknown> = Object.create(null)
           for (const [k, v] of r.e.values) obj[k] = jsonOf(v)
           return made(r, JSON.stringify(obj))
         }
@@ -149,7 +149,17 @@ export function compileProgram(
     const def = FUNCTIONS[x.name]!
     arity(def.min, def.max)
     const fs = args.map(expr)
-    return (r) => def.fn(fs.map((f) => f(r)), r)
+    // A function that fails on its input (a malformed encoding, a number out of range) gives a missing value; only
+    // the bounds end the search.
+    return (r) => {
+      const values = fs.map((f) => f(r))
+      try {
+        return def.fn(values, r)
+      } catch (e) {
+        if (e instanceof SearchLimitError) throw e
+        return undefined
+      }
+    }
   }
 
   function expr(x: Expr): Compiled {

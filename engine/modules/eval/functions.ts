@@ -5,9 +5,10 @@
 // Where the platform's Go semantics speak of bytes (len, strings_index), this eval counts UTF-16 characters for
 // strings (the same for ASCII) and bytes for byte values (DATA).
 import { createHash } from 'node:crypto'
-import { DurationValue, TimeValue, inSubnet, parseIP, typeOf } from '../../value'
+import { DurationValue, TimeValue, inSubnet, numberText, parseIP, typeOf } from '../../value'
 import {
   type EV,
+  MAX_STRING,
   type Work,
   WholeFloat,
   asDuration,
@@ -19,6 +20,7 @@ import {
   num,
   numeric,
   text,
+  tooLong,
   truthy,
 } from './values'
 
@@ -85,7 +87,7 @@ function replace(w: Work, s: string, old: string, repl: string, n: number): stri
   const limit = n < 0 ? Number.POSITIVE_INFINITY : n
   const found = Math.min(countOf(s, old), limit)
   // Bounded before it is built.
-  if (s.length + found * (repl.length - old.length) > 4 * 1024 * 1024) return made(w, 'x'.repeat(4 * 1024 * 1024 + 1))
+  if (s.length + found * (repl.length - old.length) > MAX_STRING) throw tooLong()
   if (old === '') {
     const chars = Array.from(s)
     let out = ''
@@ -267,7 +269,7 @@ export function printf(w: Work, format: string, args: EV[]): string {
     const n = numeric(v)
     switch (verb) {
       case 'd':
-        s = n === null ? `%!d(${typeName(v)}=${text(v)})` : BigInt(Math.trunc(n.n)).toString()
+        s = n === null ? `%!d(${typeName(v)}=${text(v)})` : Number.isFinite(n.n) ? BigInt(Math.trunc(n.n)).toString() : numberText(n.n)
         break
       case 'f':
       case 'F':
@@ -317,7 +319,7 @@ export function printf(w: Work, format: string, args: EV[]): string {
     }
     charge(w, s.length)
     out += s
-    if (out.length > 4 * 1024 * 1024) return made(w, out)
+    if (out.length > MAX_STRING) throw tooLong()
   }
   out += format.slice(last)
   if (k < args.length) out += `%!(EXTRA ${args.slice(k).map((v) => `${typeName(v)}=${text(v)}`).join(', ')})`

@@ -53,9 +53,11 @@ export function charge(w: Work, n: number): void {
     throw new SearchLimitError(`eval: one entry needs more than ${WORK_BUDGET} characters of string work (the limit per entry): simplify the expression`)
 }
 
+export const tooLong = () => new SearchLimitError(`eval: a string would be longer than ${MAX_STRING} characters (the limit of one value)`)
+
 /** A string a function made, checked against MAX_STRING. */
 export function made(w: Work, s: string): string {
-  if (s.length > MAX_STRING) throw new SearchLimitError(`eval: a string would be longer than ${MAX_STRING} characters (the limit of one value)`)
+  if (s.length > MAX_STRING) throw tooLong()
   charge(w, s.length)
   return s
 }
