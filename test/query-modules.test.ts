@@ -84,7 +84,7 @@ describe('query modules through the app', () => {
   })
 
   test('lookup joins a CSV resource its owner uploaded, and cannot read another user\'s private one', async () => {
-    const { s, owner, stranger } = await setup()
+    const { s, owner, member, stranger, gid } = await setup()
     await ingest(s, LINES)
     const created = await s.call('POST', '/api/resources', { jwt: owner.jwt, json: { ResourceName: 'statuses', Description: 'status names' } })
     expect(created.status).toBe(200)
@@ -112,6 +112,13 @@ describe('query modules through the app', () => {
     }
     const listed = await s.call('GET', '/api/searchctrl', { jwt: stranger.jwt })
     expect(listed.body).toEqual([])
+    // Shared with a group: its members read it by name; the stranger still does not.
+    expect((await launch(s, member.jwt, `tag=web lookup -r statuses status code name`)).status).toBe(400)
+    const shared = await s.call('PUT', `/api/resources/${created.body.GUID}`, { jwt: owner.jwt, json: { GroupACL: [gid] } })
+    expect(shared.status).toBe(200)
+    const viaGroup = await results(s, member.jwt, `tag=web ${EXTRACT} | lookup -s -r statuses status code name`)
+    expect(viaGroup.map((r) => r.values.name)).toEqual(parsed.filter((p) => names[p.status]).map((p) => names[p.status]![0]))
+    expect((await launch(s, stranger.jwt, `tag=web lookup -r statuses status code name`)).status).toBe(400)
     // A column the table lacks: 400 at the column.
     const query = `tag=web ${EXTRACT} | lookup -r statuses status code colour`
     const missing = await launch(s, owner.jwt, query)

@@ -214,6 +214,8 @@ describe('eval: the language', () => {
     expect(compileQueryNow(q.text).text).toBe(q.text)
     expect(q.modules[0]!.produces).toEqual(['x', 'y'])
     expect(q.modules[0]!.consumes).toEqual(['a', 'c'])
+    // `||` is no pipe for the query: eval reads it, and other modules get it as text.
+    expect(compileQueryNow('tag=web grep a||b | eval x || y').modules.map((m) => m.text)).toEqual(['grep "a||b"', 'eval x || y'])
   })
 })
 
