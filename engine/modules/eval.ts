@@ -35,6 +35,17 @@ type Compiled = (r: Run) => EV
 type Outcome = { returned: EV } | undefined
 type CompiledStmt = (r: Run) => Outcome
 
+/**
+ * Every operation is charged the length of its text (and bytes) inputs against the entry's work budget: whatever it
+ * does with them (read them as a number, an IP, a duration; search, compare, copy them) is linear in them at worst,
+ * and the count of operations is bounded by the program's size, so an entry costs at most WORK_BUDGET of such work.
+ */
+function cost(r: Run, v: EV): EV {
+  if (typeof v === 'string') charge(r, v.length)
+  else if (v instanceof Uint8Array) charge(r, v.byteLength)
+  return v
+}
+
 /** Calls made for their effect: a lone one is a statement, not a filter. */
 const EFFECTS = new Set(['delete', 'delEnum', 'set_data', 'setEnum'])
 
@@ -68,7 +79,7 @@ export function compileProgram(
       return () => name
     }
     const f = expr(a)
-    return (r) => text(f(r))
+    return (r) => text(cost(r, f(r)))
   }
 
   function call(x: Extract<Expr, { k: 'call' }>): Compiled {
@@ -108,7 +119,7 @@ export function compileProgram(
         arity(1, 1)
         const name = expr(args[0]!)
         return (r) => {
-          const n = text(name(r))
+          const n = text(cost(r, name(r)))
           return valueOf(r.e, n) ?? n
         }
       }
@@ -116,7 +127,7 @@ export function compileProgram(
         arity(1, 1)
         const value = expr(args[0]!)
         return (r) => {
-          const v = value(r)
+          const v = cost(r, value(r))
           if (v === undefined) return undefined
           r.e.data = v instanceof Uint8Array ? v : encoder.encode(made(r, text(v)))
           return undefined
@@ -152,7 +163,7 @@ export function compileProgram(
     // A function that fails on its input (a malformed encoding, a number out of range) gives a missing value; only
     // the bounds end the search.
     return (r) => {
-      const values = fs.map((f) => f(r))
+      const values = fs.map((f) => cost(r, f(r)))
       try {
         return def.fn(values, r)
       } catch (e) {
@@ -185,7 +196,7 @@ export function compileProgram(
         const f = expr(x.e)
         if (x.op === '!') return (r) => !truthy(f(r))
         return (r) => {
-          const n = numeric(f(r))
+          const n = numeric(cost(r, f(r)))
           return n === null ? undefined : n.float ? num(-n.n, true) : 0 - n.n
         }
       }
@@ -201,8 +212,8 @@ export function compileProgram(
         const f = expr(x.e)
         const i = expr(x.i)
         return (r) => {
-          const s = text(f(r))
-          const n = numeric(i(r))
+          const s = text(cost(r, f(r)))
+          const n = numeric(cost(r, i(r)))
           if (n === null || n.float || n.n < 0 || n.n >= s.length) return undefined
           return s[n.n]
         }
@@ -212,9 +223,9 @@ export function compileProgram(
         const a = expr(x.a)
         const b = expr(x.b)
         return (r) => {
-          const s = text(f(r))
-          const from = numeric(a(r))
-          const to = numeric(b(r))
+          const s = text(cost(r, f(r)))
+          const from = numeric(cost(r, a(r)))
+          const to = numeric(cost(r, b(r)))
           if (from === null || to === null) return undefined
           const start = Math.max(0, Math.trunc(from.n))
           const end = Math.min(s.length, Math.trunc(to.n))
@@ -235,15 +246,15 @@ export function compileProgram(
           case '*':
           case '/':
           case '%':
-            return (r) => arithmetic(op, l(r), rhs(r), r)
+            return (r) => arithmetic(op, cost(r, l(r)), cost(r, rhs(r)), r)
           case '&':
           case '|':
           case '^':
           case '<<':
           case '>>':
-            return (r) => bitwise(op, l(r), rhs(r))
+            return (r) => bitwise(op, cost(r, l(r)), cost(r, rhs(r)))
           default:
-            return (r) => compare(op, l(r), rhs(r), r)
+            return (r) => compare(op, cost(r, l(r)), cost(r, rhs(r)), r)
         }
       }
     }

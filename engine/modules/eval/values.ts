@@ -39,7 +39,7 @@ export type EV = Value | WholeFloat | undefined
 
 /** Longest string a program may make (characters); past it the search ends (SearchLimitError). */
 export const MAX_STRING = 4 * 1024 * 1024
-/** Characters of strings one evaluation may read and write in all (string functions, joins, comparisons). */
+/** Characters of text one evaluation may read and write in all: each operation's inputs, and what it makes. */
 export const WORK_BUDGET = 64 * 1024 * 1024
 
 /** What one evaluation (one entry) carries: the work done so far, for the budget. */
@@ -133,7 +133,8 @@ export function asDuration(v: EV): DurationValue | null {
 
 export function asIP(v: EV): IPValue | null {
   if (v instanceof IPValue) return v
-  if (typeof v === 'string' || v instanceof Uint8Array) return parseIP(text(v).trim())
+  if (typeof v === 'string') return v.length > 64 ? null : parseIP(v.trim())
+  if (v instanceof Uint8Array) return v.byteLength > 64 ? null : parseIP(text(v).trim())
   return null
 }
 
@@ -249,9 +250,10 @@ export function order(a: EV, b: EV, w: Work): number | null {
     const y = typeof b === 'boolean' ? b : text(b) === 'true' ? true : text(b) === 'false' ? false : null
     return x === null || y === null ? null : Number(x) - Number(y)
   }
+  // Both texts are counted: reading bytes (DATA) as text costs their length.
   const s = text(a)
   const t = text(b)
-  charge(w, Math.min(s.length, t.length))
+  charge(w, s.length + t.length)
   return s < t ? -1 : s > t ? 1 : 0
 }
 
@@ -263,7 +265,7 @@ export function compare(op: string, a: EV, b: EV, w: Work): boolean {
     if (op !== '==' && op !== '!=') return false
     const s = text(a)
     const t = text(b)
-    charge(w, Math.min(s.length, t.length))
+    charge(w, s.length + t.length)
     return (s === t) === (op === '==')
   }
   switch (op) {
@@ -285,6 +287,7 @@ export function compare(op: string, a: EV, b: EV, w: Work): boolean {
 
 function contains(a: EV, b: EV, w: Work): boolean {
   const needle = text(b)
+  charge(w, needle.length)
   const cidr = /^(.+)\/(\d{1,3})$/.exec(needle)
   if (cidr) {
     const net = parseIP(cidr[1]!)
