@@ -81,6 +81,12 @@ describe('query modules through the app', () => {
     parsed.forEach((p, i) => lastIndex.set(p.status, i))
     const lastByStatus = [...lastIndex.values()].sort((a, b) => a - b).map((i) => parsed[i]!.line)
     expect((await results(s, owner.jwt, `tag=web ${EXTRACT} | last status`)).map((r) => r.data)).toEqual(lastByStatus)
+    // Past -maxtracked the search ends with an error naming the bound.
+    const res = await launch(s, owner.jwt, `tag=web ${EXTRACT} | unique -maxtracked 4 path`)
+    expect(res.status).toBe(200)
+    await s.searches.settled()
+    const details = await s.call('GET', `/api/searchctrl/${res.body.SearchID}/details`, { jwt: owner.jwt })
+    expect(details.body.Error).toBe('unique: more than 4 distinct keys (the bound -maxtracked sets): raise -maxtracked, or narrow the search')
   })
 
   test('lookup joins a CSV resource its owner uploaded, and cannot read another user\'s private one', async () => {
