@@ -176,6 +176,12 @@ describe('eval: the language', () => {
     ['x = $(odd name!) * 2', { 'odd name!': 21 }, 42],
     ['if (a == "bar") { x = 1; } else if (a == "baz") { x = 2; } else { x = 3; }', { a: 'baz' }, 2],
     ['x = 1; x++; x++', {}, 3],
+    ['switch (a) { case 1: x = "one"; break; case 2: x = "two"; default: x = "other"; }', { a: 1 }, 'one'],
+    ['switch (a) { case 1: x = "one"; break; case 2: x = "two"; default: x = "other"; }', { a: '2' }, 'other'],
+    ['switch (a) { case 1: x = "one"; break; case 2: x = "two"; default: x = "other"; }', { a: 5 }, 'other'],
+    ['switch (a) { case 1: x = "one"; break; case 2: x = "two"; break; }', { a: 2 }, 'two'],
+    ['switch (a) { case 1: x = "one"; }', { a: 2 }, undefined],
+    ['switch (int(foo)) { case 1: x = "started at the first case"; case 2: x = x + " and continued into the second case"; }', { foo: '1' }, 'started at the first case and continued into the second case'],
     ['x = TAG + "/" + SRC', {}, 'web/192.0.2.1'],
     ['/* a comment */ x = 1 // another\n', {}, 1],
     ['x = printf("%d", 1.0 / 0)', {}, '+Inf'],
@@ -203,6 +209,7 @@ describe('eval: the language', () => {
     expect(run('eval n % 2 == 0;', entries).map((e) => e.values.get('n'))).toEqual([2, 4])
     expect(run('eval y = n * 10', entries).map((e) => e.values.get('y'))).toEqual([10, 20, 30, 40])
     expect(run('eval if (n > 2) { return false; } y = n', entries).map((e) => e.values.get('y'))).toEqual([1, 2])
+    expect(run('eval switch (n) { case 2: return false; case 3: y = 3; break; default: y = 0; }', entries).map((e) => e.values.get('y'))).toEqual([0, 3, 0])
     expect(run('eval delete(n)', entries).map((e) => e.values.has('n'))).toEqual([false, false, false, false])
     expect(run('eval missing == 1 || missing != 1', entries)).toEqual([])
     expect(run('eval set_data(printf("n is %d", n))', [entry({ n: 5 })]).map((e) => new TextDecoder().decode(e.data))).toEqual(['n is 5'])
@@ -221,7 +228,7 @@ describe('eval: the language', () => {
 
 describe('eval: refusals and bounds', () => {
   test('any sequence of tokens either is refused with a QueryError or runs without any other error', () => {
-    const vocabulary = ['x', '=', 'a', 'b', '1', '2.5', '"s"', '+', '-', '*', '/', '%', '==', '<', '&&', '||', '!', '~', '(', ')', ';', ',', '?', ':', '[', ']', '{', '}', 'if', 'else', 'return', 'len', 'printf', 'strings_replace', 'json_set', 'in', 'int', 'DATA', '$(a b)', '<<', '^', '++']
+    const vocabulary = ['x', '=', 'a', 'b', '1', '2.5', '"s"', '+', '-', '*', '/', '%', '==', '<', '&&', '||', '!', '~', '(', ')', ';', ',', '?', ':', '[', ']', '{', '}', 'if', 'else', 'return', 'switch', 'case', 'default', 'break', 'len', 'printf', 'strings_replace', 'json_set', 'in', 'int', 'DATA', '$(a b)', '<<', '^', '++']
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 25 }), (words) => {
         let q
@@ -247,6 +254,9 @@ describe('eval: refusals and bounds', () => {
     ['tag=web eval x = = 3', 17, 'expected a value, found "="'],
     ['tag=web eval for (i = 0; i < 3; i++) { x = i; }', 13, 'no loops'],
     ['tag=web eval var n = 0;', 13, 'persistent variables'],
+    ['tag=web eval x = 1; break;', 20, 'outside a switch'],
+    ['tag=web eval switch (a) { x = 1; }', 26, 'expected "case"'],
+    ['tag=web eval switch (a) { default: x = 1; case 2: x = 2; }', 42, 'default must be the last'],
     ['tag=web eval x = 1 /* open', 19, 'unterminated /* comment'],
     ['tag=web eval x = match(a, b)', 26, 'literal'],
     ['tag=web eval x = match(a, "(")', 26, 'invalid regular expression'],

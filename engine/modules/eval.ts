@@ -1,7 +1,8 @@
 // eval (gravwell/wiki search/eval/eval.md): a small C-style program run on each entry.
 //   eval <expression>                 a filter: entries for which it is false (or zero, empty, missing) are dropped
 //   eval <statements>                 assignments make values (`x = a + b;`), `if (c) {...} else {...}`, blocks,
-//                                     `return <expr>;` (true passes the entry, false drops it), `x++;`, `x--;`
+//                                     `switch (v) { case 1: ...; break; default: ... }`, `return <expr>;` (true
+//                                     passes the entry, false drops it), `x++;`, `x--;`
 // Values are the entry's enumerated values by name (and TAG, SRC, TIMESTAMP, DATA; `$(any name)` for names that are
 // no identifiers); an assignment sets a value on the entry, and later statements and modules read it. The operators,
 // the promotions between types and what a missing value does are written down in eval/values.ts; the functions in
@@ -9,7 +10,7 @@
 // Choices where the platform differs or is silent:
 // - A lone expression filters even with a trailing `;`, unless it is a call made for its effect (delete, set_data,
 //   setEnum); a program of statements passes every entry unless it returns false.
-// - Loops (`for`), `switch`, persistent `var` and `map`, arrays, and `x++` inside an expression are refused with
+// - Loops (`for`), persistent `var` and `map`, arrays, and `x++` inside an expression are refused with
 //   their position: an entry costs one pass over the program, and eval keeps no state from one entry to the next.
 // - An assignment of a missing value (an operation that failed, a value the entry lacks) sets nothing.
 // - `match(input, "pattern")` takes its regular expression (RE2) as a literal, compiled once with the query.
@@ -31,8 +32,8 @@ interface Run extends Work {
 }
 
 type Compiled = (r: Run) => EV
-/** A statement's outcome: undefined to go on, a value when it returned. */
-type Outcome = { returned: EV } | undefined
+/** A statement's outcome: undefined to go on, a value when it returned, `broke` at a break (ends its switch). */
+type Outcome = { returned: EV } | { broke: true } | undefined
 type CompiledStmt = (r: Run) => Outcome
 
 /**
@@ -299,6 +300,30 @@ export function compileProgram(
         const f = expr(s.e)
         return (r) => ({ returned: f(r) })
       }
+      case 'break': {
+        const broke: Outcome = { broke: true }
+        return () => broke
+      }
+      case 'switch': {
+        // The first case whose expression equals the switch's (==) runs, then the ones after it (C's fallthrough)
+        // until a break; default runs when none equals.
+        const subject = expr(s.e)
+        const tests = s.cases.map((c) => (c.test ? expr(c.test) : undefined))
+        const bodies = s.cases.map((c) => c.body.map(stmt))
+        return (r) => {
+          const v = cost(r, subject(r))
+          let from = tests.findIndex((t) => t !== undefined && compare('==', v, cost(r, t(r)), r))
+          if (from < 0) from = tests.findIndex((t) => t === undefined)
+          if (from < 0) return undefined
+          for (let k = from; k < bodies.length; k++) {
+            for (const b of bodies[k]!) {
+              const out = b(r)
+              if (out) return 'broke' in out ? undefined : out
+            }
+          }
+          return undefined
+        }
+      }
     }
   }
 
@@ -312,7 +337,7 @@ export function compileProgram(
     const body = stmt({ k: 'block', body: program.body, pos: offset })
     run = (e) => {
       const out = body({ e, spent: 0 })
-      return out === undefined || truthy(out.returned)
+      return out === undefined || !('returned' in out) || truthy(out.returned)
     }
   }
   return { program, filter: isFilter, run, consumes: [...consumes], produces: [...produces] }

@@ -3,6 +3,7 @@
 //   program    := statement* | expression          (a lone expression filters; see eval.ts)
 //   statement  := if ( expr ) statement [ else statement ] | { statement* } | return expr ; | name = expr ;
 //                 | name ++ ; | name -- ; | expr ; | ;
+//                 | switch ( expr ) { (case expr : statement*)* [default : statement*] }   (C's fallthrough; break)
 //   expr       := or [ ? expr : expr ]
 //   precedence, loosest first: ||  &&  ^  &  == != ~ !~  < > <= >=  << >>  + -  * / %  unary - !  postfix [i] [a:b]
 //   primary    := number | "string" | true | false | name | $(any name) | function ( args ) | ( expr )
@@ -31,6 +32,8 @@ export type Stmt =
   | { k: 'if'; c: Expr; then: Stmt; else?: Stmt; pos: number }
   | { k: 'block'; body: Stmt[]; pos: number }
   | { k: 'return'; e: Expr; pos: number }
+  | { k: 'switch'; e: Expr; cases: { test?: Expr; body: Stmt[] }[]; pos: number }
+  | { k: 'break'; pos: number }
 
 export interface Program {
   /** Set when the program is one expression: it filters. */
@@ -44,13 +47,9 @@ export const MAX_NODES = 2000
 const KEYWORDS = new Set(['if', 'else', 'for', 'break', 'continue', 'return', 'case', 'default', 'switch', 'var', 'map', 'true', 'false'])
 const UNSUPPORTED: Record<string, string> = {
   for: 'eval runs no loops here: `for` is not supported (each entry costs one pass over the program)',
-  switch: '`switch` is not supported: write if / else if',
   var: 'persistent variables (`var`) are not supported: eval keeps no state between entries here',
   map: 'persistent maps (`map`) are not supported: eval keeps no state between entries here',
-  break: '`break` is only for loops, which eval does not run here',
   continue: '`continue` is only for loops, which eval does not run here',
-  case: '`case` is not supported: write if / else if',
-  default: '`default` is not supported: write if / else if',
 }
 
 const LEVELS: string[][] = [['||'], ['&&'], ['|'], ['^'], ['&'], ['==', '!=', '~', '!~'], ['<', '>', '<=', '>='], ['<<', '>>'], ['+', '-'], ['*', '/', '%']]
@@ -59,6 +58,8 @@ export function parseProgram(tokens: EvalToken[], fail: (reason: string, pos: nu
   let i = 0
   let depth = 0
   let nodes = 0
+  /** Switch statements around the statement being read (break is allowed inside one). */
+  let switches = 0
   const peek = (o = 0) => tokens[Math.min(i + o, tokens.length - 1)]!
   const isOp = (t: EvalToken, text: string) => t.kind === 'op' && t.text === text
   const describe = (t: EvalToken) => (t.kind === 'eof' ? 'the end of the program' : JSON.stringify(t.text))
@@ -218,6 +219,40 @@ export function parseProgram(tokens: EvalToken[], fail: (reason: string, pos: nu
         expect(';')
         return { k: 'return', e, pos: t.pos }
       }
+      if (t.text === 'switch') {
+        i++
+        expect('(')
+        const e = expression()
+        expect(')')
+        expect('{')
+        const cases: { test?: Expr; body: Stmt[] }[] = []
+        switches++
+        while (!isOp(peek(), '}')) {
+          const c = peek()
+          if (c.kind === 'ident' && (c.text === 'case' || c.text === 'default')) {
+            if (cases.at(-1) && !cases.at(-1)!.test) throw fail('default must be the last case of a switch', c.pos)
+            i++
+            const test = c.text === 'case' ? expression() : undefined
+            expect(':')
+            cases.push({ test, body: [] })
+            continue
+          }
+          if (c.kind === 'eof') throw fail('expected "}" to close the switch', c.pos)
+          if (cases.length === 0) throw fail('expected "case" or "default" in the switch', c.pos)
+          cases.at(-1)!.body.push(statement())
+        }
+        i++
+        switches--
+        node(t.pos)
+        return { k: 'switch', e, cases, pos: t.pos }
+      }
+      if (t.text === 'break') {
+        if (switches === 0) throw fail('`break` outside a switch (eval runs no loops here)', t.pos)
+        i++
+        end()
+        return { k: 'break', pos: t.pos }
+      }
+      if (t.text === 'case' || t.text === 'default') throw fail(`${t.text} outside a switch`, t.pos)
       if (t.text === 'else') throw fail('else without if', t.pos)
       if (UNSUPPORTED[t.text]) throw fail(UNSUPPORTED[t.text]!, t.pos)
       const next = peek(1)
