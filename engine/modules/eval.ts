@@ -14,6 +14,8 @@
 //   their position: an entry costs one pass over the program, and eval keeps no state from one entry to the next.
 // - An assignment of a missing value (an operation that failed, a value the entry lacks) sets nothing.
 // - `match(input, "pattern")` takes its regular expression (RE2) as a literal, compiled once with the query.
+// - A `|` outside a string ends the module, as everywhere in a query (also in a comment): the bitwise or cannot be
+//   written; `||` is the logical or.
 // Safety: no program runs code (this is an interpreter of its own tree; nothing reaches JavaScript's eval); its size
 // and nesting are bounded (parser.ts); strings it makes are bounded and the string work of one entry is budgeted
 // (values.ts: past either, the search ends with a SearchLimitError naming the bound).
