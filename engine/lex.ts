@@ -1,5 +1,5 @@
 // The query's tokens, with the platform's quoting (gravwell/wiki search/search.md "Quoting and tokenizing", and
-// search/regex/regex.md "Raw strings"): blanks and `|` separate; a double-quoted string is one token in which `\"`
+// search/regex/regex.md "Raw strings"): blanks and `|` separate (`||` does not: it is eval's logical or); a double-quoted string is one token in which `\"`
 // stands for `"` and `\\` for one backslash, and every other backslash is kept as written (so `regex "\d+ ms"` is
 // the regular expression \d+ ms, as people type it, and `"\\d"` is the same); a string in backticks is taken as
 // written, without escapes. Modules split their own arguments further (stats's `count(x)`, eval's expressions): they
@@ -23,7 +23,7 @@ export function tokenize(src: string): Token[] {
     const c = src.charCodeAt(i)
     if (c === 32 || c === 9 || c === 10 || c === 13) {
       i++
-    } else if (c === 124 /* | */) {
+    } else if (c === 124 /* | */ && src.charCodeAt(i + 1) !== 124) {
       tokens.push({ kind: 'pipe', text: '|', pos: i, end: i + 1 })
       i++
     } else if (c === 34 /* " */) {
@@ -50,8 +50,13 @@ export function tokenize(src: string): Token[] {
       i = close + 1
     } else {
       const start = i
-      // A word ends at a blank, a pipe or the start of a quoted string; `a"b c"` is a word and a string.
-      while (i < src.length && !/[\s|"`]/.test(src[i]!)) i++
+      // A word ends at a blank, a pipe or the start of a quoted string; `a"b c"` is a word and a string. `||` is
+      // no pipe but part of a word (eval's logical or: `eval a == 1 || b == 2`).
+      while (i < src.length) {
+        if (src[i] === '|' && src[i + 1] === '|') i += 2
+        else if (/[\s|"`]/.test(src[i]!)) break
+        else i++
+      }
       tokens.push({ kind: 'word', text: src.slice(start, i), pos: start, end: i })
     }
   }

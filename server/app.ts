@@ -35,6 +35,7 @@ import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
 import { websocketOptions, wsPlugin } from '../plugins/ws'
 import { SearchManager } from './search/manager'
+import { UUID, pickReached } from './sharing'
 import { SegmentedEntries } from './search/segments'
 import { TagDirectory } from './search/tags'
 import { FreeSpaceFloor } from './disk-space'
@@ -137,6 +138,7 @@ export async function createApp(deps: AppDeps) {
     graceMs: config.searchGraceMs,
     maxPerUser: config.maxSearchesPerUser,
     unsavedElsewhere: (uid) => cluster.unsavedElsewhere(uid),
+    resource: (uid, name, maxBytes) => readableResource(store, blobs, uid, name, maxBytes),
     ...deps.search,
   })
   await searches.init()
@@ -192,6 +194,25 @@ export async function createApp(deps: AppDeps) {
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']
+
+/**
+ * The contents of the resource a search's owner names (lookup -r): by GUID, or by name among those they reach
+ * (own first, then shared with a group of theirs, then global; an admin reaches every one, last), as the resources
+ * API's read rules allow.
+ */
+async function readableResource(store: Store, blobs: BlobStore, uid: number, name: string, maxBytes: number): Promise<Uint8Array | 'too large' | undefined> {
+  const admin = (await store.users.get(uid))?.admin ?? false
+  const byGuid = UUID.test(name) ? await store.resources.get(name.toLowerCase()) : undefined
+  const candidates = byGuid ? [byGuid] : (admin ? await store.resources.listAll() : await store.resources.listVisible(uid)).filter((r) => r.name === name)
+  const reach = await Promise.all(
+    candidates.map(async (r) => ({ ...r, shared: r.uid !== uid && r.gids.length > 0 && (await store.resources.sharedWith(r.guid, uid)) })),
+  )
+  const row = pickReached(reach, { uid, all: admin })
+  if (!row) return undefined
+  if (row.size > maxBytes) return 'too large'
+  if (!row.blobKey) return new Uint8Array(0)
+  return new Uint8Array(await new Response(await blobs.get(row.blobKey)).arrayBuffer())
+}
 
 function randomSecret(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')

@@ -40,7 +40,9 @@ import type { Cursor, EntriesRepo, ScanRow } from './entries'
 import { TagDirectory } from './tags'
 import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import { QueryError } from '../../engine/errors'
+import { MAX_LOOKUP_BYTES } from '../../engine/modules/lookup'
 import { ALL_TAGS } from '../../engine/parse'
+import type { RunEnv } from '../../engine/module'
 import { Pipeline } from '../../engine/pipeline'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
@@ -217,6 +219,12 @@ export interface ManagerDeps {
    * (maxPerUser) holds over the whole cluster, not per replica.
    */
   unsavedElsewhere?: (uid: number) => Promise<number>
+  /**
+   * The contents of the resource a query names (lookup -r), by name or GUID, as the user may read it (their own,
+   * shared with a group of theirs, global); undefined when there is none they may read, 'too large' when it holds more
+   * than maxBytes. Absent: queries that name a resource are refused.
+   */
+  resource?: (uid: number, name: string, maxBytes: number) => Promise<Uint8Array | 'too large' | undefined>
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -350,6 +358,7 @@ export class SearchManager {
     // working files, not stored bytes): one that could never be saved stops growing there, so a short launch
     // request cannot make the server write unbounded results (issue 12 point 7).
     const maxResultBytes = await this.deps.quotas?.limitFor(req.uid)
+    const resources = await this.loadResources(req.uid, req.query)
     const now = this.deps.clock()
     const id = this.newId()
     const files = workFiles(this.dir, id)
@@ -394,16 +403,58 @@ export class SearchManager {
       )
     this.searches.set(id, s)
     this.noteExpiry(req.client, req.clientExpires)
-    s.runner = this.run(s, req.query, maxResultBytes)
+    s.runner = this.run(s, req.query, maxResultBytes, resources)
     return s
   }
 
+  /**
+   * The resources the query's modules need (CompiledModule.needs), read once for the run. One the owner cannot read
+   * refuses the launch: 400 with the position of the module's argument that names it.
+   */
+  private async loadResources(uid: number, query: CompiledQuery): Promise<Map<string, Uint8Array>> {
+    const loaded = new Map<string, Uint8Array>()
+    for (const [index, m] of query.modules.entries()) {
+      for (const name of m.needs?.resources ?? []) {
+        if (loaded.has(name)) continue
+        const contents = await this.deps.resource?.(uid, name, MAX_LOOKUP_BYTES)
+        if (contents instanceof Uint8Array) {
+          loaded.set(name, contents)
+          continue
+        }
+        const call = query.parsed.modules[index]
+        const pos = call?.args.find((t) => t.text === name)?.pos ?? call?.argPos ?? 0
+        const refused = new QueryError(
+          contents === 'too large'
+            ? `the resource ${JSON.stringify(name)} is larger than the ${MAX_LOOKUP_BYTES / 1024 / 1024} MiB a lookup table may be`
+            : `no resource ${JSON.stringify(name)} that you can read (name it by its name or GUID)`,
+          pos,
+          index,
+          m.name,
+        )
+        throw Errors.badQuery(refused.message, refused.position)
+      }
+    }
+    // A stage checks what it reads of a resource when it is made (lookup: the columns it names): made once here, a
+    // mistake is refused now rather than failing the search once it runs.
+    const env: RunEnv = { resources: loaded, extractors: new Map(), maxTracked: 1, start: 0, end: 0, renderer: query.renderer.name }
+    for (const m of query.modules) {
+      if (!m.needs?.resources?.length) continue
+      try {
+        m.stage(env)
+      } catch (e) {
+        if (e instanceof QueryError) throw Errors.badQuery(e.message, e.position)
+        throw e
+      }
+    }
+    return loaded
+  }
+
   /** Feeds the search from the entries store, one step per event-loop turn, until done, stopped or deleted. */
-  private async run(s: Search, query: CompiledQuery, maxResultBytes = Number.POSITIVE_INFINITY): Promise<void> {
+  private async run(s: Search, query: CompiledQuery, maxResultBytes = Number.POSITIVE_INFINITY, resources = new Map<string, Uint8Array>()): Promise<void> {
     const { entries, clock, log } = this.deps
     const writer = new ResultWriter(s.work!)
     const env = {
-      resources: new Map(),
+      resources,
       extractors: new Map(),
       maxTracked: 1_000_000,
       start: s.record.startRange,
