@@ -43,6 +43,8 @@ import { clusterPlugin } from '../plugins/cluster'
 import type { MatchPool } from './search/match'
 import { dashboardsPlugin } from '../plugins/dashboards'
 import { libraryPlugin } from '../plugins/library'
+import { autoExtractorsPlugin, extractorsFor } from '../plugins/autoextractors'
+import { MODULES } from '../engine/registry'
 
 export interface AppDeps {
   config: Config
@@ -137,6 +139,7 @@ export async function createApp(deps: AppDeps) {
     graceMs: config.searchGraceMs,
     maxPerUser: config.maxSearchesPerUser,
     unsavedElsewhere: (uid) => cluster.unsavedElsewhere(uid),
+    extractors: (uid, tags) => extractorsFor(store.autoextractors, uid, tags),
     ...deps.search,
   })
   await searches.init()
@@ -183,6 +186,7 @@ export async function createApp(deps: AppDeps) {
     .use(notificationsPlugin({ config, store, auth, clock }))
     .use(dashboardsPlugin({ store, auth, clock, quotas }))
     .use(libraryPlugin({ store, auth, clock, quotas }))
+    .use(autoExtractorsPlugin({ store, auth, clock, modules: MODULES, compile: (src) => searches.parse(src) }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
   requestLog.routes.learn(app.routes)
