@@ -308,7 +308,12 @@ export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: A
       },
       {
         access: 'ExtractorWrite',
-        parse: multipartUpload(t.Object({ extraction: FilePart('the TOML definition file') })),
+        parse: multipartUpload(
+          t.Object({
+            extraction: t.Optional(FilePart('the TOML definition file (the part the clients send)')),
+            file: t.Optional(FilePart('the TOML definition file, when there is no part named extraction')),
+          }),
+        ),
         response: { 200: t.Array(t.String()) },
         detail: {
           summary: 'Upload a definition file',
