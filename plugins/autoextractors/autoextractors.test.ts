@@ -4,6 +4,7 @@
 // (test/security.test.ts) covers anonymous callers and tokens (ExtractorRead, ExtractorWrite) on every route.
 import { describe, expect, test } from 'bun:test'
 import { type TestServer, expectError, itemWorld, refused, serverPerTest } from '../../test/helpers'
+import { MAX_PER_USER } from '.'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const setup = serverPerTest()
@@ -102,6 +103,27 @@ describe('bad inputs change nothing', () => {
     const { s, stranger, gid, admin } = await world()
     await refused(s, 403, 'POST', '/api/autoextractors', { jwt: stranger.jwt, json: webDef({ GIDs: [gid] }) })
     await create(s, admin, webDef({ GIDs: [gid, 999] }))
+  })
+})
+
+describe('the number of definitions one user owns is bounded', () => {
+  test('a create or an upload past MAX_PER_USER is refused; replacing by upload still passes', async () => {
+    const { s, owner, admin } = await world()
+    for (let i = 0; i < MAX_PER_USER - 1; i++)
+      await s.store.autoextractors.create({
+        uuid: crypto.randomUUID(), uid: owner.uid, name: `n${i}`, description: '', labels: [], global: false, tags: ['web'], module: 'regex',
+        params: '(?P<x>.)', args: '', updated: s.clock.now(), gids: [],
+      })
+    const table = (name: string) => `[[extraction]]\nname="${name}"\ntag="web"\nmodule="regex"\nparams="(?P<y>.)"\n`
+    const file = (...names: string[]) => form(names.map(table).join(''))
+    // one place left: two new definitions are refused whole
+    await refused(s, 400, 'POST', '/api/autoextractors/upload', { jwt: owner.jwt, ...file('a', 'b') })
+    await create(s, owner.jwt, webDef({ Name: 'last' }))
+    await refused(s, 400, 'POST', '/api/autoextractors', { jwt: owner.jwt, json: webDef() })
+    await refused(s, 400, 'POST', '/api/autoextractors', { jwt: admin, json: webDef({ UID: owner.uid }) })
+    await refused(s, 400, 'POST', '/api/autoextractors/upload', { jwt: owner.jwt, ...file('new') })
+    expect((await s.call('POST', '/api/autoextractors/upload', { jwt: owner.jwt, ...file('n0') })).status).toBe(200)
+    await create(s, admin, webDef())
   })
 })
 

@@ -19,6 +19,7 @@
 //   takes seconds to compile must not get that far. The syntax check compiles any definition as a search would.
 // - Several definitions may cover one tag (the clients create them so); `ax` uses, per tag, the search owner's own,
 //   else one shared with a group of the owner, else a global one, the most recently changed first (extractorsFor).
+// - One user owns at most MAX_PER_USER definitions (each search loads those it reaches).
 // - Upload: every definition of the file is checked before any is written; one with the name of one of the
 //   caller's own definitions replaces it (re-uploading a file updates its definitions), the others are created.
 import { Elysia, t } from 'elysia'
@@ -53,6 +54,12 @@ import {
   toRecord,
 } from './schema'
 import { MAX_DESC, MAX_NAME } from '../files/schema'
+
+/**
+ * Definitions one user may own: each search of theirs loads every definition it reaches, so their number is bounded
+ * (a create or upload past it is refused with 400).
+ */
+export const MAX_PER_USER = 1000
 
 /** The largest definition file an upload takes. */
 export const MAX_UPLOAD_BYTES = 1024 * 1024
@@ -143,6 +150,13 @@ export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: A
     return [first, ...rest].filter((tag) => tag !== '')
   }
 
+  /** Refuses (400) `adding` more definitions of `uid` when they would pass MAX_PER_USER. */
+  async function checkRoom(uid: number, adding: number): Promise<void> {
+    const owned = (await repo.listReachable(uid)).filter((a) => a.uid === uid).length
+    if (owned + adding > MAX_PER_USER)
+      throw Errors.badRequest(`the owner has ${owned} auto-extractors; one user may have at most ${MAX_PER_USER}: delete some first`)
+  }
+
   /** Whether another definition of the caller (not `except`) covers one of these tags. */
   async function tagExists(caller: Caller, tags: readonly string[], except?: string): Promise<boolean> {
     const own = (await repo.listReachable(caller.uid)).filter((a) => a.uid === caller.uid && a.uuid !== except)
@@ -184,6 +198,7 @@ export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: A
           global: body.Global ?? false,
           gids: sharingList(body.GIDs),
         })
+        await checkRoom(uid, 1)
         await repo.create(row)
         // a JSON string, as the clients decode it (Elysia would send a returned string as text)
         return rawJson(set, JSON.stringify(row.uuid))
@@ -291,6 +306,7 @@ export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: A
           const given = await checked({ tags: d.tags, module: d.module, params: d.params, args: d.args }, where)
           planned.push({ given, def: d, replace: d.name === '' ? undefined : own.find((a) => a.name === d.name) })
         }
+        await checkRoom(caller.uid, planned.filter((p) => !p.replace).length)
         const ids: string[] = []
         for (const p of planned) {
           if (p.replace) {
