@@ -1,6 +1,7 @@
 // Every module of the query language, by name: adding a module is its file and one line here.
 import type { ModuleDef } from './module'
 import { alias } from './modules/alias'
+import { ax } from './modules/ax'
 import { enrich } from './modules/enrich'
 import { evalModule } from './modules/eval'
 import { csv, fields } from './modules/fields'
@@ -32,6 +33,7 @@ export const MODULES: readonly ModuleDef[] = [
   csv,
   syslog,
   regex,
+  ax,
   // filtering and per-entry processing
   grep,
   words,

@@ -44,6 +44,8 @@ import { clusterPlugin } from '../plugins/cluster'
 import type { MatchPool } from './search/match'
 import { dashboardsPlugin } from '../plugins/dashboards'
 import { libraryPlugin } from '../plugins/library'
+import { autoExtractorsPlugin, extractorsFor } from '../plugins/autoextractors'
+import { MODULES } from '../engine/registry'
 
 export interface AppDeps {
   config: Config
@@ -139,6 +141,7 @@ export async function createApp(deps: AppDeps) {
     maxPerUser: config.maxSearchesPerUser,
     unsavedElsewhere: (uid) => cluster.unsavedElsewhere(uid),
     resource: (uid, name, maxBytes) => readableResource(store, blobs, uid, name, maxBytes),
+    extractors: (uid, tags) => extractorsFor(store.autoextractors, uid, tags),
     ...deps.search,
   })
   await searches.init()
@@ -185,6 +188,7 @@ export async function createApp(deps: AppDeps) {
     .use(notificationsPlugin({ config, store, auth, clock }))
     .use(dashboardsPlugin({ store, auth, clock, quotas }))
     .use(libraryPlugin({ store, auth, clock, quotas }))
+    .use(autoExtractorsPlugin({ store, auth, clock, modules: MODULES, compile: (src) => searches.parse(src) }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
   requestLog.routes.learn(app.routes)

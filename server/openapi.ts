@@ -21,6 +21,7 @@ export const AREAS = {
   Notifications: 'Messages to yourself, to a user, to a group or to everyone, shown by the GUI.',
   Dashboards: 'JSON dashboard definitions the GUI renders, with sharing by group or globally.',
   'Search library': 'Saved search queries with names, labels, free-form metadata and sharing.',
+  'Auto-extractors': 'Per-tag extraction definitions the ax module applies, with sharing, a syntax check and TOML definition files.',
   Metrics: 'Prometheus metrics of the server, for monitoring.',
 } as const
 

@@ -18,6 +18,7 @@ import { PgLibraryRepo } from '../plugins/library/repo.pg'
 import { PgQuotaRepo } from './quota.pg'
 import { PgNotificationsRepo } from '../plugins/notifications/repo.pg'
 import { PgLeasesRepo } from './leases.pg'
+import { PgAutoExtractorsRepo } from '../plugins/autoextractors/repo.pg'
 
 export interface PgStoreOptions {
   /** Connections in the pool (10). */
@@ -40,6 +41,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     searches: new PgSearchesRepo(sql),
     dashboards: new PgDashboardsRepo(sql),
     library: new PgLibraryRepo(sql),
+    autoextractors: new PgAutoExtractorsRepo(sql),
     quota: new PgQuotaRepo(sql),
     notifications: new PgNotificationsRepo(sql),
     cluster: new PgClusterRepo(sql),

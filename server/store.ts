@@ -21,6 +21,7 @@ import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
 import { SqliteQuotaRepo, type QuotaRepo } from './quota'
 import { SqliteNotificationsRepo, type NotificationsRepo } from '../plugins/notifications/repo'
 import { SqliteLeasesRepo, type LeasesRepo } from './leases'
+import { SqliteAutoExtractorsRepo, type AutoExtractorsRepo } from '../plugins/autoextractors/repo'
 
 export interface Store {
   users: UsersRepo
@@ -38,6 +39,8 @@ export interface Store {
   searches: SearchesRepo
   dashboards: DashboardsRepo
   library: LibraryRepo
+  /** Auto-extractor definitions (the `ax` module). */
+  autoextractors: AutoExtractorsRepo
   /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
   quota: QuotaRepo
   notifications: NotificationsRepo
@@ -81,6 +84,7 @@ export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}
     searches: new SqliteSearchesRepo(db),
     dashboards: new SqliteDashboardsRepo(db),
     library: new SqliteLibraryRepo(db),
+    autoextractors: new SqliteAutoExtractorsRepo(db),
     quota: new SqliteQuotaRepo(db),
     notifications: new SqliteNotificationsRepo(db),
     cluster: new SqliteClusterRepo(db),

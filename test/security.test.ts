@@ -130,6 +130,27 @@ const ownerNotification = async (f: Fixture) => {
 }
 const notificationRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: ownerNotification })
 
+/** The UUID of the auto-extractor ownerExtractor made last (PUT names it in the body). */
+let lastExtractor = ''
+/** A fresh auto-extractor of the owner, shared with the fixture group or not; answers its path (or the collection's, for PUT). */
+const ownerExtractor = (shared: boolean, byId = true) => async (f: Fixture) => {
+  const res = await f.server.call('POST', '/api/autoextractors', {
+    jwt: f.ownerJwt,
+    json: { Name: 'matrix', Tag: 'matrix', Module: 'regex', Params: '(?P<x>.)', GIDs: shared ? [f.gid] : [] },
+  })
+  if (res.status !== 200) throw new Error(`auto-extractor creation failed: ${res.status} ${res.text}`)
+  lastExtractor = res.body as string
+  return byId ? `/api/autoextractors/${lastExtractor}` : '/api/autoextractors'
+}
+/** Read by owner, group members and admins; others do not even see it. Writes on an unshared one: owner and admins. */
+const extractorReadRow: Row = { who: 'member', deny: 404, path: ownerExtractor(true) }
+const extractorWriteRow = (byId = true, body?: Row['body']): Row => ({ who: 'self', deny: 404, body, path: ownerExtractor(false, byId) })
+const EXTRACTOR_BOUNDARY = 'matrix-extractors'
+const extractorFile = (): CallOptions => ({
+  body: `--${EXTRACTOR_BOUNDARY}\r\nContent-Disposition: form-data; name="extraction"; filename="x.toml"\r\n\r\n[[extraction]]\ntag = "m"\nmodule = "regex"\nparams = "(?P<x>.)"\n\r\n--${EXTRACTOR_BOUNDARY}--\r\n`,
+  headers: { 'content-type': `multipart/form-data; boundary=${EXTRACTOR_BOUNDARY}` },
+})
+
 const MATRIX: Record<string, Row> = {
   'GET /api/testauth': { who: 'any' },
   'GET /api/settings': { who: 'any' },
@@ -228,6 +249,16 @@ const MATRIX: Record<string, Row> = {
   'GET /api/library/:id': entryReadRow,
   'PUT /api/library/:id': entryWriteRow(() => ({ Name: 'renamed', Query: 'tag=y' })),
   'DELETE /api/library/:id': entryWriteRow(),
+  'GET /api/autoextractors': { who: 'any' },
+  'GET /api/autoextractors/engines': { who: 'any' },
+  'POST /api/autoextractors': { who: 'any', body: () => ({ Name: 'new', Tag: 'web', Module: 'regex', Params: '(?P<x>.)' }) },
+  // the body names the definition made for this call: read when the request is sent, after the path made it
+  'PUT /api/autoextractors': extractorWriteRow(false, () => ({ get UUID() { return lastExtractor }, Name: 'renamed' })),
+  'POST /api/autoextractors/test': { who: 'any', body: () => ({ Tag: 'web', Module: 'regex', Params: '(?P<x>.)' }) },
+  'GET /api/autoextractors/download': { who: 'any' },
+  'POST /api/autoextractors/upload': { who: 'any', raw: extractorFile },
+  'GET /api/autoextractors/:id': extractorReadRow,
+  'DELETE /api/autoextractors/:id': extractorWriteRow(),
 }
 
 /**

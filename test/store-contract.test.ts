@@ -422,6 +422,41 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
     expect(await s.library.delete('l1')).toBe(false)
   })
 
+  test('autoextractors: reach by owner, group and global, shared marks, changes, sharing lists', async () => {
+    const s = await setup()
+    await user(s, 'a')
+    await user(s, 'b')
+    await user(s, 'c')
+    const g = await s.groups.create('g', '')
+    await s.groups.addMember(2, [g])
+    const row = (uuid: string, uid: number, updated: number, extra = {}) => ({
+      uuid, uid, name: uuid, description: '', labels: [] as string[], global: false, tags: ['web'], module: 'regex',
+      params: '(?P<x>.)', args: '', updated, gids: [] as number[], ...extra,
+    })
+    await s.autoextractors.create(row('a1', 1, T0 + 2, { gids: [g], tags: ['web', 'app'], labels: ['l'] }))
+    await s.autoextractors.create(row('a2', 2, T0 + 1))
+    await s.autoextractors.create(row('a3', 1, T0 + 3))
+    await s.autoextractors.create(row('a4', 3, T0 + 4, { global: true }))
+    expect(await s.autoextractors.get('a1', 2)).toEqual({ ...row('a1', 1, T0 + 2, { gids: [g], tags: ['web', 'app'], labels: ['l'] }), shared: true })
+    expect((await s.autoextractors.get('a1', 1))?.shared).toBe(false)
+    expect(await s.autoextractors.get('none', 2)).toBeUndefined()
+    expect((await s.autoextractors.listReachable(2)).map((a) => [a.uuid, a.shared])).toEqual([['a2', false], ['a1', true], ['a4', false]])
+    expect((await s.autoextractors.listReachable(3)).map((a) => a.uuid)).toEqual(['a4'])
+    expect((await s.autoextractors.listAll()).map((a) => a.uuid)).toEqual(['a2', 'a1', 'a3', 'a4'])
+    const changed = await s.autoextractors.update('a1', {
+      uid: 2, name: 'n', description: 'd', labels: [], global: true, tags: ['x'], module: 'csv', params: 'a, b', args: '-s', gids: [3, 1], updated: T0 + 8,
+    })
+    expect(changed).toEqual(row('a1', 2, T0 + 8, { name: 'n', description: 'd', global: true, tags: ['x'], module: 'csv', params: 'a, b', args: '-s', gids: [1, 3] }))
+    expect(await s.autoextractors.update('a3', { updated: T0 + 9 })).toEqual(row('a3', 1, T0 + 9))
+    expect(await s.autoextractors.update('none', { updated: 1 })).toBeUndefined()
+    // a deleted group leaves every sharing list
+    await s.groups.delete(g)
+    expect((await s.autoextractors.get('a1', 2))?.gids).toEqual([1, 3].filter((x) => x !== g))
+    expect(await s.autoextractors.delete('a1')).toBe(true)
+    expect(await s.autoextractors.delete('a1')).toBe(false)
+    expect((await s.autoextractors.listAll()).map((a) => a.uuid)).toEqual(['a2', 'a4', 'a3'])
+  })
+
   test('entries: all-or-nothing batches, the walk in (ts, tag, id) order, wanted tags, the byte budget', async () => {
     const s = await setup()
     const bytes = (n: number, v: number) => new Uint8Array(n).fill(v)

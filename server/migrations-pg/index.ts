@@ -424,4 +424,40 @@ CREATE TABLE ingest_usage (
 );
 `,
   },
+  {
+    version: 19,
+    name: 'autoextractors',
+    // As SQLite's 019: auto-extractor definitions, their tags a JSON array, their sharing lists.
+    sql: /* sql */ `
+CREATE TABLE autoextractors (
+  uuid        TEXT COLLATE "C" PRIMARY KEY,
+  uid         INTEGER NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+  name        TEXT NOT NULL DEFAULT '',
+  description TEXT NOT NULL DEFAULT '',
+  labels      TEXT NOT NULL DEFAULT '[]',
+  global      BOOLEAN NOT NULL DEFAULT false,
+  tags        TEXT NOT NULL DEFAULT '[]',
+  module      TEXT NOT NULL,
+  params      TEXT NOT NULL DEFAULT '',
+  args        TEXT NOT NULL DEFAULT '',
+  updated     BIGINT NOT NULL
+);
+CREATE INDEX autoextractors_uid ON autoextractors(uid);
+CREATE INDEX autoextractors_global ON autoextractors(global) WHERE global;
+
+CREATE TABLE autoextractor_gids (
+  uuid TEXT COLLATE "C" NOT NULL REFERENCES autoextractors(uuid) ON DELETE CASCADE,
+  gid  INTEGER NOT NULL,
+  PRIMARY KEY (uuid, gid)
+);
+CREATE INDEX autoextractor_gids_gid ON autoextractor_gids(gid);
+
+CREATE FUNCTION autoextractor_gids_group_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM autoextractor_gids WHERE gid = OLD.gid;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER autoextractor_gids_group_deleted AFTER DELETE ON groups FOR EACH ROW EXECUTE FUNCTION autoextractor_gids_group_deleted();
+`,
+  },
 ]

@@ -17,6 +17,7 @@ import searchRecords from './016_search_records'
 import leases from './013_leases'
 import segments from './017_segments'
 import ingestUsage from './018_ingest_usage'
+import autoextractors from './019_autoextractors'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -36,4 +37,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 16, name: 'search_records', sql: searchRecords },
   { version: 17, name: 'segments', sql: segments },
   { version: 18, name: 'ingest_usage', sql: ingestUsage },
+  { version: 19, name: 'autoextractors', sql: autoextractors },
 ]

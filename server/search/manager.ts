@@ -41,6 +41,7 @@ import { TagDirectory } from './tags'
 import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import { QueryError } from '../../engine/errors'
 import { MAX_LOOKUP_BYTES } from '../../engine/modules/lookup'
+import type { AutoExtractorDefinition } from '../../engine/module'
 import { ALL_TAGS } from '../../engine/parse'
 import type { RunEnv } from '../../engine/module'
 import { Pipeline } from '../../engine/pipeline'
@@ -225,6 +226,8 @@ export interface ManagerDeps {
    * than maxBytes. Absent: queries that name a resource are refused.
    */
   resource?: (uid: number, name: string, maxBytes: number) => Promise<Uint8Array | 'too large' | undefined>
+  /** The auto-extractor definitions that apply to a search of `uid` over `tags`, one per tag (the `ax` module); absent: none. */
+  extractors?: (uid: number, tags: readonly string[]) => Promise<Map<string, AutoExtractorDefinition>>
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -455,7 +458,7 @@ export class SearchManager {
     const writer = new ResultWriter(s.work!)
     const env = {
       resources,
-      extractors: new Map(),
+      extractors: await this.extractorsOf(s, query),
       maxTracked: 1_000_000,
       start: s.record.startRange,
       end: s.record.endRange,
@@ -578,6 +581,22 @@ export class SearchManager {
     }
     if (s.removed && s.work) removeWorkFiles(s.work)
     else this.maybeTransfer(s)
+  }
+
+  /**
+   * The auto-extractors of the query's tags for its owner, when a module needs them (ax). When they cannot be loaded
+   * the search runs without them (ax passes nothing) and carries the error, so that an empty answer is not taken
+   * for a true one.
+   */
+  private async extractorsOf(s: Search, query: CompiledQuery): Promise<Map<string, AutoExtractorDefinition>> {
+    if (!this.deps.extractors || !query.modules.some((m) => m.needs?.extractors)) return new Map()
+    try {
+      return await this.deps.extractors(s.record.uid, query.tags)
+    } catch (e) {
+      this.deps.log.error('auto-extractors could not be loaded', { search: s.record.id, error: e instanceof Error ? e.message : String(e) })
+      s.record.error = `the auto-extractors could not be loaded: ${e instanceof Error ? e.message : String(e)}`
+      return new Map()
+    }
   }
 
   private progress(s: Search, w: ResultWriter): void {

@@ -1,0 +1,79 @@
+import { t } from 'elysia'
+import { OptionalText } from '../../server/wire'
+import { formatTime } from '../../server/time'
+import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
+import { JsonOptionalUid } from '../groups/schema'
+import type { AutoExtractorRow } from './repo'
+
+/** The most a definition's params may hold (a long regular expression); args are flags, shorter. */
+export const MAX_PARAMS = 4096
+export const MAX_ARGS = 1024
+/** Tags one definition may apply to. */
+export const MAX_TAGS = 64
+
+const Text = (maxLength: number) => OptionalText(t.String({ maxLength }))
+
+/**
+ * POST, PUT and the syntax check: the platform's AXDefinition (Go client `types.AXDefinition`, TypeScript client
+ * `RawCreatableAutoExtractor`). The definition's tags are Tag and Tags together; UUID names the definition a PUT
+ * changes; LastUpdated and unknown keys are ignored; `UID` 0 means unset (Go clients send zero values).
+ */
+export const AutoExtractorBody = t.Object({
+  UUID: Text(64),
+  UID: t.Optional(JsonOptionalUid),
+  GIDs: t.Optional(GIDs),
+  Global: t.Optional(t.Union([t.Boolean(), t.Null()])),
+  Name: Text(MAX_NAME),
+  Desc: Text(MAX_DESC),
+  Labels: t.Optional(Labels),
+  Tag: Text(128),
+  Tags: t.Optional(t.Union([t.Array(t.String({ maxLength: 128 }), { maxItems: MAX_TAGS }), t.Null()])),
+  Module: Text(64),
+  Params: Text(MAX_PARAMS),
+  Args: Text(MAX_ARGS),
+})
+export type AutoExtractorBody = typeof AutoExtractorBody.static
+
+/** The wire definition: Tag is the first tag, Tags the others (a Go client sends both back and reads them as one list). */
+export const AutoExtractorRecord = t.Object({
+  UUID: t.String(),
+  UID: t.Integer(),
+  GIDs: t.Array(t.Integer()),
+  Name: t.String(),
+  Desc: t.String(),
+  Labels: t.Array(t.String()),
+  Global: t.Boolean(),
+  LastUpdated: t.String(),
+  Tag: t.String(),
+  Tags: t.Array(t.String()),
+  Module: t.String(),
+  Params: t.String(),
+  Args: t.String(),
+})
+export type AutoExtractorRecord = typeof AutoExtractorRecord.static
+
+export function toRecord(r: AutoExtractorRow): AutoExtractorRecord {
+  return {
+    UUID: r.uuid,
+    UID: r.uid,
+    GIDs: r.gids,
+    Name: r.name,
+    Desc: r.description,
+    Labels: r.labels,
+    Global: r.global,
+    LastUpdated: formatTime(r.updated),
+    Tag: r.tags[0] ?? '',
+    Tags: r.tags.slice(1),
+    Module: r.module,
+    Params: r.params,
+    Args: r.args,
+  }
+}
+
+/** The syntax check's answer: TagExists when another definition of the caller covers one of the tags; Error when it does not compile. */
+export const SyntaxCheck = t.Object({ TagExists: t.Boolean(), Error: t.Optional(t.String()) })
+
+export const IdParams = t.Object({ id: t.String({ maxLength: 64 }) })
+export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
+/** Download: `id` repeated (or comma-separated) names the definitions; none: every definition the caller reads. */
+export const DownloadQuery = t.Object({ admin: t.Optional(t.String()), id: t.Optional(t.Union([t.String(), t.Array(t.String())])) })
