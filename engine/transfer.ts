@@ -32,7 +32,8 @@ export class TransferWriter {
   private readonly names = new Map<string, number>()
 
   constructor(initialBytes = 1 << 16) {
-    this.buf = Buffer.allocUnsafe(initialBytes)
+    // Never from Buffer's shared pool: the buffer may be transferred to another thread whole.
+    this.buf = Buffer.allocUnsafeSlow(Math.max(1, initialBytes))
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength)
   }
 
@@ -40,7 +41,7 @@ export class TransferWriter {
     if (this.at + n <= this.buf.byteLength) return
     let size = this.buf.byteLength * 2
     while (size < this.at + n) size *= 2
-    const next = Buffer.allocUnsafe(size)
+    const next = Buffer.allocUnsafeSlow(size)
     this.buf.copy(next, 0, 0, this.at)
     this.buf = next
     this.view = new DataView(next.buffer, next.byteOffset, next.byteLength)
@@ -139,7 +140,7 @@ export class TransferWriter {
     }
   }
 
-  /** What was written: a view of the writer's buffer (the writer is done with it). */
+  /** What was written: a view of the writer's own buffer (not pooled: it may be transferred; the writer is done with it). */
   finish(): Uint8Array {
     return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.at)
   }

@@ -11,9 +11,10 @@
 // Guarantees:
 // - A search reads the entries in chunks of CHUNK (and at most about CHUNK_BYTES of data) and yields to the event
 //   loop after every step of about STEP_MS (checked after every entry), so requests keep being answered while it
-//   runs. The filter stages of a query with a regex are matched on worker threads (match.ts), a chunk at a time, while
-//   this thread reads the next: however costly a match (query.ts bounds the program), it never holds the event loop;
-//   a chunk past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting a search gives up its chunk.
+//   runs. The stateless head of a query (extraction, filters, eval...: all but greps alone) runs on worker threads
+//   (match.ts), a batch at a time, while this thread reads the next: however costly a regex or an extraction, it
+//   never holds the event loop; a batch past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting
+//   a search gives up its batch at once.
 // - One user has at most `maxPerUser` searches that are not saved (running or kept), on all replicas together: a
 //   launch past it is 429.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
@@ -38,12 +39,13 @@ import { formatTime } from '../time'
 import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo, ScanRow } from './entries'
 import { TagDirectory } from './tags'
-import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
+import { HeadJob, type HeadInput, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import { QueryError } from '../../engine/errors'
 import { ALL_TAGS } from '../../engine/parse'
 import { Pipeline } from '../../engine/pipeline'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
+import { TransferReader, readEntryOut } from '../../engine/transfer'
 import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchBlobKeys, searchQueryAndTimes } from './repo'
 import {
   INDEX_ENTRY_BYTES,
@@ -411,12 +413,11 @@ export class SearchManager {
       renderer: query.renderer.name,
     }
     const pipeline = new Pipeline(query, env, (record) => writer.add(record))
-    // With a regex at the head, the head's filters of a chunk are matched on a worker thread (match.ts) while this
-    // thread reads the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
+    // The stateless head of the query (extraction, filters, eval...) runs on worker threads, a batch at a time, while
+    // this thread reads the next and pushes what came out through the rest; a head of greps alone (Buffer.includes,
+    // linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
-    const filters = head.some((f) => f.op === 'regex')
-      ? head.map((f): FilterStage => (f.op === 'grep' ? f : { op: 'regex', pattern: f.regex.pattern }))
-      : null
+    const offload = pipeline.headWorthSending() ? new HeadJob(query.text, pipeline.head, env) : null
     try {
       const tags = this.tags
       // Tags named by the query that do not exist yet have no entries to find.
@@ -464,44 +465,61 @@ export class SearchManager {
         }
         return rows
       }
-      // Up to BATCHES_IN_FLIGHT batches of this search are matched while this thread reads the next and writes results.
-      const inFlight: { rows: ScanRow[]; matching: Promise<Uint16Array> }[] = []
+      const entryOf = async (row: ScanRow & { data: Uint8Array }): Promise<HeadInput> => ({
+        ts: row.ts,
+        tag: tags.nameNow(row.tagId) ?? (await tags.namesOf([row.tagId])).get(row.tagId) ?? '',
+        src: row.src ?? '',
+        data: row.data,
+      })
+      // Up to BATCHES_IN_FLIGHT batches of this search are on the workers while this thread reads the next and
+      // pushes what came out of the head through the rest of the pipeline.
+      const inFlight: { sent: HeadInput[]; out: Promise<Uint8Array> }[] = []
+      // Batches still out when the search needs no more (a limit reached) are given up, not run to the end.
+      const unwanted = new AbortController()
+      const signal = AbortSignal.any([s.abort.signal, unwanted.signal])
       let exhausted = false
       while (!done && !s.halt) {
-        let rows: ScanRow[]
-        let passed: Uint16Array | null = null
-        if (filters) {
+        if (offload) {
           while (!exhausted && !done && !s.halt && inFlight.length < BATCHES_IN_FLIGHT) {
             const read = await batch()
             if (read.length === 0) exhausted = true
             else {
-              const matching = this.matcher.run(filters, read.flatMap((r) => (r.data === null ? [] : [r.data])), s.abort.signal)
-              matching.catch(() => undefined) // handled where it is awaited; one read ahead may never be
-              inFlight.push({ rows: read, matching })
+              const sent: HeadInput[] = []
+              for (const row of read) if (row.data !== null) sent.push(await entryOf(row as ScanRow & { data: Uint8Array }))
+              const out = this.matcher.runHead(offload, sent, signal)
+              out.catch(() => undefined) // handled where it is awaited; one read ahead may never be
+              inFlight.push({ sent, out })
             }
           }
           const next = inFlight.shift()
           if (!next) break
-          rows = next.rows
-          passed = await next.matching
-        } else {
-          rows = await scan()
-          if (rows.length === 0) break
-        }
-        let k = 0
-        for (const row of rows) {
-          if (s.halt) break
-          if (row.data === null) continue
-          const tag = tags.nameNow(row.tagId) ?? (await tags.namesOf([row.tagId])).get(row.tagId) ?? ''
-          pipeline.push({ ts: row.ts, tag, src: row.src ?? '', data: row.data, values: new Map() }, passed?.[k++])
-          if (pipeline.done()) {
-            done = true
-            break
+          const reader = new TransferReader(await next.out)
+          const from = (i: number) => next.sent[i]!
+          while (reader.more && !s.halt) {
+            pipeline.push(readEntryOut(reader, from).entry, true)
+            if (pipeline.done()) {
+              done = true
+              break
+            }
+            if (stepMs > 0 && due()) await endStep()
           }
-          if (stepMs > 0 && due()) await endStep()
+        } else {
+          const rows = await scan()
+          if (rows.length === 0) break
+          for (const row of rows) {
+            if (s.halt) break
+            if (row.data === null) continue
+            pipeline.push({ ...(await entryOf(row as ScanRow & { data: Uint8Array })), values: new Map() })
+            if (pipeline.done()) {
+              done = true
+              break
+            }
+            if (stepMs > 0 && due()) await endStep()
+          }
         }
         if (!done && !s.halt && due()) await endStep()
       }
+      if (inFlight.length > 0) unwanted.abort()
       await writer.flush()
       this.progress(s, writer)
       if (!s.removed) pipeline.flush()
