@@ -301,4 +301,9 @@ export class MatchPool {
   get workers(): number {
     return this.slots.length
   }
+
+  /** Batches on a worker now (tests). */
+  get busy(): number {
+    return this.slots.filter((s) => s.job !== null).length
+  }
 }
