@@ -60,7 +60,7 @@ export class Pipeline {
     return this.query.modules.slice(0, this.head).some((m) => !INLINE_MODULES.has(m.name))
   }
 
-  /** The worker filters at the head of the query, in order. */
+  /** The worker filters at the head of the query, in order (a leading plain grep lets the store skip entries). */
   workerFilters() {
     return this.query.modules.slice(0, this.filterHead).map((m) => m.workerFilter!)
   }

@@ -70,18 +70,19 @@ export const CHUNK_BYTES = 1 << 20
  */
 export const STEP_MS = 2
 /**
- * Worker threads matching regex searches: one fewer than the CPUs (the event loop keeps one), from 1 to 4. Regex
- * searches beyond that take turns, batch by batch.
+ * Worker threads running the stateless heads of searches (extraction, regexes, eval...): one fewer than the CPUs (the
+ * event loop keeps one), from 1 to 4. Searches beyond that take turns, batch by batch.
  */
 export const MATCH_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1))
 /**
- * How long one batch (CHUNK_BYTES of entries plus one entry) may take to match before its search is stopped with an
- * error: the worst accepted regex over the largest entry of the default body limit takes about 2 s alone, so this
- * leaves a loaded machine room, and stops a search that would hold a worker for minutes (entries far larger than the
- * default limit allows).
+ * How long one batch (CHUNK_BYTES of entries plus one entry) may take on a worker before its search is stopped with
+ * an error: the worst accepted regex filter over the largest entry of the default body limit takes about 2 s alone,
+ * so this leaves a loaded machine room, and stops a search that would hold a worker for minutes (entries far larger
+ * than the default limit allows; or an extraction with the worst accepted pattern over the largest entries: re2js
+ * finds captures at about 20 µs per byte with it, a minute for 3 MB).
  */
 export const MATCH_BUDGET_MS = 60_000
-/** Batches of one search given to the workers at a time (the next is matched while this thread handles one). */
+/** Batches of one search given to the workers at a time (the next runs there while this thread handles one). */
 const BATCHES_IN_FLIGHT = 2
 /** Entries sent to a worker at once at most (with at most CHUNK_BYTES of data, or what STEP_MS of reading found). */
 export const MATCH_BATCH = 1024
@@ -195,7 +196,7 @@ export interface ManagerDeps {
   graceMs: number
   /** Live searches (not saved) one user may have at a time; a launch past it is refused with 429. */
   maxPerUser: number
-  /** Runs the filter stages of searches with a regex off the event loop (default: a pool of worker threads). */
+  /** Runs the stateless heads of searches and compiles regexes off the event loop (default: a pool of worker threads). */
   matcher?: MatchPool
   /** Time one regex may take to compile (default COMPILE_BUDGET_MS). */
   compileBudgetMs?: number
@@ -253,7 +254,7 @@ export class SearchManager {
     this.tags = deps.tags ?? new TagDirectory(deps.entries)
   }
 
-  /** The worker pool of regex searches, started with the first one. */
+  /** The worker pool of searches and regexes, started with the first one that needs it. */
   private get matcher(): MatchPool {
     return (this.pool ??= new MatchPool(MATCH_WORKERS, MATCH_BUDGET_MS))
   }
@@ -428,7 +429,7 @@ export class SearchManager {
       const stepMs = this.deps.stepMs ?? STEP_MS
       let stepStart = performance.now()
       // Ends a step once it has run stepMs: checked after every entry, not only every chunk, so one step runs at most
-      // stepMs plus the handling of one entry here (grep or none: linear and fast; regexes run on a worker).
+      // stepMs plus the handling of one entry here (greps, or the modules after a stateless head that ran on a worker).
       // stepMs 0 (tests): exactly one chunk per step.
       const due = () => performance.now() - stepStart >= stepMs
       const endStep = async () => {
@@ -465,12 +466,8 @@ export class SearchManager {
         }
         return rows
       }
-      const entryOf = async (row: ScanRow & { data: Uint8Array }): Promise<HeadInput> => ({
-        ts: row.ts,
-        tag: tags.nameNow(row.tagId) ?? (await tags.namesOf([row.tagId])).get(row.tagId) ?? '',
-        src: row.src ?? '',
-        data: row.data,
-      })
+      // A tag's name is in memory but for a tag made since the directory was loaded (awaited only then: per entry).
+      const tagName = async (id: number) => (await tags.namesOf([id])).get(id) ?? ''
       // Up to BATCHES_IN_FLIGHT batches of this search are on the workers while this thread reads the next and
       // pushes what came out of the head through the rest of the pipeline.
       const inFlight: { sent: HeadInput[]; out: Promise<Uint8Array> }[] = []
@@ -485,7 +482,8 @@ export class SearchManager {
             if (read.length === 0) exhausted = true
             else {
               const sent: HeadInput[] = []
-              for (const row of read) if (row.data !== null) sent.push(await entryOf(row as ScanRow & { data: Uint8Array }))
+              for (const row of read)
+                if (row.data !== null) sent.push({ ts: row.ts, tag: tags.nameNow(row.tagId) ?? (await tagName(row.tagId)), src: row.src ?? '', data: row.data })
               const out = this.matcher.runHead(offload, sent, signal)
               out.catch(() => undefined) // handled where it is awaited; one read ahead may never be
               inFlight.push({ sent, out })
@@ -509,7 +507,8 @@ export class SearchManager {
           for (const row of rows) {
             if (s.halt) break
             if (row.data === null) continue
-            pipeline.push({ ...(await entryOf(row as ScanRow & { data: Uint8Array })), values: new Map() })
+            const tag = tags.nameNow(row.tagId) ?? (await tagName(row.tagId))
+            pipeline.push({ ts: row.ts, tag, src: row.src ?? '', data: row.data, values: new Map() })
             if (pipeline.done()) {
               done = true
               break

@@ -166,6 +166,10 @@ export function matchWorkerMain(): void {
       scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromMatchWorker)
     }
   }
+  // Ready once warm: what the first batch would load on first use (Buffer, the encoder) is loaded before the pool
+  // counts a batch's budget, which starts with its dispatch to a ready worker.
+  compileFilters([{ op: 'grep', text: 'x' }])[0]!(Buffer.from('x'))
+  new TransferWriter(16).values(new Map([['x', 'x']]))
   scope.postMessage({ id: 0 } satisfies FromMatchWorker)
 }
 
