@@ -23,6 +23,9 @@ const VALUE_TIME = 5
 const VALUE_DURATION = 6
 const VALUE_BYTES = 7
 
+/** Strings up to this many bytes are decoded here when they are ASCII (see TransferReader.shortString). */
+const SHORT_STRING = 24
+
 /** Appends to a growing buffer. */
 export class TransferWriter {
   private buf: Buffer
@@ -203,7 +206,7 @@ export class TransferReader {
     if (head % 2 === 0) {
       const n = head / 2
       this.need(n)
-      const s = this.buf.toString('utf8', this.at, this.at + n)
+      const s = n <= SHORT_STRING ? this.shortString(n) : this.buf.toString('utf8', this.at, this.at + n)
       this.at += n
       return s
     }
@@ -212,6 +215,18 @@ export class TransferReader {
     let s = ''
     for (let i = 0; i < units; i++) s += String.fromCharCode(this.view.getUint16(this.at + i * 2, true))
     this.at += units * 2
+    return s
+  }
+
+  /** A short string's text: ASCII read byte by byte (a native call per string cost more than the string). */
+  private shortString(n: number): string {
+    const b = this.buf
+    let s = ''
+    for (let i = this.at; i < this.at + n; i++) {
+      const c = b[i]!
+      if (c >= 0x80) return b.toString('utf8', this.at, this.at + n)
+      s += String.fromCharCode(c)
+    }
     return s
   }
 
