@@ -128,4 +128,23 @@ describe('regex extraction off the event loop', () => {
     const records = (await s.call('GET', `/api/searchctrl/${id}/download/json`, { jwt: owner.jwt })).body as { TS: string; Enumerated: unknown }[]
     expect(records.map((r) => ({ TS: r.TS, Enumerated: r.Enumerated }))).toEqual(want)
   })
+
+  test('a query of greps alone runs on this thread; a head with an extraction goes to the pool, with the greps before it', async () => {
+    const pool = new MatchPool(1, 60_000)
+    const { s, owner } = await setup({}, { matcher: pool })
+    try {
+      await ingest(s, [entry(1, 'a=1 x'), entry(2, 'a=2 y'), entry(3, 'b=3 x')])
+      const greps = await launched(s, owner.jwt, 'tag=web grep x | grep -v b')
+      await s.searches.settled()
+      expect(await details(s, owner.jwt, greps)).toMatchObject({ ItemCount: 1, Error: '' })
+      expect({ workers: pool.workers, headBatches: pool.headBatches }).toEqual({ workers: 0, headBatches: 0 }) // no worker was needed
+      const extraction = await launched(s, owner.jwt, 'tag=web grep x | regex "(?P<k>[a-z])=(?P<v>\\d)" | grep -v b')
+      await s.searches.settled()
+      expect(pool.headBatches).toBe(1)
+      const records = (await s.call('GET', `/api/searchctrl/${extraction}/download/json`, { jwt: owner.jwt })).body as { Enumerated: unknown }[]
+      expect(records.map((r) => r.Enumerated)).toEqual([[{ Name: 'k', ValueStr: 'a' }, { Name: 'v', ValueStr: '1' }]])
+    } finally {
+      pool.close()
+    }
+  })
 })

@@ -137,6 +137,8 @@ export class MatchPool {
   private readonly queue: Job[] = []
   private lastId = 0
   private closed = false
+  /** Head batches asked for so far (tests: which queries ran their head here). */
+  headBatches = 0
   /** The workers' program, once loaded (see matchWorkerUrl). */
   private url: string | undefined
   private loading = false
@@ -164,6 +166,7 @@ export class MatchPool {
    */
   async runHead(head: HeadJob, entries: readonly HeadInput[], signal?: AbortSignal): Promise<Uint8Array> {
     if (entries.length === 0) return new Uint8Array(0)
+    this.headBatches++
     const answer = await this.submit({ id: 0, key: head.key, head: head.batch(entries) }, this.budgetMs, signal, false)
     if (answer.error !== undefined) throw new Error(`the query failed on an entry: ${answer.error}`)
     return answer.out!
