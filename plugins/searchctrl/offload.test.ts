@@ -147,4 +147,21 @@ describe('regex extraction off the event loop', () => {
       pool.close()
     }
   })
+
+  test('a limit reached gives up the batch still out: its worker is terminated, not left to finish the extraction', async () => {
+    // One entry per batch (stepMs 0: one chunk each): the first passes the limit, the second (1 MiB of a's, about
+    // 20 s of extraction) is on the worker by then, sent ahead while this thread handled the first.
+    const pool = new MatchPool(1, 600_000)
+    const { s, owner } = await setup({}, { matcher: pool, chunk: 1, stepMs: 0 })
+    try {
+      await ingest(s, [entry(1, `${'a'.repeat(K)}b`)])
+      await ingest(s, [entry(2, Buffer.alloc(1 << 20, 'a'))])
+      const id = await launched(s, owner.jwt, `tag=web regex "${WORST}" | limit 1`)
+      await s.searches.settled()
+      expect(await details(s, owner.jwt, id)).toMatchObject({ ItemCount: 1, Error: '' })
+      expect({ headBatches: pool.headBatches, workers: pool.workers, busy: pool.busy }).toEqual({ headBatches: 2, workers: 0, busy: 0 })
+    } finally {
+      pool.close()
+    }
+  })
 })

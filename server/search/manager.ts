@@ -419,6 +419,9 @@ export class SearchManager {
     // linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
     const offload = pipeline.headWorthSending() ? new HeadJob(query.text, pipeline.head, env) : null
+    // Batches still out when the run ends (a limit reached, a failure) are given up, not run to the end.
+    const unwanted = new AbortController()
+    const signal = AbortSignal.any([s.abort.signal, unwanted.signal])
     try {
       const tags = this.tags
       // Tags named by the query that do not exist yet have no entries to find.
@@ -471,9 +474,6 @@ export class SearchManager {
       // Up to BATCHES_IN_FLIGHT batches of this search are on the workers while this thread reads the next and
       // pushes what came out of the head through the rest of the pipeline.
       const inFlight: { sent: HeadInput[]; out: Promise<Uint8Array> }[] = []
-      // Batches still out when the search needs no more (a limit reached) are given up, not run to the end.
-      const unwanted = new AbortController()
-      const signal = AbortSignal.any([s.abort.signal, unwanted.signal])
       let exhausted = false
       while (!done && !s.halt) {
         if (offload) {
@@ -518,7 +518,7 @@ export class SearchManager {
         }
         if (!done && !s.halt && due()) await endStep()
       }
-      if (inFlight.length > 0) unwanted.abort()
+      unwanted.abort()
       await writer.flush()
       this.progress(s, writer)
       if (!s.removed) pipeline.flush()
@@ -538,6 +538,7 @@ export class SearchManager {
       await writer.close().catch(() => undefined)
       this.progress(s, writer)
     } finally {
+      unwanted.abort()
       s.running = false
       s.record.finished = clock()
       s.record.lastUpdate = s.record.finished
