@@ -6,6 +6,7 @@ import type { Entry } from '../../engine/entry'
 import type { RunEnv } from '../../engine/module'
 import { HeadStages, Pipeline, statelessHead } from '../../engine/pipeline'
 import { compileQueryNow } from '../../engine/query'
+import { MODULES } from '../../engine/registry'
 import { TransferReader, readEntryOut } from '../../engine/transfer'
 import { DurationValue, IPValue, TimeValue, type Value } from '../../engine/value'
 import { HeadJob, type HeadInput, MatchAbortedError, MatchPool } from './match'
@@ -151,5 +152,66 @@ describe('the stateless head on a worker', () => {
     } finally {
       own.close()
     }
+  })
+
+  /** Lines of the formats the extraction modules read, and noise. */
+  const anyLine = fc.oneof(
+    fc.tuple(fc.ipV4(), fc.constantFrom('GET', 'POST'), fc.webPath(), fc.constantFrom(200, 404, 500), fc.nat(5000)).map(([ip, m, p, st, ms]) => `${ip} - - "${m} ${p} HTTP/1.1" ${st} ${ms} took ${ms} ms`),
+    fc.dictionary(fc.constantFrom('host', 'path', 'a', 'b.c', 'user'), fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.boolean(), fc.array(fc.nat(9), { maxLength: 3 }))).map((o) => JSON.stringify(o)),
+    fc.array(fc.tuple(fc.constantFrom('host', 'user', 'status', 'ms'), fc.string({ unit: fc.constantFrom('a', 'b', '1', '2', ' ', '"'), maxLength: 6 })), { maxLength: 4 }).map((kv) => kv.map(([k, v]) => `${k}=${v}`).join(' ')),
+    fc.tuple(fc.nat(191), fc.constantFrom('host1', 'db-2'), fc.constantFrom('sshd', 'cron'), fc.string({ maxLength: 20 })).map(([pri, h, app, msg]) => `<${pri}>1 2026-01-01T00:00:00Z ${h} ${app} 123 ID47 - ${msg}`),
+    fc.string({ maxLength: 30 }),
+  )
+  const anyLineEntry = fc.record({ ts: fc.integer({ min: T0, max: T0 + 3_599_999 }), tag: fc.constantFrom('web', 'db'), src: fc.constantFrom('192.0.2.7', ''), data: anyLine.map((l) => new Uint8Array(Buffer.from(l))) })
+
+  /** What the head of a query makes of entries: the entries out with their typed values, or the error it throws. */
+  async function bothWays(query: string, entries: HeadInput[]) {
+    const q = compileQueryNow(query)
+    const n = statelessHead(q)
+    const here: unknown[] = []
+    let at = 0
+    let hereOutcome: unknown
+    try {
+      const stages = new HeadStages(q, env(), n, (e) => here.push({ index: at, entry: entryShape(e) }))
+      for (; at < entries.length; at++) stages.push({ ...entries[at]!, values: new Map() })
+      hereOutcome = { out: here }
+    } catch (e) {
+      hereOutcome = { error: `the query failed on an entry: ${(e as Error).message}` }
+    }
+    let thereOutcome: unknown
+    try {
+      const r = new TransferReader(await pool.runHead(new HeadJob(q.text, n, env()), entries))
+      const there: unknown[] = []
+      while (r.more) {
+        const { index, entry } = readEntryOut(r, (k) => entries[k]!)
+        there.push({ index, entry: entryShape(entry) })
+      }
+      thereOutcome = { out: there }
+    } catch (e) {
+      thereOutcome = { error: (e as Error).message }
+    }
+    return { here: hereOutcome, there: thereOutcome }
+  }
+
+  // Every stateless module of the registry (those other files add too), by the examples it lists: compiled on the
+  // worker from the normal form, it must do what it does here.
+  const examples = MODULES.flatMap((m) => m.examples.map((x) => [m.name, x] as const)).filter(([, x]) => {
+    try {
+      return statelessHead(compileQueryNow(`tag=* ${x}`)) > 0
+    } catch {
+      return false
+    }
+  })
+  test('the registry has stateless modules with examples to check', () => {
+    expect(examples.map(([name]) => name)).toEqual(expect.arrayContaining(['grep', 'regex']))
+  })
+  test.each(examples)('%s: %s does the same on a worker as here, over random lines', async (_, example) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(anyLineEntry, { maxLength: 30 }), async (entries) => {
+        const { here, there } = await bothWays(`tag=* ${example}`, entries)
+        expect(there).toEqual(here)
+      }),
+      { numRuns: 40 },
+    )
   })
 })
