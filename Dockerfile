@@ -18,8 +18,9 @@ COPY server ./server
 COPY plugins ./plugins
 COPY vendor ./vendor
 # The matching workers' program (server/search/match-worker.ts, with the engine and re2js) is bundled by a macro
-# while this builds, and inlined as text: the bundle needs no worker file beside it.
-RUN bun build --target=bun --bytecode --format=cjs server/main.ts --outdir dist/server
+# while this builds, and inlined as text: the bundle needs no worker file beside it. protobufjs stays out: see
+# server/search/match-worker-bundle.ts.
+RUN bun build --target=bun --bytecode --format=cjs --external protobufjs/minimal server/main.ts --outdir dist/server
 
 FROM oven/bun:1.4.5-slim
 WORKDIR /app
