@@ -13,10 +13,14 @@ RUN bun install --production --omit=peer \
 # The server as one bundle compiled to bytecode (npm run build:server): it starts in about half the CPU time of
 # `bun run server/main.ts`, which reads and compiles some 390 source files first (bench/README.md, cold start).
 COPY tsconfig.json bunfig.toml ./
+COPY engine ./engine
 COPY server ./server
 COPY plugins ./plugins
 COPY vendor ./vendor
-RUN bun build --target=bun --bytecode --format=cjs server/main.ts --outdir dist/server
+# The matching workers' program (server/search/match-worker.ts, with the engine and re2js) is bundled by a macro
+# while this builds, and inlined as text: the bundle needs no worker file beside it. protobufjs stays out: see
+# server/search/match-worker-bundle.ts.
+RUN bun build --target=bun --bytecode --format=cjs --external protobufjs/minimal server/main.ts --outdir dist/server
 
 FROM oven/bun:1.4.5-slim
 WORKDIR /app
@@ -26,6 +30,7 @@ ENV NODE_ENV=production \
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=deps /app/dist ./dist
 COPY package.json tsconfig.json bunfig.toml ./
+COPY engine ./engine
 COPY server ./server
 COPY plugins ./plugins
 COPY cli ./cli

@@ -58,13 +58,18 @@ export interface CompiledModule {
   produces: string[]
   /** What must be loaded before it runs: resources by name, or the auto-extractors of the query's tags. */
   needs?: { resources?: string[]; extractors?: boolean }
-  /** True when a stage keeps no state across entries (extraction, filtering, per-entry processing). */
+  /**
+   * True when a stage keeps no state across entries (extraction, filtering, per-entry processing). The leading
+   * stateless modules of a query run on worker threads (server/search/match.ts), compiled there from the normal form
+   * (`text`): a stateless module's text must compile to the same module, and its stage must depend on nothing but
+   * the entry and the RunEnv.
+   */
   stateless: boolean
   /** The stage of one running search. */
   stage(env: RunEnv): Stage
   /**
    * Set when the module is a pure filter that needs nothing but DATA: a plain literal (grep) or a regular expression
-   * without captures. A run of these at the head of a query is matched on worker threads (server/search/match.ts).
+   * without captures. A leading plain grep lets the store skip entries without its text.
    */
   workerFilter?: { op: 'grep'; text: string } | { op: 'regex'; regex: LazyRegex }
 }

@@ -3,9 +3,9 @@
 //
 // Guarantees:
 // - Entries are pushed in time order; a stage sees them in that order.
-// - The head of the query that is made of worker filters (CompiledModule.workerFilter: plain greps and regular
-//   expressions without captures) may be matched elsewhere: push(e, passed) then skips those stages and takes
-//   `passed` (how many of them the entry passed, in order) as their verdict.
+// - The stateless head of the query (its leading modules with CompiledModule.stateless: extraction, filters,
+//   per-entry processing) may run elsewhere, on another thread (HeadStages there, from the same normal form): what
+//   comes out of it is pushed with push(e, true), which goes on from the first module after the head.
 // - flush() is called once, after the last entry: condensing stages emit what they hold, in module order.
 import type { Entry } from './entry'
 import type { RunEnv, Sink, Stage } from './module'
@@ -18,6 +18,8 @@ export class Pipeline {
   private readonly toRecord: Sink
   /** How many leading modules are worker filters (see workerFilters). */
   readonly filterHead: number
+  /** How many leading modules are stateless (statelessHead): what may run elsewhere. */
+  readonly head: number
   /** Entries that left the last module. */
   emitted = 0
 
@@ -50,21 +52,28 @@ export class Pipeline {
     let head = 0
     while (head < query.modules.length && query.modules[head]!.workerFilter) head++
     this.filterHead = head
+    this.head = statelessHead(query)
   }
 
-  /** The worker filters at the head of the query, in order. */
+  /**
+   * Whether the stateless head is worth running on another thread: it holds a module whose cost per entry may be
+   * large (anything but grep, which is a linear byte search and cheaper here than the hand-over).
+   */
+  headWorthSending(): boolean {
+    return this.query.modules.slice(0, this.head).some((m) => !INLINE_MODULES.has(m.name))
+  }
+
+  /** The worker filters at the head of the query, in order (a leading plain grep lets the store skip entries). */
   workerFilters() {
     return this.query.modules.slice(0, this.filterHead).map((m) => m.workerFilter!)
   }
 
-  /** One entry in; `passed`: how many head filters it passed when they were matched elsewhere. */
-  push(e: Entry, passed?: number): void {
-    if (passed === undefined) {
-      this.sinks[0]!(e)
-      return
-    }
-    if (passed < this.filterHead) return
-    this.sinks[this.filterHead]!(e)
+  /**
+   * One entry in. `headPassed`: the entry came out of the stateless head run elsewhere (with the values it set): it
+   * goes on from the first module after the head.
+   */
+  push(e: Entry, headPassed = false): void {
+    this.sinks[headPassed ? this.head : 0]!(e)
   }
 
   /** True once no further entry can come out (a limit reached): the scan may stop. */
@@ -77,5 +86,38 @@ export class Pipeline {
   flush(): void {
     for (let i = 0; i < this.stages.length; i++) this.stages[i]!.flush?.(this.sinks[i + 1]!)
     this.renderStage.flush?.(this.toRecord)
+  }
+}
+
+/** Modules cheap enough per entry to run on the thread that feeds the pipeline (see Pipeline.headWorthSending). */
+const INLINE_MODULES = new Set(['grep'])
+
+/** How many leading modules of the query are stateless (CompiledModule.stateless). */
+export function statelessHead(query: CompiledQuery): number {
+  let n = 0
+  while (n < query.modules.length && query.modules[n]!.stateless) n++
+  return n
+}
+
+/**
+ * The first `n` modules of a query, stateless, run apart from the rest (on a worker thread): an entry in, what comes
+ * out of the last of them to `out`. Since they keep no state, entries of one search may go through several of these.
+ */
+export class HeadStages {
+  private readonly first: Sink
+
+  constructor(query: CompiledQuery, env: RunEnv, n: number, out: Sink) {
+    if (n > statelessHead(query)) throw new Error(`the first ${n} modules are not all stateless`)
+    let next = out
+    for (let i = n - 1; i >= 0; i--) {
+      const stage = query.modules[i]!.stage(env)
+      const after = next
+      next = (e) => stage.push(e, after)
+    }
+    this.first = next
+  }
+
+  push(e: Entry): void {
+    this.first(e)
   }
 }

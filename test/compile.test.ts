@@ -31,6 +31,36 @@ async function uploadsThroughTheHashWorker(url: string) {
   return auth
 }
 
+/**
+ * Runs a regex filter and a regex extraction (named captures, an inline filter): both run on the match workers,
+ * started from the worker's bundled source (engine and re2js), which a build must carry.
+ */
+async function searchesOnTheMatchWorkers(url: string, auth: Record<string, string>) {
+  const entries = ['aab 200', 'xyz 404', 'ab 500'].map((d) => ({ Tag: 'web', Data: Buffer.from(d).toString('base64') }))
+  expect((await fetch(`${url}/api/ingest/json`, { method: 'POST', headers: auth, body: JSON.stringify(entries) })).status).toBe(200)
+  const search = async (query: string) => {
+    const launch = await fetch(`${url}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: query }) })
+    expect(launch.status).toBe(200)
+    const { SearchID } = (await launch.json()) as { SearchID: string }
+    let d: { Finished: string; ItemCount: number; Error?: string } | undefined
+    for (let i = 0; i < 200; i++) {
+      d = (await (await fetch(`${url}/api/searchctrl/${SearchID}/details`, { headers: auth })).json()) as typeof d
+      if (d!.Finished !== '0001-01-01T00:00:00Z') break
+      await Bun.sleep(50)
+    }
+    const records = (await (await fetch(`${url}/api/searchctrl/${SearchID}/download/json`, { headers: auth })).json()) as { Enumerated?: unknown }[]
+    return { details: d, enumerated: records.map((r) => r.Enumerated ?? null) }
+  }
+  expect(await search('tag=web regex "a+b "')).toMatchObject({ details: { ItemCount: 2, Error: '' }, enumerated: [null, null] })
+  expect(await search('tag=web regex "(?P<word>[a-z]+) (?P<status>[0-9]+)" status != 404')).toMatchObject({
+    details: { ItemCount: 2, Error: '' },
+    enumerated: [
+      [{ Name: 'word', ValueStr: 'aab' }, { Name: 'status', ValueStr: '200' }],
+      [{ Name: 'word', ValueStr: 'ab' }, { Name: 'status', ValueStr: '500' }],
+    ],
+  })
+}
+
 test('the compiled executable serves and answers `quarry whoami` about itself', async () => {
   const exe = join(dir, 'quarry')
   const build = Bun.spawnSync(['npm', 'run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, OUTFILE: exe }, stderr: 'pipe', stdout: 'pipe' })
@@ -61,27 +91,14 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
 
     const auth = await uploadsThroughTheHashWorker(url)
 
-    // Regex stages are compiled and matched on worker threads started from re2js's source text, which the executable
-    // must carry as well.
-    const entries = ['aab', 'xyz'].map((d) => ({ Tag: 'web', Data: Buffer.from(d).toString('base64') }))
-    expect((await fetch(`${url}/api/ingest/json`, { method: 'POST', headers: auth, body: JSON.stringify(entries) })).status).toBe(200)
-    const launch = await fetch(`${url}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: 'tag=web regex "a+b$"' }) })
-    expect(launch.status).toBe(200)
-    const { SearchID } = (await launch.json()) as { SearchID: string }
-    let d: { Finished: string; ItemCount: number; Error?: string } | undefined
-    for (let i = 0; i < 200; i++) {
-      d = (await (await fetch(`${url}/api/searchctrl/${SearchID}/details`, { headers: auth })).json()) as typeof d
-      if (d!.Finished !== '0001-01-01T00:00:00Z') break
-      await Bun.sleep(50)
-    }
-    expect(d).toMatchObject({ ItemCount: 1, Error: '' })
+    await searchesOnTheMatchWorkers(url, auth)
   } finally {
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)
   }
 }, 120_000)
 
-test('the server as one bytecode bundle (`npm run build:server`) serves: uploads through the SHA-1 worker, the lazy modules load', async () => {
+test('the server as one bytecode bundle (`npm run build:server`) serves: uploads through the SHA-1 worker, searches on the match workers, the lazy modules load', async () => {
   const out = join(dir, 'server-bundle')
   const build = Bun.spawnSync(['npm', 'run', '--silent', 'build:server'], { cwd: ROOT, env: { ...process.env, OUTDIR: out }, stderr: 'pipe', stdout: 'pipe' })
   expect({ code: build.exitCode, stderr: build.stderr.toString() }).toEqual({ code: 0, stderr: expect.any(String) })
@@ -95,6 +112,7 @@ test('the server as one bytecode bundle (`npm run build:server`) serves: uploads
   try {
     const { url } = await listening(server)
     const auth = await uploadsThroughTheHashWorker(url)
+    await searchesOnTheMatchWorkers(url, auth)
     // modules the server loads on first use (server/metrics.ts, plugins/system/document.ts) are in the bundle
     const metrics = await fetch(`${url}/metrics`)
     expect({ status: metrics.status, families: (await metrics.text()).includes('# TYPE process_cpu_seconds_total counter') }).toEqual({ status: 200, families: true })

@@ -11,9 +11,10 @@
 // Guarantees:
 // - A search reads the entries in chunks of CHUNK (and at most about CHUNK_BYTES of data) and yields to the event
 //   loop after every step of about STEP_MS (checked after every entry), so requests keep being answered while it
-//   runs. The filter stages of a query with a regex are matched on worker threads (match.ts), a chunk at a time, while
-//   this thread reads the next: however costly a match (query.ts bounds the program), it never holds the event loop;
-//   a chunk past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting a search gives up its chunk.
+//   runs. The stateless head of a query (extraction, filters, eval...: all but greps alone) runs on worker threads
+//   (match.ts), a batch at a time, while this thread reads the next: however costly a regex or an extraction, it
+//   never holds the event loop; a batch past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting
+//   a search gives up its batch at once.
 // - One user has at most `maxPerUser` searches that are not saved (running or kept), on all replicas together: a
 //   launch past it is 429.
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
@@ -38,7 +39,7 @@ import { formatTime } from '../time'
 import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo, ScanRow } from './entries'
 import { TagDirectory } from './tags'
-import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
+import { HeadJob, type HeadInput, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import { QueryError } from '../../engine/errors'
 import { MAX_LOOKUP_BYTES } from '../../engine/modules/lookup'
 import type { AutoExtractorDefinition } from '../../engine/module'
@@ -47,6 +48,7 @@ import type { RunEnv } from '../../engine/module'
 import { Pipeline } from '../../engine/pipeline'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
+import { TransferReader, readEntryOut } from '../../engine/transfer'
 import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchBlobKeys, searchQueryAndTimes } from './repo'
 import {
   INDEX_ENTRY_BYTES,
@@ -71,18 +73,19 @@ export const CHUNK_BYTES = 1 << 20
  */
 export const STEP_MS = 2
 /**
- * Worker threads matching regex searches: one fewer than the CPUs (the event loop keeps one), from 1 to 4. Regex
- * searches beyond that take turns, batch by batch.
+ * Worker threads running the stateless heads of searches (extraction, regexes, eval...): one fewer than the CPUs (the
+ * event loop keeps one), from 1 to 4. Searches beyond that take turns, batch by batch.
  */
 export const MATCH_WORKERS = Math.max(1, Math.min(4, availableParallelism() - 1))
 /**
- * How long one batch (CHUNK_BYTES of entries plus one entry) may take to match before its search is stopped with an
- * error: the worst accepted regex over the largest entry of the default body limit takes about 2 s alone, so this
- * leaves a loaded machine room, and stops a search that would hold a worker for minutes (entries far larger than the
- * default limit allows).
+ * How long one batch (CHUNK_BYTES of entries plus one entry) may take on a worker before its search is stopped with
+ * an error: the worst accepted regex filter over the largest entry of the default body limit takes about 2 s alone,
+ * so this leaves a loaded machine room, and stops a search that would hold a worker for minutes (entries far larger
+ * than the default limit allows; or an extraction with the worst accepted pattern over the largest entries: re2js
+ * finds captures at about 20 µs per byte with it, a minute for 3 MB).
  */
 export const MATCH_BUDGET_MS = 60_000
-/** Batches of one search given to the workers at a time (the next is matched while this thread handles one). */
+/** Batches of one search given to the workers at a time (the next runs there while this thread handles one). */
 const BATCHES_IN_FLIGHT = 2
 /** Entries sent to a worker at once at most (with at most CHUNK_BYTES of data, or what STEP_MS of reading found). */
 export const MATCH_BATCH = 1024
@@ -196,7 +199,7 @@ export interface ManagerDeps {
   graceMs: number
   /** Live searches (not saved) one user may have at a time; a launch past it is refused with 429. */
   maxPerUser: number
-  /** Runs the filter stages of searches with a regex off the event loop (default: a pool of worker threads). */
+  /** Runs the stateless heads of searches and compiles regexes off the event loop (default: a pool of worker threads). */
   matcher?: MatchPool
   /** Time one regex may take to compile (default COMPILE_BUDGET_MS). */
   compileBudgetMs?: number
@@ -262,7 +265,7 @@ export class SearchManager {
     this.tags = deps.tags ?? new TagDirectory(deps.entries)
   }
 
-  /** The worker pool of regex searches, started with the first one. */
+  /** The worker pool of searches and regexes, started with the first one that needs it. */
   private get matcher(): MatchPool {
     return (this.pool ??= new MatchPool(MATCH_WORKERS, MATCH_BUDGET_MS))
   }
@@ -465,12 +468,14 @@ export class SearchManager {
       renderer: query.renderer.name,
     }
     const pipeline = new Pipeline(query, env, (record) => writer.add(record))
-    // With a regex at the head, the head's filters of a chunk are matched on a worker thread (match.ts) while this
-    // thread reads the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
+    // The stateless head of the query (extraction, filters, eval...) runs on worker threads, a batch at a time, while
+    // this thread reads the next and pushes what came out through the rest; a head of greps alone (Buffer.includes,
+    // linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
-    const filters = head.some((f) => f.op === 'regex')
-      ? head.map((f): FilterStage => (f.op === 'grep' ? f : { op: 'regex', pattern: f.regex.pattern }))
-      : null
+    const offload = pipeline.headWorthSending() ? new HeadJob(query.text, pipeline.head, env) : null
+    // Batches still out when the run ends (a limit reached, a failure) are given up, not run to the end.
+    const unwanted = new AbortController()
+    const signal = AbortSignal.any([s.abort.signal, unwanted.signal])
     try {
       const tags = this.tags
       // Tags named by the query that do not exist yet have no entries to find.
@@ -481,7 +486,7 @@ export class SearchManager {
       const stepMs = this.deps.stepMs ?? STEP_MS
       let stepStart = performance.now()
       // Ends a step once it has run stepMs: checked after every entry, not only every chunk, so one step runs at most
-      // stepMs plus the handling of one entry here (grep or none: linear and fast; regexes run on a worker).
+      // stepMs plus the handling of one entry here (greps, or the modules after a stateless head that ran on a worker).
       // stepMs 0 (tests): exactly one chunk per step.
       const due = () => performance.now() - stepStart >= stepMs
       const endStep = async () => {
@@ -518,44 +523,56 @@ export class SearchManager {
         }
         return rows
       }
-      // Up to BATCHES_IN_FLIGHT batches of this search are matched while this thread reads the next and writes results.
-      const inFlight: { rows: ScanRow[]; matching: Promise<Uint16Array> }[] = []
+      // A tag's name is in memory but for a tag made since the directory was loaded (awaited only then: per entry).
+      const tagName = async (id: number) => (await tags.namesOf([id])).get(id) ?? ''
+      // Up to BATCHES_IN_FLIGHT batches of this search are on the workers while this thread reads the next and
+      // pushes what came out of the head through the rest of the pipeline.
+      const inFlight: { sent: HeadInput[]; out: Promise<Uint8Array> }[] = []
       let exhausted = false
       while (!done && !s.halt) {
-        let rows: ScanRow[]
-        let passed: Uint16Array | null = null
-        if (filters) {
+        if (offload) {
           while (!exhausted && !done && !s.halt && inFlight.length < BATCHES_IN_FLIGHT) {
             const read = await batch()
             if (read.length === 0) exhausted = true
             else {
-              const matching = this.matcher.run(filters, read.flatMap((r) => (r.data === null ? [] : [r.data])), s.abort.signal)
-              matching.catch(() => undefined) // handled where it is awaited; one read ahead may never be
-              inFlight.push({ rows: read, matching })
+              const sent: HeadInput[] = []
+              for (const row of read)
+                if (row.data !== null) sent.push({ ts: row.ts, tag: tags.nameNow(row.tagId) ?? (await tagName(row.tagId)), src: row.src ?? '', data: row.data })
+              const out = this.matcher.runHead(offload, sent, signal)
+              out.catch(() => undefined) // handled where it is awaited; one read ahead may never be
+              inFlight.push({ sent, out })
             }
           }
           const next = inFlight.shift()
           if (!next) break
-          rows = next.rows
-          passed = await next.matching
-        } else {
-          rows = await scan()
-          if (rows.length === 0) break
-        }
-        let k = 0
-        for (const row of rows) {
-          if (s.halt) break
-          if (row.data === null) continue
-          const tag = tags.nameNow(row.tagId) ?? (await tags.namesOf([row.tagId])).get(row.tagId) ?? ''
-          pipeline.push({ ts: row.ts, tag, src: row.src ?? '', data: row.data, values: new Map() }, passed?.[k++])
-          if (pipeline.done()) {
-            done = true
-            break
+          const reader = new TransferReader(await next.out)
+          const from = (i: number) => next.sent[i]!
+          while (reader.more && !s.halt) {
+            pipeline.push(readEntryOut(reader, from).entry, true)
+            if (pipeline.done()) {
+              done = true
+              break
+            }
+            if (stepMs > 0 && due()) await endStep()
           }
-          if (stepMs > 0 && due()) await endStep()
+        } else {
+          const rows = await scan()
+          if (rows.length === 0) break
+          for (const row of rows) {
+            if (s.halt) break
+            if (row.data === null) continue
+            const tag = tags.nameNow(row.tagId) ?? (await tagName(row.tagId))
+            pipeline.push({ ts: row.ts, tag, src: row.src ?? '', data: row.data, values: new Map() })
+            if (pipeline.done()) {
+              done = true
+              break
+            }
+            if (stepMs > 0 && due()) await endStep()
+          }
         }
         if (!done && !s.halt && due()) await endStep()
       }
+      unwanted.abort()
       await writer.flush()
       this.progress(s, writer)
       if (!s.removed) pipeline.flush()
@@ -575,6 +592,7 @@ export class SearchManager {
       await writer.close().catch(() => undefined)
       this.progress(s, writer)
     } finally {
+      unwanted.abort()
       s.running = false
       s.record.finished = clock()
       s.record.lastUpdate = s.record.finished

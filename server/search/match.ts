@@ -1,4 +1,6 @@
-// The filter stages (grep, regex) of searches with a regex, matched on worker threads, never on the event loop.
+// The expensive stages of searches, run on worker threads, never on the event loop: the stateless head of a query
+// (extraction, filters, per-entry processing: HeadBatch), the filter stages of a regex (FilterStage), and the
+// compilation of regular expressions.
 //
 // RE2 is linear in the entry but each byte costs work that grows with the compiled program (query.ts bounds its size):
 // the worst accepted pattern takes seconds over the largest entry ingest accepts. On the JS thread that held every
@@ -6,108 +8,101 @@
 //
 // Guarantees:
 // - A batch runs on one worker of a pool of `size` threads, started when first needed; batches wait in order of
-//   arrival (each search has at most one out, so searches take turns).
+//   arrival (each search has at most a few out, so searches take turns).
 // - A batch that runs longer than `budgetMs` is stopped: its worker is terminated (the only way to interrupt a match)
 //   and replaced, and the batch fails with MatchBudgetError; one whose answer comes in before the budget's timer ran
 //   (this thread was held) but took longer by the worker's clock fails the same way. A batch whose signal aborts (the
 //   search was stopped or deleted) is dropped from the queue or, running, its worker is terminated the same way: no
 //   CPU goes on matching for a search nobody wants.
-// - Compiled stages are cached per worker, at most CACHE_SIZE query stage lists (an LRU: the key is user input).
-// - The worker is started from its own source text plus re2js's (a Blob URL), so that the single executable
-//   (`bun build --compile`) needs no separate worker file (see server/blob/sha1.ts).
-// The UMD build, by its path: the bundler must not see the ES module that query.ts imports as text too (it then
-// loaded that module as text for both, and `bun build --compile` failed).
-// @ts-expect-error: Bun imports the file's source as text (TypeScript knows no such import)
-import re2jsSource from '../../node_modules/re2js/build/index.umd.js' with { type: 'text' }
+// - Compiled stages and heads are cached per worker, at most CACHE_SIZE (an LRU: the key is user input).
+// - A head's output is what the same modules make on this thread: the worker compiles the query from its normal form
+//   with the same engine, and the values come back with their types (engine/transfer.ts).
+// - The worker is started from its bundled source text (a Blob URL: match-worker-source.ts), so that the single
+//   executable and the server bundle need no separate worker file.
+import type { RunEnv } from '../../engine/module'
+import type { FilterStage, FromMatchWorker, HeadBatch, ToMatchWorker, WireEnv } from './match-worker'
 
-export type FilterStage = { op: 'grep'; text: string } | { op: 'regex'; pattern: string }
+export type { FilterStage }
 
-/** Compiled stage lists a worker keeps. */
-const CACHE_SIZE = 32
-
-/**
- * A batch of entries to match against `stages` (compiled once per `key`): entry i is data[offsets[i], offsets[i+1]),
- * packed into one buffer that is transferred, not copied (Bun's structured clone of 1024 small arrays took 70 ms, the
- * packing 1 ms). Or a pattern to compile only.
- */
-type ToMatchWorker =
-  | { id: number; key: string; stages: FilterStage[]; data: Uint8Array; offsets: Uint32Array }
-  | { id: number; compile: string }
-/**
- * For each entry, how many of the stages it passed in order (stages.length: all of them); or the program size of
- * the compiled pattern, or why it does not compile.
- */
-interface FromMatchWorker {
-  /** 0: the worker has started (sent once, before any answer). */
-  id: number
-  passed?: Uint16Array
-  size?: number
-  error?: string
-  /** How long the work took on the worker, in ms (its own clock: the JS thread's may have been held meanwhile). */
-  ms?: number
-}
-
-/**
- * The worker thread's program, given the RE2JS class and the cache size. It must refer to nothing outside its own body (it runs from
- * its source text).
- */
-function matchWorkerMain(
-  RE2JS: { compile(pattern: string): { test(input: Uint8Array): boolean; programSize(): number } },
-  cacheSize: number,
-) {
-  const scope = globalThis as unknown as Worker
-  const cache = new Map<string, ((d: Buffer) => boolean)[]>()
-  const compile = (stages: FilterStage[]) =>
-    stages.map((st): ((d: Buffer) => boolean) => {
-      if (st.op === 'grep') {
-        const needle = Buffer.from(st.text)
-        return (d) => d.includes(needle)
-      }
-      const re = RE2JS.compile(st.pattern)
-      return (d) => re.test(d)
-    })
-  scope.onmessage = (event: MessageEvent<ToMatchWorker>) => {
-    const m = event.data
-    const started = performance.now()
-    try {
-      if ('compile' in m) {
-        let size: number
-        try {
-          size = RE2JS.compile(m.compile).programSize()
-        } catch (e) {
-          scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e), ms: performance.now() - started } satisfies FromMatchWorker)
-          return
-        }
-        scope.postMessage({ id: m.id, size, ms: performance.now() - started } satisfies FromMatchWorker)
-        return
-      }
-      let steps = cache.get(m.key)
-      if (steps) cache.delete(m.key)
-      else steps = compile(m.stages)
-      cache.set(m.key, steps)
-      if (cache.size > cacheSize) cache.delete(cache.keys().next().value!)
-      const passed = new Uint16Array(m.offsets.length - 1)
-      for (let i = 0; i < passed.length; i++) {
-        const d = Buffer.from(m.data.buffer, m.data.byteOffset + m.offsets[i]!, m.offsets[i + 1]! - m.offsets[i]!)
-        let n = 0
-        while (n < steps.length && steps[n]!(d)) n++
-        passed[i] = n
-      }
-      scope.postMessage({ id: m.id, passed, ms: performance.now() - started } satisfies FromMatchWorker, [passed.buffer])
-    } catch (e) {
-      scope.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) } satisfies FromMatchWorker)
-    }
-  }
-  scope.postMessage({ id: 0 } satisfies FromMatchWorker)
-}
-
-let workerUrl: string | undefined
+/** The source of the workers' program, loaded (and under `bun run`, bundled) with the first worker. */
+let workerUrl: Promise<string> | undefined
 const matchWorkerUrl = () =>
-  (workerUrl ??= URL.createObjectURL(
-    new Blob([`const re2js = {};\n(function (exports, module) {\n${re2jsSource as string}\n}).call(globalThis, re2js, { exports: re2js });\n(${matchWorkerMain.toString()})(re2js.RE2JS, ${CACHE_SIZE})`], {
-      type: 'application/javascript',
-    }),
+  (workerUrl ??= import('./match-worker-source').then(({ MATCH_WORKER_SOURCE }) =>
+    URL.createObjectURL(new Blob([MATCH_WORKER_SOURCE], { type: 'application/javascript' })),
   ))
+
+/** An entry as a head batch takes it. */
+export interface HeadInput {
+  ts: number
+  tag: string
+  src: string
+  data: Uint8Array
+}
+
+let lastHeadKey = 0
+
+/**
+ * The stateless head of one running search, as workers run it: the first `n` modules of the query whose normal form
+ * is `query`, with the search's RunEnv (its resources copied once into shared memory, so batches do not copy them).
+ */
+export class HeadJob {
+  readonly key: string
+  readonly env: WireEnv
+  constructor(
+    readonly query: string,
+    readonly n: number,
+    env: RunEnv,
+  ) {
+    // Per search: its stages are built with its own RunEnv (the range, the resources...).
+    this.key = `head ${++lastHeadKey}`
+    const resources: [string, Uint8Array][] = [...env.resources].map(([name, bytes]) => {
+      const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength))
+      shared.set(bytes)
+      return [name, shared]
+    })
+    this.env = { resources, extractors: [...env.extractors], maxTracked: env.maxTracked, start: env.start, end: env.end, renderer: env.renderer }
+  }
+
+  /** The message of one batch. */
+  batch(entries: readonly HeadInput[]): HeadBatch {
+    const { data, offsets } = pack(entries.map((e) => e.data))
+    const ts = new Float64Array(entries.length)
+    const tags = new Uint32Array(entries.length)
+    const srcs = new Uint32Array(entries.length)
+    const names: string[] = []
+    const index = new Map<string, number>()
+    const nameIndex = (s: string) => {
+      let i = index.get(s)
+      if (i === undefined) {
+        i = names.push(s) - 1
+        index.set(s, i)
+      }
+      return i
+    }
+    entries.forEach((e, i) => {
+      ts[i] = e.ts
+      tags[i] = nameIndex(e.tag)
+      srcs[i] = nameIndex(e.src)
+    })
+    return { query: this.query, n: this.n, env: this.env, data, offsets, ts, names, tags, srcs }
+  }
+}
+
+/** Entries packed into one buffer (entry i is data[offsets[i], offsets[i+1])), to be transferred. */
+function pack(entries: readonly Uint8Array[]): { data: Uint8Array; offsets: Uint32Array } {
+  const offsets = new Uint32Array(entries.length + 1)
+  for (let i = 0; i < entries.length; i++) offsets[i + 1] = offsets[i]! + entries[i]!.byteLength
+  const data = new Uint8Array(offsets[entries.length]!)
+  entries.forEach((e, i) => data.set(e, offsets[i]!))
+  return { data, offsets }
+}
+
+/** The buffers of a message that are transferred (moved, not copied) to the worker. */
+function transferList(msg: ToMatchWorker): ArrayBuffer[] {
+  if ('head' in msg) return [msg.head.data.buffer, msg.head.offsets.buffer, msg.head.ts.buffer, msg.head.tags.buffer, msg.head.srcs.buffer] as ArrayBuffer[]
+  if ('data' in msg) return [msg.data.buffer as ArrayBuffer, msg.offsets.buffer as ArrayBuffer]
+  return []
+}
 
 /** A batch ran past the pool's budget and was stopped. */
 export class MatchBudgetError extends Error {}
@@ -142,6 +137,11 @@ export class MatchPool {
   private readonly queue: Job[] = []
   private lastId = 0
   private closed = false
+  /** Head batches asked for so far (tests: which queries ran their head here). */
+  headBatches = 0
+  /** The workers' program, once loaded (see matchWorkerUrl). */
+  private url: string | undefined
+  private loading = false
 
   constructor(
     readonly size: number,
@@ -155,13 +155,21 @@ export class MatchPool {
    */
   async run(stages: FilterStage[], entries: Uint8Array[], signal?: AbortSignal): Promise<Uint16Array> {
     if (entries.length === 0) return new Uint16Array(0)
-    const offsets = new Uint32Array(entries.length + 1)
-    for (let i = 0; i < entries.length; i++) offsets[i + 1] = offsets[i]! + entries[i]!.byteLength
-    const data = new Uint8Array(offsets[entries.length]!)
-    entries.forEach((e, i) => data.set(e, offsets[i]!))
-    const answer = await this.submit({ id: 0, key: JSON.stringify(stages), stages, data, offsets }, this.budgetMs, signal, false)
+    const answer = await this.submit({ id: 0, key: JSON.stringify(stages), stages, ...pack(entries) }, this.budgetMs, signal, false)
     if (answer.error !== undefined) throw new Error(`matching failed: ${answer.error}`)
     return answer.passed!
+  }
+
+  /**
+   * Puts entries through a search's stateless head: answers the entries that came out (transfer.ts writeEntryOut:
+   * read them with readEntryOut, `index` into `entries`). Rejects as run() does.
+   */
+  async runHead(head: HeadJob, entries: readonly HeadInput[], signal?: AbortSignal): Promise<Uint8Array> {
+    if (entries.length === 0) return new Uint8Array(0)
+    this.headBatches++
+    const answer = await this.submit({ id: 0, key: head.key, head: head.batch(entries) }, this.budgetMs, signal, false)
+    if (answer.error !== undefined) throw new Error(`the query failed on an entry: ${answer.error}`)
+    return answer.out!
   }
 
   /**
@@ -217,12 +225,28 @@ export class MatchPool {
       slot.job = job
       job.slot = slot
       slot.timer = setTimeout(() => this.abort(job, budgetError(job)), job.budgetMs)
-      slot.worker.postMessage(job.msg, 'data' in job.msg ? [job.msg.data.buffer as ArrayBuffer, job.msg.offsets.buffer as ArrayBuffer] : [])
+      slot.worker.postMessage(job.msg, transferList(job.msg))
     }
   }
 
-  private spawn(): Slot {
-    const worker = new Worker(matchWorkerUrl())
+  private spawn(): void {
+    if (this.url === undefined) {
+      if (!this.loading) {
+        this.loading = true
+        matchWorkerUrl().then(
+          (url) => {
+            this.url = url
+            this.dispatch()
+          },
+          (e: unknown) => {
+            this.loading = false
+            for (const job of this.queue.splice(0)) this.settle(job, new Error(`the matching worker cannot start: ${e instanceof Error ? e.message : e}`))
+          },
+        )
+      }
+      return
+    }
+    const worker = new Worker(this.url)
     const slot: Slot = { worker, ready: false, job: null, timer: undefined }
     worker.onmessage = (event: MessageEvent<FromMatchWorker>) => {
       if (event.data.id === 0) {
@@ -249,7 +273,6 @@ export class MatchPool {
     }
     worker.unref() // the server's listener keeps the process alive; an idle pool must not
     this.slots.push(slot)
-    return slot
   }
 
   /** Ends a job before its answer: out of the queue, or its worker terminated and replaced when it runs. */
@@ -280,5 +303,10 @@ export class MatchPool {
   /** Worker threads running now (tests). */
   get workers(): number {
     return this.slots.length
+  }
+
+  /** Batches on a worker now (tests). */
+  get busy(): number {
+    return this.slots.filter((s) => s.job !== null).length
   }
 }
