@@ -16,8 +16,8 @@
 // are condensed here, per window of the search's range divided in at most NATIVE_WINDOWS (at least one second):
 // a category is the mean of that value, or the number of entries for `count` when the entries have no such value.
 // `chart` alone charts the number of entries.
-// Downloads: csv (a header row TS and the series, then one row per stored window; numbers as they are, empty for
-// null) and json (an array of objects, TS and each series).
+// Downloads: csv (a header row TS and the series, then one row per stored window from the first that holds data to
+// the last; numbers as they are, empty for null) and json (an array of objects, TS and each series).
 import type { Aggregate, AggregateKind } from '../aggregate'
 import { valueOf, type Entry } from '../entry'
 import { SearchLimitError } from '../errors'
@@ -309,7 +309,18 @@ export const chart: ModuleDef = {
       download(src, format, range) {
         if (format !== 'csv' && format !== 'json') return undefined
         return (async function* () {
-          const shape = await points(src, range.start, range.end, MAX_POINTS)
+          // the windows from the first stored one to the last, within the search's range (not the empty years
+          // of a search over all time)
+          let lo = Number.POSITIVE_INFINITY
+          let hi = Number.NEGATIVE_INFINITY
+          for await (const line of scan(src)) {
+            const row = parseValueRecord(line)
+            lo = Math.min(lo, row.ts)
+            hi = Math.max(hi, row.ts + Math.max(1, row.span ?? 0))
+          }
+          const from = Number.isFinite(lo) ? Math.max(range.start, lo) : range.start
+          const to = Number.isFinite(hi) ? Math.min(range.end, hi) : range.end
+          const shape = await points(src, from, Math.max(to, from + 1), MAX_POINTS)
           if (format === 'csv') {
             yield csvLine(['TS', ...shape.Names])
             for (const v of shape.Values) yield csvLine([v.TS, ...v.Data])
