@@ -7,8 +7,10 @@
 //
 // One point per time window: a request asks for Last - First points over its range (StartTS, EndTS; the search's
 // range when absent), and the chart re-buckets its stored windows to the smallest multiple of them that gives at most
-// that many points, by merging their aggregates (the same result as running the query with that window). Windows are
-// aligned on multiples of their length since the epoch. A series with no record in a window has null there.
+// that many points, by merging their aggregates (the same result as running the query with that window). Points are
+// aligned as the stored windows are (the chart's own: on multiples of their length since the epoch), so that each
+// holds whole stored windows; a stored window that straddles the start of the range counts in the first point. A
+// series with no record in a window has null there.
 // `limit n` (default 24) keeps the n-1 series of a category with the largest magnitude over the range and merges the
 // others into one series `other` ("other <category>" with several categories), with the same math as the others.
 //
@@ -50,12 +52,13 @@ export function nativeWindow(start: number, end: number): number {
 }
 
 /**
- * The window of `points` over [from, to) for stored windows of `span`: the smallest multiple of span whose aligned
- * windows covering the range are at most `points`.
+ * The window of `points` over [from, to) for stored windows of `span` that start at `phase` plus multiples of span:
+ * the smallest multiple of span whose windows (starting at phase plus its multiples) covering the range are at most
+ * `points`.
  */
-export function bucketWindow(span: number, from: number, to: number, points: number): number {
+export function bucketWindow(span: number, from: number, to: number, points: number, phase = 0): number {
   let w = span * Math.max(1, Math.ceil((to - from) / (points * span)))
-  while (Math.floor((to - 1) / w) - Math.floor(from / w) + 1 > points) w += span
+  while (Math.floor((to - 1 - phase) / w) - Math.floor((from - phase) / w) + 1 > points) w += span
   return w
 }
 
@@ -167,6 +170,8 @@ export const chart: ModuleDef = {
     async function points(src: RecordSource, from: number, to: number, wanted: number): Promise<ChartShape> {
       const series = new Map<string, Series>()
       let span: number | undefined
+      // where the stored windows start: points are aligned as they are, so that a point is whole stored windows
+      let phase = 0
       const seriesOf = (row: ValueRow): Series[] => {
         const out: Series[] = []
         const keys = by.filter((k) => row.values.has(k) || row.by.includes(k)).map((k) => cellText(row.values.get(k)))
@@ -186,7 +191,10 @@ export const chart: ModuleDef = {
       for await (const line of scan(src)) {
         const row = parseValueRecord(line)
         // the stored window is known from every record: a zoom without data still has its points
-        if (row.span !== undefined && row.span > 0) span = span === undefined ? row.span : Math.min(span, row.span)
+        if (row.span !== undefined && row.span > 0) {
+          if (span === undefined) phase = ((row.ts % row.span) + row.span) % row.span
+          span = span === undefined ? row.span : Math.min(span, row.span)
+        }
         if (inRange(row, from, to)) seriesOf(row)
       }
       // per category: the limit-1 largest, the rest in `other`
@@ -211,9 +219,9 @@ export const chart: ModuleDef = {
       for (const [id, otherName] of otherOf) column.set(id, shownSeries.findIndex((s) => s.name === otherName && s.id.startsWith('other:')))
       // the windows of the points
       const temporal = span !== undefined
-      const w = temporal ? bucketWindow(span!, from, to, wanted) : 0
-      const firstBucket = temporal ? Math.floor(from / w) : 0
-      const lastBucket = temporal ? Math.floor((to - 1) / w) : 0
+      const w = temporal ? bucketWindow(span!, from, to, wanted, phase) : 0
+      const firstBucket = temporal ? Math.floor((from - phase) / w) : 0
+      const lastBucket = temporal ? Math.floor((to - 1 - phase) / w) : 0
       // no record at all: no points (the stored window is unknown)
       const buckets = src.count === 0 ? 0 : lastBucket - firstBucket + 1
       const cells: (Merged | undefined)[][] = Array.from({ length: buckets }, () => Array.from({ length: shownSeries.length }, () => undefined))
@@ -221,7 +229,7 @@ export const chart: ModuleDef = {
         for await (const line of scan(src)) {
           const row = parseValueRecord(line)
           if (!inRange(row, from, to)) continue
-          const b = temporal ? Math.floor(Math.max(row.ts, from) / w) - firstBucket : 0
+          const b = temporal ? Math.floor((Math.max(row.ts, from) - phase) / w) - firstBucket : 0
           if (b < 0 || b >= buckets) continue
           const keys = by.filter((k) => row.values.has(k) || row.by.includes(k)).map((k) => cellText(row.values.get(k)))
           for (const c of cats) {
@@ -240,7 +248,7 @@ export const chart: ModuleDef = {
         KeyComps: shownSeries.map((s) => ({ Keys: s.keys })),
         Categories: cats,
         Values: cells.map((row, b) => ({
-          TS: new Date(temporal ? (firstBucket + b) * w : from).toISOString(),
+          TS: new Date(temporal ? (firstBucket + b) * w + phase : from).toISOString(),
           Data: row.map((m, col) => {
             if (!m) return null
             const n = m.number(shownSeries[col]!.category)

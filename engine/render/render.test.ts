@@ -60,10 +60,10 @@ interface Raw {
 const entryOf = (r: Raw): Entry => ({ ts: r.ts, tag: 'web', src: '10.0.0.1', data: new TextEncoder().encode(`${r.host} ${r.bytes}`), values: new Map<string, string | number>([['host', r.host], ['bytes', r.bytes]]) })
 
 /** What stats count sum(bytes) by host [over span] emits: one condensed entry per window and host (span 0: one per host). */
-function condense(raws: readonly Raw[], span: number, start: number): Entry[] {
+function condense(raws: readonly Raw[], span: number, start: number, phase = 0): Entry[] {
   const groups = new Map<string, { start: number; host: string; count: TestCount; sum: TestSum }>()
   for (const r of raws) {
-    const w = span > 0 ? Math.floor(r.ts / span) * span : start
+    const w = span > 0 ? Math.floor((r.ts - phase) / span) * span + phase : start
     const key = `${w}|${r.host}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = { start: w, host: r.host, count: new TestCount(), sum: new TestSum() }))
@@ -187,15 +187,15 @@ describe('table', () => {
 
 /**
  * What a plain loop gives at window w over [from, to): count and sum per host per window aligned on multiples of w, of
- * the entries whose stored window (of `span`) overlaps the range; a stored window that straddles `from` counts in the
+ * the entries whose stored window (of `span`, starting at phase plus its multiples) overlaps the range; a stored window that straddles `from` counts in the
  * first point (it cannot be split).
  */
-function direct(rs: readonly Raw[], span: number, w: number, from: number, to: number) {
+function direct(rs: readonly Raw[], span: number, w: number, from: number, to: number, phase: number) {
   const out = new Map<string, Map<number, [number, number]>>()
   for (const r of rs) {
-    const s = Math.floor(r.ts / span) * span
+    const s = Math.floor((r.ts - phase) / span) * span + phase
     if (s + span <= from || s >= to) continue
-    const b = Math.max(Math.floor(r.ts / w), Math.floor(from / w)) * w
+    const b = Math.max(Math.floor((r.ts - phase) / w), Math.floor((from - phase) / w)) * w + phase
     const h = out.get(r.host) ?? new Map<number, [number, number]>()
     out.set(r.host, h)
     const c = h.get(b) ?? [0, 0]
@@ -220,17 +220,19 @@ describe('chart', () => {
         fc.integer({ min: 1, max: 200 }) /* points asked */,
         fc.integer({ min: 0, max: 3_000_000 }),
         fc.integer({ min: 1, max: 3_600_000 }),
-        async (xs, spanSeconds, points, zoomFrom, zoomLength) => {
+        fc.integer({ min: 0, max: 299 }) /* where stored windows start, seconds (taken modulo the window) */,
+        async (xs, spanSeconds, points, zoomFrom, zoomLength, phaseSeconds) => {
           const span = spanSeconds * 1000
+          const phase = (phaseSeconds * 1000) % span
           const rs = xs.map((x) => ({ ts: T0 + x.t, host: x.host, bytes: x.bytes })).sort((a, b) => a.ts - b.ts)
           const from = T0 + zoomFrom
           const to = Math.min(T0 + 3_600_000, from + zoomLength)
-          const a = await answer('tag=web chart count by host', condense(rs, span, T0), T0, T0 + 3_600_000, { first: 0, last: points, from, to })
+          const a = await answer('tag=web chart count by host', condense(rs, span, T0, phase), T0, T0 + 3_600_000, { first: 0, last: points, from, to })
           const chart = a.entries as ChartEntries
-          const w = bucketWindow(span, from, to, points)
+          const w = bucketWindow(span, from, to, points, phase)
           expect(chart.Values.length).toBeLessThanOrEqual(points)
-          expect(chart.Values.length).toBe(rs.length === 0 ? 0 : Math.floor((to - 1) / w) - Math.floor(from / w) + 1)
-          const expected = direct(rs, span, w, from, to)
+          expect(chart.Values.length).toBe(rs.length === 0 ? 0 : Math.floor((to - 1 - phase) / w) - Math.floor((from - phase) / w) + 1)
+          const expected = direct(rs, span, w, from, to, phase)
           for (const [i, name] of chart.Names.entries()) {
             const per = expected.get(name) ?? new Map<number, [number, number]>()
             for (const v of chart.Values) expect(v.Data[i] ?? null).toBe(per.get(Date.parse(v.TS))?.[0] ?? null)

@@ -65,7 +65,7 @@ async function world(n = 180) {
   const json = rows.map((r) => ({ TS: new Date(r.ts).toISOString(), Tag: 'web', SRC: '10.0.0.1', Data: Buffer.from(`host=${r.host} bytes=${r.bytes}`).toString('base64') }))
   const res = await server.call('POST', '/api/ingest/json', { jwt: server.adminJwt, json })
   expect(res.status).toBe(200)
-  return { server, base: `ws://127.0.0.1:${server.app.server!.port}`, t0, rows, range: [new Date(now - 3_600_000), new Date(now + 1000)] as [Date, Date] }
+  return { server, base: `ws://127.0.0.1:${server.app.server!.port}`, t0, rows, range: [new Date(t0 - 30 * MIN), new Date(now + 1000)] as [Date, Date] }
 }
 
 const EXTRACT = 'tag=web regex "host=(?P<host>\\w+) bytes=(?P<bytes>\\d+)"'
