@@ -170,6 +170,11 @@ export interface RecordSource {
   count: number
   /** Records first ≤ i < last. */
   read(first: number, last: number): Promise<string[]>
+  /**
+   * Records first ≤ i < last counted within those whose TS lies in [from, to) (0: unbounded), and whether more of
+   * them follow: plain entries of a zoom are paged without reading the others (the search's index finds them).
+   */
+  readWithin?(from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }>
 }
 
 /** Records read per batch by a scan; the caller's event loop turns between batches. */
@@ -199,23 +204,32 @@ export function inRange(row: ValueRow, from: number, to: number): boolean {
   return (from === 0 || row.ts + row.span > from) && (to === 0 || row.ts < to)
 }
 
+/** The most rows (groups) a value renderer builds for one answer or download: the bound of its memory. */
+export const MAX_GROUPS = 100_000
+
 /**
  * The records within a range grouped by key: plain entries each on their own, condensed ones merged per key over
- * every window of the range (a table or gauge of a zoom). The groups come in the order their first record came.
+ * every window of the range (a table or gauge of a zoom). The groups come in the order their first record came; past
+ * MAX_GROUPS (or `limit`) no group is started (records of groups already started still merge), and `cut` says so.
  */
-export async function collapse(src: RecordSource, from: number, to: number): Promise<Merged[]> {
+export async function collapse(src: RecordSource, from: number, to: number, limit = MAX_GROUPS): Promise<Merged[] & { cut?: boolean }> {
   const groups = new Map<string, Merged>()
-  const out: Merged[] = []
+  const out: Merged[] & { cut?: boolean } = []
   for await (const line of scan(src)) {
     const row = parseValueRecord(line)
     if (!inRange(row, from, to)) continue
     if (row.span === undefined) {
+      if (out.length >= limit) {
+        out.cut = true
+        continue
+      }
       out.push(new Merged(row.ts, row))
       continue
     }
     const key = JSON.stringify(row.by.map((k) => row.values.get(k) ?? null))
     const g = groups.get(key)
     if (g) g.add(row)
+    else if (out.length >= limit) out.cut = true
     else {
       const m = new Merged(row.ts, row)
       groups.set(key, m)

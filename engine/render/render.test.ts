@@ -96,6 +96,18 @@ function recordsOf(query: string, entries: readonly Entry[], start: number, end:
 
 const source = (records: readonly string[]): RecordSource => ({ count: records.length, read: async (a, b) => records.slice(a, b) })
 
+/** A source that also finds records by time, as the search's index does (records in time order). */
+const indexedSource = (records: readonly string[]): RecordSource => ({
+  ...source(records),
+  async readWithin(from, to, first, last) {
+    const inside = records.filter((r) => {
+      const ts = Date.parse(JSON.parse(r).TS)
+      return (!from || ts >= from) && (!to || ts < to)
+    })
+    return { lines: inside.slice(first, last), more: inside.length > last }
+  },
+})
+
 const T0 = Date.parse('2026-01-01T00:00:00Z')
 const MIN = 60_000
 const request = (r: Partial<RenderRequest> & { start: number; end: number }): RenderRequest => ({ first: 0, last: 100, from: 0, to: 0, updated: r.end, ...r })
@@ -133,8 +145,14 @@ describe('table', () => {
     const to = T0 + 5 * MIN
     const z = await answer('tag=web table host bytes', rs.map(entryOf), T0, T0 + 10 * MIN, { from, to })
     const inRange = rs.filter((r) => r.ts >= from && r.ts < to)
-    expect((z.entries as { Rows: unknown[] }).Rows).toEqual(inRange.map((r) => ({ TS: new Date(r.ts).toISOString(), Row: [r.host, String(r.bytes)] })))
+    const want = inRange.map((r) => ({ TS: new Date(r.ts).toISOString(), Row: [r.host, String(r.bytes)] }))
+    expect((z.entries as { Rows: unknown[] }).Rows).toEqual(want)
     expect(z.more).toBe(false)
+    // the same through the index of a search, a page of it
+    const { renderer, records } = recordsOf('tag=web table host bytes', rs.map(entryOf), T0, T0 + 10 * MIN)
+    const paged = await renderer.answer!(indexedSource(records), request({ start: T0, end: T0 + 10 * MIN, from, to, first: 1, last: 3 }))
+    expect((paged.entries as { Rows: unknown[] }).Rows).toEqual(want.slice(1, 3))
+    expect(paged.more).toBe(true)
   })
 
   test('without columns: every value, in the order they first appear', async () => {

@@ -13,7 +13,7 @@ import { valueOf } from '../entry'
 import { quote } from '../lex'
 import { type ModuleDef, argError, readFlags } from '../module'
 import { csvLine } from './csv'
-import { type Cell, Merged, type RecordSource, type RenderRequest, cellText, collapse, parseValueRecord, valueRecord } from './records'
+import { type Cell, Merged, type RecordSource, type RenderRequest, cellText, collapse, parseValueRecord, scan, valueRecord } from './records'
 import { type CompiledRenderer, passAll } from './renderer'
 
 /** The columns of rows without named columns: every value name, in the order they first appear. */
@@ -23,19 +23,38 @@ export function allColumns(rows: readonly { values: Map<string, Cell> }[]): stri
   return [...seen]
 }
 
-/** The rows of a table within [from, to): plain entries by position when they can be, else every record grouped. */
-async function tableRows(src: RecordSource, req: Pick<RenderRequest, 'first' | 'last' | 'from' | 'to'>): Promise<{ rows: Merged[]; total: number; paged: boolean }> {
+/**
+ * The rows of a table within [from, to): plain entries by position (within the range when the source can find them
+ * there) without reading the others; else every record, grouped (at most MAX_GROUPS rows).
+ */
+async function tableRows(src: RecordSource, req: Pick<RenderRequest, 'first' | 'last' | 'from' | 'to'>): Promise<{ rows: Merged[]; more: boolean; paged: boolean }> {
   const head = src.count > 0 ? (await src.read(0, 1))[0] : undefined
   const plain = head !== undefined && parseValueRecord(head).span === undefined
-  if (plain && req.from === 0 && req.to === 0) {
-    const rows = (await src.read(req.first, req.last)).map((l) => {
+  const toRows = (lines: string[]) =>
+    lines.map((l) => {
       const r = parseValueRecord(l)
       return new Merged(r.ts, r)
     })
-    return { rows, total: src.count, paged: true }
+  if (plain && req.from === 0 && req.to === 0) {
+    const rows = toRows(await src.read(req.first, req.last))
+    return { rows, more: req.first + rows.length < src.count, paged: true }
+  }
+  if (plain && src.readWithin) {
+    const { lines, more } = await src.readWithin(req.from, req.to, req.first, req.last)
+    return { rows: toRows(lines), more, paged: true }
   }
   const rows = await collapse(src, req.from, req.to)
-  return { rows, total: rows.length, paged: false }
+  return { rows, more: rows.length > req.last, paged: false }
+}
+
+/** Every row of a table, for a download: plain entries streamed as they are stored; grouped rows collapsed. */
+async function* downloadRows(src: RecordSource): AsyncGenerator<{ values: Map<string, Cell> }> {
+  const head = src.count > 0 ? (await src.read(0, 1))[0] : undefined
+  if (head !== undefined && parseValueRecord(head).span === undefined) {
+    for await (const line of scan(src)) yield parseValueRecord(line)
+    return
+  }
+  yield* await collapse(src, 0, 0)
 }
 
 export const table: ModuleDef = {
@@ -64,29 +83,31 @@ export const table: ModuleDef = {
       record: (e) => valueRecord(e, named, valueOf),
       downloads: ['csv', 'json'],
       async answer(src, req) {
-        const { rows, total, paged } = await tableRows(src, req)
+        const { rows, more, paged } = await tableRows(src, req)
         const page = paged ? rows : rows.slice(req.first, req.last)
         const cols = named ?? allColumns(page)
         const Rows = page.map((m) => ({ TS: new Date(m.ts).toISOString(), Row: cols.map((c) => cellText(m.values.get(c))) }))
-        return { entries: { Columns: cols, Rows }, count: Rows.length, more: req.first + Rows.length < total }
+        return { entries: { Columns: cols, Rows }, count: Rows.length, more }
       },
       download(src, format) {
         if (format !== 'csv' && format !== 'json') return undefined
         return (async function* () {
-          const rows = await collapse(src, 0, 0)
-          const cols = named ?? allColumns(rows)
-          if (format === 'csv') {
-            yield csvLine(cols)
-            for (const m of rows) yield csvLine(cols.map((c) => m.values.get(c) ?? ''))
-            return
+          // without named columns, a first pass finds them all (the header comes first)
+          let cols = named
+          if (!cols) {
+            const seen = new Set<string>()
+            for await (const row of downloadRows(src)) for (const n of row.values.keys()) seen.add(n)
+            cols = [...seen]
           }
-          yield '['
+          if (format === 'csv') yield csvLine(cols)
+          else yield '['
           let first = true
-          for (const m of rows) {
-            yield `${first ? '' : ','}${JSON.stringify(Object.fromEntries(cols.map((c) => [c, m.values.get(c) ?? ''])))}`
+          for await (const m of downloadRows(src)) {
+            if (format === 'csv') yield csvLine(cols.map((c) => m.values.get(c) ?? ''))
+            else yield `${first ? '' : ','}${JSON.stringify(Object.fromEntries(cols.map((c) => [c, m.values.get(c) ?? ''])))}`
             first = false
           }
-          yield ']'
+          if (format === 'json') yield ']'
         })()
       },
     }

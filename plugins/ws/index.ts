@@ -828,7 +828,11 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       const narrowFrom = from > s.record.startRange ? from : 0
       const narrowTo = to !== 0 && to < s.record.endRange ? to : 0
       const a = await renderer.answer(
-        { count: s.record.itemCount, read: (a, b) => searches.readRecords(s, a, b) },
+        {
+          count: s.record.itemCount,
+          read: (a, b) => searches.readRecords(s, a, b),
+          readWithin: (lo, hi, a, b) => searches.readRecordsWithin(s, lo, hi, a, b),
+        },
         { first, last, from: narrowFrom, to: narrowTo, start: from || s.record.startRange, end: to || s.record.endRange, updated: s.record.lastUpdate },
       )
       return { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(a.count), AdditionalEntries: a.more, Entries: a.entries }
