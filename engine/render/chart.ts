@@ -13,6 +13,7 @@
 // series with no record in a window has null there.
 // `limit n` (default 24) keeps the n-1 series of a category with the largest magnitude over the range and merges the
 // others into one series `other` ("other <category>" with several categories), with the same math as the others.
+// At most MAX_GROUPS series are considered (records of keys past them are left out of the answer).
 //
 // Entries that come from a condensing module (stats, with or without `over`) are stored as they are. Plain entries
 // are condensed here, per window of the search's range divided in at most NATIVE_WINDOWS (at least one second):
@@ -28,6 +29,7 @@ import { type ModuleDef, type Sink, argError, readFlags } from '../module'
 import { toNumber } from '../value'
 import { csvLine } from './csv'
 import {
+  MAX_GROUPS,
   Merged, type RecordSource, type ValueRow, cellText, parseValueRecord, inRange, registerAggregateKinds, scan, valueRecord,
 } from './records'
 import type { CompiledRenderer } from './renderer'
@@ -37,6 +39,8 @@ export const DEFAULT_CHART_LIMIT = 24
 const MAX_CHART_LIMIT = 1000
 /** Points a request may ask for. */
 export const MAX_POINTS = 10_000
+/** Points times series an answer or download holds at most (the bound of its memory). */
+const MAX_CELLS = 2_000_000
 /** Windows of the search's range a chart of plain entries keeps (its finest zoom). */
 export const NATIVE_WINDOWS = 1000
 
@@ -179,6 +183,8 @@ export const chart: ModuleDef = {
           if (!row.values.has(c)) continue
           const id = JSON.stringify([c, ...keys])
           let s = series.get(id)
+          // bounded memory: past MAX_GROUPS series no new one is started
+          if (!s && series.size >= MAX_GROUPS) continue
           if (!s) {
             const name = keys.length === 0 ? c : cats.length > 1 ? `${c} ${keys.join(' ')}` : keys.join(' ')
             s = { id, category: c, keys, name, total: new Merged(row.ts, row) }
@@ -310,7 +316,7 @@ export const chart: ModuleDef = {
       async answer(src, req) {
         const from = req.from || req.start
         const to = req.to || req.end
-        const wanted = Math.min(MAX_POINTS, Math.max(1, req.last - req.first))
+        const wanted = Math.max(1, Math.min(MAX_POINTS, req.last - req.first, Math.floor(MAX_CELLS / (limit * cats.length))))
         const shape = await points(src, from, to, wanted)
         return { entries: shape, count: shape.Values.length, more: false }
       },
@@ -328,7 +334,8 @@ export const chart: ModuleDef = {
           }
           const from = Number.isFinite(lo) ? Math.max(range.start, lo) : range.start
           const to = Number.isFinite(hi) ? Math.min(range.end, hi) : range.end
-          const shape = await points(src, from, Math.max(to, from + 1), MAX_POINTS)
+          // points × series stay within MAX_CELLS (limit series per category at most)
+          const shape = await points(src, from, Math.max(to, from + 1), Math.max(1, Math.min(MAX_POINTS, Math.floor(MAX_CELLS / (limit * cats.length)))))
           if (format === 'csv') {
             yield csvLine(['TS', ...shape.Names])
             for (const v of shape.Values) yield csvLine([v.TS, ...v.Data])
