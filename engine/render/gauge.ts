@@ -72,7 +72,7 @@ function readItems(call: ModuleCall, rest: Token[]): GaugeItem[] {
 const itemText = (i: GaugeItem) =>
   i.min === undefined && i.label === undefined
     ? quote(i.magnitude)
-    : `(${[i.magnitude, ...(i.min !== undefined ? [String(i.min), String(i.max)] : []), ...(i.label !== undefined ? [JSON.stringify(i.label)] : [])].join(' ')})`
+    : `(${[i.magnitude, ...(i.min !== undefined ? [String(i.min), String(i.max)] : []), ...(i.label !== undefined ? [`"${i.label.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`] : [])].join(' ')})`
 
 /** The gauges of merged rows: one per row and item that has the value. */
 export function gaugeValues(rows: readonly Merged[], items: readonly GaugeItem[]): GaugeValue[] {

@@ -387,5 +387,8 @@ describe('the renderer of a query', () => {
     expect(compileQueryNow('tag=a chart  count  by host,port limit 5').text).toBe('tag=a chart count by host port limit 5')
     expect(compileQueryNow('tag=a gauge (mean 0 100 "Avg x") count').text).toBe('tag=a gauge (mean 0 100 "Avg x") count')
     expect(compileQueryNow('tag=a table -nt host count').text).toBe('tag=a table -nt host count')
+    // a label stays a quoted string, whatever it holds
+    for (const q of ['tag=a gauge (mean "x")', 'tag=a gauge (mean "a \\"b\\" c\\\\d")']) expect(compileQueryNow(compileQueryNow(q).text).text).toBe(compileQueryNow(q).text)
+    expect(compileQueryNow('tag=a gauge (mean "x")').text).toBe('tag=a gauge (mean "x")')
   })
 })
