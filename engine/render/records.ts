@@ -10,7 +10,8 @@
 // within a range, which re-buckets a result to a coarser window (a zoom, a chart's points) without running the query
 // again; a record whose aggregates cannot be loaded (an unknown op) contributes its stored value while it is alone.
 //
-// Aggregate kinds are found by op through registerAggregateKinds (the stats module registers its kinds there).
+// Aggregates are loaded by the kinds registered by op (registerAggregateKinds), else by the loader registered with
+// registerAggregateLoader (the stats module's loadAggregate: one line where the engine is put together).
 import type { Aggregate, AggregateKind } from '../aggregate'
 import type { Entry } from '../entry'
 import { type Value, numberText, valueText } from '../value'
@@ -39,8 +40,25 @@ export function registerAggregateKinds(list: readonly AggregateKind[]): void {
   for (const k of list) kinds.set(k.op, k)
 }
 
+let loader: ((saved: unknown) => Aggregate) | undefined
+
+/**
+ * Makes every aggregate a loader can load (the stats module's loadAggregate, which reads the op from the saved
+ * state and knows ops that are no kind of their own, such as p95) loadable from stored records; kinds registered by
+ * op come first.
+ */
+export function registerAggregateLoader(load: (saved: unknown) => Aggregate): void {
+  loader = load
+}
+
 export function loadSavedAggregate(saved: SavedAggregate): Aggregate | undefined {
-  return kinds.get(saved.op)?.load(saved.s)
+  const kind = kinds.get(saved.op)
+  if (kind) return kind.load(saved.s)
+  try {
+    return loader?.(saved.s)
+  } catch {
+    return undefined
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import type { RunEnv } from '../module'
 import { Pipeline } from '../pipeline'
 import { compileQueryNow } from '../query'
 import { bucketWindow } from './chart'
-import { type RecordSource, type RenderRequest, registerAggregateKinds } from './records'
+import { type RecordSource, type RenderRequest, registerAggregateKinds, registerAggregateLoader } from './records'
 import type { CompiledRenderer } from './renderer'
 
 class TestCount implements Aggregate {
@@ -50,6 +50,29 @@ const kinds: AggregateKind[] = [
   { op: 'test.sum', create: () => new TestSum(), load: (s) => new TestSum(s as number) },
 ]
 registerAggregateKinds(kinds)
+
+/** An aggregate that only a loader knows (its op is in its saved state, as the stats module's are). */
+class TestMax implements Aggregate {
+  readonly op = 'test.max'
+  constructor(public m = Number.NEGATIVE_INFINITY) {}
+  add(v: unknown) {
+    if (typeof v === 'number') this.m = Math.max(this.m, v)
+  }
+  merge(o: Aggregate) {
+    this.m = Math.max(this.m, (o as TestMax).m)
+  }
+  result() {
+    return this.m
+  }
+  save() {
+    return { op: this.op, m: this.m }
+  }
+}
+registerAggregateLoader((saved) => {
+  const s = saved as { op?: string; m?: number }
+  if (s?.op !== 'test.max') throw new Error('not mine')
+  return new TestMax(s.m)
+})
 
 interface Raw {
   ts: number
@@ -174,6 +197,20 @@ describe('table', () => {
       const rows = (a.entries as { Rows: { Row: string[] }[] }).Rows.map((r) => r.Row)
       expect(new Map(rows.map(([h, c, s]) => [h!, [Number(c), Number(s)]]))).toEqual(expected)
     }
+  })
+
+  test('aggregates a registered loader knows merge too (the stats module registers its loadAggregate)', async () => {
+    const rs = raws(200)
+    const entries = rs.map((r) => {
+      const max = new TestMax()
+      max.add(r.bytes)
+      const start = Math.floor(r.ts / MIN) * MIN
+      return { ts: start, tag: '', src: '', data: new Uint8Array(0), values: new Map<string, string | number>([['host', r.host], ['max', r.bytes]]), condensed: { start, span: MIN, by: ['host'], aggregates: new Map<string, Aggregate>([['max', max]]) } }
+    })
+    const a = await answer('tag=web table host max', entries, T0, T0 + 10 * MIN)
+    const want = new Map<string, number>()
+    for (const r of rs) want.set(r.host, Math.max(want.get(r.host) ?? Number.NEGATIVE_INFINITY, r.bytes))
+    expect(new Map((a.entries as { Rows: { Row: string[] }[] }).Rows.map((r) => [r.Row[0]!, Number(r.Row[1])]))).toEqual(want)
   })
 
   test('downloads: csv with a header and numbers unprefixed, json objects', async () => {
