@@ -28,23 +28,30 @@ class Count implements Aggregate {
 }
 class Sum implements Aggregate {
   readonly op = 'standin.sum'
-  constructor(public s = 0) {}
+  constructor(
+    public s = 0,
+    public n = 0,
+  ) {}
   add(v: Value | undefined) {
-    this.s += toNumber(v) ?? 0
+    const x = toNumber(v)
+    if (x === null) return
+    this.s += x
+    this.n++
   }
   merge(o: Aggregate) {
-    this.s += (o as Sum).s
+    this.s += (o as unknown as Sum).s
+    this.n += (o as unknown as { n: number }).n
   }
   result() {
     return this.s
   }
   save() {
-    return this.s
+    return [this.s, this.n]
   }
 }
 const kinds: AggregateKind[] = [
   { op: 'standin.count', create: () => new Count(), load: (s) => new Count(Number(s)) },
-  { op: 'standin.sum', create: () => new Sum(), load: (s) => new Sum(Number(s)) },
+  { op: 'standin.sum', create: () => new Sum(), load: (s) => new Sum(Number((s as number[])[0]), Number((s as number[])[1])) },
 ]
 
 const stats: ModuleDef = {
@@ -82,8 +89,8 @@ const stats: ModuleDef = {
             const start = over > 0 ? Math.floor(e.ts / over) * over : env.start
             const keys = by.map((k) => valueOf(e, k))
             const id = JSON.stringify([start, ...keys.map(String)])
-            let g = groups.get(id)
-            if (!g) groups.set(id, (g = { start, keys, aggs: new Map(ops.map((o) => [o.name, o.name === 'count' ? new Count() : new Sum()])) }))
+            const g = groups.get(id) ?? { start, keys, aggs: new Map<string, Aggregate>(ops.map((o) => [o.name, o.name === 'count' ? new Count() : new Sum()])) }
+            groups.set(id, g)
             for (const o of ops) g.aggs.get(o.name)!.add(o.of ? valueOf(e, o.of) : undefined)
           },
           flush(out) {

@@ -40,25 +40,28 @@ export function registerAggregateKinds(list: readonly AggregateKind[]): void {
   for (const k of list) kinds.set(k.op, k)
 }
 
-let loader: ((saved: unknown) => Aggregate) | undefined
+const loaders: ((saved: unknown) => Aggregate)[] = []
 
 /**
  * Makes every aggregate a loader can load (the stats module's loadAggregate, which reads the op from the saved
- * state and knows ops that are no kind of their own, such as p95) loadable from stored records; kinds registered by
- * op come first.
+ * state and knows ops that are no kind of their own, such as p95) loadable from stored records. Kinds registered by
+ * op come first, then the loaders in the order registered: the first that loads (does not throw) wins.
  */
 export function registerAggregateLoader(load: (saved: unknown) => Aggregate): void {
-  loader = load
+  if (!loaders.includes(load)) loaders.push(load)
 }
 
 export function loadSavedAggregate(saved: SavedAggregate): Aggregate | undefined {
   const kind = kinds.get(saved.op)
   if (kind) return kind.load(saved.s)
-  try {
-    return loader?.(saved.s)
-  } catch {
-    return undefined
+  for (const load of loaders) {
+    try {
+      return load(saved.s)
+    } catch {
+      // not this loader's
+    }
   }
+  return undefined
 }
 
 /**

@@ -31,47 +31,59 @@ class TestCount implements Aggregate {
 }
 class TestSum implements Aggregate {
   readonly op = 'test.sum'
-  constructor(public s = 0) {}
+  constructor(
+    public s = 0,
+    public n = 0,
+  ) {}
   add(v: unknown) {
-    if (typeof v === 'number') this.s += v
+    if (typeof v !== 'number') return
+    this.s += v
+    this.n++
   }
   merge(o: Aggregate) {
-    this.s += (o as TestSum).s
+    this.s += (o as unknown as TestSum).s
+    this.n += (o as unknown as { n: number }).n
   }
   result() {
     return this.s
   }
   save() {
-    return this.s
+    return [this.s, this.n]
   }
 }
 const kinds: AggregateKind[] = [
   { op: 'test.count', create: () => new TestCount(), load: (s) => new TestCount(s as number) },
-  { op: 'test.sum', create: () => new TestSum(), load: (s) => new TestSum(s as number) },
+  { op: 'test.sum', create: () => new TestSum(), load: (s) => new TestSum((s as number[])[0], (s as number[])[1]) },
 ]
 registerAggregateKinds(kinds)
 
 /** An aggregate that only a loader knows (its op is in its saved state, as the stats module's are). */
 class TestMax implements Aggregate {
   readonly op = 'test.max'
-  constructor(public m = Number.NEGATIVE_INFINITY) {}
+  constructor(
+    public m = Number.NEGATIVE_INFINITY,
+    public n = 0,
+  ) {}
   add(v: unknown) {
-    if (typeof v === 'number') this.m = Math.max(this.m, v)
+    if (typeof v !== 'number') return
+    this.m = Math.max(this.m, v)
+    this.n++
   }
   merge(o: Aggregate) {
-    this.m = Math.max(this.m, (o as TestMax).m)
+    this.m = Math.max(this.m, (o as unknown as TestMax).m)
+    this.n += (o as unknown as { n: number }).n
   }
   result() {
     return this.m
   }
   save() {
-    return { op: this.op, m: this.m }
+    return { op: this.op, m: this.m, n: this.n }
   }
 }
 registerAggregateLoader((saved) => {
-  const s = saved as { op?: string; m?: number }
+  const s = saved as { op?: string; m?: number; n?: number }
   if (s?.op !== 'test.max') throw new Error('not mine')
-  return new TestMax(s.m)
+  return new TestMax(s.m, s.n)
 })
 
 interface Raw {
