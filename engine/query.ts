@@ -24,10 +24,16 @@ export interface CompiledQuery {
 }
 
 /** Definitions by name. */
-const byName = new Map<string, ModuleDef>(MODULES.map((m) => [m.name, m]))
+let byName = new Map<string, ModuleDef>(MODULES.map((m) => [m.name, m]))
+
+/** A definition by name; the map follows MODULES if it grew after load (a test's stand-in module). */
+function lookup(name: string): ModuleDef | undefined {
+  if (byName.size !== MODULES.length) byName = new Map(MODULES.map((m) => [m.name, m]))
+  return byName.get(name)
+}
 
 export function moduleDef(name: string): ModuleDef | undefined {
-  return byName.get(name)
+  return lookup(name)
 }
 
 /** Reads and checks a whole query; a QueryError names the module and the position of what is wrong. */
@@ -38,7 +44,7 @@ export function compileQuery(src: string): CompiledQuery {
   let renderer: CompiledRenderer | undefined
   for (const call of parsed.modules) {
     if (renderer) throw new QueryError(`the renderer ${renderer.name} must be the last module`, call.pos, call.index, call.name)
-    const def = byName.get(call.name)
+    const def = lookup(call.name)
     if (!def) throw new QueryError(`unknown module ${JSON.stringify(call.name)}`, call.pos, call.index, call.name)
     const ctx: CompileContext = {
       regex: (pattern, pos) => {

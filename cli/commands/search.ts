@@ -153,9 +153,22 @@ async function follow(c: Client, out: Output, id: string): Promise<SearchDetails
   }
 }
 
-/** Record fields as table columns: an entry's Data (base64 on the wire) as text, control characters made visible. */
+/**
+ * Results as a table: entries (TS, Tag, SRC, Data as text, control characters made visible); a table's rows by their
+ * columns; a chart's series by window (TS and a column per series); number cards and gauges as `name: value` lines;
+ * a stack graph's bars as Key, Label, Value rows. Each is the server's json download of the search's renderer.
+ */
 function resultsTable(out: Output, records: Record<string, unknown>[]): string {
   if (records.length === 0) return '(no results)'
+  const head = records[0]!
+  const keys0 = Object.keys(head)
+  if (keys0.join() === 'Name,Magnitude,Min,Max') {
+    return out.details(records.map((r) => [String(r.Name), r.Min === 0 && r.Max === 0 ? r.Magnitude : `${r.Magnitude} (${r.Min} to ${r.Max})`]))
+  }
+  if (keys0.join() === 'Key,Values' && Array.isArray(head.Values)) {
+    const parts = records.flatMap((r) => (r.Values as { Label: string; Value: number }[]).map((v) => ({ Key: r.Key, Label: v.Label, Value: v.Value })))
+    return out.table(parts, ['Key', 'Label', 'Value'].map((k) => ({ header: k.toUpperCase(), value: (p: Record<string, unknown>) => p[k] })))
+  }
   const keys = 'Data' in records[0]! ? ['TS', 'Tag', 'SRC', 'Data'] : Object.keys(records[0]!)
   return out.table(
     records,
@@ -175,6 +188,8 @@ const runSearch = command({
   examples: [
     'quarry search run "tag=web grep GET"',
     'quarry search run "tag=web | count" --start 1h30m',
+    'quarry search run "tag=web count | numbercard count"   # the values of a number card',
+    'quarry search run "tag=web chart" --start 1h      # entries per window',
     'quarry search run "tag=* grep error" --start 2026-01-01 --end 2026-01-02 --csv > errors.csv',
     'quarry search run "tag=web" --save            # keeps it: export it later with quarry search export ID FILE',
     'quarry search run "tag=web" --background      # prints the ID at once; the search goes on without you',
@@ -183,7 +198,7 @@ const runSearch = command({
     query: { type: 'positional', required: true, description: 'The query (README "Query language"), quoted as one argument' },
     start: { type: 'string', valueHint: 'TIME|DURATION', description: `Start of the time range: a time, or a duration before now (${DURATION_HELP}); default: the beginning` },
     end: { type: 'string', valueHint: 'TIME|DURATION', description: 'End of the time range (excluded): a time, a duration before now, or now (default)' },
-    csv: { type: 'boolean', description: 'Print every result as CSV (TS, Tag, SRC, Data as text) instead of a table' },
+    csv: { type: 'boolean', description: 'Print every result as CSV instead of a table (entries: TS, Tag, SRC, Data as text; a table, chart or gauge: its own columns)' },
     background: { type: 'boolean', description: 'Do not wait: print the search ID, detach, and let the search go on without a client' },
     save: { type: 'boolean', description: 'Keep the search: it is saved (moved to storage) once finished, for show, export and attach later' },
     rows: { type: 'string', valueHint: 'N', description: 'At most N rows in the table (default 1000; --json and --csv print every result)' },

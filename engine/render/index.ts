@@ -1,8 +1,14 @@
 // The renderers, by name (registry.ts lists them with the other modules).
 import { argError, type ModuleDef } from '../module'
+import { chart } from './chart'
+import { gauge, numbercard } from './gauge'
 import { textRenderer } from './renderer'
+import { stackgraph } from './stackgraph'
+import { table } from './table'
 
-const entries = (name: 'text' | 'raw', info: string): ModuleDef => ({
+// The renderers of entries: each entry as it is, with its values. hex and pcap are shown by the clients (hex bytes,
+// decoded packets) from the same entries: the server answers them as raw does, and they download as text does.
+const entries = (name: 'text' | 'raw' | 'hex' | 'pcap', info: string): ModuleDef => ({
   name,
   kind: 'render',
   info,
@@ -16,4 +22,11 @@ const entries = (name: 'text' | 'raw', info: string): ModuleDef => ({
 export const renderers: ModuleDef[] = [
   entries('text', 'Shows each entry as text, with its values.'),
   entries('raw', 'Shows each entry as it is stored, with its values (binary data as it is).'),
+  entries('hex', 'Shows each entry as hexadecimal bytes, with its values.'),
+  entries('pcap', 'Shows each entry as a network packet, with its values.'),
+  table,
+  chart,
+  gauge,
+  numbercard,
+  stackgraph,
 ]

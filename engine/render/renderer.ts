@@ -4,18 +4,35 @@
 import type { Entry } from '../entry'
 import type { CompiledModule, Stage } from '../module'
 import { type Value, valueText } from '../value'
+import type { RecordSource, RenderAnswer, RenderRequest } from './records'
 
 export interface CompiledRenderer extends CompiledModule {
   kind: 'render'
   /** The stored record of one final entry. */
   record(e: Entry): string
+  /** The download formats it offers (SearchInfo.RenderDownloadFormats). */
+  downloads: readonly string[]
+  /**
+   * The answer to REQ_GET_ENTRIES and REQ_TS_RANGE in the clients' shape of this renderer (Entries). Undefined for
+   * the renderers of entries (text, raw, hex, pcap), which the caller answers from the records as they are.
+   */
+  answer?(src: RecordSource, req: RenderRequest): Promise<RenderAnswer>
+  /**
+   * A download in one of `downloads`, as chunks of text, over the whole range [start, end) of the search; undefined
+   * for a format the records give as they are (the entries' json, csv and text).
+   */
+  download?(src: RecordSource, format: string, range: { start: number; end: number }): AsyncGenerator<string> | undefined
 }
+
+/** The download formats of the renderers of entries (the records as they are). */
+export const ENTRY_DOWNLOADS = ['json', 'csv', 'text'] as const
 
 export function isRenderer(m: CompiledModule): m is CompiledRenderer {
   return m.kind === 'render'
 }
 
-const passAll: Stage = { push: (e, out) => out(e) }
+/** The stage of a renderer that condenses nothing. */
+export const passAll: Stage = { push: (e, out) => out(e) }
 
 /** The record of an entry with its values: the text and raw renderers store these, and the archive holds them. */
 export function entryRecord(e: Entry): string {
@@ -30,9 +47,10 @@ export function enumerated(values: ReadonlyMap<string, Value>): { Name: string; 
 }
 
 /** The renderer of a query that names none: entries as text. */
-export function textRenderer(_previous: readonly CompiledModule[], name: 'text' | 'raw' = 'text', text = name): CompiledRenderer {
+export function textRenderer(_previous: readonly CompiledModule[], name: 'text' | 'raw' | 'hex' | 'pcap' = 'text', text: string = name): CompiledRenderer {
   return {
     name,
+    downloads: ENTRY_DOWNLOADS,
     kind: 'render',
     text,
     consumes: [],
@@ -57,5 +75,12 @@ export function countRenderer(): CompiledRenderer {
     stateless: true,
     stage: () => passAll,
     record: (e) => JSON.stringify({ Count: e.values.get('count') ?? 0 }),
+    downloads: ENTRY_DOWNLOADS,
+    async answer(src, req) {
+      const lines = await src.read(req.first, req.last)
+      const ts = new Date(req.updated).toISOString()
+      const Rows = lines.map((l) => ({ TS: ts, Row: [String((JSON.parse(l) as { Count?: unknown }).Count ?? '')] }))
+      return { entries: { Columns: ['count'], Rows }, count: Rows.length, more: req.first + Rows.length < src.count }
+    },
   }
 }

@@ -25,6 +25,7 @@ import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
 import { JSON_TYPE } from '../../server/wire'
 import { authGuard } from '../auth/guard'
+import { rendererOf } from '../ws/protocol'
 import type { AuthService, Caller } from '../auth/service'
 import {
   AdminQuery, Detail, Details, DownloadParams, HistoryEntry, IdParams, ImportQuery, LaunchBody, Launched, ListEntry, toDetail, toDetails, toListEntry,
@@ -42,6 +43,21 @@ export interface SearchCtrlDeps {
   quotas: Quotas
   /** The free-space floor checked before an import is written (server/disk-space.ts). */
   space: FreeSpaceFloor
+}
+
+/** A stream of the text chunks a renderer's download yields. */
+function textStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  return new ReadableStream<Uint8Array>({
+    async pull(ctl) {
+      const next = await chunks.next()
+      if (next.done) ctl.close()
+      else ctl.enqueue(encoder.encode(next.value))
+    },
+    async cancel() {
+      await chunks.return(undefined)
+    },
+  })
 }
 
 /** The answer of background, save, stop and delete: the spec's "Body null". */
@@ -379,8 +395,23 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
           if (s.save !== 'saved') throw Errors.conflict(`search ${s.record.id} is ${stateWords(s)}: only a saved search can be exported`)
           return new Response(await searches.exportArchive(s), { headers: downloadHeaders('application/gzip', `search-${s.record.id}.tar.gz`) })
         }
+        // The value renderers (table, chart, gauge...) give their own downloads; the renderers of entries the records.
+        const renderer = rendererOf(s)
+        const offered = [...renderer.downloads, 'archive'].join(', ')
+        if (!renderer.downloads.includes(params.format))
+          throw Errors.badRequest(`unknown download format ${JSON.stringify(params.format)} for the ${renderer.name} renderer (${offered})`)
+        const own = renderer.download?.({ count: s.record.itemCount, read: (a, b) => searches.readRecords(s, a, b) }, params.format, {
+          start: s.record.startRange,
+          end: s.record.endRange,
+        })
+        if (own) {
+          const type = params.format === 'json' ? JSON_TYPE : params.format === 'csv' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8'
+          return new Response(textStream(own), {
+            headers: { ...downloadHeaders(type), 'content-disposition': contentDisposition('attachment', `search-${s.record.id}.${params.format === 'text' ? 'txt' : params.format}`) },
+          })
+        }
         const format = DOWNLOADS[params.format]
-        if (!format) throw Errors.badRequest(`unknown download format ${JSON.stringify(params.format)} (json, csv, text, archive)`)
+        if (!format) throw Errors.badRequest(`unknown download format ${JSON.stringify(params.format)} (${offered})`)
         const bytes = await searches.resultBytes(s)
         // results are user content: the download headers, and always an attachment (text included)
         return new Response(format.body(bytes), {
@@ -392,7 +423,9 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
         params: DownloadParams,
         response: refusals(409),
         detail: {
-          summary: 'Download a search\'s results or archive', description: '`json` (an array of records), `csv` or `text`, or for a saved search `archive` (docs/search-archive.md).',
+          summary: 'Download a search\'s results or archive',
+          description:
+            'The formats of the search\'s renderer (SearchInfo.RenderDownloadFormats): for entries (text, raw, hex, pcap) `json` (an array of records), `csv` or `text`; for table and chart `csv` (a header row, then rows; numbers as they are) and `json` (an array of row objects); for gauge, numbercard and stackgraph `json` (what the clients read) and `csv`. For a saved search also `archive` (docs/search-archive.md).',
         },
       },
     )

@@ -51,7 +51,7 @@ import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/servic
 import { clientOf } from '../searchctrl'
 import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
-import { REQ, RESP_ERROR, baseResponse, renderModuleOf, searchInfo, statsSet, tagsOf } from './protocol'
+import { REQ, RESP_ERROR, baseResponse, renderModuleOf, rendererOf, searchInfo, statsSet, tagsOf } from './protocol'
 import { area } from '../../server/openapi'
 import { accessSpec } from '../../server/permissions'
 
@@ -795,14 +795,18 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
   }
 
   /**
-   * Entries First ≤ n < Last of the results, in the renderer's shape (text: entries; table: rows of the count). A
-   * time-range request (TS_RANGE, EXPLORE_TS_RANGE: the client's zoom) counts First and Last within the entries
-   * whose TS lies in [StartTS, EndTS); a zero or absent time leaves that side unbounded. The count of a table has
-   * no time of its own: it is answered whatever the range.
+   * Entries First ≤ n < Last of the results, in the renderer's shape. Renderers of entries (text, raw, hex, pcap)
+   * answer the records as they are, with their enumerated values and the tag map; a time-range request (TS_RANGE,
+   * EXPLORE_TS_RANGE: the client's zoom) counts First and Last within the entries whose TS lies in [StartTS, EndTS);
+   * a zero or absent time leaves that side unbounded. The value renderers (table, chart, gauge, numbercard,
+   * stackgraph) answer from every record within the range, re-bucketed to it (engine/render): a chart gives Last -
+   * First points over the range. Last below First is refused.
    */
   async function entries(s: Search, req: number, data: Msg): Promise<Msg> {
     const range = isObject(data.EntryRange) ? data.EntryRange : {}
     const first = Number.isSafeInteger(range.First) && (range.First as number) >= 0 ? (range.First as number) : 0
+    if (typeof range.Last === 'number' && range.Last < first)
+      return { ID: RESP_ERROR, Addendum: data.Addendum ?? {}, Error: `EntryRange Last (${range.Last}) is before First (${first})` }
     const lastAsked = Number.isSafeInteger(range.Last) && (range.Last as number) > first ? (range.Last as number) : first + 1
     const last = Math.min(lastAsked, first + MAX_ENTRIES)
     const timed = req === REQ.TS_RANGE || req === REQ.EXPLORE_TS_RANGE
@@ -811,8 +815,30 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     const to = timed ? time(range.EndTS) : 0
     if (from === undefined || to === undefined)
       return { ID: RESP_ERROR, Addendum: data.Addendum ?? {}, Error: 'EntryRange StartTS and EndTS must be RFC 3339 times' }
+    const ts = (v: unknown, fallback: number) => (typeof v === 'string' && v !== '' ? v : formatTime(fallback))
+    const answeredRange = (taken: number) => ({
+      First: first,
+      Last: first + taken,
+      StartTS: ts(range.StartTS, s.record.startRange),
+      EndTS: ts(range.EndTS, s.record.endRange),
+    })
+    const renderer = rendererOf(s)
+    if (renderer.answer) {
+      // A range that covers the whole search is no narrowing: the whole result, unzoomed.
+      const narrowFrom = from > s.record.startRange ? from : 0
+      const narrowTo = to !== 0 && to < s.record.endRange ? to : 0
+      const a = await renderer.answer(
+        {
+          count: s.record.itemCount,
+          read: (a, b) => searches.readRecords(s, a, b),
+          readWithin: (lo, hi, a, b) => searches.readRecordsWithin(s, lo, hi, a, b),
+        },
+        { first, last, from: narrowFrom, to: narrowTo, start: from || s.record.startRange, end: to || s.record.endRange, updated: s.record.lastUpdate },
+      )
+      return { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(a.count), AdditionalEntries: a.more, Entries: a.entries }
+    }
     // A range that covers the whole search (the client's unzoomed view) is read by position alone.
-    const narrowed = renderModuleOf(s) === 'text' && (from > s.record.startRange || (to !== 0 && to < s.record.endRange))
+    const narrowed = from > s.record.startRange || (to !== 0 && to < s.record.endRange)
     const { lines, more } = narrowed
       ? await searches.readRecordsWithin(s, from, to, first, last)
       : { lines: await searches.readRecords(s, first, last), more: false }
@@ -821,32 +847,20 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     while (taken < lines.length && (taken === 0 || bytes + lines[taken]!.length <= MAX_ANSWER_BYTES)) bytes += lines[taken++]!.length
     const records = lines.slice(0, taken).map((l) => JSON.parse(l) as Msg)
     const additional = narrowed ? taken < lines.length || more : first + taken < s.record.itemCount
-    const ts = (v: unknown, fallback: number) => (typeof v === 'string' && v !== '' ? v : formatTime(fallback))
-    const answered = {
-      First: first,
-      Last: first + taken,
-      StartTS: ts(range.StartTS, s.record.startRange),
-      EndTS: ts(range.EndTS, s.record.endRange),
-    }
-    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answered, AdditionalEntries: additional }
-    if (renderModuleOf(s) === 'table') {
-      return {
-        ...base,
-        Entries: {
-          Columns: ['count'],
-          Rows: records.map((r) => ({ TS: formatTime(s.record.lastUpdate), Row: [String(r.Count ?? '')] })),
-        },
-      }
-    }
+    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(taken), AdditionalEntries: additional }
     const ids = await searches.tags.idsOf([...new Set(records.map((r) => String(r.Tag)))])
     const out = records.map((r) => ({
       TS: r.TS,
       Tag: ids.get(String(r.Tag)) ?? 0,
       SRC: r.SRC ?? '',
       Data: r.Data ?? '',
-      Enumerated: [],
+      Enumerated: Array.isArray(r.Enumerated) ? r.Enumerated : [],
     }))
-    return req === REQ.GET_EXPLORE_ENTRIES || req === REQ.EXPLORE_TS_RANGE ? { ...base, Entries: out, Explore: [] } : { ...base, Entries: out }
+    // the tag map the clients read entries' Tag numbers by (text and raw: Tags)
+    const tags = Object.fromEntries(ids)
+    return req === REQ.GET_EXPLORE_ENTRIES || req === REQ.EXPLORE_TS_RANGE
+      ? { ...base, Entries: out, Tags: tags, Explore: [] }
+      : { ...base, Entries: out, Tags: tags }
   }
 
   // ---- /api/ws/stats

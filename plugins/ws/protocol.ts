@@ -9,6 +9,8 @@ import type { Search } from '../../server/search/manager'
 import { stateWords } from '../../server/search/manager'
 import { formatTime } from '../../server/time'
 import { goDuration } from '../searchctrl/schema'
+import { compileQuery } from '../../engine/query'
+import { type CompiledRenderer, textRenderer } from '../../engine/render/renderer'
 
 /** Request ids of a search subprotocol (the Go client's REQ_* constants; the TypeScript client's SearchMessageCommands). */
 export const REQ = {
@@ -31,9 +33,29 @@ export const REQ = {
 /** RESP_ERROR: the answer to a request that failed, with `Error`. */
 export const RESP_ERROR = 0xffffffff
 
-/** What the engine's results look like to the clients' renderers: entries (text) or a count (table). */
-export function renderModuleOf(s: Search): 'text' | 'table' {
-  return /\|\s*count\s*$/.test(s.record.effectiveQuery) || /^tag=\S+\s+count$/.test(s.record.effectiveQuery) ? 'table' : 'text'
+const renderers = new WeakMap<Search, CompiledRenderer>()
+
+/**
+ * The renderer of a search: its effective query's, compiled once per search (cheap: regular expressions compile
+ * lazily and are never used here). A query the engine no longer compiles (an archive imported from elsewhere) is
+ * shown as text.
+ */
+export function rendererOf(s: Search): CompiledRenderer {
+  let r = renderers.get(s)
+  if (!r) {
+    try {
+      r = compileQuery(s.record.effectiveQuery).renderer
+    } catch {
+      r = textRenderer([])
+    }
+    renderers.set(s, r)
+  }
+  return r
+}
+
+/** The renderer's name the clients choose their reading by (RenderModule, RendererMod). */
+export function renderModuleOf(s: Search): string {
+  return rendererOf(s).name
 }
 
 /** The query's tags as the clients list them (`Tags`). */
@@ -61,7 +83,7 @@ export function searchInfo(s: Search, now: number) {
     IndexSize: r.indexSize,
     ItemCount: r.itemCount,
     TimeZoomDisabled: true,
-    RenderDownloadFormats: ['json', 'csv', 'text'],
+    RenderDownloadFormats: [...rendererOf(s).downloads],
     Metadata: r.metadata ?? {},
     CollapsingIndex: 0,
     NoHistory: r.noHistory,
