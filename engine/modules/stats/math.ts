@@ -8,7 +8,7 @@
 import { type Token, quote } from '../../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../../module'
 import type { ModuleCall } from '../../parse'
-import { MAX_TRACKED_LIMIT, type StatsOp, type StatsSpec, compileStats, quoteName, readMaxTracked, readOver } from './stats'
+import { MAX_TRACKED_LIMIT, type StatsOp, type StatsSpec, byNames, compileStats, quoteName, readMaxTracked, readOver } from './stats'
 
 const KEYWORDS = new Set(['by', 'as', 'over'])
 
@@ -35,7 +35,7 @@ function readShorthand(call: ModuleCall, op: string, tokens: Token[]): { spec: O
     const at = tokens[i]!
     i++
     by = []
-    while (i < tokens.length && !isWord(tokens[i], 'over') && !isWord(tokens[i], 'as')) by.push(tokens[i++]!.text)
+    while (i < tokens.length && !isWord(tokens[i], 'over') && !isWord(tokens[i], 'as')) by.push(...byNames(tokens[i++]!))
     if (by.length === 0) throw argError(call, '"by" needs at least one value name', tokens[i] ?? call.end)
     if (new Set(by).size !== by.length) throw argError(call, 'a "by" list names a value twice', at)
   }

@@ -286,6 +286,21 @@ describe('keys: the per-operation by of the wiki', () => {
     expect(groups('tag=web stats count sum(n) by host')).toEqual(['host:count,sum'])
   })
 
+  test('a by list joined by commas (the wiki\'s `count by Appname,Severity`) is the list written apart', () => {
+    const counts = (q: string) => run(q, rows).map((e) => [...e.values.entries()].sort().join(' ')).sort()
+    for (const [joined, apart] of [
+      ['tag=web stats count sum(n) by host,user', 'tag=web stats count sum(n) by host user'],
+      ['tag=web count by host,user', 'tag=web count by host user'],
+      ['tag=web sum n by host, user over 1m', 'tag=web sum n by host user over 1m'],
+    ]) {
+      expect(counts(joined!)).toEqual(counts(apart!))
+      expect(compileQueryNow(joined!).text).toBe(compileQueryNow(apart!).text)
+    }
+    expect(groups('tag=web stats count by host,user')).toEqual(['host,user:count'])
+    expect(() => compileQueryNow('tag=web count by ,')).toThrow('"by" needs at least one value name')
+    expect(() => compileQueryNow('tag=web count by host,host')).toThrow('a "by" list names a value twice')
+  })
+
   test('a by elsewhere applies to its operation only', () => {
     expect(groups('tag=web stats mean(n) by host user stddev(n)')).toEqual(['host,user:mean', ':stddev'])
     expect(groups('tag=web stats sum(n) by host sum(n) as all')).toEqual(['host:sum', ':all'])

@@ -156,7 +156,7 @@ export function readOperations(call: ModuleCall, tokens: Token[]): Omit<StatsSpe
       while (i < tokens.length) {
         const u = tokens[i]!
         if (u.kind === 'word' && (u.text === 'over' || u.text === 'as' || u.text === 'by' || isOperation(u))) break
-        names.push(u.text)
+        names.push(...byNames(u))
         i++
       }
       if (names.length === 0) throw argError(call, '"by" needs at least one value name', tokens[i] ?? call.end)
@@ -190,6 +190,14 @@ export function readOperations(call: ModuleCall, tokens: Token[]): Omit<StatsSpe
     names.add(o.as)
   }
   return { ops, over }
+}
+
+/**
+ * The value names of one token of a `by` list: the platform writes them apart or joined by commas
+ * (`count by Appname,Severity`, as in the wiki's syslog and stackgraph pages); a quoted name is taken whole.
+ */
+export function byNames(t: Token): string[] {
+  return t.kind === 'word' ? t.text.split(',').filter((n) => n !== '') : [t.text]
 }
 
 /** A value name in a by list, quoted where it would read as a keyword or an operation. */
