@@ -16,6 +16,7 @@ import { printf } from './modules/printf'
 import { regex } from './modules/regex'
 import { requireModule } from './modules/require'
 import { sort } from './modules/sort'
+import { loadAggregate } from './modules/stats/aggregates'
 import { mathModules } from './modules/stats/math'
 import { stats } from './modules/stats/stats'
 import { syslog } from './modules/syslog'
@@ -24,6 +25,7 @@ import { unique } from './modules/unique'
 import { lower, upper } from './modules/upperlower'
 import { words } from './modules/words'
 import { renderers } from './render'
+import { registerAggregateLoader } from './render/records'
 
 export const MODULES: readonly ModuleDef[] = [
   // extraction
@@ -58,3 +60,6 @@ export const MODULES: readonly ModuleDef[] = [
   // renderers
   ...renderers,
 ]
+
+// Stored records of tables and charts hold the stats module's aggregates: loading them back is what lets a zoom merge windows.
+registerAggregateLoader(loadAggregate)
