@@ -44,7 +44,7 @@ async function afterStart(script: string, port = freePort()): Promise<string[]> 
 test('a started server on the disk store has not loaded minio, tar-stream, re2js, prom-client, busboy, the OpenAPI generator or the PostgreSQL store; a regex compiled loads re2js only', async () => {
   const lines = await afterStart(`
     console.log(JSON.stringify({ atStart: loaded() }))
-    const { compileRegex } = await import(${JSON.stringify(join(ROOT, 'server', 'search', 'query.ts'))})
+    const { compileRegex } = await import(${JSON.stringify(join(ROOT, 'engine', 'regex.ts'))})
     if (!compileRegex('a+b').test('xaab')) throw new Error('the regex did not match')
     console.log(JSON.stringify({ afterRegex: loaded().map((k) => k.split('node_modules/')[1].split('/')[0]) }))`)
   expect(lines.map((l) => JSON.parse(l))).toEqual([{ atStart: [] }, { afterRegex: expect.arrayContaining(['re2js']) }])

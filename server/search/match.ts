@@ -168,7 +168,9 @@ export class MatchPool {
     if (entries.length === 0) return new Uint8Array(0)
     this.headBatches++
     const answer = await this.submit({ id: 0, key: head.key, head: head.batch(entries) }, this.budgetMs, signal, false)
-    if (answer.error !== undefined) throw new Error(`the query failed on an entry: ${answer.error}`)
+    // The error of a module names the module (QueryError, SearchLimitError): passed on as it is, as the same error
+    // thrown on this thread would be.
+    if (answer.error !== undefined) throw new Error(answer.error)
     return answer.out!
   }
 
