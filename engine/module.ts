@@ -12,11 +12,18 @@ import type { LazyRegex } from './regex'
 
 export type Sink = (e: Entry) => void
 
+/** Entries a condensing stage passes on between two yields of its flush (see Stage.flush). */
+export const FLUSH_SLICE = 256
+
 export interface Stage {
   /** Handles one entry: calls out for every entry it passes on (none drops it). */
   push(e: Entry, out: Sink): void
-  /** The input has ended: passes on what the stage still holds. */
-  flush?(out: Sink): void
+  /**
+   * The input has ended: passes on what the stage still holds. A stage that may hold many entries answers an
+   * iterator that passes them on a slice at a time (see FLUSH_SLICE) and yields between slices, so that the search
+   * gives the event loop a turn between slices rather than holding it for the whole emission.
+   */
+  flush?(out: Sink): void | Iterable<unknown>
   /** True once nothing more will pass (a limit reached): the scan may end early. */
   done?(): boolean
 }
@@ -129,4 +136,10 @@ export function readFlags(
 /** The normal form of flags read by readFlags, in the order given. */
 export function flagsText(flags: Map<string, Token | true>, quote: (s: string) => string): string[] {
   return [...flags].map(([k, v]) => (v === true ? `-${k}` : `-${k} ${quote(v.text)}`))
+}
+
+/** Runs a stage's flush to its end, all at once (tests, and callers that need no turns between slices). */
+export function flushAll(stage: Stage, out: Sink): void {
+  const steps = stage.flush?.(out)
+  if (steps) for (const _ of steps);
 }

@@ -82,10 +82,22 @@ export class Pipeline {
     return false
   }
 
-  /** The end of the input: every stage passes on what it holds, the first one first. */
+  /** The end of the input: every stage passes on what it holds, the first one first, all at once (tests, benches). */
   flush(): void {
-    for (let i = 0; i < this.stages.length; i++) this.stages[i]!.flush?.(this.sinks[i + 1]!)
-    this.renderStage.flush?.(this.toRecord)
+    for (const _ of this.flushSteps());
+  }
+
+  /**
+   * The end of the input, a slice at a time: every stage passes on what it holds, the first one first; each step
+   * yields after a slice of entries went all the way through (a search takes a turn of the event loop between steps:
+   * a condensing stage may hold a million keys).
+   */
+  *flushSteps(): Generator<void> {
+    const all = [...this.stages.map((stage, i) => [stage, this.sinks[i + 1]!] as const), [this.renderStage, this.toRecord] as const]
+    for (const [stage, out] of all) {
+      const steps = stage.flush?.(out)
+      if (steps) for (const _ of steps) yield
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { flushAll } from '../module'
 // What the tests of the extraction and processing modules share: running a query's modules over entries, and
 // reading the error a query is refused with.
 import { expect } from 'bun:test'
@@ -26,7 +27,7 @@ export function run(query: string, inputs: (string | Entry)[], resources: Record
   for (const s of stages) {
     const next: Entry[] = []
     for (const e of current) s.push(e, (x) => next.push(x))
-    s.flush?.((x) => next.push(x))
+    flushAll(s, (x) => next.push(x))
     current = next
   }
   return current

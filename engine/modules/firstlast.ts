@@ -10,7 +10,7 @@
 // and for last of the data of the entries held; past either the search ends with a SearchLimitError.
 import type { Entry } from '../entry'
 import { SearchLimitError } from '../errors'
-import type { ModuleDef } from '../module'
+import { FLUSH_SLICE, type ModuleDef } from '../module'
 import { KeyTracker, keyOf, readKeyOptions } from './unique'
 
 export const first: ModuleDef = {
@@ -85,8 +85,12 @@ export const last: ModuleDef = {
               throw new SearchLimitError(`last: its keys and entries take more than ${opts.maxBytes / 1024 / 1024} MB (the bound -maxsize sets): raise -maxsize, or narrow the search`)
             held.set(key, e)
           },
-          flush(out) {
-            for (const e of held.values()) out(e)
+          *flush(out) {
+            let sent = 0
+            for (const e of held.values()) {
+              out(e)
+              if (++sent % FLUSH_SLICE === 0) yield
+            }
             held.clear()
           },
         }

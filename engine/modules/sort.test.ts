@@ -1,3 +1,4 @@
+import { flushAll } from '../module'
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import type { Entry } from '../entry'
@@ -18,7 +19,7 @@ function run(query: string, entries: Entry[]): Entry[] {
   sinks[stages.length] = (e) => out.push(e)
   for (let i = stages.length - 1; i >= 0; i--) sinks[i] = (e) => stages[i]!.push(e, sinks[i + 1]!)
   for (const e of entries) sinks[0]!(e)
-  for (let i = 0; i < stages.length; i++) stages[i]!.flush?.(sinks[i + 1]!)
+  for (let i = 0; i < stages.length; i++) flushAll(stages[i]!, sinks[i + 1]!)
   return out
 }
 

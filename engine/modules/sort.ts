@@ -12,7 +12,7 @@ import { valueOf } from '../entry'
 import type { Entry } from '../entry'
 import { SearchLimitError } from '../errors'
 import { quote } from '../lex'
-import { type ModuleDef, argError } from '../module'
+import { FLUSH_SLICE, type ModuleDef, argError } from '../module'
 import { IPValue, type Value, toNumber, valueText } from '../value'
 
 export const MAX_SORT_ENTRIES = 1_000_000
@@ -101,13 +101,16 @@ export const sort: ModuleDef = {
               )
             held.push(read(e))
           },
-          flush(out) {
+          *flush(out) {
             const present = held.filter((h) => h.v !== undefined)
             const missing = held.filter((h) => h.v === undefined)
             present.sort(descending ? (a, b) => compareHeld(b, a) : compareHeld)
             held.length = 0
-            for (const h of present) out(h.e)
-            for (const h of missing) out(h.e)
+            let sent = 0
+            for (const h of [present, missing].flat()) {
+              out(h.e)
+              if (++sent % FLUSH_SLICE === 0) yield
+            }
           },
         }
       },

@@ -575,7 +575,12 @@ export class SearchManager {
       unwanted.abort()
       await writer.flush()
       this.progress(s, writer)
-      if (!s.removed) pipeline.flush()
+      // What condensing stages hold comes out a slice at a time, with the event loop's turns between slices (a stats
+      // of a million keys took seconds in one go). A stopped search still emits what it held; a deleted one does not.
+      for (const _ of pipeline.flushSteps()) {
+        if (s.removed) break
+        if (due()) await endStep()
+      }
       await writer.close()
       this.progress(s, writer)
     } catch (e) {

@@ -1,3 +1,4 @@
+import { flushAll } from '../../module'
 // stats and the math shorthands against SQLite (bun:sqlite) over the same generated rows: per key and per time
 // window; stddev, variance and percentiles against plain loops; re-bucketing (merging the windows' aggregates equals
 // the whole-range result); -maxtracked, -b, the per-operation keying; the normal form and refused arguments.
@@ -93,7 +94,7 @@ function run(query: string, rows: Row[], e: RunEnv = env()): Entry[] {
     if (r.user !== undefined) values.set('user', r.user)
     sinks[0]!({ ts: r.ts, tag: 'web', src: '10.0.0.1', data: new TextEncoder().encode(r.body), values })
   }
-  stages.forEach((s, i) => s.flush?.(sinks[i + 1]!))
+  stages.forEach((s, i) => flushAll(s, sinks[i + 1]!))
   return got
 }
 

@@ -42,7 +42,7 @@ import type { Aggregate, Condensed } from '../../aggregate'
 import { type Entry, valueOf } from '../../entry'
 import { SearchLimitError } from '../../errors'
 import { type Token, quote } from '../../lex'
-import { type CompiledModule, type ModuleDef, type RunEnv, type Sink, type Stage, argError, flagsText, readFlags } from '../../module'
+import { type CompiledModule, type ModuleDef, type RunEnv, type Sink, type Stage, FLUSH_SLICE, argError, flagsText, readFlags } from '../../module'
 import type { ModuleCall } from '../../parse'
 import { type Value, parseDuration, valueText } from '../../value'
 import { UniqueCountAggregate, aggregateKinds, createAggregate, distinctKey, improved, percentileOf, setPrior, totalCarry, zeroWhenEmpty } from './aggregates'
@@ -378,7 +378,9 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
     if (spec.keepBody && !cell.bodyFixed && g.bodyOp < 0) cell.body = e.data
   }
 
-  const emit = (out: Sink, ts: number, start: number, spanMs: number) => {
+  /** Passes on every group's cells, yielding after each FLUSH_SLICE of them (Stage.flush). */
+  function* emitting(out: Sink, ts: number, start: number, spanMs: number): Generator<void> {
+    let sent = 0
     for (const g of groups) {
       if (!temporal && g.by.length === 0 && g.cells.size === 0)
         g.cells.set('', { by: [], aggs: g.ops.map((o) => createAggregate(o.op, o.arg)!), tag: '', src: '', body: new Uint8Array(0), bodyFixed: false })
@@ -398,10 +400,14 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
         if (g.carry) g.carry.set(key, g.ops.map((o, i) => (o.op === 'total' ? totalCarry(cell.aggs[i]!) : 0)))
         const condensed: Condensed = { start, span: spanMs, by: g.by, aggregates }
         out({ ts, tag: cell.tag, src: cell.src, data: spec.keepBody ? cell.body : encoder.encode(texts.join(' ')), values, condensed })
+        if (++sent % FLUSH_SLICE === 0) yield
       }
       g.cells = new Map()
       g.distinct = g.ops.map(() => 0)
     }
+  }
+  const emit = (out: Sink, ts: number, start: number, spanMs: number) => {
+    for (const _ of emitting(out, ts, start, spanMs));
   }
 
   return {
@@ -419,9 +425,8 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
       for (const g of groups) add(g, e)
     },
     flush(out) {
-      if (temporal) {
-        if (seen && windowStart !== undefined) emit(out, windowStart, windowStart, span)
-      } else emit(out, env.end || Date.now(), env.start, 0)
+      if (temporal) return seen && windowStart !== undefined ? emitting(out, windowStart, windowStart, span) : undefined
+      return emitting(out, env.end || Date.now(), env.start, 0)
     },
   }
 }
