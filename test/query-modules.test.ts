@@ -131,4 +131,26 @@ describe('query modules through the app', () => {
     expect(missing.status).toBe(400)
     expect(missing.body).toMatchObject({ Position: query.indexOf('colour') })
   })
+
+  test('an API token reads resources and auto-extractors through a query only with ResourceRead and ExtractorRead', async () => {
+    const { s, owner } = await setup()
+    await ingest(s, LINES)
+    const created = await s.call('POST', '/api/resources', { jwt: owner.jwt, json: { ResourceName: 'statuses' } })
+    const form = new FormData()
+    form.append('file', new Blob(['code,name\n200,ok\n']), 'statuses.csv')
+    expect((await s.call('PUT', `/api/resources/${created.body.GUID}/raw`, { jwt: owner.jwt, body: form as never })).status).toBe(200)
+    const token = async (capabilities: string[]) =>
+      ({ 'Service-Token': (await s.call('POST', '/api/tokens', { jwt: owner.jwt, json: { name: capabilities.join('+'), capabilities } })).body.token as string })
+    const lookup = `tag=web ${EXTRACT} | lookup -r statuses status code name`
+    const searchOnly = await token(['Search'])
+    const refused = await s.call('POST', '/api/searchctrl/launch', { headers: searchOnly, json: { SearchString: lookup } })
+    expect(refused).toMatchObject({ status: 403, body: { Cap: 'ResourceRead' } })
+    const axRefused = await s.call('POST', '/api/searchctrl/launch', { headers: searchOnly, json: { SearchString: 'tag=web ax' } })
+    expect(axRefused).toMatchObject({ status: 403, body: { Cap: 'ExtractorRead' } })
+    // nothing was launched for the refused queries
+    expect((await s.call('GET', '/api/searchctrl', { jwt: owner.jwt })).body).toEqual([])
+    const withRead = await token(['Search', 'ResourceRead', 'ExtractorRead'])
+    expect((await s.call('POST', '/api/searchctrl/launch', { headers: withRead, json: { SearchString: lookup } })).status).toBe(200)
+    expect((await s.call('POST', '/api/searchctrl/launch', { headers: withRead, json: { SearchString: 'tag=web ax' } })).status).toBe(200)
+  })
 })

@@ -19,6 +19,7 @@ import { contentDisposition, downloadHeaders } from '../../server/headers'
 import { checkJsonShape } from '../../server/json-shape'
 import { rawMembers } from '../../server/raw-json'
 import { QueryError } from '../../engine/errors'
+import type { CompiledQuery } from '../../engine/query'
 import { type ImportBound, type ReadArchive, type SearchManager, type SearchView, type Viewer, reaches, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import type { Store } from '../../server/store'
@@ -62,6 +63,15 @@ function textStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> 
 
 /** The answer of background, save, stop and delete: the spec's "Body null". */
 const jsonNull = () => new Response('null', { headers: { 'content-type': JSON_TYPE } })
+
+/**
+ * What a query reads beyond the entries needs the permission of that item from an API token, as reading it through
+ * its own route would: resources (lookup, enrich -r) ResourceRead, auto-extractors (ax) ExtractorRead. 403 otherwise.
+ */
+export function admitQuery(auth: AuthService, caller: Caller, query: CompiledQuery): void {
+  if (query.modules.some((m) => m.needs?.resources?.length)) auth.admit(caller, { key: 'ResourceRead' })
+  if (query.modules.some((m) => m.needs?.extractors)) auth.admit(caller, { key: 'ExtractorRead' })
+}
 
 /** How a caller is attached to a search: by its login session, or by its API token. */
 export function clientOf(caller: Caller): string {
@@ -253,6 +263,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
           if (e instanceof QueryError) throw Errors.badQuery(e.message, e.position)
           throw e
         }
+        admitQuery(auth, caller, query)
         const now = clock()
         const start = parseTime(body.SearchStart)
         const end = parseTime(body.SearchEnd)

@@ -48,7 +48,7 @@ import type { Store } from '../../server/store'
 import { formatTime, parseTime } from '../../server/time'
 import { authGuard } from '../auth/guard'
 import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/service'
-import { clientOf } from '../searchctrl'
+import { admitQuery, clientOf } from '../searchctrl'
 import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
 import { REQ, RESP_ERROR, baseResponse, renderModuleOf, rendererOf, searchInfo, statsSet, tagsOf } from './protocol'
@@ -656,8 +656,9 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     let query
     try {
       query = await searches.parse(raw)
+      admitQuery(auth, c.caller, query)
     } catch (e) {
-      if (e instanceof QueryError) return fail(e.message)
+      if (e instanceof QueryError || e instanceof ApiError) return fail(e.message)
       throw e
     }
     let s: Search
