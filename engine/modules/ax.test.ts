@@ -102,4 +102,19 @@ describe('ax', () => {
     expect(m.needs).toEqual({ extractors: true })
     expect(() => compileQueryNow('tag=web ax status ==')).toThrow(QueryError)
   })
+
+  test('the other extraction modules as definitions: json, kv, csv and fields give what a plain split gives', () => {
+    const rows = fc.sample(fc.tuple(fc.stringMatching(/^[a-z]{1,6}$/), fc.integer({ min: 0, max: 9999 })), { numRuns: 60, seed: 11 })
+    const cases: [AutoExtractorDefinition, (host: string, n: number) => string][] = [
+      [{ tag: 'web', module: 'json', params: 'host n', args: '' }, (host, n) => JSON.stringify({ host, n, other: [1, 2] })],
+      [{ tag: 'web', module: 'kv', params: 'host n', args: '' }, (host, n) => `a=1 host=${host} n=${n}`],
+      [{ tag: 'web', module: 'csv', params: 'host,n', args: '' }, (host, n) => `${host},${n}`],
+      [{ tag: 'web', module: 'fields', params: 'skip host n', args: '-d " "' }, (host, n) => `x ${host} ${n}`],
+    ]
+    for (const [definition, line] of cases) {
+      const got = run('host n', [definition], rows.map(([host, n]) => entry('web', line(host, n))))
+      expect({ module: definition.module, got }).toEqual({ module: definition.module, got: rows.map(([host, n]) => ({ host, n: String(n) })) })
+    }
+  })
 })
+
