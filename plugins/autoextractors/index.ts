@@ -51,6 +51,7 @@ import {
   MAX_PARAMS,
   MAX_TAGS,
   SyntaxCheck,
+  SyntaxRefused,
   toRecord,
 } from './schema'
 import { MAX_DESC, MAX_NAME } from '../files/schema'
@@ -269,7 +270,7 @@ export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: A
       {
         access: 'ExtractorRead',
         body: AutoExtractorBody,
-        response: { 200: SyntaxCheck, 400: SyntaxCheck },
+        response: { 200: SyntaxCheck, 400: SyntaxRefused },
         detail: {
           summary: 'Check an auto-extractor\'s syntax',
           description: 'Compiles the definition as a search would. `TagExists`: another definition of yours covers one of its tags. A definition that does not compile answers 400 with `Error`.',

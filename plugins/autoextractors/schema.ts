@@ -72,6 +72,8 @@ export function toRecord(r: AutoExtractorRow): AutoExtractorRecord {
 
 /** The syntax check's answer: TagExists when another definition of the caller covers one of the tags; Error when it does not compile. */
 export const SyntaxCheck = t.Object({ TagExists: t.Boolean(), Error: t.Optional(t.String()) })
+/** A 400 of the syntax check: a definition that does not compile (with TagExists), or a body that is no definition (without). */
+export const SyntaxRefused = t.Object({ TagExists: t.Optional(t.Boolean()), Error: t.String() })
 
 export const IdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
