@@ -52,6 +52,11 @@ export const regex: ModuleDef = {
               if (v === undefined) return
               input = v instanceof Uint8Array ? v : valueText(v)
             } else input = e.data
+            // Without a literal every match holds, the entry does not match: as below when the regex says no.
+            if (!re.mayMatch(input)) {
+              if (invert || permissive) out(e)
+              return
+            }
             if (captures.length === 0 || invert) {
               if (compiled.test(input) !== invert || permissive) out(e)
               return

@@ -415,7 +415,7 @@ export class SearchManager {
     // thread reads the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
     const filters = head.some((f) => f.op === 'regex')
-      ? head.map((f): FilterStage => (f.op === 'grep' ? f : { op: 'regex', pattern: f.regex.pattern }))
+      ? head.map((f): FilterStage => (f.op === 'grep' ? f : { op: 'regex', pattern: f.regex.pattern, literals: f.regex.literals }))
       : null
     try {
       const tags = this.tags
@@ -440,7 +440,9 @@ export class SearchManager {
       }
       // A leading grep drops every entry without its text: the store may skip those (a segment is searched whole).
       const first = head[0]
-      const hint = first?.op === 'grep' && first.text !== '' ? { needle: Buffer.from(first.text) } : undefined
+      // So may a leading regex without the longest literal every match of it holds (LazyRegex.needle).
+      const needle = first?.op === 'grep' ? first.text : first?.op === 'regex' ? first.regex.needle : null
+      const hint = needle ? { needle: Buffer.from(needle) } : undefined
       const scan = async () => {
         if (done || s.halt) return []
         const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, this.deps.chunkBytes ?? CHUNK_BYTES, hint)

@@ -19,8 +19,10 @@
 // loaded that module as text for both, and `bun build --compile` failed).
 // @ts-expect-error: Bun imports the file's source as text (TypeScript knows no such import)
 import re2jsSource from '../../node_modules/re2js/build/index.umd.js' with { type: 'text' }
+import { type Literals, type PreparedLiterals, literalsMayMatch, prepareLiterals } from '../../engine/regex'
 
-export type FilterStage = { op: 'grep'; text: string } | { op: 'regex'; pattern: string }
+/** A regex stage may carry its pattern's required literals (LazyRegex.literals): entries without them skip RE2. */
+export type FilterStage = { op: 'grep'; text: string } | { op: 'regex'; pattern: string; literals?: Literals | null }
 
 /** Compiled stage lists a worker keeps. */
 const CACHE_SIZE = 32
@@ -54,6 +56,8 @@ interface FromMatchWorker {
 function matchWorkerMain(
   RE2JS: { compile(pattern: string): { test(input: Uint8Array): boolean; programSize(): number } },
   cacheSize: number,
+  prepare: typeof prepareLiterals,
+  mayMatch: typeof literalsMayMatch,
 ) {
   const scope = globalThis as unknown as Worker
   const cache = new Map<string, ((d: Buffer) => boolean)[]>()
@@ -64,7 +68,8 @@ function matchWorkerMain(
         return (d) => d.includes(needle)
       }
       const re = RE2JS.compile(st.pattern)
-      return (d) => re.test(d)
+      const literals: PreparedLiterals | null = prepare(st.literals ?? null)
+      return literals === null ? (d) => re.test(d) : (d) => mayMatch(literals, d) && re.test(d)
     })
   scope.onmessage = (event: MessageEvent<ToMatchWorker>) => {
     const m = event.data
@@ -104,7 +109,7 @@ function matchWorkerMain(
 let workerUrl: string | undefined
 const matchWorkerUrl = () =>
   (workerUrl ??= URL.createObjectURL(
-    new Blob([`const re2js = {};\n(function (exports, module) {\n${re2jsSource as string}\n}).call(globalThis, re2js, { exports: re2js });\n(${matchWorkerMain.toString()})(re2js.RE2JS, ${CACHE_SIZE})`], {
+    new Blob([`const re2js = {};\n(function (exports, module) {\n${re2jsSource as string}\n}).call(globalThis, re2js, { exports: re2js });\n${prepareLiterals.toString()}\n${literalsMayMatch.toString()}\n(${matchWorkerMain.toString()})(re2js.RE2JS, ${CACHE_SIZE}, prepareLiterals, literalsMayMatch)`], {
       type: 'application/javascript',
     }),
   ))
