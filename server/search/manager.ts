@@ -41,6 +41,7 @@ import { TagDirectory } from './tags'
 import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileError, MatchPool } from './match'
 import { QueryError } from '../../engine/errors'
 import { ALL_TAGS } from '../../engine/parse'
+import type { Entry } from '../../engine/entry'
 import { Pipeline } from '../../engine/pipeline'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
@@ -411,6 +412,8 @@ export class SearchManager {
       renderer: query.renderer.name,
     }
     const pipeline = new Pipeline(query, env, (record) => writer.add(record))
+    /** Set when the store counted the entries (a query that is only `count`): the pipeline saw none and emits nothing. */
+    let counted = false
     // With a regex at the head, the head's filters of a chunk are matched on a worker thread (match.ts) while this
     // thread reads the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
@@ -430,6 +433,17 @@ export class SearchManager {
       // stepMs plus the handling of one entry here (grep or none: linear and fast; regexes run on a worker).
       // stepMs 0 (tests): exactly one chunk per step.
       const due = () => performance.now() - stepStart >= stepMs
+      // A query that is exactly `count`: the store counts the wanted tags' entries in the range without reading them
+      // (EntriesRepo.count), and the one entry the count module would emit goes to the renderer as it would.
+      if (!done && !s.halt && entries.count && isOnlyCount(query)) {
+        const n = await entries.count(wanted, cursor.ts, end)
+        const render = query.renderer
+        const stage = render.stage(env)
+        const toRecord = (e: Entry) => writer.add(render.record(e))
+        stage.push({ ts: env.end || Date.now(), tag: '', src: '', data: new Uint8Array(0), values: new Map([['count', n]]) }, toRecord)
+        stage.flush?.(toRecord)
+        done = counted = true
+      }
       const endStep = async () => {
         await writer.flush()
         this.progress(s, writer)
@@ -506,7 +520,7 @@ export class SearchManager {
       }
       await writer.flush()
       this.progress(s, writer)
-      if (!s.removed) pipeline.flush()
+      if (!s.removed && !counted) pipeline.flush()
       await writer.close()
       this.progress(s, writer)
     } catch (e) {
@@ -1057,6 +1071,11 @@ function anyTsOf(line: string): number | null {
   } catch {
     return null
   }
+}
+
+/** Whether the query's only module is a plain `count` (what the store can answer from its index: EntriesRepo.count). */
+export function isOnlyCount(query: CompiledQuery): boolean {
+  return query.modules.length === 1 && query.modules[0]!.name === 'count' && query.modules[0]!.text === 'count'
 }
 
 /** Stops the feed of a search; a batch being matched for it is given up. */

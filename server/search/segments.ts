@@ -188,6 +188,44 @@ export class SegmentedEntries implements EntriesRepo {
     }
   }
 
+  /**
+   * The entries of the tags `tagIds` (all when null) with `ts` in [start, end), rows and segments together, each
+   * counted once: the rows are counted against a segment list that is checked unchanged afterwards (as a scan step
+   * does), and a segment's entries are counted from its times and tags alone (a segment wholly inside the range and
+   * of any tag by its entry count), never its data.
+   */
+  async count(tagIds: readonly number[] | null, start: number, end: number): Promise<number> {
+    if (tagIds !== null && tagIds.length === 0) return 0
+    const base = this.base
+    if (!base.count) throw new Error('the entries store cannot count')
+    await this.refresh()
+    for (;;) {
+      const used = this.metas
+      const rows = await base.count(tagIds, start, end)
+      await this.refresh()
+      if (this.metas !== used) continue
+      let n = rows
+      const one = tagIds?.length === 1 ? tagIds[0]! : null
+      const wanted = tagIds === null ? null : new Set(tagIds)
+      for (const m of used) {
+        if (m.max.ts < start || m.min.ts >= end) continue
+        if (wanted === null && m.min.ts >= start && m.max.ts < end) {
+          n += m.count
+          continue
+        }
+        const seg = await this.load(m)
+        const p = seg.tsAtLeast(start)
+        const q = seg.tsAtLeast(end, p)
+        if (wanted === null) n += q - p
+        else if (one !== null) {
+          const tags = seg.tag
+          for (let i = p; i < q; i++) if (tags[i] === one) n++
+        } else for (let i = p; i < q; i++) if (wanted.has(seg.tag[i]!)) n++
+      }
+      return n
+    }
+  }
+
   /** Merges the segments' entries in (after, bound] with the rows of that window (see scan). */
   private merge(
     segments: Segment[],
