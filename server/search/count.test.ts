@@ -108,4 +108,4 @@ test('a plain count equals a loop and the walked count, over rows, segments and 
     ),
     { numRuns: 25 },
   )
-})
+}, 120_000)
