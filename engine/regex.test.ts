@@ -3,7 +3,7 @@
 // and on strings, plus the literals it finds for patterns users write.
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { LazyRegex, compileRegex, literalsMayMatch, longestRequired, prepareLiterals, requiredLiterals } from './regex'
+import { LazyRegex, compileRegex, fastExtractor, literalsMayMatch, longestRequired, prepareLiterals, requiredLiterals } from './regex'
 
 const alphabet = ['a', 'b', 'c', 'é', '1', 'A', ' ', '\n']
 
@@ -47,7 +47,7 @@ describe('regex prefilter', () => {
       }),
       { numRuns: 3000 },
     )
-  })
+  }, 120_000)
 
   test('never rejects bytes the regex matches, invalid UTF-8 included', () => {
     fc.assert(
@@ -64,7 +64,7 @@ describe('regex prefilter', () => {
       }),
       { numRuns: 2000 },
     )
-  })
+  }, 120_000)
 
   test('rejects inputs that lack a required literal, and finds the literals users rely on', () => {
     const marker = new LazyRegex('marker[0-9a-f]{4}', 0)
@@ -95,6 +95,92 @@ describe('regex prefilter', () => {
       expect(literalsMayMatch(t, s)).toBe(want)
       expect(literalsMayMatch(t, Buffer.from(s))).toBe(want)
       expect(literalsMayMatch(t, new Uint8Array(Buffer.from(s)))).toBe(want)
+    }
+  })
+})
+
+/** Anchored sequences of the fast extractor's items, and some beyond it (alternation, lazy, flags, \\b). */
+const flatPattern: fc.Arbitrary<string> = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom('a', 'b', ' ', '1', '"', '\\.', '.', '[ab]', '[^a]', '[^ ]', '[a-c1]', '\\d', '\\w', '\\s', '\\S', '\\D', '\\W', '[\\d ]', '[^"]', 'é', '\\b'),
+      fc.constantFrom('', '', '', '*', '+', '?', '{2}', '{0,2}', '{1,}', '*?'),
+      fc.constantFrom('', '', '', '(', '(?:', '(?P<n>'),
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
+  .map((parts) => {
+    let src = ''
+    let open = 0
+    for (const [atom, q, group] of parts) {
+      if (group) {
+        src += group
+        open++
+      }
+      src += atom + q
+      if (open > 0 && atom.length % 2 === 0) {
+        src += ')'
+        open--
+      }
+    }
+    return src + ')'.repeat(open)
+  })
+  .chain((body) => fc.constantFrom(`^${body}`, `^${body}$`, body, `^${body}|x`, `(?i)^${body}`))
+
+const entryText = fc
+  .array(fc.oneof(fc.constantFrom('a', 'b', ' ', '1', '"', '.', 'é', '\n', 'ab', '  ', '11'), fc.constant('\u{1F600}')), { maxLength: 16 })
+  .map((cs) => cs.join(''))
+
+describe('fast extraction (fastExtractor)', () => {
+  test('finds the same match and captures as RE2 wherever it accepts a pattern', () => {
+    let accepted = 0
+    fc.assert(
+      fc.property(flatPattern, fc.array(fc.oneof(entryText.map((s) => Buffer.from(s)), fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b))), { minLength: 1, maxLength: 10 }), (p, inputs) => {
+        let re
+        try {
+          re = compileRegex(p)
+        } catch {
+          return
+        }
+        const fast = fastExtractor(p)
+        if (fast === null) return
+        accepted++
+        for (const input of inputs) {
+          const m = re.matcher(input)
+          const want = m.find() ? Array.from({ length: m.groupCount() + 1 }, (_, g) => m.group(g) ?? undefined) : null
+          expect(fast(input)).toEqual(want)
+        }
+      }),
+      { numRuns: 4000 },
+    )
+    expect(accepted).toBeGreaterThan(100) // the property is not vacuous
+  }, 120_000)
+
+  test('refuses patterns a backtracking engine could take more than linear time on, or would read otherwise', () => {
+    for (const p of [
+      '^(a+)+$', '^(a|aa)+$', '^\\S+\\S+x', '^.*.*x', '^a*a*b', '^\\d+\\d', '^\\s*\\S*\\s*x', '^(?:a+)*', // ambiguous repeats
+      'abc', 'x(?P<n>\\d+)', // unanchored: every start position
+      '^a|b', '^a+?b', '(?i)^a', '^\\bx', '^\\pL+', '^é+', '^[[:alpha:]]', // outside the subset
+      '^.', '^\\S{2}x', '^[^a]?b', // a non-ASCII character is several bytes: only unbounded runs are the same
+    ])
+      expect(fastExtractor(p)).toBeNull()
+    const access = fastExtractor('^(?P<ip>\\S+) \\S+ \\S+ \\[(?P<time>[^\\]]+)\\] "(?P<method>[A-Z]+) (?P<path>\\S+) HTTP/[0-9.]+" (?P<status>\\d{3}) (?P<bytes>\\d+)')!
+    expect(access(Buffer.from('10.0.0.1 - - [01/Jan/2026:00:00:00 +0000] "GET /é?x=1 HTTP/1.1" 200 5 "-"'))).toEqual([
+      '10.0.0.1 - - [01/Jan/2026:00:00:00 +0000] "GET /é?x=1 HTTP/1.1" 200 5', '10.0.0.1', '01/Jan/2026:00:00:00 +0000', 'GET', '/é?x=1', '200', '5',
+    ])
+  })
+
+  test('LazyRegex.exec answers as RE2 does, through the fast path or not', () => {
+    for (const [p, input] of [
+      ['^(?P<a>\\w+) (?P<b>\\d+)', 'word 42 rest'],
+      ['(?P<a>\\w+) (?P<b>\\d+)', 'x: word 42 rest'],
+      ['^(?P<a>[a-z]+)$', 'abc1'],
+    ] as const) {
+      const re = compileRegex(p)
+      const m = re.matcher(input)
+      const want = m.find() ? Array.from({ length: m.groupCount() + 1 }, (_, g) => m.group(g) ?? undefined) : null
+      expect(new LazyRegex(p, 0).exec(Buffer.from(input))).toEqual(want)
+      expect(new LazyRegex(p, 0).exec(input)).toEqual(want)
     }
   })
 })

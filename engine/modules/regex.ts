@@ -61,12 +61,13 @@ export const regex: ModuleDef = {
               if (compiled.test(input) !== invert || permissive) out(e)
               return
             }
-            const m = compiled.matcher(input)
-            if (!m.find()) {
+            // LazyRegex.exec: RE2's captures, from a faster linear-time path where the pattern allows one.
+            const groups = re.exec(input)
+            if (groups === null) {
               if (permissive) out(e)
               return
             }
-            const found = indexes.map((i) => m.group(i) ?? undefined)
+            const found = indexes.map((i) => groups[i])
             if (applyExtractions(e, captures, found)) out(e)
           },
         }
