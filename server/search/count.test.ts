@@ -10,7 +10,7 @@ import { createDiskBlobStore } from '../blob'
 import { createLogger } from '../log'
 import { createSqliteStore } from '../store'
 import type { EntriesRepo, NewEntry } from './entries'
-import { SearchManager, isOnlyCount } from './manager'
+import { SearchManager, countOnly, isOnlyCount } from './manager'
 import { SegmentedEntries } from './segments'
 import { compileQuery } from '../../engine/query'
 
@@ -40,8 +40,11 @@ function withoutCount(e: EntriesRepo): EntriesRepo {
   }
 }
 
-test('isOnlyCount: exactly one plain count', () => {
+test('countOnly: a plain count, alone or after one plain grep', () => {
   expect(isOnlyCount(compileQuery('tag=web count'))).toBe(true)
+  expect(countOnly(compileQuery('tag=web grep "a b" | count'))?.needle).toEqual(Buffer.from('a b'))
+  for (const q of ['tag=web grep -v x | count', 'tag=web grep -i x | count', 'tag=web grep a* | count', 'tag=web grep x | grep y | count', 'tag=web grep x', 'tag=web limit 3 | count'])
+    expect(countOnly(compileQuery(q))).toBeNull()
   expect(isOnlyCount(compileQuery('tag=web grep x | count'))).toBe(false)
   expect(isOnlyCount(compileQuery('tag=web'))).toBe(false)
 })
@@ -56,6 +59,8 @@ test('a plain count equals a loop and the walked count, over rows, segments and 
       fc.array(
         fc.record({
           tags: fc.subarray([...TAGS, 'none'], { minLength: 1 }).map((t) => t.join(',')),
+          // grep | count: a needle in some entries, one across the boundary of two (`y 1` + `2`), one in none.
+          needle: fc.constantFrom(null, '1', 'ry 2', '7', '2entry', 'zz'),
           all: fc.boolean(),
           from: fc.integer({ min: -10, max: 1010 }),
           span: fc.integer({ min: 0, max: 1100 }),
@@ -88,13 +93,13 @@ test('a plain count equals a loop and the walked count, over rows, segments and 
         }
         try {
           for (const c of queries) {
-            const q = `tag=${c.all ? '*' : c.tags} count`
+            const q = `tag=${c.all ? '*' : c.tags} ${c.needle === null ? '' : `grep ${JSON.stringify(c.needle)} | `}count`
             const start = T0 + c.from
             const end = start + c.span
             const wanted = c.all ? TAGS : c.tags.split(',')
-            const expected = all.filter((e) => e.ts >= start && e.ts < end && wanted.includes(e.tag)).length
+            const expected = all.filter((e) => e.ts >= start && e.ts < end && wanted.includes(e.tag) && (c.needle === null || Buffer.from(e.data).includes(c.needle))).length
             const ids = c.all ? null : [...(await store.entries.tagsNamed(wanted))].map((t) => t.id)
-            expect(await entries.count(ids, start, end)).toBe(expected)
+            expect(await entries.count(ids, start, end, c.needle === null ? undefined : Buffer.from(c.needle))).toBe(expected)
             const records = await answer(fast, q, start, end)
             expect(records).toEqual([JSON.stringify({ Count: expected })])
             expect(await answer(slow, q, start, end)).toEqual(records)

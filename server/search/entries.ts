@@ -109,9 +109,10 @@ export interface EntriesRepo {
   /**
    * How many entries have `ts` in [start, end) and one of the tags `tagIds` (every tag when null): exactly the entries
    * a walk of that range answers with data, counted without reading their data (a query that is only `count`).
+   * With `needle`, only the entries whose data contain those bytes (a query that is `grep <literal> | count`).
    * Optional: without it a count walks the entries.
    */
-  count?(tagIds: readonly number[] | null, start: number, end: number): Promise<number>
+  count?(tagIds: readonly number[] | null, start: number, end: number, needle?: Uint8Array): Promise<number>
 }
 
 interface ScanDbRow {
@@ -146,6 +147,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
     addUsage: Statement<unknown, [number, number]>
     ping: Statement<{ one: number }, []>
     count: Statement<{ n: number }, [number, number, string | null]>
+    countWith: Statement<{ n: number }, [number, number, string | null, Uint8Array]>
   }
 
   constructor(private readonly db: Database) {
@@ -162,6 +164,10 @@ export class SqliteEntriesRepo implements EntriesRepo {
       // The time range walks the entries_time_tag index (ts, tag_id): the count reads no table row.
       count: db.query(
         'SELECT count(*) AS n FROM entries INDEXED BY entries_time_tag WHERE ts >= ?1 AND ts < ?2 AND (?3 IS NULL OR tag_id IN (SELECT value FROM json_each(?3)))',
+      ),
+      // instr over blobs compares bytes.
+      countWith: db.query(
+        'SELECT count(*) AS n FROM entries INDEXED BY entries_time_tag WHERE ts >= ?1 AND ts < ?2 AND (?3 IS NULL OR tag_id IN (SELECT value FROM json_each(?3))) AND instr(data, ?4) > 0',
       ),
     }
   }
@@ -256,10 +262,12 @@ export class SqliteEntriesRepo implements EntriesRepo {
   async ping() {
     this.q.ping.get()
   }
-  async count(tagIds: readonly number[] | null, start: number, end: number) {
+  async count(tagIds: readonly number[] | null, start: number, end: number, needle?: Uint8Array) {
     if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
     if (tagIds !== null && tagIds.length === 0) return 0
-    return this.q.count.get(start, end, tagIds === null ? null : JSON.stringify(tagIds))!.n
+    const tags = tagIds === null ? null : JSON.stringify(tagIds)
+    if (needle !== undefined && needle.byteLength > 0) return this.q.countWith.get(start, end, tags, needle)!.n
+    return this.q.count.get(start, end, tags)!.n
   }
   /** Prepared scans held now (tests: the cache stays bounded). */
   get cachedScans(): number {

@@ -433,10 +433,12 @@ export class SearchManager {
       // stepMs plus the handling of one entry here (grep or none: linear and fast; regexes run on a worker).
       // stepMs 0 (tests): exactly one chunk per step.
       const due = () => performance.now() - stepStart >= stepMs
-      // A query that is exactly `count`: the store counts the wanted tags' entries in the range without reading them
-      // (EntriesRepo.count), and the one entry the count module would emit goes to the renderer as it would.
-      if (!done && !s.halt && entries.count && isOnlyCount(query)) {
-        const n = await entries.count(wanted, cursor.ts, end)
+      // A query that is exactly `count` or `grep <literal> | count`: the store counts the wanted tags' entries in the
+      // range (EntriesRepo.count: from its index, or with one indexOf loop over a segment's data) instead of walking
+      // them, and the one entry the count module would emit goes to the renderer as it would.
+      const counting = entries.count ? countOnly(query) : null
+      if (!done && !s.halt && counting) {
+        const n = await entries.count!(wanted, cursor.ts, end, counting.needle)
         const render = query.renderer
         const stage = render.stage(env)
         const toRecord = (e: Entry) => writer.add(render.record(e))
@@ -1073,9 +1075,24 @@ function anyTsOf(line: string): number | null {
   }
 }
 
-/** Whether the query's only module is a plain `count` (what the store can answer from its index: EntriesRepo.count). */
+/**
+ * What the store can count without a walk (EntriesRepo.count): a query whose modules are a plain `count`, alone or
+ * after one plain-literal grep (a worker filter: no flag, no wildcard); null for any other.
+ */
+export function countOnly(query: CompiledQuery): { needle?: Uint8Array } | null {
+  const m = query.modules
+  const last = m.at(-1)
+  if (!last || last.name !== 'count' || last.text !== 'count') return null
+  if (m.length === 1) return {}
+  const f = m[0]!.workerFilter
+  if (m.length === 2 && m[0]!.name === 'grep' && f?.op === 'grep' && f.text !== '') return { needle: Buffer.from(f.text) }
+  return null
+}
+
+/** Whether the query's only module is a plain `count`. */
 export function isOnlyCount(query: CompiledQuery): boolean {
-  return query.modules.length === 1 && query.modules[0]!.name === 'count' && query.modules[0]!.text === 'count'
+  const c = countOnly(query)
+  return c !== null && c.needle === undefined
 }
 
 /** Stops the feed of a search; a batch being matched for it is given up. */
