@@ -109,7 +109,7 @@ function matchWorkerMain(
 let workerUrl: string | undefined
 const matchWorkerUrl = () =>
   (workerUrl ??= URL.createObjectURL(
-    new Blob([`const re2js = {};\n(function (exports, module) {\n${re2jsSource as string}\n}).call(globalThis, re2js, { exports: re2js });\n${prepareLiterals.toString()}\n${literalsMayMatch.toString()}\n(${matchWorkerMain.toString()})(re2js.RE2JS, ${CACHE_SIZE}, prepareLiterals, literalsMayMatch)`], {
+    new Blob([`const re2js = {};\n(function (exports, module) {\n${re2jsSource as string}\n}).call(globalThis, re2js, { exports: re2js });\n(${matchWorkerMain.toString()})(re2js.RE2JS, ${CACHE_SIZE}, (${prepareLiterals.toString()}), (${literalsMayMatch.toString()}))`], {
       type: 'application/javascript',
     }),
   ))
