@@ -6,6 +6,11 @@ export const MARKER_EVERY = 1000
 export const T0 = Date.parse('2026-01-01T00:00:00Z')
 export const STEP_MS = 6
 export const HOSTS = 20
+/**
+ * Each kind has a day of its own (access log from T0, JSON a day later, key=value two days later), as logs of
+ * different sources ingested over time are: a search of one tag then reads that tag's segments only.
+ */
+export const KIND_OFFSET_MS = { access: 0, json: 86_400_000, kv: 2 * 86_400_000 } as const
 
 const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE']
 const STATUS = [200, 200, 200, 200, 304, 404, 500]
@@ -25,11 +30,11 @@ export interface Request {
   req: number
 }
 
-export function request(i: number): Request {
+export function request(i: number, offsetMs = 0): Request {
   let x = (Math.imul(i + 1, 2654435761) ^ 0x5bd1e995) >>> 0
   const r = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 8
   return {
-    ts: T0 + i * STEP_MS,
+    ts: T0 + offsetMs + i * STEP_MS,
     ip: `10.${r() % 256}.${r() % 256}.${r() % 256}`,
     host: `web${r() % HOSTS}`,
     method: METHODS[r() % METHODS.length]!,
@@ -44,7 +49,7 @@ export function request(i: number): Request {
 }
 
 export function accessLine(i: number): string {
-  const q = request(i)
+  const q = request(i, KIND_OFFSET_MS.access)
   const d = new Date(q.ts)
   const clf = `${p2(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())} +0000`
   const marker = i % MARKER_EVERY === 0 ? ` marker${((i * 40503) & 0xffff).toString(16).padStart(4, '0')}` : ''
@@ -52,12 +57,12 @@ export function accessLine(i: number): string {
 }
 
 export function jsonLine(i: number): string {
-  const q = request(i)
+  const q = request(i, KIND_OFFSET_MS.json)
   return `{"ts":"${new Date(q.ts).toISOString()}","host":"${q.host}","ip":"${q.ip}","method":"${q.method}","path":"${q.path}","status":${q.status},"bytes":${q.bytes},"ms":${q.ms},"user":"${q.user}","req":${q.req}}`
 }
 
 export function kvLine(i: number): string {
-  const q = request(i)
+  const q = request(i, KIND_OFFSET_MS.kv)
   return `ts=${new Date(q.ts).toISOString()} host=${q.host} ip=${q.ip} method=${q.method} path=${q.path} status=${q.status} bytes=${q.bytes} ms=${q.ms} user=${q.user} req=${q.req}`
 }
 

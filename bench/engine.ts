@@ -16,7 +16,7 @@
 // over the case names: only those), BENCH_SETTLE_S (600: at most this long to wait for the compaction).
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { ACCESS_PATTERN, MARKER_EVERY, STEP_MS, T0, accessLine, jsonLine, kvLine } from './engine-data'
+import { ACCESS_PATTERN, KIND_OFFSET_MS, MARKER_EVERY, STEP_MS, T0, accessLine, jsonLine, kvLine } from './engine-data'
 
 const [base, password, work, serverPid, dataDir] = process.argv.slice(2)
 if (!base || !password || !work || !serverPid || !dataDir) {
@@ -73,7 +73,7 @@ for (const [kind, line] of Object.entries(kinds) as [Kind, (i: number) => string
       const text = line(i)
       writer.write(`${text}\n`)
       bytes += Buffer.byteLength(text) + 1
-      parts.push(`{"TS":"${new Date(T0 + i * STEP_MS).toISOString()}","Tag":"${kind}","SRC":"192.0.2.${i % 250}","Data":"${Buffer.from(text).toString('base64')}"}`)
+      parts.push(`{"TS":"${new Date(T0 + KIND_OFFSET_MS[kind] + i * STEP_MS).toISOString()}","Tag":"${kind}","SRC":"192.0.2.${i % 250}","Data":"${Buffer.from(text).toString('base64')}"}`)
     }
     const t = performance.now()
     const answer = await json(await fetch(`${base}/api/ingest/json`, { method: 'POST', headers: auth, body: `[${parts.join(',')}]` }), 'ingest')
