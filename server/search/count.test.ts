@@ -1,14 +1,14 @@
 // The count of a query that is only `count` (EntriesRepo.count, SearchManager's counting branch): the same number as
 // a plain loop over the generated entries, and the same stored record as the pipeline's count over a walk, for
-// random tags and ranges, over rows alone, over segments alone and over both (part compacted).
+// random tags and ranges, over rows alone, over segments alone and over both (part compacted); on SQLite and PostgreSQL.
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { createDiskBlobStore } from '../blob'
 import { createLogger } from '../log'
-import { createSqliteStore } from '../store'
+import { openTestStore } from '../../test/helpers'
 import type { EntriesRepo, NewEntry } from './entries'
 import { SearchManager, countOnly, isOnlyCount } from './manager'
 import { SegmentedEntries } from './segments'
@@ -69,7 +69,9 @@ test('a plain count equals a loop and the walked count, over rows, segments and 
       ),
       async (seed, n, compacted, queries) => {
         const dir = join(tmp, `r${round++}`)
-        const store = createSqliteStore(join(tmp, `r${round}.db`))
+        // SQLite, or a fresh PostgreSQL database with QUARRY_TEST_STORE=pg (test/run.sh).
+        mkdirSync(dir, { recursive: true })
+        const { store } = await openTestStore(dir)
         const blobs = await createDiskBlobStore({ dataDir: dir })
         const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: 400, maxEntries: 37 })
         const all = generate(seed, n)
@@ -107,7 +109,7 @@ test('a plain count equals a loop and the walked count, over rows, segments and 
         } finally {
           await fast.close()
           await slow.close()
-          store.db.close()
+          await store.close()
         }
       },
     ),
