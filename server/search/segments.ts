@@ -265,7 +265,9 @@ export class SegmentedEntries implements EntriesRepo {
     for (const seg of segments) {
       const p = seg.after(after)
       const q = Math.min(seg.after(bound), seg.tsAtLeast(end, p))
-      if (p < q) sources.push({ seg, p, q })
+      // A segment without any wanted tag is not walked at all (its entries would only be passed over): segments of
+      // other tags that overlap in time (logs of several sources ingested one after the other) cost nothing.
+      if (p < q && (wanted === null || holdsAny(seg, wanted))) sources.push({ seg, p, q })
     }
     const grep = needle !== undefined && needle.byteLength > 0 ? Buffer.from(needle.buffer, needle.byteOffset, needle.byteLength) : null
     const out: ScanRow[] = []
@@ -424,6 +426,19 @@ export class SegmentedEntries implements EntriesRepo {
     if (written > 0) await this.refresh()
     return written
   }
+}
+
+/** The distinct tags of each decoded segment, made once per segment. */
+const segmentTags = new WeakMap<Segment, Set<number>>()
+
+function holdsAny(seg: Segment, wanted: ReadonlySet<number>): boolean {
+  let tags = segmentTags.get(seg)
+  if (!tags) {
+    tags = new Set(seg.tag)
+    segmentTags.set(seg, tags)
+  }
+  for (const t of wanted) if (tags.has(t)) return true
+  return false
 }
 
 function cursorOf(r: Cursor): Cursor {
