@@ -9,6 +9,7 @@ bash bench/compare/run.sh "$@" || rc=1
 node_modules/.bin/bun run bench/coldstart.ts "$@" || rc=1
 bash bench/resources.sh "$@" || rc=1
 bash bench/search.sh "$@" || rc=1
+bash bench/engine.sh "$@" || rc=1
 bash bench/load.sh "$@" || rc=1
 node_modules/.bin/bun run bench/search-archive.ts || rc=1
 node_modules/.bin/bun run bench/search-scan.ts || rc=1

@@ -95,3 +95,38 @@ for (const pattern of ['needle', '[a-q][^u-z]{13}x', '[a-q][^u-z]{50}[0-9]', '[a
   const hit = re2.test(huge)
   console.log(`| \`${pattern}\` | ${(performance.now() - start).toFixed(0)} ms${hit ? ' (match)' : ''} |`)
 }
+
+// Named extraction (issue 23): the access-log pattern's six captures from every line of bench/engine-data.ts's access
+// log, by re2js (the regex module's extraction before) and by LazyRegex.exec (now: the linear-time RegExp path where
+// the pattern allows it, engine/regex.ts fastExtractor), in the same rounds.
+{
+  const { ACCESS_PATTERN, accessLine } = await import('./engine-data')
+  const { LazyRegex } = await import('../engine/regex')
+  const lines = Array.from({ length: count }, (_, i) => Buffer.from(accessLine(i)))
+  const lineBytes = lines.reduce((n, e) => n + e.byteLength, 0)
+  const re2 = compileRegex(ACCESS_PATTERN)
+  const lazy = new LazyRegex(ACCESS_PATTERN, 0)
+  const ways: Record<string, (d: Buffer) => number> = {
+    're2js matcher + groups (before)': (d) => {
+      const m = re2.matcher(d)
+      if (!m.find()) return 0
+      for (let g = 1; g <= 6; g++) m.group(g)
+      return 1
+    },
+    'LazyRegex.exec (now)': (d) => (lazy.exec(d) === null ? 0 : 1),
+  }
+  const times: Record<string, number[]> = {}
+  for (let r = 0; r < rounds + 1; r++)
+    for (const [name, f] of Object.entries(ways)) {
+      const start = performance.now()
+      let hits = 0
+      for (const d of lines) hits += f(d)
+      if (hits !== count) throw new Error(`${name}: ${hits} matches of ${count}`)
+      if (r > 0) (times[name] ??= []).push(performance.now() - start) // round 0 warms up
+    }
+  console.log(`\nNamed extraction, access-log pattern, ${count} lines (${(lineBytes / 1e6).toFixed(0)} MB), medians of ${rounds} rounds after a warm-up:\n\n| way | time | MB/s |\n|---|---|---|`)
+  for (const [name, xs] of Object.entries(times)) {
+    const ms = median(xs)
+    console.log(`| ${name} | ${ms.toFixed(0)} ms | ${(lineBytes / ms / 1000).toFixed(0)} |`)
+  }
+}

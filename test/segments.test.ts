@@ -188,6 +188,19 @@ describe('searches over sealed segments', () => {
     await expectSame(seg, ctl)
   })
 
+  test('segments of one tag each that overlap in time (tags ingested one after the other) give the same results', async () => {
+    const [seg, ctl] = await Promise.all([server({ search: { chunk: 7, chunkBytes: 300 } }), server()])
+    const all = entries(5, 600, 0, 3000)
+    // Each tag's entries ingested and compacted on their own: segments of one tag, all over the same times.
+    for (const tag of ['web', 'db', 'app']) {
+      const mine = all.filter((e) => e.Tag === tag)
+      await Promise.all([ingest(seg, mine), ingest(ctl, mine)])
+      await seg.entries.compact({ all: true })
+    }
+    expect((await counts(seg)).rows).toBe(0)
+    await expectSame(seg, ctl)
+  })
+
   test('searches running while a compaction moves their entries find what they would have found', async () => {
     const gate = gated()
     const seg = await server({ search: { chunk: 4, stepMs: 0, step: gate.step } })

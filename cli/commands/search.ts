@@ -40,8 +40,16 @@ interface SearchDetails extends SearchDetail {
 }
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
-/** How often a wait asks the server again. */
+/** How often a wait asks the server again (at most; a search being followed is asked sooner while young). */
 const POLL_MS = 250
+/**
+ * The pause before the next look at a search that has run `elapsedMs`: a tenth of that, from 2 ms up to POLL_MS. The
+ * end of a search is then seen at most about 10 % after it happened (a fixed 250 ms pause made a 140 ms search take
+ * 1.5 times as long from the CLI), for about 40 cheap requests in its first second and 4 a second after that.
+ */
+export function followPauseMs(elapsedMs: number): number {
+  return Math.max(2, Math.min(POLL_MS, Math.round(elapsedMs / 10)))
+}
 /** What `search export` waits for a saving search by default. */
 const DEFAULT_WAIT = '10m'
 
@@ -137,16 +145,16 @@ async function detachSelf(c: Client, out: Output, id: string): Promise<void> {
 }
 
 /** Polls the search until it has finished (or failed), with a count of its results on a terminal. */
-async function follow(c: Client, out: Output, id: string): Promise<SearchDetails> {
+async function follow(c: Client, out: Output, id: string, launched = Date.now()): Promise<SearchDetails> {
   const status = out.status(`search ${id}`)
-  const started = Date.now()
+  const started = launched
   try {
     for (;;) {
       const d = await c.get<SearchDetails>(searchPath(id, '/details'))
       status?.update(`${d.ItemCount} result${d.ItemCount === 1 ? '' : 's'} (${bytes(d.StoreSize)}), ${formatDuration(Math.floor((Date.now() - started) / 1000) * 1000)}`)
       if (d.Error) throw new CliError(`search ${id} failed: ${d.Error}`)
       if (d.Finished !== ZERO_TIME) return d
-      await Bun.sleep(POLL_MS)
+      await Bun.sleep(followPauseMs(Date.now() - started))
     }
   } finally {
     status?.stop()
@@ -217,6 +225,7 @@ const runSearch = command({
       ...(args['no-history'] ? { NoHistory: true } : {}),
     }
     const c = client()
+    const launched = Date.now()
     const { SearchID: id } = await c.post<{ SearchID: string }>('/api/searchctrl/launch', body)
     if (args.background) {
       try {
@@ -234,7 +243,7 @@ const runSearch = command({
     }
     process.once('SIGINT', interrupted)
     try {
-      const done = await follow(c, out, id)
+      const done = await follow(c, out, id, launched)
       // The results are read before the search is saved: a save moves them to storage once it is detached.
       if (out.json || args.csv) {
         const res = await c.stream(searchPath(id, `/download/${args.csv ? 'csv' : 'json'}`))

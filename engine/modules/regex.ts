@@ -52,16 +52,22 @@ export const regex: ModuleDef = {
               if (v === undefined) return
               input = v instanceof Uint8Array ? v : valueText(v)
             } else input = e.data
+            // Without a literal every match holds, the entry does not match: as below when the regex says no.
+            if (!re.mayMatch(input)) {
+              if (invert || permissive) out(e)
+              return
+            }
             if (captures.length === 0 || invert) {
               if (compiled.test(input) !== invert || permissive) out(e)
               return
             }
-            const m = compiled.matcher(input)
-            if (!m.find()) {
+            // LazyRegex.exec: RE2's captures, from a faster linear-time path where the pattern allows one.
+            const groups = re.exec(input)
+            if (groups === null) {
               if (permissive) out(e)
               return
             }
-            const found = indexes.map((i) => m.group(i) ?? undefined)
+            const found = indexes.map((i) => groups[i])
             if (applyExtractions(e, captures, found)) out(e)
           },
         }

@@ -116,4 +116,16 @@ export class PgEntriesRepo implements EntriesRepo {
   async ping() {
     await q(this.db, 'SELECT 1 AS one')
   }
+  async count(tagIds: readonly number[] | null, start: number, end: number, needle?: Uint8Array) {
+    if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
+    if (tagIds !== null && tagIds.length === 0) return 0
+    // Without a needle, an index-only range of entries_time_tag (ts, tag_id, id) when the table is vacuumed.
+    const withNeedle = needle !== undefined && needle.byteLength > 0
+    const [row] = await q<{ n: unknown }>(
+      this.db,
+      `SELECT count(*) AS n FROM entries WHERE ts >= $1::bigint AND ts < $2::bigint AND ($3::int[] IS NULL OR tag_id = ANY($3::int[]))${withNeedle ? ' AND position($4::bytea in data) > 0' : ''}`,
+      withNeedle ? [start, end, tagIds === null ? null : [...tagIds], needle] : [start, end, tagIds === null ? null : [...tagIds]],
+    )
+    return num(row!.n)
+  }
 }

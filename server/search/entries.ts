@@ -106,6 +106,13 @@ export interface EntriesRepo {
   scan(tagIds: readonly number[] | null, after: Cursor, end: number, limit: number, maxBytes?: number, opts?: ScanOptions): Promise<ScanRow[]>
   /** Whether the store answers (for /api/stats/ping). */
   ping(): Promise<void>
+  /**
+   * How many entries have `ts` in [start, end) and one of the tags `tagIds` (every tag when null): exactly the entries
+   * a walk of that range answers with data, counted without reading their data (a query that is only `count`).
+   * With `needle`, only the entries whose data contain those bytes (a query that is `grep <literal> | count`).
+   * Optional: without it a count walks the entries.
+   */
+  count?(tagIds: readonly number[] | null, start: number, end: number, needle?: Uint8Array): Promise<number>
 }
 
 interface ScanDbRow {
@@ -139,6 +146,8 @@ export class SqliteEntriesRepo implements EntriesRepo {
     countTags: Statement<{ n: number }, []>
     addUsage: Statement<unknown, [number, number]>
     ping: Statement<{ one: number }, []>
+    count: Statement<{ n: number }, [number, number, string | null]>
+    countWith: Statement<{ n: number }, [number, number, string | null, Uint8Array]>
   }
 
   constructor(private readonly db: Database) {
@@ -152,6 +161,14 @@ export class SqliteEntriesRepo implements EntriesRepo {
       countTags: db.query('SELECT count(*) AS n FROM ingest_tags'),
       addUsage: db.query('INSERT INTO ingest_usage (uid, bytes) VALUES (?1, ?2) ON CONFLICT (uid) DO UPDATE SET bytes = bytes + ?2'),
       ping: db.query('SELECT 1 AS one'),
+      // The time range walks the entries_time_tag index (ts, tag_id): the count reads no table row.
+      count: db.query(
+        'SELECT count(*) AS n FROM entries INDEXED BY entries_time_tag WHERE ts >= ?1 AND ts < ?2 AND (?3 IS NULL OR tag_id IN (SELECT value FROM json_each(?3)))',
+      ),
+      // instr over blobs compares bytes.
+      countWith: db.query(
+        'SELECT count(*) AS n FROM entries INDEXED BY entries_time_tag WHERE ts >= ?1 AND ts < ?2 AND (?3 IS NULL OR tag_id IN (SELECT value FROM json_each(?3))) AND instr(data, ?4) > 0',
+      ),
     }
   }
 
@@ -244,6 +261,13 @@ export class SqliteEntriesRepo implements EntriesRepo {
   }
   async ping() {
     this.q.ping.get()
+  }
+  async count(tagIds: readonly number[] | null, start: number, end: number, needle?: Uint8Array) {
+    if (tagIds !== null && !tagIds.every(Number.isSafeInteger)) throw new Error('tag ids must be integers')
+    if (tagIds !== null && tagIds.length === 0) return 0
+    const tags = tagIds === null ? null : JSON.stringify(tagIds)
+    if (needle !== undefined && needle.byteLength > 0) return this.q.countWith.get(start, end, tags, needle)!.n
+    return this.q.count.get(start, end, tags)!.n
   }
   /** Prepared scans held now (tests: the cache stays bounded). */
   get cachedScans(): number {

@@ -44,7 +44,8 @@ import { QueryError } from '../../engine/errors'
 import { MAX_LOOKUP_BYTES } from '../../engine/modules/lookup'
 import type { AutoExtractorDefinition } from '../../engine/module'
 import { ALL_TAGS } from '../../engine/parse'
-import type { RunEnv } from '../../engine/module'
+import { type RunEnv, flushAll } from '../../engine/module'
+import type { Entry } from '../../engine/entry'
 import { Pipeline } from '../../engine/pipeline'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
@@ -476,6 +477,8 @@ export class SearchManager {
     // Batches still out when the run ends (a limit reached, a failure) are given up, not run to the end.
     const unwanted = new AbortController()
     const signal = AbortSignal.any([s.abort.signal, unwanted.signal])
+    /** Set when the store counted the entries (a query that is only `count`): the pipeline saw none and emits nothing. */
+    let counted = false
     try {
       const tags = this.tags
       // Tags named by the query that do not exist yet have no entries to find.
@@ -489,6 +492,19 @@ export class SearchManager {
       // stepMs plus the handling of one entry here (greps, or the modules after a stateless head that ran on a worker).
       // stepMs 0 (tests): exactly one chunk per step.
       const due = () => performance.now() - stepStart >= stepMs
+      // A query that is exactly `count` or `grep <literal> | count`: the store counts the wanted tags' entries in the
+      // range (EntriesRepo.count: from its index, or with one indexOf loop over a segment's data) instead of walking
+      // them, and the one entry the count module would emit goes to the renderer as it would.
+      const counting = entries.count ? countOnly(query) : null
+      if (!done && !s.halt && counting) {
+        const n = await entries.count!(wanted, cursor.ts, end, counting.needle)
+        const render = query.renderer
+        const stage = render.stage(env)
+        const toRecord = (e: Entry) => writer.add(render.record(e))
+        stage.push({ ts: env.end || Date.now(), tag: '', src: '', data: new Uint8Array(0), values: new Map([['count', n]]) }, toRecord)
+        flushAll(stage, toRecord)
+        done = counted = true
+      }
       const endStep = async () => {
         await writer.flush()
         this.progress(s, writer)
@@ -499,7 +515,9 @@ export class SearchManager {
       }
       // A leading grep drops every entry without its text: the store may skip those (a segment is searched whole).
       const first = head[0]
-      const hint = first?.op === 'grep' && first.text !== '' ? { needle: Buffer.from(first.text) } : undefined
+      // So may a leading regex without the longest literal every match of it holds (LazyRegex.needle).
+      const needle = first?.op === 'grep' ? first.text : first?.op === 'regex' ? first.regex.needle : null
+      const hint = needle ? { needle: Buffer.from(needle) } : undefined
       const scan = async () => {
         if (done || s.halt) return []
         const rows = await entries.scan(wanted, cursor, end, this.deps.chunk ?? CHUNK, this.deps.chunkBytes ?? CHUNK_BYTES, hint)
@@ -577,10 +595,11 @@ export class SearchManager {
       this.progress(s, writer)
       // What condensing stages hold comes out a slice at a time, with the event loop's turns between slices (a stats
       // of a million keys took seconds in one go). A stopped search still emits what it held; a deleted one does not.
-      for (const _ of pipeline.flushSteps()) {
-        if (s.removed) break
-        if (due()) await endStep()
-      }
+      if (!counted)
+        for (const _ of pipeline.flushSteps()) {
+          if (s.removed) break
+          if (due()) await endStep()
+        }
       await writer.close()
       this.progress(s, writer)
     } catch (e) {
@@ -1148,6 +1167,26 @@ function anyTsOf(line: string): number | null {
   } catch {
     return null
   }
+}
+
+/**
+ * What the store can count without a walk (EntriesRepo.count): a query whose modules are a plain `count`, alone or
+ * after one plain-literal grep (a worker filter: no flag, no wildcard); null for any other.
+ */
+export function countOnly(query: CompiledQuery): { needle?: Uint8Array } | null {
+  const m = query.modules
+  const last = m.at(-1)
+  if (!last || last.name !== 'count' || last.text !== 'count') return null
+  if (m.length === 1) return {}
+  const f = m[0]!.workerFilter
+  if (m.length === 2 && m[0]!.name === 'grep' && f?.op === 'grep' && f.text !== '') return { needle: Buffer.from(f.text) }
+  return null
+}
+
+/** Whether the query's only module is a plain `count`. */
+export function isOnlyCount(query: CompiledQuery): boolean {
+  const c = countOnly(query)
+  return c !== null && c.needle === undefined
 }
 
 /** Stops the feed of a search; a batch being matched for it is given up. */

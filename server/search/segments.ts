@@ -188,6 +188,66 @@ export class SegmentedEntries implements EntriesRepo {
     }
   }
 
+  /**
+   * The entries of the tags `tagIds` (all when null) with `ts` in [start, end), rows and segments together, each
+   * counted once: the rows are counted against a segment list that is checked unchanged afterwards (as a scan step
+   * does), and a segment's entries are counted from its times and tags alone (a segment wholly inside the range and
+   * of any tag by its entry count), never its data. With `needle`, only the entries whose data hold it: a segment's
+   * data are searched with one Buffer.indexOf loop, each hit mapped to its entry by offset (as a grep's scan step).
+   */
+  async count(tagIds: readonly number[] | null, start: number, end: number, needle?: Uint8Array): Promise<number> {
+    if (tagIds !== null && tagIds.length === 0) return 0
+    const base = this.base
+    if (!base.count) throw new Error('the entries store cannot count')
+    await this.refresh()
+    for (;;) {
+      const used = this.metas
+      const rows = await base.count(tagIds, start, end, needle)
+      await this.refresh()
+      if (this.metas !== used) continue
+      let n = rows
+      const one = tagIds?.length === 1 ? tagIds[0]! : null
+      const wanted = tagIds === null ? null : new Set(tagIds)
+      const grep = needle !== undefined && needle.byteLength > 0 ? Buffer.from(needle.buffer, needle.byteOffset, needle.byteLength) : null
+      for (const m of used) {
+        if (m.max.ts < start || m.min.ts >= end) continue
+        if (grep !== null) {
+          const seg = await this.load(m)
+          const p = seg.tsAtLeast(start)
+          const q = seg.tsAtLeast(end, p)
+          if (p >= q) continue
+          const base = seg.off[p]!
+          const region = seg.data.subarray(base, seg.off[q]!)
+          for (let pos = 0; pos < region.byteLength; ) {
+            const at = region.indexOf(grep, pos)
+            if (at === -1) break
+            const e = seg.entryAt(base + at, p, q)
+            if (base + at + grep.byteLength > seg.off[e + 1]!) {
+              pos = at + 1 // across two entries: not a hit
+              continue
+            }
+            if (wanted === null || wanted.has(seg.tag[e]!)) n++
+            pos = seg.off[e + 1]! - base
+          }
+          continue
+        }
+        if (wanted === null && m.min.ts >= start && m.max.ts < end) {
+          n += m.count
+          continue
+        }
+        const seg = await this.load(m)
+        const p = seg.tsAtLeast(start)
+        const q = seg.tsAtLeast(end, p)
+        if (wanted === null) n += q - p
+        else if (one !== null) {
+          const tags = seg.tag
+          for (let i = p; i < q; i++) if (tags[i] === one) n++
+        } else for (let i = p; i < q; i++) if (wanted.has(seg.tag[i]!)) n++
+      }
+      return n
+    }
+  }
+
   /** Merges the segments' entries in (after, bound] with the rows of that window (see scan). */
   private merge(
     segments: Segment[],
@@ -205,7 +265,9 @@ export class SegmentedEntries implements EntriesRepo {
     for (const seg of segments) {
       const p = seg.after(after)
       const q = Math.min(seg.after(bound), seg.tsAtLeast(end, p))
-      if (p < q) sources.push({ seg, p, q })
+      // A segment without any wanted tag is not walked at all (its entries would only be passed over): segments of
+      // other tags that overlap in time (logs of several sources ingested one after the other) cost nothing.
+      if (p < q && (wanted === null || holdsAny(seg, wanted))) sources.push({ seg, p, q })
     }
     const grep = needle !== undefined && needle.byteLength > 0 ? Buffer.from(needle.buffer, needle.byteOffset, needle.byteLength) : null
     const out: ScanRow[] = []
@@ -364,6 +426,19 @@ export class SegmentedEntries implements EntriesRepo {
     if (written > 0) await this.refresh()
     return written
   }
+}
+
+/** The distinct tags of each decoded segment, made once per segment. */
+const segmentTags = new WeakMap<Segment, Set<number>>()
+
+function holdsAny(seg: Segment, wanted: ReadonlySet<number>): boolean {
+  let tags = segmentTags.get(seg)
+  if (!tags) {
+    tags = new Set(seg.tag)
+    segmentTags.set(seg, tags)
+  }
+  for (const t of wanted) if (tags.has(t)) return true
+  return false
 }
 
 function cursorOf(r: Cursor): Cursor {
