@@ -85,7 +85,7 @@ const asBuffer = (v: Value | undefined): Buffer | null => {
 export const grep: ModuleDef = {
   name: 'grep',
   kind: 'filter',
-  info: 'Passes entries that contain any of the given texts (`*` matches any run of bytes); -v drops them instead, -i ignores case, -w matches whole words, -s needs all of them, -e reads a value instead of the entry.',
+  info: 'Passes entries that contain any of the given texts (`*` matches any run of bytes); -v drops them instead, -i ignores case, -w matches whole words, -s needs all of them, -simple takes `*` as written, -e reads a value instead of the entry.',
   examples: ['grep error', 'grep -i -w "connection refused"', 'grep -v -e path "/health*"'],
   compile(call) {
     const { flags, rest } = readFlags(call, { bool: ['v', 'i', 'w', 's', 'simple'], withValue: ['e'] })
