@@ -15,7 +15,8 @@
 //   this thread reads the next: however costly a match (query.ts bounds the program), it never holds the event loop;
 //   a chunk past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting a search gives up its chunk.
 // - One user has at most `maxPerUser` searches that are not saved (running or kept), on all replicas together: a
-//   launch past it is 429.
+//   launch past it is 429, unless some of theirs here only wait out their grace period: the oldest of those are
+//   removed first to make room (a client that closes its searches and launches more never meets the cap).
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
@@ -342,6 +343,7 @@ export class SearchManager {
     this.sweep()
     let live = (await this.deps.unsavedElsewhere?.(req.uid)) ?? 0
     for (const s of this.searches.values()) if (s.record.uid === req.uid && s.save !== 'saved') live++
+    if (live >= this.deps.maxPerUser) live -= this.evictUnattended(req.uid, live - this.deps.maxPerUser + 1)
     if (live >= this.deps.maxPerUser)
       throw Errors.tooManyRequests(
         `you have ${live} searches that are not saved, the most one user may have (QUARRY_MAX_SEARCHES_PER_USER): delete, detach or save some first`,
@@ -644,6 +646,21 @@ export class SearchManager {
   /** Removes every search of a deleted user, with its results (their saved rows went with the user). */
   async removeOwnedBy(uid: number): Promise<void> {
     for (const s of [...this.searches.values()]) if (s.record.uid === uid) await this.remove(s)
+  }
+
+  /**
+   * Makes room under the cap for a launch of `uid`: removes up to `wanted` of their searches here that wait out their
+   * grace period (no client, neither backgrounded nor saved), those left longest ago first. The grace period is for
+   * coming back to a search; a user launching past the cap has moved on, and only such a search could stop them.
+   * Answers how many went.
+   */
+  private evictUnattended(uid: number, wanted: number): number {
+    const waiting = [...this.searches.values()]
+      .filter((s) => s.record.uid === uid && unkept(s) && s.clients.size === 0)
+      .sort((a, b) => a.unattendedSince - b.unattendedSince)
+      .slice(0, wanted)
+    for (const s of waiting) this.discard(s)
+    return waiting.length
   }
 
   /** Removes searches nobody keeps: no client for the grace period, neither backgrounded nor saved. */
