@@ -170,6 +170,8 @@ const MATRIX: Record<string, Row> = {
   'POST /api/tokens': { who: 'any', body: () => ({ name: 'script', capabilities: ['DashboardRead'] }), tokenAlso: ['DashboardRead'] },
   'GET /api/tokens/capabilities': { who: 'any' },
   'GET /api/info/capabilities': { who: 'any' },
+  'GET /api/info/searchmodules': { who: 'any' },
+  'GET /api/info/rendermodules': { who: 'any' },
   'GET /api/tokens/:id': tokenRow(),
   'PUT /api/tokens/:id': tokenRow(() => ({ description: 'changed' })),
   'PATCH /api/tokens/:id': tokenRow(() => ({ expiresAt: null })),
