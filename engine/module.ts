@@ -60,6 +60,8 @@ export interface CompiledModule {
   needs?: { resources?: string[]; extractors?: boolean }
   /** True when a stage keeps no state across entries (extraction, filtering, per-entry processing). */
   stateless: boolean
+  /** A condensing module's time window in ms (stats `over`): the finest zoom its results allow (MinZoomWindow). */
+  windowMs?: number
   /** The stage of one running search. */
   stage(env: RunEnv): Stage
   /**

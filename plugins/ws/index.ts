@@ -51,7 +51,9 @@ import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/servic
 import { clientOf } from '../searchctrl'
 import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
-import { REQ, RESP_ERROR, baseResponse, renderModuleOf, searchInfo, statsSet, tagsOf } from './protocol'
+import { REQ, RESP_ERROR, baseResponse, queryHints, renderModuleOf, searchHints, searchInfo, statsSet, tagsOf } from './protocol'
+import { type QueryFilter, applyFilters, filterError } from '../../engine/filters'
+import type { CompiledQuery } from '../../engine/query'
 import { area } from '../../server/openapi'
 import { accessSpec } from '../../server/permissions'
 
@@ -596,41 +598,45 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     return request(c, type, id, data)
   }
 
-  /** A query checked as a launch would check it (regexes compiled within their budget). */
-  async function checkQuery(text: string): Promise<{ ok: true; effective: string } | { ok: false; error: string; position: number }> {
-    try {
-      return { ok: true, effective: (await searches.parse(text)).text }
-    } catch (e) {
-      if (e instanceof QueryError) return { ok: false, error: e.message, position: e.position }
-      throw e
-    }
-  }
-
-  /** `parse`: ParseSearchResponse. Filters the engine cannot apply (it has no extraction modules) are refused. */
+  /**
+   * `parse`: ParseSearchResponse, as validateOneQuery and modifyOneQuery read it. The query is checked as a launch
+   * checks it (regexes compiled within their budget), with the client's Filters applied first (engine/filters.ts), and
+   * every tag it names must be known ("Could not match tag spec ..." otherwise, the platform's words). A failure names
+   * the failing module (ModuleIndex, 0 for the tag list); a filter's failure is worded as the platform words it.
+   */
   async function parse(c: Conn, data: Msg): Promise<void> {
     const sequence = typeof data.Sequence === 'number' ? data.Sequence : 0
     const text = data.SearchString
-    const hints = (tags: string[]) => ({ CollapsingIndex: 0, TimeZoomDisabled: true, Tags: tags, ModuleHints: [] })
-    const refuse = (error: string, query = typeof text === 'string' ? text : '') =>
-      send(c, { type: 'parse', data: { Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: 0, ...hints([]) } })
+    const refuse = (error: string, moduleIndex = 0, query = typeof text === 'string' ? text : '') =>
+      send(c, {
+        type: 'parse',
+        data: { Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: moduleIndex, CollapsingIndex: 0, TimeZoomDisabled: true, Tags: [], ModuleHints: [] },
+      })
     if (typeof text !== 'string') return refuse('SearchString must be a string')
-    const filters = data.Filters
-    if (filters !== undefined && filters !== null && !(Array.isArray(filters) && filters.length === 0))
-      return refuse('filters are not supported: the embedded engine has no extraction modules to filter on')
-    const checked = await checkQuery(text)
-    if (!checked.ok) return refuse(checked.error)
-    send(c, {
-      type: 'parse',
-      data: {
-        Sequence: sequence,
-        GoodQuery: true,
-        ParsedQuery: checked.effective,
-        RawQuery: text,
-        RenderModule: /(^tag=\S+\s+|\|\s*)count$/.test(checked.effective) ? 'table' : 'text',
-        ModuleIndex: 0,
-        ...hints(tagsOf(checked.effective)),
-      },
-    })
+    const filters = data.Filters ?? []
+    if (!Array.isArray(filters)) return refuse('Filters must be a list')
+    const wanted: QueryFilter[] = []
+    for (const f of filters) {
+      if (!isObject(f) || typeof f.Module !== 'string' || typeof f.Path !== 'string') return refuse('each filter needs Module and Path (strings)')
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+      wanted.push({ Module: f.Module, Path: f.Path, Op: str(f.Op), Value: str(f.Value), Args: str(f.Args) })
+    }
+    let query: CompiledQuery
+    try {
+      query = await searches.parse(wanted.length > 0 ? applyFilters(text, wanted) : text)
+    } catch (e) {
+      if (!(e instanceof QueryError)) throw e
+      // a failure in a filter's module is the filter's: worded as the platform words it
+      return refuse(wanted.some((f) => f.Module === e.module) ? filterError(e) : e.message, Math.max(0, e.moduleIndex))
+    }
+    const named = query.tags.filter((t) => t !== '*')
+    if (named.length > 0) {
+      const known = await searches.tags.idsOf(named)
+      const unknown = named.find((t) => !known.has(t))
+      if (unknown !== undefined) return refuse(`Could not match tag spec ${unknown} against any known tags`, 0)
+    }
+    const { MinZoomWindow: _, ...hints } = queryHints(query)
+    send(c, { type: 'parse', data: { Sequence: sequence, GoodQuery: true, ParsedQuery: query.text, RawQuery: text, ModuleIndex: 0, ...hints } })
   }
 
   /** `search` without OK: StartSearchRequest → StartSearchResponse; the search runs from here on. */
@@ -685,6 +691,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     const subproto = `search${c.next++}`
     c.subprotos.set(subproto, s.record.id)
     const r = s.record
+    const hints = searchHints(s)
     send(c, {
       type: 'search',
       data: {
@@ -697,12 +704,12 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
         SearchStartRange: formatTime(r.startRange),
         SearchEndRange: formatTime(r.endRange),
         Background: s.background,
-        CollapsingIndex: 0,
+        CollapsingIndex: hints?.CollapsingIndex ?? 0,
         Metadata: r.metadata ?? {},
         Addendum: data.Addendum ?? {},
-        TimeZoomDisabled: true,
+        TimeZoomDisabled: hints?.TimeZoomDisabled ?? true,
         Tags: tagsOf(r.effectiveQuery),
-        ModuleHints: [],
+        ModuleHints: hints?.ModuleHints ?? [],
       },
     })
   }

@@ -9,6 +9,7 @@ import type { Search } from '../../server/search/manager'
 import { stateWords } from '../../server/search/manager'
 import { formatTime } from '../../server/time'
 import { goDuration } from '../searchctrl/schema'
+import { type CompiledQuery, compileQuery } from '../../engine/query'
 
 /** Request ids of a search subprotocol (the Go client's REQ_* constants; the TypeScript client's SearchMessageCommands). */
 export const REQ = {
@@ -42,6 +43,53 @@ export function tagsOf(effectiveQuery: string): string[] {
   return m ? m[1]!.split(',') : []
 }
 
+/** Renderers whose results can be re-read for a narrower time range (the clients' zoom): entries and time series. */
+const ZOOMABLE = new Set(['text', 'raw', 'hex', 'pcap', 'chart', 'stackgraph'])
+
+/**
+ * SearchHints of the Go client (the parse, launch and attach answers): the renderer, each module's values
+ * (ModuleHint: ProducedEVs, ConsumedEVs, ResourcesNeeded, Condensing), the first condensing module's index
+ * (CollapsingIndex: the number of modules when none condenses), and whether zooming works: for entries and charts,
+ * and for a table of entries (a table after a condensing module is one answer for the whole range).
+ * MinZoomWindow (seconds): the window of a condensing module's `over` (the widest), 1 without one.
+ */
+export function queryHints(q: CompiledQuery) {
+  const modules = [...q.modules, q.renderer]
+  const condensing = q.modules.findIndex((m) => m.kind === 'condensing')
+  const render = q.renderer.name
+  const timeZoomDisabled = !(ZOOMABLE.has(render) || (render === 'table' && condensing === -1))
+  const windowMs = Math.max(0, ...q.modules.map((m) => m.windowMs ?? 0))
+  return {
+    CollapsingIndex: condensing === -1 ? q.modules.length : condensing,
+    RenderModule: render,
+    TimeZoomDisabled: timeZoomDisabled,
+    Tags: q.tags,
+    ModuleHints: modules.map((m) => ({
+      Name: m.name,
+      ProducedEVs: [...m.produces],
+      ConsumedEVs: [...m.consumes],
+      ResourcesNeeded: [...(m.needs?.resources ?? [])],
+      Condensing: m.kind === 'condensing',
+    })),
+    MinZoomWindow: windowMs > 0 ? Math.max(1, Math.ceil(windowMs / 1000)) : 1,
+  }
+}
+
+/** The hints of a search's query (compiled again from its normal form once, then kept with the search). */
+const hintsOfSearch = new WeakMap<Search, ReturnType<typeof queryHints> | null>()
+export function searchHints(s: Search): ReturnType<typeof queryHints> | null {
+  let h = hintsOfSearch.get(s)
+  if (h === undefined) {
+    try {
+      h = queryHints(compileQuery(s.record.effectiveQuery))
+    } catch {
+      h = null // a query stored by a version that read it differently: no hints rather than none of the search
+    }
+    hintsOfSearch.set(s, h)
+  }
+  return h
+}
+
 /** SearchInfo of the Go client (and `SearchInfo`/`Info` of the TypeScript client's details and attach answers). */
 export function searchInfo(s: Search, now: number) {
   const r = s.record
@@ -60,12 +108,12 @@ export function searchInfo(s: Search, now: number) {
     StoreSize: r.storeSize,
     IndexSize: r.indexSize,
     ItemCount: r.itemCount,
-    TimeZoomDisabled: true,
+    TimeZoomDisabled: searchHints(s)?.TimeZoomDisabled ?? true,
     RenderDownloadFormats: ['json', 'csv', 'text'],
     Metadata: r.metadata ?? {},
     CollapsingIndex: 0,
     NoHistory: r.noHistory,
-    MinZoomWindow: 1,
+    MinZoomWindow: searchHints(s)?.MinZoomWindow ?? 1,
     Tags: tagsOf(r.effectiveQuery),
     Import: r.import
       ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
