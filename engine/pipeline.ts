@@ -7,8 +7,12 @@
 //   expressions without captures) may be matched elsewhere: push(e, passed) then skips those stages and takes
 //   `passed` (how many of them the entry passed, in order) as their verdict.
 // - flush() is called once, after the last entry: condensing stages emit what they hold, in module order.
+// - `stats` counts every entry at every boundary between stages (pipeline-stats.ts: bounded, by entry time); an
+//   entry matched elsewhere counts at each head filter it reached. The rows reported are the query's modules, or the
+//   renderer alone when the query has none (the clients read the last row's output as the entries out).
 import type { Entry } from './entry'
 import type { RunEnv, Sink, Stage } from './module'
+import { PipelineStats } from './pipeline-stats'
 import type { CompiledQuery } from './query'
 
 export class Pipeline {
@@ -20,6 +24,8 @@ export class Pipeline {
   readonly filterHead: number
   /** Entries that left the last module. */
   emitted = 0
+  /** What went through each module, by time. */
+  readonly stats: PipelineStats
 
   constructor(
     readonly query: CompiledQuery,
@@ -29,20 +35,37 @@ export class Pipeline {
   ) {
     this.stages = query.modules.map((m) => m.stage(env))
     const render = query.renderer
+    const n = this.stages.length
+    const reported = n > 0 ? query.modules : [render]
+    const stats = new PipelineStats(
+      reported.map((m) => ({ name: m.name, args: m.text.slice(m.name.length).trim() })),
+      reported.map((_, i) => (n > 0 ? i : n)),
+      n + 2,
+      env.start,
+      env.end,
+    )
+    this.stats = stats
     const renderStage = render.stage(env)
     const last: Sink = (e) => {
+      stats.count(n + 1, e)
       this.emitted++
       this.onRecord(render.record(e))
     }
     this.renderStage = renderStage
     this.toRecord = last
-    const toRenderer: Sink = (e) => renderStage.push(e, last)
-    this.sinks = new Array<Sink>(this.stages.length + 1)
-    this.sinks[this.stages.length] = toRenderer
-    for (let i = this.stages.length - 1; i >= 0; i--) {
+    const toRenderer: Sink = (e) => {
+      stats.count(n, e)
+      renderStage.push(e, last)
+    }
+    this.sinks = new Array<Sink>(n + 1)
+    this.sinks[n] = toRenderer
+    for (let i = n - 1; i >= 0; i--) {
       const stage = this.stages[i]!
       const next = this.sinks[i + 1]!
-      this.sinks[i] = (e) => stage.push(e, next)
+      this.sinks[i] = (e) => {
+        stats.count(i, e)
+        stage.push(e, next)
+      }
     }
     let head = 0
     while (head < query.modules.length && query.modules[head]!.workerFilter) head++
@@ -60,6 +83,8 @@ export class Pipeline {
       this.sinks[0]!(e)
       return
     }
+    // the head filters it reached (the first always; filter k when it passed the k before it)
+    for (let k = 0; k <= passed && k < this.filterHead; k++) this.stats.count(k, e)
     if (passed < this.filterHead) return
     this.sinks[this.filterHead]!(e)
   }

@@ -51,7 +51,7 @@ import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/servic
 import { clientOf } from '../searchctrl'
 import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
-import { REQ, RESP_ERROR, baseResponse, queryHints, renderModuleOf, searchHints, searchInfo, statsSet, tagsOf } from './protocol'
+import { REQ, RESP_ERROR, baseResponse, queryHints, renderModuleOf, searchHints, searchInfo, statsAnswer, tagsOf } from './protocol'
 import { type QueryFilter, applyFilters, filterError } from '../../engine/filters'
 import type { CompiledQuery } from '../../engine/query'
 import { area } from '../../server/openapi'
@@ -793,10 +793,9 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       case REQ.STATS_GET:
       case REQ.STATS_GET_RANGE:
       case REQ.STATS_GET_SUMMARY:
-      case REQ.STATS_GET_LOCATION: {
-        const now = clock()
-        return answer({ ...base(), Stats: statsSet(s, now) })
-      }
+      case REQ.STATS_GET_LOCATION:
+      case REQ.STATS_GET_OVERVIEW:
+        return answer({ ...base(), Stats: statsAnswer(s, req, data.Stats, clock()) })
     }
     return answer({ ID: RESP_ERROR, Error: `unknown request ID ${JSON.stringify(req)} (known: ${Object.values(REQ).join(', ')})` })
   }

@@ -10,6 +10,7 @@ import { stateWords } from '../../server/search/manager'
 import { formatTime } from '../../server/time'
 import { goDuration } from '../searchctrl/schema'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
+import { MAX_BUCKETS, statsBucketMs } from '../../engine/pipeline-stats'
 
 /** Request ids of a search subprotocol (the Go client's REQ_* constants; the TypeScript client's SearchMessageCommands). */
 export const REQ = {
@@ -28,6 +29,7 @@ export const REQ = {
   STATS_GET_RANGE: 0x7f000004,
   STATS_GET_SUMMARY: 0x7f000005,
   STATS_GET_LOCATION: 0x7f000006,
+  STATS_GET_OVERVIEW: 0x7f000007,
 } as const
 /** RESP_ERROR: the answer to a request that failed, with `Error`. */
 export const RESP_ERROR = 0xffffffff
@@ -113,7 +115,7 @@ export function searchInfo(s: Search, now: number) {
     Metadata: r.metadata ?? {},
     CollapsingIndex: 0,
     NoHistory: r.noHistory,
-    MinZoomWindow: searchHints(s)?.MinZoomWindow ?? 1,
+    MinZoomWindow: minZoomWindow(s),
     Tags: tagsOf(r.effectiveQuery),
     Import: r.import
       ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
@@ -134,6 +136,72 @@ export function baseResponse(s: Search, id: number, addendum: unknown) {
     Finished: finished(s),
     EntryCount: s.record.itemCount,
     AdditionalEntries: false,
+  }
+}
+
+/**
+ * The finest zoom (seconds) the search's stats answer exactly: the width of its stats buckets (engine/pipeline-stats.ts,
+ * from its range), or a condensing module's `over` window when that is wider.
+ */
+export function minZoomWindow(s: Search): number {
+  return Math.max(searchHints(s)?.MinZoomWindow ?? 1, statsBucketMs(s.record.startRange, s.record.endRange) / 1000)
+}
+
+/** Windows a client may ask for in one stats request. */
+const DEFAULT_SET_COUNT = 100
+
+/**
+ * The answer (`Stats`: the Go client's SearchStatsResponse) to a stats request, from the search's pipeline counters:
+ *   STATS_SIZE          Size: how many windows of the search's finest width hold something
+ *   STATS_RANGE         RangeStart, RangeEnd: the search's range
+ *   STATS_GET           Set: SetCount windows over the search's range (the overview)
+ *   STATS_GET_RANGE     Set: SetCount windows over [SetStart, SetEnd] (the zoom; SetEnd inclusive)
+ *   STATS_GET_SUMMARY   Set: one set over everything
+ *   STATS_GET_LOCATION  Current: how far the search has read
+ *   STATS_GET_OVERVIEW  OverviewSet: the entries and bytes out of the pipeline per window
+ * Each set has one row per module (Name, Args, Duration, InputCount, OutputCount, InputBytes, OutputBytes) and only
+ * windows where something was counted are listed. A search loaded from storage has no counters: one set of what the
+ * whole query gave.
+ */
+export function statsAnswer(s: Search, req: number, request: unknown, now: number) {
+  const r = s.record
+  const ask = typeof request === 'object' && request !== null ? (request as Record<string, unknown>) : {}
+  const setCount = Number.isSafeInteger(ask.SetCount) && (ask.SetCount as number) > 0 ? Math.min(ask.SetCount as number, MAX_BUCKETS) : DEFAULT_SET_COUNT
+  const time = (v: unknown, fallback: number) => {
+    const t = typeof v === 'string' ? Date.parse(v) : Number.NaN
+    return Number.isFinite(t) ? t : fallback
+  }
+  const frame = { Current: formatTime(r.lastUpdate), RangeStart: formatTime(r.startRange), RangeEnd: formatTime(r.endRange) }
+  const stats = s.stats
+  if (!stats) return statsSet(s, now)
+  const withTime = (sets: { TS: number; Stats: unknown[] }[]) => sets.map((x) => ({ TS: formatTime(x.TS), Stats: x.Stats }))
+  switch (req) {
+    case REQ.STATS_GET_RANGE: {
+      const start = time(ask.SetStart, r.startRange)
+      const end = Math.max(start, time(ask.SetEnd, r.endRange))
+      const set = withTime(stats.sets(setCount, start, end))
+      return { ...frame, Size: set.length, Set: set }
+    }
+    case REQ.STATS_GET_SUMMARY: {
+      const set = [{ TS: formatTime(r.startRange), Stats: stats.summary() }]
+      return { ...frame, Size: 1, Set: set }
+    }
+    case REQ.STATS_GET_OVERVIEW: {
+      const start = time(ask.SetStart, r.startRange)
+      const end = Math.max(start, time(ask.SetEnd, r.endRange))
+      const overview = stats.overview(setCount, start, end).map((o) => ({ Count: o.Count, Bytes: o.Bytes, TS: formatTime(o.TS) }))
+      return { ...frame, Size: overview.length, OverviewSet: overview }
+    }
+    case REQ.STATS_SIZE: {
+      const windows = Math.min(MAX_BUCKETS, Math.ceil((r.endRange - r.startRange) / stats.bucketMs))
+      return { ...frame, Size: stats.sets(Math.max(1, windows), r.startRange, r.endRange).length }
+    }
+    case REQ.STATS_GET: {
+      const set = withTime(stats.sets(setCount, r.startRange, r.endRange))
+      return { ...frame, Size: set.length, Set: set }
+    }
+    default: // STATS_RANGE, STATS_GET_LOCATION
+      return { ...frame, Size: 0, Set: [] }
   }
 }
 

@@ -43,6 +43,7 @@ import { type FilterStage, MatchAbortedError, MatchBudgetError, MatchCompileErro
 import { QueryError } from '../../engine/errors'
 import { ALL_TAGS } from '../../engine/parse'
 import { Pipeline } from '../../engine/pipeline'
+import type { PipelineStats } from '../../engine/pipeline-stats'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
 import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchBlobKeys, searchQueryAndTimes } from './repo'
@@ -149,6 +150,8 @@ export interface Search {
   blob: { results: string; index: string } | null
   runner: Promise<void> | null
   transfer: Promise<void> | null
+  /** What went through each module of its pipeline, by time (the stats requests); absent for a search loaded from storage. */
+  stats?: PipelineStats
 }
 
 /**
@@ -413,6 +416,7 @@ export class SearchManager {
       renderer: query.renderer.name,
     }
     const pipeline = new Pipeline(query, env, (record) => writer.add(record))
+    s.stats = pipeline.stats
     // With a regex at the head, the head's filters of a chunk are matched on a worker thread (match.ts) while this
     // thread reads the next chunk; without one, grep (Buffer.includes, linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
