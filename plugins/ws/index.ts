@@ -850,7 +850,8 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       Tag: ids.get(String(r.Tag)) ?? 0,
       SRC: r.SRC ?? '',
       Data: r.Data ?? '',
-      Enumerated: [],
+      // the stored record's values (engine/render/renderer.ts entryRecord), as the clients' EnumeratedPair list
+      Enumerated: Array.isArray(r.Enumerated) ? r.Enumerated : [],
     }))
     return req === REQ.GET_EXPLORE_ENTRIES || req === REQ.EXPLORE_TS_RANGE ? { ...base, Entries: out, Explore: [] } : { ...base, Entries: out }
   }

@@ -606,6 +606,55 @@ describe('/api/ws/search', () => {
     c.ws.close()
   })
 
+  test('stats per module and per window (overview, zoom, summary) match the entries; text entries carry their values', async () => {
+    const { server, base } = await listening()
+    const now = server.clock.now()
+    const t0 = Math.floor(now / 3_600_000) * 3_600_000 - 3_600_000 // an hour ago, on the hour
+    // one entry per minute for 60 minutes: "entry <i>", every third one holding a "7"... computed below
+    const data = Array.from({ length: 60 }, (_, i) => `entry ${i} ${i % 3 === 0 ? 'keep' : 'drop'}`)
+    const res = await server.call('POST', '/api/ingest/json', {
+      jwt: server.adminJwt,
+      json: data.map((d, i) => ({ TS: new Date(t0 + i * 60_000).toISOString(), Tag: 'web', SRC: '10.0.0.1', Data: Buffer.from(d).toString('base64') })),
+    })
+    expect(res.status).toBe(200)
+    const range: [Date, Date] = [new Date(t0), new Date(t0 + 3_600_000)]
+    const c = await open(`${base}/api/ws/search`, { protocol: server.adminJwt })
+    const query = 'tag=web regex "entry (?P<n>[0-9]+) (?P<w>[a-z]+)" | grep keep'
+    const { init, subproto } = await initiate(c, query, range)
+    expect(init.data.ModuleHints.map((h: any) => [h.Name, h.ProducedEVs])).toEqual([['regex', ['n', 'w']], ['grep', []], ['text', []]])
+    await finished(server, init.data.SearchID)
+    const ask = async (ID: number, Stats: Record<string, unknown> = {}) => {
+      c.send({ type: subproto, data: { ID, Stats } })
+      return (await c.next((m) => m.type === subproto && m.data.ID === ID)).data
+    }
+    const kept = (from: number, to: number) => data.slice(from, to).filter((d) => d.endsWith('keep')).length
+    // the overview: 12 windows of 5 minutes, each row regex then grep
+    const overview = (await ask(REQ.STATS_GET, { SetCount: 12 })).Stats
+    expect(overview.Set.map((x: any) => [Date.parse(x.TS) - t0, x.Stats.map((r: any) => [r.Name, r.InputCount, r.OutputCount])])).toEqual(
+      Array.from({ length: 12 }, (_, w) => [w * 300_000, [['regex', 5, 5], ['grep', 5, kept(w * 5, w * 5 + 5)]]]),
+    )
+    const bytes = (from: number, to: number) => data.slice(from, to).reduce((n, d) => n + d.length, 0)
+    expect(overview.Set[0].Stats[0]).toMatchObject({ Args: expect.stringContaining('entry'), InputBytes: bytes(0, 5), OutputBytes: bytes(0, 5) })
+    // the zoom: minutes 10 to 20, SetEnd inclusive, in 5 windows
+    const zoom = (await ask(REQ.STATS_GET_RANGE, { SetCount: 5, SetStart: new Date(t0 + 600_000).toISOString(), SetEnd: new Date(t0 + 1_200_000).toISOString() })).Stats
+    expect(zoom.Set.map((x: any) => x.Stats[1].InputCount)).toEqual([2, 2, 2, 2, 3])
+    const summary = (await ask(REQ.STATS_GET_SUMMARY)).Stats
+    expect(summary.Set[0].Stats.map((r: any) => [r.Name, r.InputCount, r.OutputCount])).toEqual([['regex', 60, 60], ['grep', 60, kept(0, 60)]])
+    expect((await ask(REQ.STATS_GET_OVERVIEW, { SetCount: 2 })).Stats.OverviewSet.map((o: any) => o.Count)).toEqual([kept(0, 30), kept(30, 60)])
+    // details: zoom works for text, at the stats bucket width (2 s for an hour)
+    const details = await ask(REQ.SEARCH_DETAILS)
+    expect(details.SearchInfo).toMatchObject({ TimeZoomDisabled: false, MinZoomWindow: 2 })
+    // entries: Tag the number, the values of the stored record
+    c.send({ type: subproto, data: { ID: REQ.GET_ENTRIES, EntryRange: { First: 0, Last: 2 } } })
+    const entries = (await c.next((m) => m.type === subproto && m.data.ID === REQ.GET_ENTRIES)).data.Entries
+    expect(entries.map((e: any) => e.Enumerated)).toEqual([
+      [{ Name: 'n', ValueStr: '0' }, { Name: 'w', ValueStr: 'keep' }],
+      [{ Name: 'n', ValueStr: '3' }, { Name: 'w', ValueStr: 'keep' }],
+    ])
+    expect(isNumber(entries[0].Tag)).toBe(true)
+    c.ws.close()
+  })
+
   test('attachToOneSearch from a second socket; Close; closing a socket detaches it; the grace period then removes the search', async () => {
     const { server, base } = await listening()
     await ingest(server, 'web', 5)
