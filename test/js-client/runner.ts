@@ -1,20 +1,21 @@
 // Runs the TypeScript client's Jasmine specs as its own scripts do (scripts/jasmine: Jasmine 3 over the spec
 // files, DEFAULT_TIMEOUT_INTERVAL 5000), in Bun rather than after a tsc build: Bun reads the specs' TypeScript and
-// the `~/` alias of the copy's tsconfig.json. Argument: the copy's src folder, then the spec files relative to it.
+// the `~/` alias of the copy's tsconfig.json. Arguments: the copy's src folder, the spec file relative to it, and
+// optionally a regular expression: only the specs whose full name matches it run (Jasmine's filter).
 // Prints one line per spec, `SPEC <json>` ({name, status, errors}), for test/js-client.test.ts to read.
 const Jasmine = require('jasmine') as new (options: { projectBaseDir: string }) => {
   loadConfig(c: object): void
   clearReporters(): void
   addReporter(r: object): void
   exitOnCompletion: boolean
-  execute(): Promise<void>
+  execute(files?: string[], filter?: string): Promise<void>
   jasmine: { DEFAULT_TIMEOUT_INTERVAL: number }
 }
 
-const [srcDir, ...specs] = process.argv.slice(2)
-if (!srcDir || specs.length === 0) throw new Error('usage: runner.ts <src dir> <spec file>...')
+const [srcDir, spec, filter] = process.argv.slice(2)
+if (!srcDir || !spec) throw new Error('usage: runner.ts <src dir> <spec file> [<filter>]')
 const runner = new Jasmine({ projectBaseDir: srcDir })
-runner.loadConfig({ spec_dir: '.', spec_files: specs, random: false })
+runner.loadConfig({ spec_dir: '.', spec_files: [spec], random: false })
 runner.jasmine.DEFAULT_TIMEOUT_INTERVAL = 5000
 runner.clearReporters()
 runner.addReporter({
@@ -24,6 +25,6 @@ runner.addReporter({
   },
 })
 runner.exitOnCompletion = true
-await runner.execute()
+await runner.execute(undefined, filter)
 
 export {}
