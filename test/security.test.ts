@@ -195,6 +195,7 @@ const MATRIX: Record<string, Row> = {
   'DELETE /api/files/:id': fileWriteRow(),
   'POST /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
   'POST /api/searchctrl/launch': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x' }) },
+  'POST /api/parse': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x', Sequence: 1 }) },
   'GET /api/searchctrl': { who: 'any' },
   'GET /api/searchctrl/all': { who: 'admin' },
   'GET /api/searchctrl/:id': searchViewRow(),

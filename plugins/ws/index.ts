@@ -36,7 +36,7 @@
 //   sockets (1008), as does the loss of the route's permission; a lost admin flag or group membership narrows
 //   what the next request may see. Each replica checks its own sockets, so this holds on every replica.
 import type { ServerWebSocket } from 'bun'
-import { Elysia } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { type Cluster, INTERNAL_WS_SEARCH, SECRET_HEADER } from '../../server/cluster'
 import type { Config } from '../../server/config'
 import type { Logger } from '../../server/log'
@@ -93,6 +93,49 @@ export function websocketOptions() {
     sendPings: true,
   }
 }
+
+// POST /api/parse: the Go client's ParseSearchRequest and ParseSearchResponse (types/search.go).
+const ParseSearchRequest = t.Object({
+  SearchString: t.String({ maxLength: 65536 }),
+  Sequence: t.Optional(t.Number()),
+  Filters: t.Optional(
+    t.Union([
+      t.Null(),
+      t.Array(
+        t.Object({
+          Tag: t.Optional(t.String()),
+          Module: t.String(),
+          Args: t.Optional(t.String()),
+          Path: t.String(),
+          Name: t.Optional(t.String()),
+          Op: t.Optional(t.String()),
+          Value: t.Optional(t.String()),
+        }),
+        { maxItems: 64 },
+      ),
+    ]),
+  ),
+})
+const ModuleHint = t.Object({
+  Name: t.String(),
+  ProducedEVs: t.Array(t.String()),
+  ConsumedEVs: t.Array(t.String()),
+  ResourcesNeeded: t.Array(t.String()),
+  Condensing: t.Boolean(),
+})
+const ParseSearchResponse = t.Object({
+  Sequence: t.Number(),
+  GoodQuery: t.Boolean(),
+  ParseError: t.Optional(t.String()),
+  ParsedQuery: t.String(),
+  RawQuery: t.Optional(t.String()),
+  ModuleIndex: t.Integer(),
+  CollapsingIndex: t.Integer(),
+  RenderModule: t.Optional(t.String()),
+  TimeZoomDisabled: t.Boolean(),
+  Tags: t.Array(t.String()),
+  ModuleHints: t.Array(ModuleHint),
+})
 
 /** A client's frame as a value: JSON text parsed, anything else (text that is no JSON, binary) as it came. */
 export function parseFrame(message: unknown): unknown {
@@ -605,13 +648,16 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
    * the failing module (ModuleIndex, 0 for the tag list); a filter's failure is worded as the platform words it.
    */
   async function parse(c: Conn, data: Msg): Promise<void> {
+    send(c, { type: 'parse', data: await parseAnswer(data) })
+  }
+
+  /** ParseSearchResponse to a ParseSearchRequest ({SearchString, Sequence, Filters}): over the socket and POST /api/parse. */
+  async function parseAnswer(data: Msg): Promise<Msg> {
     const sequence = typeof data.Sequence === 'number' ? data.Sequence : 0
     const text = data.SearchString
-    const refuse = (error: string, moduleIndex = 0, query = typeof text === 'string' ? text : '') =>
-      send(c, {
-        type: 'parse',
-        data: { Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: moduleIndex, CollapsingIndex: 0, TimeZoomDisabled: true, Tags: [], ModuleHints: [] },
-      })
+    const refuse = (error: string, moduleIndex = 0, query = typeof text === 'string' ? text : '') => ({
+      Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: moduleIndex, CollapsingIndex: 0, TimeZoomDisabled: true, Tags: [], ModuleHints: [],
+    })
     if (typeof text !== 'string') return refuse('SearchString must be a string')
     const filters = data.Filters ?? []
     if (!Array.isArray(filters)) return refuse('Filters must be a list')
@@ -636,7 +682,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       if (unknown !== undefined) return refuse(`Could not match tag spec ${unknown} against any known tags`, 0)
     }
     const { MinZoomWindow: _, ...hints } = queryHints(query)
-    send(c, { type: 'parse', data: { Sequence: sequence, GoodQuery: true, ParsedQuery: query.text, RawQuery: text, ModuleIndex: 0, ...hints } })
+    return { Sequence: sequence, GoodQuery: true, ParsedQuery: query.text, RawQuery: text, ModuleIndex: 0, ...hints }
   }
 
   /** `search` without OK: StartSearchRequest → StartSearchResponse; the search runs from here on. */
@@ -933,6 +979,17 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
 
   return new Elysia({ name: 'quarry-ws', detail: area('WebSockets') })
     .use(authGuard(auth))
+    .post('/api/parse', async ({ body }) => (await parseAnswer(body as Msg)) as Static<typeof ParseSearchResponse>, {
+      access: 'Search',
+      body: ParseSearchRequest,
+      response: ParseSearchResponse,
+      detail: {
+        summary: 'Check a query (the parse answer over REST)',
+        description:
+          'The Go client\'s ParseSearch: the same answer as `parse` on /api/ws/search. GoodQuery false with ParseError and the ' +
+          'failing ModuleIndex when the query, a filter or a tag is refused (200 either way); Filters become inline filters of their module.',
+      },
+    })
     .ws('/api/ws/search', {
       access: 'Search',
       upgrade: publicUpgrade,

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ADMIN_PASSWORD, type TestServer, createTestServer, listening as spawnedListening, spawnServer, tempDirs } from '../../test/helpers'
+import { ADMIN_PASSWORD, type TestServer, createTestServer, expectError, listening as spawnedListening, spawnServer, tempDirs } from '../../test/helpers'
 import { frame, nonReadingClient } from '../../test/ws-client'
 import { CREDENTIAL_CHECK_MS, MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
 import { writeSearchArchive } from '../../server/search/archive'
@@ -583,6 +583,28 @@ describe('/api/ws/search', () => {
     expect(await parse('tag=web', [{ Module: 'regex' }])).toMatchObject({ GoodQuery: false, ParseError: 'each filter needs Module and Path (strings)' })
     expect(await parse('tag=web', 'x')).toMatchObject({ GoodQuery: false, ParseError: 'Filters must be a list' })
     c.ws.close()
+  })
+
+  test('POST /api/parse (the Go client\'s ParseSearch) answers as the socket does', async () => {
+    const server = await createTestServer()
+    servers.push(server)
+    await ingest(server, 'web', 1)
+    const parse = async (json: unknown) => (await server.call('POST', '/api/parse', { jwt: server.adminJwt, json })).body
+    expect(await parse({ SearchString: 'tag=web  grep a|count', Sequence: 4919 })).toMatchObject({
+      Sequence: 4919,
+      GoodQuery: true,
+      RawQuery: 'tag=web  grep a|count',
+      ParsedQuery: 'tag=web grep a | count',
+      RenderModule: 'table',
+      CollapsingIndex: 1,
+    })
+    expect(await parse({ SearchString: 'tag=nope', Sequence: 1 })).toMatchObject({ GoodQuery: false, ParseError: 'Could not match tag spec nope against any known tags', ModuleIndex: 0 })
+    expect(await parse({ SearchString: 'tag=web', Filters: [{ Module: 'regex', Args: '"(?P<n>.)"', Path: 'n', Op: '==', Value: 'x' }] })).toMatchObject({
+      GoodQuery: true,
+      ParsedQuery: 'tag=web regex (?P<n>.) n == x',
+    })
+    expectError(await server.call('POST', '/api/parse', { jwt: server.adminJwt, json: { Sequence: 1 } }), 400)
+    expectError(await server.call('POST', '/api/parse', { json: { SearchString: 'tag=web' } }), 401)
   })
 
   test('validateOneQuery: an unknown tag is refused in the words the clients check; hints name each module and the renderer', async () => {
