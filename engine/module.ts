@@ -72,6 +72,8 @@ export interface CompiledModule {
    * the entry and the RunEnv.
    */
   stateless: boolean
+  /** A condensing module's time window in ms (stats `over`): the finest zoom its results allow (MinZoomWindow). */
+  windowMs?: number
   /** The stage of one running search. */
   stage(env: RunEnv): Stage
   /**

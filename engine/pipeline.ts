@@ -7,8 +7,12 @@
 //   per-entry processing) may run elsewhere, on another thread (HeadStages there, from the same normal form): what
 //   comes out of it is pushed with push(e, true), which goes on from the first module after the head.
 // - flush() is called once, after the last entry: condensing stages emit what they hold, in module order.
+// - `stats` counts every entry at every boundary between stages (pipeline-stats.ts: bounded, by entry time); an
+//   entry matched elsewhere counts at each head filter it reached. The rows reported are the query's modules, or the
+//   renderer alone when the query has none (the clients read the last row's output as the entries out).
 import type { Entry } from './entry'
 import type { RunEnv, Sink, Stage } from './module'
+import { PipelineStats } from './pipeline-stats'
 import type { CompiledQuery } from './query'
 
 export class Pipeline {
@@ -22,6 +26,8 @@ export class Pipeline {
   readonly head: number
   /** Entries that left the last module. */
   emitted = 0
+  /** What went through each module, by time. */
+  readonly stats: PipelineStats
 
   constructor(
     readonly query: CompiledQuery,
@@ -33,21 +39,38 @@ export class Pipeline {
   ) {
     this.stages = query.modules.map((m) => m.stage(env))
     const render = query.renderer
+    const n = this.stages.length
+    const reported = n > 0 ? query.modules : [render]
+    const stats = new PipelineStats(
+      reported.map((m) => ({ name: m.name, args: m.text.slice(m.name.length).trim() })),
+      reported.map((_, i) => (n > 0 ? i : n)),
+      n + 2,
+      env.start,
+      env.end,
+    )
+    this.stats = stats
     const renderStage = render.stage(env)
     const last: Sink = (e) => {
+      stats.count(n + 1, e)
       this.emitted++
       this.onFinal?.(e)
       this.onRecord(render.record(e))
     }
     this.renderStage = renderStage
     this.toRecord = last
-    const toRenderer: Sink = (e) => renderStage.push(e, last)
-    this.sinks = new Array<Sink>(this.stages.length + 1)
-    this.sinks[this.stages.length] = toRenderer
-    for (let i = this.stages.length - 1; i >= 0; i--) {
+    const toRenderer: Sink = (e) => {
+      stats.count(n, e)
+      renderStage.push(e, last)
+    }
+    this.sinks = new Array<Sink>(n + 1)
+    this.sinks[n] = toRenderer
+    for (let i = n - 1; i >= 0; i--) {
       const stage = this.stages[i]!
       const next = this.sinks[i + 1]!
-      this.sinks[i] = (e) => stage.push(e, next)
+      this.sinks[i] = (e) => {
+        stats.count(i, e)
+        stage.push(e, next)
+      }
     }
     let head = 0
     while (head < query.modules.length && query.modules[head]!.workerFilter) head++
@@ -70,10 +93,22 @@ export class Pipeline {
 
   /**
    * One entry in. `headPassed`: the entry came out of the stateless head run elsewhere (with the values it set): it
-   * goes on from the first module after the head.
+   * goes on from the first module after the head. Its stats: the entries sent elsewhere count into the first module
+   * (countSent); what came out counts out of every module of the head (the modules between report what came out of
+   * the whole head: the thread that ran it keeps no counts).
    */
   push(e: Entry, headPassed = false): void {
-    this.sinks[headPassed ? this.head : 0]!(e)
+    if (!headPassed) {
+      this.sinks[0]!(e)
+      return
+    }
+    for (let k = 1; k < this.head; k++) this.stats.count(k, e)
+    this.sinks[this.head]!(e)
+  }
+
+  /** An entry sent to the head elsewhere, counted into the first module (push counts what comes out). */
+  countSent(e: Pick<Entry, 'ts' | 'data'>): void {
+    if (this.head > 0) this.stats.count(0, e)
   }
 
   /** True once no further entry can come out (a limit reached): the scan may stop. */

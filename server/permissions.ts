@@ -92,6 +92,8 @@ export const SELF_ROUTES: ReadonlySet<string> = new Set([
   'GET /api/settings',
   'GET /api/tokens/capabilities',
   'GET /api/info/capabilities',
+  'GET /api/info/searchmodules',
+  'GET /api/info/rendermodules',
 ])
 
 /** Routes that answer without authentication: "METHOD path" as registered. */

@@ -239,6 +239,31 @@ describe('live searches per user', () => {
     expect((await s.call('DELETE', `/api/searchctrl/${ids[1]}`, { jwt: owner.jwt })).status).toBe(200)
     await launched(s, owner.jwt, 'tag=web')
   })
+
+  test('at the cap, searches waiting out their grace period make room, the longest unattended first; attached and backgrounded ones stay', async () => {
+    const { s, owner } = await setup({ maxSearchesPerUser: 4, searchGraceMs: 3_600_000 })
+    await ingest(s, [entry(1)])
+    const attached = await launched(s, owner.jwt, 'tag=web')
+    const background = await launched(s, owner.jwt, 'tag=web', { Background: true })
+    const closedFirst = await launched(s, owner.jwt, 'tag=web')
+    const closedLast = await launched(s, owner.jwt, 'tag=web')
+    await s.searches.settled()
+    await s.call('PUT', `/api/searchctrl/${background}/detach`, { jwt: owner.jwt })
+    await s.call('PUT', `/api/searchctrl/${closedFirst}/detach`, { jwt: owner.jwt })
+    s.clock.advance(1000)
+    await s.call('PUT', `/api/searchctrl/${closedLast}/detach`, { jwt: owner.jwt })
+    const listedIds = async () => (await all(s)).map((x) => x.ID).sort()
+    // within the grace period a closed search can still be attached again
+    expect(await listedIds()).toEqual([attached, background, closedFirst, closedLast].sort())
+    const third = await launched(s, owner.jwt, 'tag=web')
+    expect(await listedIds()).toEqual([attached, background, closedLast, third].sort())
+    const fourth = await launched(s, owner.jwt, 'tag=web')
+    expect(await listedIds()).toEqual([attached, background, third, fourth].sort())
+    // nothing left that waits: the cap holds
+    expectError(await launch(s, owner.jwt, 'tag=web'), 429)
+    await s.searches.settled()
+    expect(workFiles(s).filter((f) => f.startsWith(closedFirst) || f.startsWith(closedLast))).toEqual([])
+  })
 })
 
 describe('searches of ended sessions', () => {

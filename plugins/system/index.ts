@@ -9,6 +9,7 @@ import pkg from '../../package.json'
 import type { Readiness } from './health'
 import type { DependencyName, DependencyState as State } from '../../server/dependencies'
 import { area } from '../../server/openapi'
+import { MODULES } from '../../engine/registry'
 
 const Version = t.Object({
   API: t.Object({ Major: t.Integer(), Minor: t.Integer() }),
@@ -28,6 +29,24 @@ const Settings = t.Object({
   MapTileUrl: t.String(),
   DisableMapTileProxy: t.Boolean(),
 })
+
+// The module lists the clients show (the Go client's SearchModuleInfo and RenderModuleInfo; the TypeScript client's
+// RawSearchModule and RawRenderModule), from the engine's registry: whatever a query may name is listed, with its help.
+const SearchModuleInfo = t.Object({
+  Name: t.String(),
+  Info: t.String(),
+  Examples: t.Array(t.String()),
+  FrontendOnly: t.Boolean({ description: 'Always false: every module runs on the server' }),
+  Sorting: t.Boolean({ description: 'The module orders its output itself (sort)' }),
+})
+const RenderModuleInfo = t.Object({ Name: t.String(), Description: t.String(), Examples: t.Array(t.String()) })
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+const SEARCH_MODULES = MODULES.filter((m) => m.kind !== 'render')
+  .toSorted(byName)
+  .map((m) => ({ Name: m.name, Info: m.info, Examples: [...m.examples], FrontendOnly: false, Sorting: m.name === 'sort' }))
+const RENDER_MODULES = MODULES.filter((m) => m.kind === 'render')
+  .toSorted(byName)
+  .map((m) => ({ Name: m.name, Description: m.info, Examples: [...m.examples] }))
 
 const DependencyState = t.Union([t.Literal('ok'), t.Literal('failing'), t.Literal('unknown')])
 const Health = t.Object({
@@ -101,6 +120,16 @@ export function systemPlugin({
     )
     .get('/api/version', () => version, { response: Version, detail: { summary: 'Get the API and build version' } })
     .get('/api/testauth', () => ({}), { access: 'self', response: Empty, detail: { summary: 'Check that your credential works', description: 'Answers `{}` when the JWT or API token is valid.' } })
+    .get('/api/info/searchmodules', () => SEARCH_MODULES, {
+      access: 'self',
+      response: t.Array(SearchModuleInfo),
+      detail: { summary: 'List the search modules', description: 'Every module a query may name but the renderers, by name, with its help and examples.' },
+    })
+    .get('/api/info/rendermodules', () => RENDER_MODULES, {
+      access: 'self',
+      response: t.Array(RenderModuleInfo),
+      detail: { summary: 'List the render modules', description: 'Every renderer a query may end with, by name, with its help and examples.' },
+    })
     .get(
       '/api/settings',
       () => {

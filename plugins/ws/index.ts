@@ -36,7 +36,7 @@
 //   sockets (1008), as does the loss of the route's permission; a lost admin flag or group membership narrows
 //   what the next request may see. Each replica checks its own sockets, so this holds on every replica.
 import type { ServerWebSocket } from 'bun'
-import { Elysia } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { type Cluster, INTERNAL_WS_SEARCH, SECRET_HEADER } from '../../server/cluster'
 import type { Config } from '../../server/config'
 import type { Logger } from '../../server/log'
@@ -51,7 +51,9 @@ import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/servic
 import { admitQuery, clientOf } from '../searchctrl'
 import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
-import { REQ, RESP_ERROR, baseResponse, renderModuleOf, rendererOf, searchInfo, statsSet, tagsOf } from './protocol'
+import { REQ, RESP_ERROR, baseResponse, queryHints, renderModuleOf, rendererOf, searchHints, searchInfo, statsAnswer, tagsOf } from './protocol'
+import { type QueryFilter, applyFilters, filterError } from '../../engine/filters'
+import type { CompiledQuery } from '../../engine/query'
 import { area } from '../../server/openapi'
 import { accessSpec } from '../../server/permissions'
 
@@ -91,6 +93,49 @@ export function websocketOptions() {
     sendPings: true,
   }
 }
+
+// POST /api/parse: the Go client's ParseSearchRequest and ParseSearchResponse (types/search.go).
+const ParseSearchRequest = t.Object({
+  SearchString: t.String({ maxLength: 65536 }),
+  Sequence: t.Optional(t.Number()),
+  Filters: t.Optional(
+    t.Union([
+      t.Null(),
+      t.Array(
+        t.Object({
+          Tag: t.Optional(t.String()),
+          Module: t.String(),
+          Args: t.Optional(t.String()),
+          Path: t.String(),
+          Name: t.Optional(t.String()),
+          Op: t.Optional(t.String()),
+          Value: t.Optional(t.String()),
+        }),
+        { maxItems: 64 },
+      ),
+    ]),
+  ),
+})
+const ModuleHint = t.Object({
+  Name: t.String(),
+  ProducedEVs: t.Array(t.String()),
+  ConsumedEVs: t.Array(t.String()),
+  ResourcesNeeded: t.Array(t.String()),
+  Condensing: t.Boolean(),
+})
+const ParseSearchResponse = t.Object({
+  Sequence: t.Number(),
+  GoodQuery: t.Boolean(),
+  ParseError: t.Optional(t.String()),
+  ParsedQuery: t.String(),
+  RawQuery: t.Optional(t.String()),
+  ModuleIndex: t.Integer(),
+  CollapsingIndex: t.Integer(),
+  RenderModule: t.Optional(t.String()),
+  TimeZoomDisabled: t.Boolean(),
+  Tags: t.Array(t.String()),
+  ModuleHints: t.Array(ModuleHint),
+})
 
 /** A client's frame as a value: JSON text parsed, anything else (text that is no JSON, binary) as it came. */
 export function parseFrame(message: unknown): unknown {
@@ -596,41 +641,48 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     return request(c, type, id, data)
   }
 
-  /** A query checked as a launch would check it (regexes compiled within their budget). */
-  async function checkQuery(text: string): Promise<{ ok: true; effective: string } | { ok: false; error: string; position: number }> {
-    try {
-      return { ok: true, effective: (await searches.parse(text)).text }
-    } catch (e) {
-      if (e instanceof QueryError) return { ok: false, error: e.message, position: e.position }
-      throw e
-    }
+  /**
+   * `parse`: ParseSearchResponse, as validateOneQuery and modifyOneQuery read it. The query is checked as a launch
+   * checks it (regexes compiled within their budget), with the client's Filters applied first (engine/filters.ts), and
+   * every tag it names must be known ("Could not match tag spec ..." otherwise, the platform's words). A failure names
+   * the failing module (ModuleIndex, 0 for the tag list); a filter's failure is worded as the platform words it.
+   */
+  async function parse(c: Conn, data: Msg): Promise<void> {
+    send(c, { type: 'parse', data: await parseAnswer(data) })
   }
 
-  /** `parse`: ParseSearchResponse. Filters the engine cannot apply (it has no extraction modules) are refused. */
-  async function parse(c: Conn, data: Msg): Promise<void> {
+  /** ParseSearchResponse to a ParseSearchRequest ({SearchString, Sequence, Filters}): over the socket and POST /api/parse. */
+  async function parseAnswer(data: Msg): Promise<Msg> {
     const sequence = typeof data.Sequence === 'number' ? data.Sequence : 0
     const text = data.SearchString
-    const hints = (tags: string[]) => ({ CollapsingIndex: 0, TimeZoomDisabled: true, Tags: tags, ModuleHints: [] })
-    const refuse = (error: string, query = typeof text === 'string' ? text : '') =>
-      send(c, { type: 'parse', data: { Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: 0, ...hints([]) } })
-    if (typeof text !== 'string') return refuse('SearchString must be a string')
-    const filters = data.Filters
-    if (filters !== undefined && filters !== null && !(Array.isArray(filters) && filters.length === 0))
-      return refuse('filters are not supported: the embedded engine has no extraction modules to filter on')
-    const checked = await checkQuery(text)
-    if (!checked.ok) return refuse(checked.error)
-    send(c, {
-      type: 'parse',
-      data: {
-        Sequence: sequence,
-        GoodQuery: true,
-        ParsedQuery: checked.effective,
-        RawQuery: text,
-        RenderModule: /(^tag=\S+\s+|\|\s*)count$/.test(checked.effective) ? 'table' : 'text',
-        ModuleIndex: 0,
-        ...hints(tagsOf(checked.effective)),
-      },
+    const refuse = (error: string, moduleIndex = 0, query = typeof text === 'string' ? text : '') => ({
+      Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: moduleIndex, CollapsingIndex: 0, TimeZoomDisabled: true, Tags: [], ModuleHints: [],
     })
+    if (typeof text !== 'string') return refuse('SearchString must be a string')
+    const filters = data.Filters ?? []
+    if (!Array.isArray(filters)) return refuse('Filters must be a list')
+    const wanted: QueryFilter[] = []
+    for (const f of filters) {
+      if (!isObject(f) || typeof f.Module !== 'string' || typeof f.Path !== 'string') return refuse('each filter needs Module and Path (strings)')
+      const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+      wanted.push({ Module: f.Module, Path: f.Path, Op: str(f.Op), Value: str(f.Value), Args: str(f.Args) })
+    }
+    let query: CompiledQuery
+    try {
+      query = await searches.parse(wanted.length > 0 ? applyFilters(text, wanted) : text)
+    } catch (e) {
+      if (!(e instanceof QueryError)) throw e
+      // a failure in a filter's module is the filter's: worded as the platform words it
+      return refuse(wanted.some((f) => f.Module === e.module) ? filterError(e) : e.message, Math.max(0, e.moduleIndex))
+    }
+    const named = query.tags.filter((t) => t !== '*')
+    if (named.length > 0) {
+      const known = await searches.tags.idsOf(named)
+      const unknown = named.find((t) => !known.has(t))
+      if (unknown !== undefined) return refuse(`Could not match tag spec ${unknown} against any known tags`, 0)
+    }
+    const { MinZoomWindow: _, ...hints } = queryHints(query)
+    return { Sequence: sequence, GoodQuery: true, ParsedQuery: query.text, RawQuery: text, ModuleIndex: 0, ...hints }
   }
 
   /** `search` without OK: StartSearchRequest → StartSearchResponse; the search runs from here on. */
@@ -686,6 +738,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
     const subproto = `search${c.next++}`
     c.subprotos.set(subproto, s.record.id)
     const r = s.record
+    const hints = searchHints(s)
     send(c, {
       type: 'search',
       data: {
@@ -698,12 +751,12 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
         SearchStartRange: formatTime(r.startRange),
         SearchEndRange: formatTime(r.endRange),
         Background: s.background,
-        CollapsingIndex: 0,
+        CollapsingIndex: hints?.CollapsingIndex ?? 0,
         Metadata: r.metadata ?? {},
         Addendum: data.Addendum ?? {},
-        TimeZoomDisabled: true,
+        TimeZoomDisabled: hints?.TimeZoomDisabled ?? true,
         Tags: tagsOf(r.effectiveQuery),
-        ModuleHints: [],
+        ModuleHints: hints?.ModuleHints ?? [],
       },
     })
   }
@@ -787,10 +840,9 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       case REQ.STATS_GET:
       case REQ.STATS_GET_RANGE:
       case REQ.STATS_GET_SUMMARY:
-      case REQ.STATS_GET_LOCATION: {
-        const now = clock()
-        return answer({ ...base(), Stats: statsSet(s, now) })
-      }
+      case REQ.STATS_GET_LOCATION:
+      case REQ.STATS_GET_OVERVIEW:
+        return answer({ ...base(), Stats: statsAnswer(s, req, data.Stats, clock()) })
     }
     return answer({ ID: RESP_ERROR, Error: `unknown request ID ${JSON.stringify(req)} (known: ${Object.values(REQ).join(', ')})` })
   }
@@ -855,6 +907,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
       Tag: ids.get(String(r.Tag)) ?? 0,
       SRC: r.SRC ?? '',
       Data: r.Data ?? '',
+      // the stored record's values (engine/render/renderer.ts entryRecord), as the clients' EnumeratedPair list
       Enumerated: Array.isArray(r.Enumerated) ? r.Enumerated : [],
     }))
     // the tag map the clients read entries' Tag numbers by (text and raw: Tags)
@@ -941,6 +994,17 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
 
   return new Elysia({ name: 'quarry-ws', detail: area('WebSockets') })
     .use(authGuard(auth))
+    .post('/api/parse', async ({ body }) => (await parseAnswer(body as Msg)) as Static<typeof ParseSearchResponse>, {
+      access: 'Search',
+      body: ParseSearchRequest,
+      response: ParseSearchResponse,
+      detail: {
+        summary: 'Check a query (the parse answer over REST)',
+        description:
+          'The Go client\'s ParseSearch: the same answer as `parse` on /api/ws/search. GoodQuery false with ParseError and the ' +
+          'failing ModuleIndex when the query, a filter or a tag is refused (200 either way); Filters become inline filters of their module.',
+      },
+    })
     .ws('/api/ws/search', {
       access: 'Search',
       upgrade: publicUpgrade,

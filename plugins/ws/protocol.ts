@@ -9,7 +9,8 @@ import type { Search } from '../../server/search/manager'
 import { stateWords } from '../../server/search/manager'
 import { formatTime } from '../../server/time'
 import { goDuration } from '../searchctrl/schema'
-import { compileQuery } from '../../engine/query'
+import { type CompiledQuery, compileQuery } from '../../engine/query'
+import { MAX_BUCKETS, statsBucketMs } from '../../engine/pipeline-stats'
 import { type CompiledRenderer, textRenderer } from '../../engine/render/renderer'
 
 /** Request ids of a search subprotocol (the Go client's REQ_* constants; the TypeScript client's SearchMessageCommands). */
@@ -29,6 +30,7 @@ export const REQ = {
   STATS_GET_RANGE: 0x7f000004,
   STATS_GET_SUMMARY: 0x7f000005,
   STATS_GET_LOCATION: 0x7f000006,
+  STATS_GET_OVERVIEW: 0x7f000007,
 } as const
 /** RESP_ERROR: the answer to a request that failed, with `Error`. */
 export const RESP_ERROR = 0xffffffff
@@ -64,6 +66,53 @@ export function tagsOf(effectiveQuery: string): string[] {
   return m ? m[1]!.split(',') : []
 }
 
+/** Renderers whose results can be re-read for a narrower time range (the clients' zoom): entries and time series. */
+const ZOOMABLE = new Set(['text', 'raw', 'hex', 'pcap', 'chart', 'stackgraph'])
+
+/**
+ * SearchHints of the Go client (the parse, launch and attach answers): the renderer, each module's values
+ * (ModuleHint: ProducedEVs, ConsumedEVs, ResourcesNeeded, Condensing), the first condensing module's index
+ * (CollapsingIndex: the number of modules when none condenses), and whether zooming works: for entries and charts,
+ * and for a table of entries (a table after a condensing module is one answer for the whole range).
+ * MinZoomWindow (seconds): the window of a condensing module's `over` (the widest), 1 without one.
+ */
+export function queryHints(q: CompiledQuery) {
+  const modules = [...q.modules, q.renderer]
+  const condensing = q.modules.findIndex((m) => m.kind === 'condensing')
+  const render = q.renderer.name
+  const timeZoomDisabled = !(ZOOMABLE.has(render) || (render === 'table' && condensing === -1))
+  const windowMs = Math.max(0, ...q.modules.map((m) => m.windowMs ?? 0))
+  return {
+    CollapsingIndex: condensing === -1 ? q.modules.length : condensing,
+    RenderModule: render,
+    TimeZoomDisabled: timeZoomDisabled,
+    Tags: q.tags,
+    ModuleHints: modules.map((m) => ({
+      Name: m.name,
+      ProducedEVs: [...m.produces],
+      ConsumedEVs: [...m.consumes],
+      ResourcesNeeded: [...(m.needs?.resources ?? [])],
+      Condensing: m.kind === 'condensing',
+    })),
+    MinZoomWindow: windowMs > 0 ? Math.max(1, Math.ceil(windowMs / 1000)) : 1,
+  }
+}
+
+/** The hints of a search's query (compiled again from its normal form once, then kept with the search). */
+const hintsOfSearch = new WeakMap<Search, ReturnType<typeof queryHints> | null>()
+export function searchHints(s: Search): ReturnType<typeof queryHints> | null {
+  let h = hintsOfSearch.get(s)
+  if (h === undefined) {
+    try {
+      h = queryHints(compileQuery(s.record.effectiveQuery))
+    } catch {
+      h = null // a query stored by a version that read it differently: no hints rather than none of the search
+    }
+    hintsOfSearch.set(s, h)
+  }
+  return h
+}
+
 /** SearchInfo of the Go client (and `SearchInfo`/`Info` of the TypeScript client's details and attach answers). */
 export function searchInfo(s: Search, now: number) {
   const r = s.record
@@ -82,12 +131,12 @@ export function searchInfo(s: Search, now: number) {
     StoreSize: r.storeSize,
     IndexSize: r.indexSize,
     ItemCount: r.itemCount,
-    TimeZoomDisabled: true,
+    TimeZoomDisabled: searchHints(s)?.TimeZoomDisabled ?? true,
     RenderDownloadFormats: [...rendererOf(s).downloads],
     Metadata: r.metadata ?? {},
     CollapsingIndex: 0,
     NoHistory: r.noHistory,
-    MinZoomWindow: 1,
+    MinZoomWindow: minZoomWindow(s),
     Tags: tagsOf(r.effectiveQuery),
     Import: r.import
       ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
@@ -108,6 +157,72 @@ export function baseResponse(s: Search, id: number, addendum: unknown) {
     Finished: finished(s),
     EntryCount: s.record.itemCount,
     AdditionalEntries: false,
+  }
+}
+
+/**
+ * The finest zoom (seconds) the search's stats answer exactly: the width of its stats buckets (engine/pipeline-stats.ts,
+ * from its range), or a condensing module's `over` window when that is wider.
+ */
+export function minZoomWindow(s: Search): number {
+  return Math.max(searchHints(s)?.MinZoomWindow ?? 1, statsBucketMs(s.record.startRange, s.record.endRange) / 1000)
+}
+
+/** Windows a client may ask for in one stats request. */
+const DEFAULT_SET_COUNT = 100
+
+/**
+ * The answer (`Stats`: the Go client's SearchStatsResponse) to a stats request, from the search's pipeline counters:
+ *   STATS_SIZE          Size: how many windows of the search's finest width hold something
+ *   STATS_RANGE         RangeStart, RangeEnd: the search's range
+ *   STATS_GET           Set: SetCount windows over the search's range (the overview)
+ *   STATS_GET_RANGE     Set: SetCount windows over [SetStart, SetEnd] (the zoom; SetEnd inclusive)
+ *   STATS_GET_SUMMARY   Set: one set over everything
+ *   STATS_GET_LOCATION  Current: how far the search has read
+ *   STATS_GET_OVERVIEW  OverviewSet: the entries and bytes out of the pipeline per window
+ * Each set has one row per module (Name, Args, Duration, InputCount, OutputCount, InputBytes, OutputBytes) and only
+ * windows where something was counted are listed. A search loaded from storage has no counters: one set of what the
+ * whole query gave.
+ */
+export function statsAnswer(s: Search, req: number, request: unknown, now: number) {
+  const r = s.record
+  const ask = typeof request === 'object' && request !== null ? (request as Record<string, unknown>) : {}
+  const setCount = Number.isSafeInteger(ask.SetCount) && (ask.SetCount as number) > 0 ? Math.min(ask.SetCount as number, MAX_BUCKETS) : DEFAULT_SET_COUNT
+  const time = (v: unknown, fallback: number) => {
+    const t = typeof v === 'string' ? Date.parse(v) : Number.NaN
+    return Number.isFinite(t) ? t : fallback
+  }
+  const frame = { Current: formatTime(r.lastUpdate), RangeStart: formatTime(r.startRange), RangeEnd: formatTime(r.endRange) }
+  const stats = s.stats
+  if (!stats) return statsSet(s, now)
+  const withTime = (sets: { TS: number; Stats: unknown[] }[]) => sets.map((x) => ({ TS: formatTime(x.TS), Stats: x.Stats }))
+  switch (req) {
+    case REQ.STATS_GET_RANGE: {
+      const start = time(ask.SetStart, r.startRange)
+      const end = Math.max(start, time(ask.SetEnd, r.endRange))
+      const set = withTime(stats.sets(setCount, start, end))
+      return { ...frame, Size: set.length, Set: set }
+    }
+    case REQ.STATS_GET_SUMMARY: {
+      const set = [{ TS: formatTime(r.startRange), Stats: stats.summary() }]
+      return { ...frame, Size: 1, Set: set }
+    }
+    case REQ.STATS_GET_OVERVIEW: {
+      const start = time(ask.SetStart, r.startRange)
+      const end = Math.max(start, time(ask.SetEnd, r.endRange))
+      const overview = stats.overview(setCount, start, end).map((o) => ({ Count: o.Count, Bytes: o.Bytes, TS: formatTime(o.TS) }))
+      return { ...frame, Size: overview.length, OverviewSet: overview }
+    }
+    case REQ.STATS_SIZE: {
+      const windows = Math.min(MAX_BUCKETS, Math.ceil((r.endRange - r.startRange) / stats.bucketMs))
+      return { ...frame, Size: stats.sets(Math.max(1, windows), r.startRange, r.endRange).length }
+    }
+    case REQ.STATS_GET: {
+      const set = withTime(stats.sets(setCount, r.startRange, r.endRange))
+      return { ...frame, Size: set.length, Set: set }
+    }
+    default: // STATS_RANGE, STATS_GET_LOCATION
+      return { ...frame, Size: 0, Set: [] }
   }
 }
 

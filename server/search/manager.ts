@@ -16,7 +16,8 @@
 //   never holds the event loop; a batch past MATCH_BUDGET_MS stops its search with an error, and stopping or deleting
 //   a search gives up its batch at once.
 // - One user has at most `maxPerUser` searches that are not saved (running or kept), on all replicas together: a
-//   launch past it is 429.
+//   launch past it is 429, unless some of theirs here only wait out their grace period: the oldest of those are
+//   removed first to make room (a client that closes its searches and launches more never meets the cap).
 // - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
 //   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
@@ -47,6 +48,7 @@ import { ALL_TAGS } from '../../engine/parse'
 import { type RunEnv, flushAll } from '../../engine/module'
 import type { Entry } from '../../engine/entry'
 import { Pipeline } from '../../engine/pipeline'
+import type { PipelineStats } from '../../engine/pipeline-stats'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
 import { TransferReader, readEntryOut } from '../../engine/transfer'
@@ -155,6 +157,8 @@ export interface Search {
   blob: { results: string; index: string } | null
   runner: Promise<void> | null
   transfer: Promise<void> | null
+  /** What went through each module of its pipeline, by time (the stats requests); absent for a search loaded from storage. */
+  stats?: PipelineStats
 }
 
 /**
@@ -357,6 +361,7 @@ export class SearchManager {
     this.sweep()
     let live = (await this.deps.unsavedElsewhere?.(req.uid)) ?? 0
     for (const s of this.searches.values()) if (s.record.uid === req.uid && s.save !== 'saved') live++
+    if (live >= this.deps.maxPerUser) live -= this.evictUnattended(req.uid, live - this.deps.maxPerUser + 1)
     if (live >= this.deps.maxPerUser)
       throw Errors.tooManyRequests(
         `you have ${live} searches that are not saved, the most one user may have (QUARRY_MAX_SEARCHES_PER_USER): delete, detach or save some first`,
@@ -469,6 +474,7 @@ export class SearchManager {
       renderer: query.renderer.name,
     }
     const pipeline = new Pipeline(query, env, (record) => writer.add(record))
+    s.stats = pipeline.stats
     // The stateless head of the query (extraction, filters, eval...) runs on worker threads, a batch at a time, while
     // this thread reads the next and pushes what came out through the rest; a head of greps alone (Buffer.includes,
     // linear and fast) runs here, between the step checks.
@@ -556,6 +562,7 @@ export class SearchManager {
               const sent: HeadInput[] = []
               for (const row of read)
                 if (row.data !== null) sent.push({ ts: row.ts, tag: tags.nameNow(row.tagId) ?? (await tagName(row.tagId)), src: row.src ?? '', data: row.data })
+              for (const e of sent) pipeline.countSent(e)
               const out = this.matcher.runHead(offload, sent, signal)
               out.catch(() => undefined) // handled where it is awaited; one read ahead may never be
               inFlight.push({ sent, out })
@@ -756,6 +763,21 @@ export class SearchManager {
   /** Removes every search of a deleted user, with its results (their saved rows went with the user). */
   async removeOwnedBy(uid: number): Promise<void> {
     for (const s of [...this.searches.values()]) if (s.record.uid === uid) await this.remove(s)
+  }
+
+  /**
+   * Makes room under the cap for a launch of `uid`: removes up to `wanted` of their searches here that wait out their
+   * grace period (no client, neither backgrounded nor saved), those left longest ago first. The grace period is for
+   * coming back to a search; a user launching past the cap has moved on, and only such a search could stop them.
+   * Answers how many went.
+   */
+  private evictUnattended(uid: number, wanted: number): number {
+    const waiting = [...this.searches.values()]
+      .filter((s) => s.record.uid === uid && unkept(s) && s.clients.size === 0)
+      .sort((a, b) => a.unattendedSince - b.unattendedSince)
+      .slice(0, wanted)
+    for (const s of waiting) this.discard(s)
+    return waiting.length
   }
 
   /** Removes searches nobody keeps: no client for the grace period, neither backgrounded nor saved. */

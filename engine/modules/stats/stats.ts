@@ -257,6 +257,8 @@ export function compileStats(name: string, text: string, spec: StatsSpec): Compi
     consumes,
     produces,
     stateless: false,
+    // the finest zoom of its results (MinZoomWindow)
+    windowMs: spec.over?.ms,
     stage: (env) => statsStage(name, spec, env),
   }
 }

@@ -1,0 +1,11 @@
+/**
+ * Copyright 2022 Gravwell, Inc. All rights reserved.
+ *
+ * Contact: [legal@gravwell.io](mailto:legal@gravwell.io)
+ *
+ * This software may be modified and distributed under the terms of the MIT
+ * license. See the LICENSE file for details.
+ */
+
+const _fetch: typeof fetch = (...args: Parameters<typeof fetch>) => fetch(...args);
+export { _fetch as fetch };
