@@ -172,8 +172,11 @@ export class Cluster {
    */
   private async releaseLost(): Promise<void> {
     const { repo, manager } = this.deps
+    // Only the searches held before the records were read: one taken over while they were read is this replica's,
+    // whatever the older record said.
+    const held = manager.held()
     const owners = new Map((await repo.liveRecords(this.liveSince())).map((r) => [r.id, r.owner]))
-    for (const s of manager.held()) {
+    for (const s of held) {
       const owner = owners.get(s.record.id)
       if (owner === undefined || owner === this.id) continue
       manager.release(s.record.id)

@@ -835,9 +835,11 @@ export class SearchManager {
       await blobs.put(keys.index, Bun.file(work.index).stream())
       if (s.removed) throw new Error('deleted while being saved')
       s.blob = keys
-      s.save = 'saved'
       if (s.record.error.startsWith(SAVE_FAILED)) s.record.error = ''
-      await searches.putSaved(this.row(s), quota?.limit)
+      // Shown SAVED only once the row says so: in a cluster, a replica that dies right after a caller saw SAVED
+      // leaves a row another replica can take over (a 'saving' row it could not).
+      await searches.putSaved({ ...this.row(s), state: 'saved' }, quota?.limit)
+      s.save = 'saved'
       s.work = null
       removeWorkFiles(work)
       return undefined
