@@ -93,22 +93,21 @@ export class Pipeline {
 
   /**
    * One entry in. `headPassed`: the entry came out of the stateless head run elsewhere (with the values it set): it
-   * goes on from the first module after the head. Its stats: the entries sent elsewhere count into the first module
-   * (countSent); what came out counts out of every module of the head (the modules between report what came out of
-   * the whole head: the thread that ran it keeps no counts).
+   * goes on from the first module after the head (its stats in the head: countHead).
    */
   push(e: Entry, headPassed = false): void {
-    if (!headPassed) {
-      this.sinks[0]!(e)
-      return
-    }
-    for (let k = 1; k < this.head; k++) this.stats.count(k, e)
-    this.sinks[this.head]!(e)
+    this.sinks[headPassed ? this.head : 0]!(e)
   }
 
-  /** An entry sent to the head elsewhere, counted into the first module (push counts what comes out). */
-  countSent(e: Pick<Entry, 'ts' | 'data'>): void {
-    if (this.head > 0) this.stats.count(0, e)
+  /**
+   * The pipeline stats of entries whose head ran elsewhere: entry i reached the modules of the head up to
+   * `reached[i]` (HeadStages.reached; what came out is counted as it is pushed). Counted with the entry as it was sent.
+   */
+  countHead(sent: readonly Pick<Entry, 'ts' | 'data'>[], reached: Uint16Array): void {
+    for (let i = 0; i < sent.length; i++) {
+      const last = Math.min(reached[i]!, this.head - 1)
+      for (let k = 0; k <= last; k++) this.stats.count(k, sent[i]!)
+    }
   }
 
   /** True once no further entry can come out (a limit reached): the scan may stop. */
@@ -152,19 +151,31 @@ export function statelessHead(query: CompiledQuery): number {
  */
 export class HeadStages {
   private readonly first: Sink
+  /** The deepest module of the head the last entry pushed (or one made from it) reached: its pipeline stats. */
+  reached = 0
 
   constructor(query: CompiledQuery, env: RunEnv, n: number, out: Sink) {
     if (n > statelessHead(query)) throw new Error(`the first ${n} modules are not all stateless`)
-    let next = out
+    let next: Sink = (e) => {
+      this.reached = n
+      out(e)
+    }
     for (let i = n - 1; i >= 0; i--) {
       const stage = query.modules[i]!.stage(env)
       const after = next
-      next = (e) => stage.push(e, after)
+      next =
+        i === 0
+          ? (e) => stage.push(e, after)
+          : (e) => {
+              if (this.reached < i) this.reached = i
+              stage.push(e, after)
+            }
     }
     this.first = next
   }
 
   push(e: Entry): void {
+    this.reached = 0
     this.first(e)
   }
 }

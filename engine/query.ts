@@ -45,7 +45,7 @@ export function compileQuery(src: string): CompiledQuery {
   for (const call of parsed.modules) {
     if (renderer) throw new QueryError(`the renderer ${renderer.name} must be the last module`, call.pos, call.index, call.name)
     const def = lookup(call.name)
-    if (!def) throw new QueryError(`unknown module ${JSON.stringify(call.name)}`, call.pos, call.index)
+    if (!def) throw new QueryError('unknown module', call.pos, call.index, call.name)
     const ctx: CompileContext = {
       regex: (pattern, pos) => {
         const r = new LazyRegex(pattern, pos, call.index, call.name)

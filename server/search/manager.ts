@@ -562,8 +562,7 @@ export class SearchManager {
               const sent: HeadInput[] = []
               for (const row of read)
                 if (row.data !== null) sent.push({ ts: row.ts, tag: tags.nameNow(row.tagId) ?? (await tagName(row.tagId)), src: row.src ?? '', data: row.data })
-              for (const e of sent) pipeline.countSent(e)
-              const out = this.matcher.runHead(offload, sent, signal)
+              const out = this.matcher.runHead(offload, sent, signal, (reached) => pipeline.countHead(sent, reached))
               out.catch(() => undefined) // handled where it is awaited; one read ahead may never be
               inFlight.push({ sent, out })
             }

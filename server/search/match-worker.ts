@@ -63,6 +63,8 @@ export interface FromMatchWorker {
   id: number
   passed?: Uint16Array
   out?: Uint8Array
+  /** For each entry of a head batch, the deepest module of the head it reached (HeadStages.reached). */
+  reached?: Uint16Array
   size?: number
   error?: string
   /** How long the work took on the worker, in ms (its own clock: the JS thread's may have been held meanwhile). */
@@ -102,10 +104,11 @@ function compileHead(h: HeadBatch): CompiledHead {
   return head
 }
 
-/** Puts every entry of a batch through the head: the entries that come out, encoded. */
-function runHead(head: CompiledHead, h: HeadBatch): Uint8Array {
+/** Puts every entry of a batch through the head: the entries that come out, encoded, and how far each went. */
+function runHead(head: CompiledHead, h: HeadBatch): { out: Uint8Array; reached: Uint16Array } {
   const w = new TransferWriter(Math.max(1024, h.offsets.length * 16))
   const count = h.offsets.length - 1
+  const reached = new Uint16Array(count)
   for (let i = 0; i < count; i++) {
     const from = {
       ts: h.ts[i]!,
@@ -115,8 +118,9 @@ function runHead(head: CompiledHead, h: HeadBatch): Uint8Array {
     }
     head.emit = (e) => writeEntryOut(w, i, e, from)
     head.stages.push({ ...from, values: new Map() })
+    reached[i] = head.stages.reached
   }
-  return w.finish()
+  return { out: w.finish(), reached }
 }
 
 function cached<T>(cache: Map<string, unknown>, key: string, make: () => T): T {
@@ -149,8 +153,8 @@ export function matchWorkerMain(): void {
       }
       if ('head' in m) {
         const head = cached(cache, m.key, () => compileHead(m.head))
-        const out = runHead(head, m.head)
-        scope.postMessage({ id: m.id, out, ms: performance.now() - started } satisfies FromMatchWorker, [out.buffer as ArrayBuffer])
+        const { out, reached } = runHead(head, m.head)
+        scope.postMessage({ id: m.id, out, reached, ms: performance.now() - started } satisfies FromMatchWorker, [out.buffer as ArrayBuffer, reached.buffer as ArrayBuffer])
         return
       }
       const steps = cached(cache, m.key, () => compileFilters(m.stages))

@@ -162,15 +162,17 @@ export class MatchPool {
 
   /**
    * Puts entries through a search's stateless head: answers the entries that came out (transfer.ts writeEntryOut:
-   * read them with readEntryOut, `index` into `entries`). Rejects as run() does.
+   * read them with readEntryOut, `index` into `entries`), and gives onReached how far each entry went in the head
+   * (its pipeline stats). Rejects as run() does.
    */
-  async runHead(head: HeadJob, entries: readonly HeadInput[], signal?: AbortSignal): Promise<Uint8Array> {
+  async runHead(head: HeadJob, entries: readonly HeadInput[], signal?: AbortSignal, onReached?: (reached: Uint16Array) => void): Promise<Uint8Array> {
     if (entries.length === 0) return new Uint8Array(0)
     this.headBatches++
     const answer = await this.submit({ id: 0, key: head.key, head: head.batch(entries) }, this.budgetMs, signal, false)
     // The error of a module names the module (QueryError, SearchLimitError): passed on as it is, as the same error
     // thrown on this thread would be.
     if (answer.error !== undefined) throw new Error(answer.error)
+    if (answer.reached) onReached?.(answer.reached)
     return answer.out!
   }
 
