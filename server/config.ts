@@ -1,7 +1,7 @@
 // Configuration: read once from the environment at start, typed and validated.
 // Nothing else in the server reads process.env; createApp() receives a Config.
 import type { S3Config } from './blob/s3'
-import { type TrustedProxies, parseTrustedProxies } from './client-address'
+import { type TrustedProxies, parseTrustedProxies } from './http/client-address'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -91,7 +91,7 @@ export interface Config {
   notificationLifetimeMs: number
   /** Bearer token GET /metrics requires; undefined: /metrics is public (like Grafana's by default). */
   metricsToken: string | undefined
-  /** Reverse proxies whose X-Forwarded-For is believed (server/client-address.ts); undefined: none. */
+  /** Reverse proxies whose X-Forwarded-For is believed (server/http/client-address.ts); undefined: none. */
   trustedProxies: TrustedProxies | undefined
   /** Certificate and key files (PEM) for HTTPS; undefined: plain HTTP. Read by server/main.ts at start. */
   tls: { certFile: string; keyFile: string } | undefined

@@ -241,7 +241,7 @@ export async function main(env: Record<string, string | undefined> = process.env
       // connections; a port in use must stop the start instead.
       reusePort: false,
       ...(tls ? { tls: { ...tls, ciphers: TLS12_CIPHERS } } : {}),
-      // Every route bounds its own body (server/body.ts, the upload routes) and answers 413 with an error body;
+      // Every route bounds its own body (server/http/body.ts, the upload routes) and answers 413 with an error body;
       // this is only Bun's outer net, above the largest upload with its form framing. Past it Bun itself answers
       // a bare 413 and closes, for a body no route could take anyway.
       maxRequestBodySize:

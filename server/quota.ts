@@ -23,7 +23,7 @@
 //   item, so a quota on them would only stop the operator (decided in docs/security.md).
 import type { Database } from 'bun:sqlite'
 import type { Config } from './config'
-import { Errors } from './errors'
+import { Errors } from './http/errors'
 
 /** Store-neutral refusal of a write that would take its owner over the quota (thrown by repos, like UniqueViolation). */
 export class QuotaExceeded extends Error {

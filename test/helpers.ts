@@ -317,7 +317,7 @@ function documentOf(app: { handle(r: Request): Promise<Response>; routes: readon
   return (documentChecker ??= app.handle(new Request('http://localhost/api/docs/json')).then(async (r) => documented((await r.json()) as Record<string, unknown>, rawAnswers(app.routes))))
 }
 
-/** The operations whose answers no schema check of Elysia's sees (server/openapi.ts rawAnswer), as the document names them. */
+/** The operations whose answers no schema check of Elysia's sees (server/http/openapi.ts rawAnswer), as the document names them. */
 export function rawAnswers(routes: readonly unknown[]): Set<string> {
   const raw = new Set<string>()
   for (const r of routes as { method: string; path: string; hooks?: { detail?: Record<string, unknown> } }[])

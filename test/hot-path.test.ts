@@ -3,7 +3,7 @@
 // table, missing no internal request.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { UNMATCHED_ROUTE } from '../server/metrics'
-import { RouteLabels } from '../server/request-log'
+import { RouteLabels } from '../server/http/request-log'
 import { createTestServer, type TestServer } from './helpers'
 
 let s: TestServer

@@ -291,7 +291,7 @@ describe('body size limit', () => {
     expect(await groupNames(s)).toEqual(['fits'])
   })
 
-  // Known bug (server/errors.ts, server/body.ts): Elysia wraps the 413 ApiError thrown by the body parser in a
+  // Known bug (server/http/errors.ts, server/http/body.ts): Elysia wraps the 413 ApiError thrown by the body parser in a
   // ParseError, so the error plugin answers 400 "malformed request body". Turn these into plain tests once fixed.
   test('a JSON body over maxBodyBytes is 413', async () => {
     const s = await setup({ maxBodyBytes: limit })

@@ -48,7 +48,7 @@ if (withFloor) {
   const { floorApp, work } = await import('./elysia-floor.ts')
   // @ts-expect-error plain JavaScript shared with the Node baseline
   const { JSON_TYPE } = await import('./work.mjs')
-  const { API_HEADERS } = await import(`${tree}/server/headers.ts`)
+  const { API_HEADERS } = await import(`${tree}/server/http/headers.ts`)
   const fn = which === 'whoami' ? (r: Request) => work.whoami(r.headers.get('authorization')) : which === 'dashboard' ? (r: Request) => work.dashboard(r.headers.get('authorization'), String(did)) : (r: Request) => work.dashboards(r.headers.get('authorization'))
   handlers.push(['elysia-floor', (r) => floorApp.handle(r)], ['raw', (r) => {
     const a = fn(r)

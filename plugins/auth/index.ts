@@ -4,9 +4,9 @@ import type { Server } from 'bun'
 import { type AuthService, sessionOf } from './service'
 import { authGuard } from './guard'
 import { Empty, LoginBody, LoginFailure, LoginSuccess, LoginThrottled, TempToken } from './schema'
-import { area } from '../../server/openapi'
+import { area } from '../../server/http/openapi'
 
-/** A request's client address (server/client-address.ts): the peer, or what trusted proxies say it is. */
+/** A request's client address (server/http/client-address.ts): the peer, or what trusted proxies say it is. */
 type ClientOf = (server: Server<unknown> | null, request: Request) => string
 
 export function authPlugin(auth: AuthService, originOf: ClientOf) {

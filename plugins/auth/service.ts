@@ -3,7 +3,7 @@
 // passed its lifetime and has not been idle too long, so logout, logout-all and locking act at once.
 import type { Config } from '../../server/config'
 import { type ClusterEvent, type ClusterEvents, localEvents } from '../../server/events'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import { Hs256 } from '../../server/jwt'
 import type { Logger } from '../../server/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 import { formatTime } from '../../server/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
 import { JsonOptionalUid } from '../groups/schema'

@@ -5,13 +5,13 @@
 // caller's own, else one shared with a group of the caller, else a global one (else, for an admin, anyone's).
 // `Data` is kept as the exact JSON text the client sent (large integers, key order, white space).
 import { Elysia, t } from 'elysia'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import { type Quotas, quotaChecked } from '../../server/quota'
 import { itemLabels, itemName } from '../../server/names'
-import { rawBodyMember, rawJson } from '../../server/raw-json'
+import { rawBodyMember, rawJson } from '../../server/http/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
-import { bareNumber, sharingList } from '../../server/wire'
+import { bareNumber, sharingList } from '../../server/http/wire'
 import { type Maybe, then, valueNow } from '../../server/maybe'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty } from '../auth/schema'
@@ -20,7 +20,7 @@ import { GidParams } from '../groups/schema'
 import { UidParams } from '../users/schema'
 import type { DashboardFor } from './repo'
 import { DashboardBody, DashboardIdParams, DashboardRecord, dashboardJson, dashboardListJson } from './schema'
-import { area, rawAnswer } from '../../server/openapi'
+import { area, rawAnswer } from '../../server/http/openapi'
 
 /** Data of a dashboard created without one (spec create rule 5: Data may be left blank). */
 const BLANK_DATA = '{}'

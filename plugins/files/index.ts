@@ -7,9 +7,9 @@
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../server/sharing'
-import { contents, sharingList } from '../../server/wire'
+import { contents, sharingList } from '../../server/http/wire'
 import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import type { FreeSpaceFloor } from '../../server/disk-space'
 import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
 import { itemLabels, itemName } from '../../server/names'
@@ -22,7 +22,7 @@ import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import type { FileRow } from './repo'
 import { AdminQuery, CreateFileForm, IdParams, PatchFileBody, UserFile, parseCreateFields, toUserFile } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
 
 /** Room for the multipart framing (and the small fields) around the file when Content-Length is checked. */
 const MULTIPART_OVERHEAD = 64 * 1024

@@ -1,17 +1,17 @@
 // Groups (decisions §4): admins create, change and delete; every user may list them; members and admins
 // read one group and its members.
 import { Elysia, t } from 'elysia'
-import { Errors, conflictOnDuplicate } from '../../server/errors'
+import { Errors, conflictOnDuplicate } from '../../server/http/errors'
 import { checkName } from '../../server/names'
 import type { Store } from '../../server/store'
-import { bareNumber } from '../../server/wire'
+import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import { UserDetails, toUserDetails } from '../users/schema'
 import type { GroupRow } from './repo'
 import { CreateGroupBody, GidParams, GroupDetails, UpdateGroupBody, toGroupDetails } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
 
 const GROUP_TAKEN = 'group name is taken'
 

@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/config'
 import type { FreeSpaceFloor } from '../../server/disk-space'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import { nodeNet } from '../../server/lazy-builtins'
 import { type Quotas, quotaChecked } from '../../server/quota'
 import { TAG_NAME } from '../../engine/parse'
@@ -13,10 +13,10 @@ import { type NewEntry, TagLimitExceeded, entryBytes } from '../../server/search
 import type { TagDirectory } from '../../server/search/tags'
 import type { Store } from '../../server/store'
 import { parseTime } from '../../server/time'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
 import { IngestRate } from './rate'
 
 const Entry = t.Object({

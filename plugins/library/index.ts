@@ -6,19 +6,19 @@
 // shared with a group of the caller, else a global one (else, with the admin flag, anyone's). `Metadata` is kept
 // as the exact JSON text the client sent.
 import { Elysia, t } from 'elysia'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import { type Quotas, quotaChecked } from '../../server/quota'
 import { itemLabels, itemName } from '../../server/names'
-import { rawBodyMember, rawJson } from '../../server/raw-json'
+import { rawBodyMember, rawJson } from '../../server/http/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
 import type { Store } from '../../server/store'
-import { sharingList } from '../../server/wire'
+import { sharingList } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import type { LibraryFor, LibraryRow } from './repo'
 import { AdminQuery, LibraryBody, LibraryEntry, LibraryIdParams, entryJson } from './schema'
-import { area, rawAnswer } from '../../server/openapi'
+import { area, rawAnswer } from '../../server/http/openapi'
 
 export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; auth: AuthService; clock: () => number; quotas: Quotas }) {
   const { library } = store

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
-import { jsonWithRaw } from '../../server/raw-json'
-import { OptionalText } from '../../server/wire'
+import { jsonWithRaw } from '../../server/http/raw-json'
+import { OptionalText } from '../../server/http/wire'
 import { formatTime } from '../../server/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
 import { JsonOptionalUid } from '../groups/schema'

@@ -11,10 +11,10 @@
 // characters, so no caller can fill the store.
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import type { Store } from '../../server/store'
 import { parseTime } from '../../server/time'
-import { bareNumber } from '../../server/wire'
+import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
@@ -22,7 +22,7 @@ import type { NotificationChanges, NotificationRow } from './repo'
 import {
   CreateNotificationBody, ListQuery, NotificationParams, NotificationRecord, NotificationSet, UpdateNotificationBody, toRecord,
 } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
 
 export interface NotificationsDeps {
   config: Config

@@ -4,9 +4,9 @@
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { UUID, canReach, checkSharing } from '../../server/sharing'
-import { contents, sharingList } from '../../server/wire'
+import { contents, sharingList } from '../../server/http/wire'
 import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import type { FreeSpaceFloor } from '../../server/disk-space'
 import { QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
 import { itemLabels, itemName } from '../../server/names'
@@ -29,7 +29,7 @@ import {
   toMetadata,
 } from './schema'
 import { sniffContentType } from '../../server/upload/sniff'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
 
 /** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */
 const SNIFF_DEFAULT = 512

@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { formatTime } from '../../server/time'
 import { JsonId } from '../groups/schema'
 import type { ResourceRow } from './repo'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 
 /** Resource metadata as the spec lists it; Domain and Labels are always present (the clone answer needs them). */
 export const ResourceMetadata = t.Object({

@@ -8,7 +8,7 @@ import type { AuthService } from '../auth/service'
 import pkg from '../../package.json'
 import type { Readiness } from './health'
 import type { DependencyName, DependencyState as State } from '../../server/dependencies'
-import { area } from '../../server/openapi'
+import { area } from '../../server/http/openapi'
 
 const Version = t.Object({
   API: t.Object({ Major: t.Integer(), Minor: t.Integer() }),

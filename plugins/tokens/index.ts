@@ -2,7 +2,7 @@
 // A token is usable until it expires, and stays listed after that until it is refreshed or deleted.
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
+import { Errors } from '../../server/http/errors'
 import {
   CAPABILITIES, CAPABILITY_NAMES, type Capability, capabilitiesOf, isCapability, userHolds,
 } from '../../server/permissions'
@@ -16,7 +16,7 @@ import {
   CapabilityInfo, CreateTokenBody, RefreshTokenBody, TokenParams, TokenRecord, TokenWithSecret, UpdateTokenBody, toTokenRecord,
 } from './schema'
 import { hashSecret, newSecret } from './secret'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
 
 export interface TokensDeps {
   config: Config

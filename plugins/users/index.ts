@@ -1,13 +1,13 @@
 // Users: accounts, locking, passwords, admin status, default search group, preferences, memberships and
 // session lists (spec "Users and groups", decisions §4).
 import { Elysia, t } from 'elysia'
-import { rawBody } from '../../server/body'
-import { Errors, conflictOnDuplicate } from '../../server/errors'
-import { checkJsonShape } from '../../server/json-shape'
+import { rawBody } from '../../server/http/body'
+import { Errors, conflictOnDuplicate } from '../../server/http/errors'
+import { checkJsonShape } from '../../server/http/json-shape'
 import { checkName, checkUserName, nameSkeleton } from '../../server/names'
 import type { Store } from '../../server/store'
 import { formatTime } from '../../server/time'
-import { JSON_TYPE, bareNumber } from '../../server/wire'
+import { JSON_TYPE, bareNumber } from '../../server/http/wire'
 import { type Maybe, then, valueNow } from '../../server/maybe'
 import type { Config } from '../../server/config'
 import { initialPasswordPath, removeInitialPassword } from '../../server/initial-password'
@@ -21,8 +21,8 @@ import {
   AdminStatus, CreateUserBody, GroupsBody, PasswordBody, PreferenceRecord, SearchGroupBody, UidGidParams, UidParams,
   UpdateUserBody, UserDetails, toPreferenceRecord, toUserDetails,
 } from './schema'
-import { area, rawAnswer, refusals } from '../../server/openapi'
-import { rawJson } from '../../server/raw-json'
+import { area, rawAnswer, refusals } from '../../server/http/openapi'
+import { rawJson } from '../../server/http/raw-json'
 
 /** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'

@@ -3,7 +3,7 @@ import { formatTime } from '../../server/time'
 import { GroupDetails, Id, JsonId, toGroupDetails } from '../groups/schema'
 import type { GroupRow } from '../groups/repo'
 import type { PreferenceRow, UserRow } from './repo'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 
 export const UserDetails = t.Object({
   UID: t.Integer(),

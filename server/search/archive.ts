@@ -29,7 +29,7 @@ import type * as TarStream from 'tar-stream'
 /** tar-stream, loaded by the first archive written or read rather than at start-up. */
 let tarStream: typeof TarStream | undefined
 const tar = (): typeof TarStream => (tarStream ??= require('tar-stream') as typeof TarStream)
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES, jsonShapeProblem } from '../json-shape'
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, jsonShapeProblem } from '../http/json-shape'
 
 export const ARCHIVE_FORMAT = 'quarry-search-archive'
 export const ARCHIVE_VERSION = 1

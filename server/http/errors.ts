@@ -1,11 +1,11 @@
 // The one error catalogue. Every refusal the API makes is an ApiError built here; the error plugin turns
 // it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
 import { Elysia } from 'elysia'
-import { BlobUnavailableError } from './blob'
-import type { Logger } from './log'
+import { BlobUnavailableError } from '../blob'
+import type { Logger } from '../log'
 import { noteErrorAnswer, pathOf, requestIdOf } from './request-log'
-import { isUnstorableText } from './pg-text'
-import { UniqueViolation } from './unique'
+import { isUnstorableText } from '../pg-text'
+import { UniqueViolation } from '../unique'
 import { JSON_TYPE } from './wire'
 
 export class ApiError extends Error {
@@ -89,7 +89,7 @@ export function errorPlugin(log: Logger) {
 function errorAnswer(log: Logger, code: string | number, raised: unknown, set: { headers: Record<string, string | number>; status?: number | string }, request: Request) {
   set.headers['content-type'] = JSON_TYPE
   // Elysia wraps what a parse hook throws (401, 413, 415 from the body parser) in its own ParseError. The
-  // only parse hook is ours (server/body.ts), which refuses bad bodies with an ApiError: anything else it
+  // only parse hook is ours (server/http/body.ts), which refuses bad bodies with an ApiError: anything else it
   // threw is a fault of ours, not a malformed body.
   const cause = (raised as { cause?: unknown }).cause
   const error = code === 'PARSE' && cause instanceof Error ? cause : raised

@@ -3,8 +3,8 @@
 // sent it, the request metrics (server/metrics.ts), and one JSON log line per request.
 import { Elysia } from 'elysia'
 import type { Server } from 'bun'
-import type { Logger } from './log'
-import { type Metrics, UNMATCHED_ROUTE } from './metrics'
+import type { Logger } from '../log'
+import { type Metrics, UNMATCHED_ROUTE } from '../metrics'
 
 /**
  * An incoming X-Request-Id is kept only when it is this: short, and of characters that cannot break a log line,

@@ -44,7 +44,7 @@ export const ErrorBody = t.Object(
 )
 
 /**
- * The success schema of a route whose handler writes its JSON text itself (server/raw-json.ts: members kept byte
+ * The success schema of a route whose handler writes its JSON text itself (server/http/raw-json.ts: members kept byte
  * for byte), for the route's `detail`: the document shows it; Elysia cannot check a text it did not serialise,
  * but every answer the test suite gets is checked against it (test/documented.ts).
  */

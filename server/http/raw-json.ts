@@ -117,7 +117,7 @@ export function rawJson(set: { headers: Record<string, unknown> }, text: string)
 /**
  * The exact text of member `name` of the request's JSON body, for a member the parsed body holds, to be stored.
  * 400 when the body was not JSON text (a form cannot carry a JSON member), and when the member is deeper or
- * larger than stored JSON may be (server/json-shape.ts).
+ * larger than stored JSON may be (server/http/json-shape.ts).
  */
 export function rawBodyMember(request: Request, name: string): string {
   const text = rawMembers(rawBody(request), [name])?.get(name)

@@ -2,8 +2,8 @@
 // multipart is refused outside the upload routes, and no body is read past its route's limit. Every body here is a
 // stream that counts what the server pulled from it, so "unread" is measured, not assumed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type CallResult, createTestServer, expectError, storeSnapshotAsync, type TestServer } from '../test/helpers'
-import { apiRoutes } from '../test/routes'
+import { type CallResult, createTestServer, expectError, storeSnapshotAsync, type TestServer } from '../../test/helpers'
+import { apiRoutes } from '../../test/routes'
 import { PUBLIC_BODY_LIMIT } from './body'
 
 const CHUNK = 64 * 1024

@@ -21,7 +21,7 @@ export function sharingList(gids: readonly number[] | null | undefined): number[
 
 /**
  * A download of user content: the blob store's body with its type and length, and the download headers of
- * server/headers.ts (sandboxed, not sniffed, an attachment unless the type is only ever displayed). The
+ * server/http/headers.ts (sandboxed, not sniffed, an attachment unless the type is only ever displayed). The
  * Content-Disposition it always sets also keeps Bun from adding `filename="<the blob's file name>"` for a disk
  * blob sent as a file, which would show the store's internal key to the caller.
  */
