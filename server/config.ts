@@ -24,7 +24,7 @@ export interface Config {
   maxResourceBytes: number
   /** Largest search archive POST /api/searchctrl/import accepts (compressed bytes). */
   maxImportBytes: number
-  /** Bytes each non-admin user may store (resources, user files, saved searches; server/quota.ts); undefined: no limit. */
+  /** Bytes each non-admin user may store (resources, user files, saved searches; server/store/quota.ts); undefined: no limit. */
   userQuotaBytes: number | undefined
   /** Distinct ingest tags the store may hold; a batch that would pass it is refused whole (413). */
   maxTags: number

@@ -1,6 +1,6 @@
 // The periodic jobs that act on the shared store or blob store (expired sessions, notifications, the blob sweep).
 // Guarantees:
-// - A job runs only in the process that holds its lease (server/leases.ts), so on N replicas it runs on one at a
+// - A job runs only in the process that holds its lease (server/store/leases.ts), so on N replicas it runs on one at a
 //   time, not N times. The lease is renewed every ttl/3 while the process lives (during a long run too); when the
 //   holder dies, the lease expires after at most `ttlMs` and the next replica to ask (every ttl/3) takes the job
 //   over. A clean shutdown gives its leases up, so a survivor takes them at its next ask.
@@ -11,7 +11,7 @@
 //   replica starts one: every job here is idempotent (deletes what is expired or unreferenced), so an overlap costs
 //   work, never correctness.
 // The SQLite store has one process, whose holder name is fixed: it always holds every lease, at once after a crash.
-import type { LeasesRepo } from './leases'
+import type { LeasesRepo } from './store/leases'
 import type { Logger } from './log'
 
 export interface Job {

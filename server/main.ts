@@ -24,8 +24,8 @@ import {
 } from './datadir'
 import { createLogger } from './log'
 import { probeBlobStore } from './blob/probe'
-import { type Store, blobReferences, createSqliteStore } from './store'
-import type { PgPool } from './pg'
+import { type Store, blobReferences, createSqliteStore } from './store/store'
+import type { PgPool } from './store/pg'
 import { type ClusterEvents, localEvents, pgEvents } from './events'
 import { Jobs } from './jobs'
 import { sweepBlobs } from './blob/sweep'
@@ -108,13 +108,13 @@ export async function main(env: Record<string, string | undefined> = process.env
     if (!contentsLater) reportTightened(secureDataDir(config.dataDir))
     if (config.databaseUrl) {
       // Loaded only by a server on PostgreSQL: a SQLite one does not pay for the client and its repositories.
-      const { createPgStore } = await import('./store.pg')
+      const { createPgStore } = await import('./store/store.pg')
       const pg = await createPgStore(config.databaseUrl)
       pgPool = pg.sql
       store = pg
     } else store = createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
-    const where = config.databaseUrl ? `PostgreSQL store at ${(await import('./pg')).redact(config.databaseUrl)}` : `store in ${config.dataDir}`
+    const where = config.databaseUrl ? `PostgreSQL store at ${(await import('./store/pg')).redact(config.databaseUrl)}` : `store in ${config.dataDir}`
     console.error(`quarry: cannot open the ${where}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     lock.release()
     process.exit(notWritable(e) ? 2 : 1)

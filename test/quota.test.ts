@@ -1,4 +1,4 @@
-// Issue 12 point 7: no request multiplies stored bytes. Per-user storage quotas (QUARRY_USER_QUOTA, server/quota.ts)
+// Issue 12 point 7: no request multiplies stored bytes. Per-user storage quotas (QUARRY_USER_QUOTA, server/store/quota.ts)
 // over resources, user files, clones, saved and imported searches, computed from the store; imports bounded
 // relative to their own size; the import's group checked before the archive is read.
 import { afterEach, describe, expect, test } from 'bun:test'

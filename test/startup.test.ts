@@ -10,7 +10,7 @@ import { createApp } from '../server/app'
 import { createDiskBlobStore } from '../server/blob'
 import { loadConfig } from '../server/config'
 import { createLogger } from '../server/log'
-import { createSqliteStore } from '../server/store'
+import { createSqliteStore } from '../server/store/store'
 
 const ROOT = join(import.meta.dir, '..')
 const SERVER_MAIN = join(ROOT, 'server', 'main.ts')

@@ -8,7 +8,7 @@ import type { AssembledRoute, BodyGate } from '../../server/http/body'
 import { type Access, type AccessSpec, accessSpec } from '../../server/permissions'
 import type { AuthService, Caller } from './service'
 import { noteCaller } from '../../server/http/request-log'
-import { valueNow } from '../../server/maybe'
+import { valueNow } from '../../server/store/maybe'
 
 type WithCaller = { caller?: Caller }
 

@@ -7,12 +7,12 @@ import { Errors } from '../../server/http/errors'
 import { Hs256 } from '../../server/jwt'
 import type { Logger } from '../../server/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'
-import type { Store } from '../../server/store'
+import type { Store } from '../../server/store/store'
 import type { UserRow } from '../users/repo'
 import type { TokenRow } from '../tokens/repo'
 import type { LoginReservation, SessionRow } from './repo'
 import { hashSecret, hashesEqual } from '../tokens/secret'
-import { type Maybe, then } from '../../server/maybe'
+import { type Maybe, then } from '../../server/store/maybe'
 
 /** Who is making a request, as the guard established it: by a login session or by an API token. */
 export interface Caller {
@@ -334,7 +334,7 @@ export class AuthService {
 
   /**
    * Establishes who sent the request from its credential; throws 401 when there is no valid one. On a synchronous
-   * store (SQLite) the caller comes back at once, not as a promise (server/maybe.ts): the
+   * store (SQLite) the caller comes back at once, not as a promise (server/store/maybe.ts): the
    * guard then runs without any await of its own. A refusal may be a synchronous throw or a rejected promise.
    */
   authenticate(request: Request, spec: AccessSpec): Maybe<Caller> {

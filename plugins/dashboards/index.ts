@@ -6,13 +6,13 @@
 // `Data` is kept as the exact JSON text the client sent (large integers, key order, white space).
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/http/errors'
-import { type Quotas, quotaChecked } from '../../server/quota'
+import { type Quotas, quotaChecked } from '../../server/store/quota'
 import { itemLabels, itemName } from '../../server/names'
 import { rawBodyMember, rawJson } from '../../server/http/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
-import type { Store } from '../../server/store'
+import type { Store } from '../../server/store/store'
 import { bareNumber, sharingList } from '../../server/http/wire'
-import { type Maybe, then, valueNow } from '../../server/maybe'
+import { type Maybe, then, valueNow } from '../../server/store/maybe'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
@@ -33,7 +33,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
 
   /**
    * The dashboard a path id names for the caller when it may read it; 400 for an id that is neither kind, 404
-   * otherwise. At once on a synchronous store (server/maybe.ts).
+   * otherwise. At once on a synchronous store (server/store/maybe.ts).
    */
   function readable(caller: Caller, rawId: string): Maybe<DashboardFor> {
     if (/^\d+$/.test(rawId)) {
@@ -79,7 +79,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       '/api/dashboards',
       auth.answersAtOnce
         ? ({ caller, set }) => {
-            // the plain form (server/maybe.ts valueNow): `body` is assigned, not returned as a call
+            // the plain form (server/store/maybe.ts valueNow): `body` is assigned, not returned as a call
             let body
             body = rawJson(set, dashboardListJson(valueNow(dashboards.listVisible(caller.uid))))
             return body
@@ -126,7 +126,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       '/api/dashboards/:id',
       auth.answersAtOnce
         ? ({ caller, params, set }) => {
-            // the plain form (server/maybe.ts valueNow): `body` is assigned, not returned as a call
+            // the plain form (server/store/maybe.ts valueNow): `body` is assigned, not returned as a call
             let body
             body = rawJson(set, dashboardJson(valueNow(readable(caller, params.id))))
             return body

@@ -3,7 +3,7 @@
 import { Elysia, t } from 'elysia'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
 import { checkName } from '../../server/names'
-import type { Store } from '../../server/store'
+import type { Store } from '../../server/store/store'
 import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'

@@ -1,17 +1,17 @@
 // Ingest into the embedded engine: POST /api/ingest/json with an array of {"TS", "Tag", "SRC", "Data"} entries.
 // A batch is stored whole or not at all: one bad entry refuses the batch with 400 naming its index; a batch past the
 // user's ingest rate is refused with 429 (Retry-After), past the free-space floor with 507, past the user's storage
-// quota (entries count toward it: server/quota.ts) or the store's number of distinct tags with 413.
+// quota (entries count toward it: server/store/quota.ts) or the store's number of distinct tags with 413.
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/config'
 import type { FreeSpaceFloor } from '../../server/disk-space'
 import { Errors } from '../../server/http/errors'
 import { nodeNet } from '../../server/lazy-builtins'
-import { type Quotas, quotaChecked } from '../../server/quota'
+import { type Quotas, quotaChecked } from '../../server/store/quota'
 import { TAG_NAME } from '../../engine/parse'
 import { type NewEntry, TagLimitExceeded, entryBytes } from '../../server/search/entries'
 import type { TagDirectory } from '../../server/search/tags'
-import type { Store } from '../../server/store'
+import type { Store } from '../../server/store/store'
 import { parseTime } from '../../server/time'
 import { OptionalText } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'

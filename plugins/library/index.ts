@@ -7,11 +7,11 @@
 // as the exact JSON text the client sent.
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/http/errors'
-import { type Quotas, quotaChecked } from '../../server/quota'
+import { type Quotas, quotaChecked } from '../../server/store/quota'
 import { itemLabels, itemName } from '../../server/names'
 import { rawBodyMember, rawJson } from '../../server/http/raw-json'
 import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
-import type { Store } from '../../server/store'
+import type { Store } from '../../server/store/store'
 import { sharingList } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'

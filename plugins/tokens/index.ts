@@ -6,7 +6,7 @@ import { Errors } from '../../server/http/errors'
 import {
   CAPABILITIES, CAPABILITY_NAMES, type Capability, capabilitiesOf, isCapability, userHolds,
 } from '../../server/permissions'
-import type { Store } from '../../server/store'
+import type { Store } from '../../server/store/store'
 import { parseTime } from '../../server/time'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'

@@ -5,10 +5,10 @@ import { rawBody } from '../../server/http/body'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
 import { checkJsonShape } from '../../server/http/json-shape'
 import { checkName, checkUserName, nameSkeleton } from '../../server/names'
-import type { Store } from '../../server/store'
+import type { Store } from '../../server/store/store'
 import { formatTime } from '../../server/time'
 import { JSON_TYPE, bareNumber } from '../../server/http/wire'
-import { type Maybe, then, valueNow } from '../../server/maybe'
+import { type Maybe, then, valueNow } from '../../server/store/maybe'
 import type { Config } from '../../server/config'
 import { initialPasswordPath, removeInitialPassword } from '../../server/initial-password'
 import type { Logger } from '../../server/log'
@@ -42,7 +42,7 @@ export interface UsersDeps {
 export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: UsersDeps) {
   const { users, groups, sessions } = store
 
-  /** The account's details with its groups: at once on a synchronous store (server/maybe.ts). */
+  /** The account's details with its groups: at once on a synchronous store (server/store/maybe.ts). */
   function details(user: UserRow): Maybe<UserDetails> {
     return then(groups.groupsOf(user.uid), (memberOf) => toUserDetails(user, memberOf))
   }
@@ -88,7 +88,7 @@ export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: 
       '/api/info/whoami',
       auth.answersAtOnce
         ? ({ caller, set }) => {
-            // the plain form (server/maybe.ts valueNow): `body` is assigned, not returned as a call
+            // the plain form (server/store/maybe.ts valueNow): `body` is assigned, not returned as a call
             let body
             body = rawJson(set, JSON.stringify(valueNow(details(caller.user))))
             return body

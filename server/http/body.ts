@@ -12,7 +12,7 @@ import { Elysia } from 'elysia'
 import { Errors } from './errors'
 import { uploadFormOf } from '../upload/multipart'
 import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-shape'
-import type { Maybe } from '../maybe'
+import type { Maybe } from '../store/maybe'
 
 /** The JSON escape of U+0000 (case-insensitive hex), not preceded by a backslash that escapes its own backslash. */
 const NUL_ESCAPE = /(?<!\\)(?:\\\\)*\\u0000/i

@@ -4,8 +4,8 @@ import { Elysia } from 'elysia'
 import { BlobUnavailableError } from '../blob'
 import type { Logger } from '../log'
 import { noteErrorAnswer, pathOf, requestIdOf } from './request-log'
-import { isUnstorableText } from '../pg-text'
-import { UniqueViolation } from '../unique'
+import { isUnstorableText } from '../store/pg-text'
+import { UniqueViolation } from '../store/unique'
 import { JSON_TYPE } from './wire'
 
 export class ApiError extends Error {
@@ -31,7 +31,7 @@ export const Errors = {
   /** A body type the route does not take (multipart outside the upload routes). */
   unsupportedMediaType: (message: string) => new ApiError(415, message),
   tooManyRequests: (message: string) => new ApiError(429, message),
-  /** A write that would take its owner past the storage quota (server/quota.ts); `adding` unknown while streaming. */
+  /** A write that would take its owner past the storage quota (server/store/quota.ts); `adding` unknown while streaming. */
   quotaExceeded: (limit: number, used: number, adding?: number) =>
     new ApiError(
       413,

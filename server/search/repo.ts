@@ -1,6 +1,6 @@
 // Saved searches and the search history over SQLite. Plain objects in and out; no HTTP, no blob store here.
 import type { Database, Statement } from 'bun:sqlite'
-import { checkQuotaSqlite } from '../quota'
+import { checkQuotaSqlite } from '../store/quota'
 import { formatTime } from '../time'
 
 export interface ImportInfo {

@@ -1,5 +1,5 @@
-// The PostgreSQL dialect of server/migrations: the same versions, tables, columns and meaning, written for
-// PostgreSQL. Append only, in step with server/migrations (a new SQLite migration gets its PostgreSQL twin
+// The PostgreSQL dialect of server/store/migrations: the same versions, tables, columns and meaning, written for
+// PostgreSQL. Append only, in step with server/store/migrations (a new SQLite migration gets its PostgreSQL twin
 // under the same version). Dialect differences, kept explicit:
 // - times, sizes and dashboard ids are BIGINT (Bun.SQL answers them as strings; the repos map them to numbers);
 // - flags are BOOLEAN; entry bytes are BYTEA;
@@ -324,7 +324,7 @@ CREATE TRIGGER users_search_gid_group_deleted AFTER DELETE ON groups FOR EACH RO
   {
     version: 10,
     name: 'quota',
-    // As SQLite's 010: covering indexes for the per-user sums of server/quota.ts, and stored_bytes (the bytes of the
+    // As SQLite's 010: covering indexes for the per-user sums of server/store/quota.ts, and stored_bytes (the bytes of the
     // text members, set by the repos on every write) on dashboards and library entries, filled for existing rows.
     // BIGINT here as every size of this store.
     sql: /* sql */ `
@@ -416,7 +416,7 @@ CREATE TABLE entry_segments (
   {
     version: 18,
     name: 'ingest_usage',
-    // As SQLite's 018: the bytes each user ingested, for the quota (server/quota.ts).
+    // As SQLite's 018: the bytes each user ingested, for the quota (server/store/quota.ts).
     sql: /* sql */ `
 CREATE TABLE ingest_usage (
   uid   INTEGER PRIMARY KEY REFERENCES users(uid) ON DELETE CASCADE,

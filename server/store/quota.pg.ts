@@ -1,4 +1,4 @@
-// Per-user storage quotas over PostgreSQL: the same rules as server/quota.ts, for the PostgreSQL repos.
+// Per-user storage quotas over PostgreSQL: the same rules as server/store/quota.ts, for the PostgreSQL repos.
 //
 // Under READ COMMITTED two transactions that each add bytes for one owner would each sum the usage without the
 // other's uncommitted row, and both pass. So a guarded write first locks the owner's users row (`lockOwner`), in its

@@ -1,4 +1,4 @@
-// Leases over PostgreSQL: the same contract as SqliteLeasesRepo (server/leases.ts). Time is the database server's
+// Leases over PostgreSQL: the same contract as SqliteLeasesRepo (server/store/leases.ts). Time is the database server's
 // (clock_timestamp()), so replicas whose clocks disagree still agree on when a lease expires. Two replicas taking one
 // lease at once meet on its row: the second waits for the first's statement, then re-checks the WHERE against the
 // row the first committed (now held and unexpired), and gets nothing.

@@ -1,4 +1,4 @@
-// Per-user storage quotas (server/quota.ts) sum the sizes of a user's items on every write that adds bytes:
+// Per-user storage quotas (server/store/quota.ts) sum the sizes of a user's items on every write that adds bytes:
 // covering indexes make each sum an index range scan, without reading the rows. Dashboards and library entries
 // get a `stored_bytes` column (the bytes of their text members, set by their repos on every write, filled here
 // for existing rows) so that they are summed the same way. Plain SQL that PostgreSQL runs as well.

@@ -14,7 +14,7 @@
 //   by the remaining quota while it streams (so nothing much larger is written first), and the blob of a refused
 //   commit is deleted by its route.
 //   On PostgreSQL (READ COMMITTED) two such transactions would each see the sum without the other's row: there the
-//   guarded write first locks the owner's row (`lockOwner` in server/quota.pg.ts: FOR NO KEY UPDATE, which excludes
+//   guarded write first locks the owner's row (`lockOwner` in server/store/quota.pg.ts: FOR NO KEY UPDATE, which excludes
 //   the other guarded writes but not the foreign-key checks of unrelated inserts), so commits for one owner run one
 //   after the other. SQLite runs one write transaction at a time, which gives the same.
 // - A running search's results are bounded by its owner's quota (server/search/manager.ts): they are working files,
@@ -22,8 +22,8 @@
 // - Items owned by an admin account are counted but never refused: the admin sets the quota and may delete any
 //   item, so a quota on them would only stop the operator (decided in docs/security.md).
 import type { Database } from 'bun:sqlite'
-import type { Config } from './config'
-import { Errors } from './http/errors'
+import type { Config } from '../config'
+import { Errors } from '../http/errors'
 
 /** Store-neutral refusal of a write that would take its owner over the quota (thrown by repos, like UniqueViolation). */
 export class QuotaExceeded extends Error {

@@ -1,4 +1,4 @@
-// Recognising PostgreSQL's refusal of text without loading the PostgreSQL client (server/pg.ts): the error plugin
+// Recognising PostgreSQL's refusal of text without loading the PostgreSQL client (server/store/pg.ts): the error plugin
 // needs it on every store, and a SQLite server does not load the PostgreSQL modules at all (issue 17, cold start).
 
 /**

@@ -1,4 +1,4 @@
-// Entries count toward the quota of the user who ingested them (server/quota.ts). Entries are shared by every
+// Entries count toward the quota of the user who ingested them (server/store/quota.ts). Entries are shared by every
 // searcher and are never changed or deleted (a compaction moves them into segments, which keep no owner), so what a
 // user ingested is kept as a running total per user, added in the transaction that stores each batch: exact without
 // an owner on every entry, and summed by the quota with one primary-key probe. Entries ingested before this

@@ -1,4 +1,4 @@
-// The PostgreSQL twin of server/migrations/013_leases.ts (same version, table, columns and meaning). Times are
+// The PostgreSQL twin of server/store/migrations/013_leases.ts (same version, table, columns and meaning). Times are
 // BIGINT ms, taken from the database server's clock, so replicas whose clocks differ agree on when a lease expires.
 export default /* sql */ `
 CREATE TABLE leases (

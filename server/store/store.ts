@@ -3,25 +3,25 @@
 // Repository methods that change several rows do so in one transaction of their own.
 import type { Database } from 'bun:sqlite'
 import { openDatabase } from './db'
-import { SqliteClusterRepo, type ClusterRepo } from './cluster/repo'
-import type { BlobReference } from './blob/sweep'
-import { searchBlobKeys } from './search/repo'
-import { SqliteUsersRepo, type UsersRepo } from '../plugins/users/repo'
-import { SqliteGroupsRepo, type GroupsRepo } from '../plugins/groups/repo'
-import { SqliteSessionsRepo, type SessionsRepo } from '../plugins/auth/repo'
-import { SqliteSettingsRepo, type SettingsRepo } from '../plugins/system/repo'
-import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
-import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/repo'
-import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
-import { SqliteEntriesRepo, type EntriesRepo } from './search/entries'
-import { SqliteSegmentsRepo, type SegmentsRepo } from './search/segments'
-import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
-import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
-import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
+import { SqliteClusterRepo, type ClusterRepo } from '../cluster/repo'
+import type { BlobReference } from '../blob/sweep'
+import { searchBlobKeys } from '../search/repo'
+import { SqliteUsersRepo, type UsersRepo } from '../../plugins/users/repo'
+import { SqliteGroupsRepo, type GroupsRepo } from '../../plugins/groups/repo'
+import { SqliteSessionsRepo, type SessionsRepo } from '../../plugins/auth/repo'
+import { SqliteSettingsRepo, type SettingsRepo } from '../../plugins/system/repo'
+import { SqliteTokensRepo, type TokensRepo } from '../../plugins/tokens/repo'
+import { SqliteResourcesRepo, type ResourcesRepo } from '../../plugins/resources/repo'
+import { SqliteFilesRepo, type FilesRepo } from '../../plugins/files/repo'
+import { SqliteEntriesRepo, type EntriesRepo } from '../search/entries'
+import { SqliteSegmentsRepo, type SegmentsRepo } from '../search/segments'
+import { SqliteSearchesRepo, type SearchesRepo } from '../search/repo'
+import { SqliteDashboardsRepo, type DashboardsRepo } from '../../plugins/dashboards/repo'
+import { SqliteLibraryRepo, type LibraryRepo } from '../../plugins/library/repo'
 import { SqliteQuotaRepo, type QuotaRepo } from './quota'
-import { SqliteNotificationsRepo, type NotificationsRepo } from '../plugins/notifications/repo'
+import { SqliteNotificationsRepo, type NotificationsRepo } from '../../plugins/notifications/repo'
 import { SqliteLeasesRepo, type LeasesRepo } from './leases'
-import { SqliteAutoExtractorsRepo, type AutoExtractorsRepo } from '../plugins/autoextractors/repo'
+import { SqliteAutoExtractorsRepo, type AutoExtractorsRepo } from '../../plugins/autoextractors/repo'
 
 export interface Store {
   users: UsersRepo
@@ -41,7 +41,7 @@ export interface Store {
   library: LibraryRepo
   /** Auto-extractor definitions (the `ax` module). */
   autoextractors: AutoExtractorsRepo
-  /** Bytes each user stores, summed over the rows of the areas above (server/quota.ts). */
+  /** Bytes each user stores, summed over the rows of the areas above (server/store/quota.ts). */
   quota: QuotaRepo
   notifications: NotificationsRepo
   /** The replica registry and the records of the searches each replica holds (server/cluster). */

@@ -1,4 +1,4 @@
-// The PostgreSQL twin of server/migrations/012_notifications.ts (same version, table, columns and meaning), for
+// The PostgreSQL twin of server/store/migrations/012_notifications.ts (same version, table, columns and meaning), for
 // PG_MIGRATIONS of the PostgreSQL store: `{ version: 12, name: 'notifications', sql: notifications }`.
 // Dialect differences: the id is an identity column (never reused, as SQLite's AUTOINCREMENT; a gap after a failed
 // insert does not matter here); times and Type (a uint32) are BIGINT; the broadcast flag is BOOLEAN.
