@@ -35,7 +35,7 @@ import { CHUNK, CHUNK_BYTES, STEP_MS, SearchManager } from '../server/search/man
 import { type Cursor, type EntriesRepo, SqliteEntriesRepo } from '../server/search/entries'
 import { createSqliteStore } from '../server/store/store'
 import { createDiskBlobStore } from '../server/blob'
-import { createLogger } from '../server/log'
+import { createLogger } from '../server/runtime/log'
 import { Segment } from '../server/search/segment'
 import { SegmentedEntries } from '../server/search/segments'
 import { NEEDLE, entryText } from './search-texts'

@@ -1,23 +1,23 @@
 // The composition root: builds the whole API from its dependencies. No environment reads, no listen.
 // First, before any plugin module makes its schemas: t.Integer and t.Numeric compile their checkers when first used.
-import './lazy-numeric'
+import './runtime/lazy-numeric'
 import { Elysia } from 'elysia'
 import { type BlobStore, guardBlobStore } from './blob'
 import { BodyRules, bodyPlugin } from './http/body'
-import { type Config, isCluster } from './config'
-import { Dependencies } from './dependencies'
-import type { ClusterEvents } from './events'
+import { type Config, isCluster } from './runtime/config'
+import { Dependencies } from './runtime/dependencies'
+import type { ClusterEvents } from './runtime/events'
 import { errorPlugin } from './http/errors'
 import { securityHeadersPlugin } from './http/headers'
-import type { Logger } from './log'
-import { Metrics } from './metrics'
+import type { Logger } from './runtime/log'
+import { Metrics } from './runtime/metrics'
 import { clientAddressOf, fromTrustedProxyOf } from './http/client-address'
 import { metricsPlugin } from '../plugins/metrics'
 import { Quotas } from './store/quota'
 import { requestLogPlugin } from './http/request-log'
 import type { Store } from './store/store'
 import { UniqueViolation } from './store/unique'
-import { initialPasswordPath, pendingInitialPassword, prepareInitialPassword, readInitialPassword, removeInitialPassword } from './initial-password'
+import { initialPasswordPath, pendingInitialPassword, prepareInitialPassword, readInitialPassword, removeInitialPassword } from './runtime/initial-password'
 import { authPlugin } from '../plugins/auth'
 import { bodyGate } from '../plugins/auth/guard'
 import { AuthService } from '../plugins/auth/service'
@@ -38,7 +38,7 @@ import { SearchManager } from './search/manager'
 import { UUID, pickReached } from './sharing'
 import { SegmentedEntries } from './search/segments'
 import { TagDirectory } from './search/tags'
-import { FreeSpaceFloor } from './disk-space'
+import { FreeSpaceFloor } from './runtime/disk-space'
 import { Cluster } from './cluster'
 import { clusterPlugin } from '../plugins/cluster'
 import type { MatchPool } from './search/match'
@@ -74,7 +74,7 @@ export interface AppDeps {
    * fails, e.g. on a port in use, neither creates the account nor shows a password that the next start never shows).
    */
   deferFirstAdmin?: boolean
-  /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/events.ts). */
+  /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/runtime/events.ts). */
   events?: ClusterEvents
   /** QUARRY_PEER_CA's certificates (PEM), read at start: what the other replicas' https addresses are checked against. */
   peerCa?: string

@@ -82,7 +82,7 @@ test('GET /metrics as the first request after a start loads prom-client and has 
   expect(docs.paths).toBeGreaterThan(50)
 }, 90_000)
 
-test("no module of the server's static import graph imports node:net, node:zlib or node:stream: they load at first use (server/lazy-builtins.ts)", () => {
+test("no module of the server's static import graph imports node:net, node:zlib or node:stream: they load at first use (server/runtime/lazy-builtins.ts)", () => {
   // Built-in modules are not in the module registry, so this follows the graph itself: every module a start loads
   // is reached by static imports from server/main.ts (what loads later is imported dynamically or through require).
   const transpiler = new Bun.Transpiler({ loader: 'ts' })

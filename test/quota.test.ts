@@ -7,10 +7,10 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import tar from 'tar-stream'
 import { createApp } from '../server/app'
-import type { Config } from '../server/config'
-import { createLogger } from '../server/log'
+import type { Config } from '../server/runtime/config'
+import { createLogger } from '../server/runtime/log'
 import { writeSearchArchive } from '../server/search/archive'
-import { ZERO_TIME } from '../server/time'
+import { ZERO_TIME } from '../server/runtime/time'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from './helpers'
 
 const KiB = 1024

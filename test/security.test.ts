@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'bun:test'
 import { CAPABILITY_NAMES, PUBLIC_ROUTES, SELF_ROUTES } from '../server/permissions'
 import { writeSearchArchive } from '../server/search/archive'
-import { ZERO_TIME } from '../server/time'
+import { ZERO_TIME } from '../server/runtime/time'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
 import { apiRoutes } from './routes'
 

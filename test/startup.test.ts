@@ -8,8 +8,8 @@ import { join } from 'node:path'
 import { listening } from './helpers'
 import { createApp } from '../server/app'
 import { createDiskBlobStore } from '../server/blob'
-import { loadConfig } from '../server/config'
-import { createLogger } from '../server/log'
+import { loadConfig } from '../server/runtime/config'
+import { createLogger } from '../server/runtime/log'
 import { createSqliteStore } from '../server/store/store'
 
 const ROOT = join(import.meta.dir, '..')

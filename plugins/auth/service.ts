@@ -1,11 +1,11 @@
 // Login, sessions and the per-request authentication every route goes through.
 // A JWT is only a pointer to a session row: a request is authenticated while that row exists, has not
 // passed its lifetime and has not been idle too long, so logout, logout-all and locking act at once.
-import type { Config } from '../../server/config'
-import { type ClusterEvent, type ClusterEvents, localEvents } from '../../server/events'
+import type { Config } from '../../server/runtime/config'
+import { type ClusterEvent, type ClusterEvents, localEvents } from '../../server/runtime/events'
 import { Errors } from '../../server/http/errors'
 import { Hs256 } from '../../server/jwt'
-import type { Logger } from '../../server/log'
+import type { Logger } from '../../server/runtime/log'
 import { type AccessSpec, userHolds } from '../../server/permissions'
 import type { Store } from '../../server/store/store'
 import type { UserRow } from '../users/repo'
@@ -55,7 +55,7 @@ export interface AuthDeps {
   clock: () => number
   signingKey: string
   /**
-   * How the other replicas learn that sessions and tokens ended (server/events.ts): what they hold open for them
+   * How the other replicas learn that sessions and tokens ended (server/runtime/events.ts): what they hold open for them
    * (sockets, search attachments) ends at once there too. Default: one process, nobody to tell.
    */
   events?: ClusterEvents

@@ -8,12 +8,12 @@ import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../server/sharing'
 import { contents, sharingList } from '../../server/http/wire'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { Errors } from '../../server/http/errors'
-import type { FreeSpaceFloor } from '../../server/disk-space'
+import type { FreeSpaceFloor } from '../../server/runtime/disk-space'
 import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/store/quota'
 import { itemLabels, itemName } from '../../server/names'
-import type { Logger } from '../../server/log'
+import type { Logger } from '../../server/runtime/log'
 import type { Store } from '../../server/store/store'
 import { FilePart, MultipartError, type UploadForm, UploadTooLargeError, multipartUpload, streamUpload } from '../../server/upload/multipart'
 import { sniffContentType } from '../../server/upload/sniff'
@@ -50,7 +50,7 @@ export interface FilesDeps {
   log: Logger
   clock: () => number
   quotas: Quotas
-  /** The free-space floor checked before contents are written (server/disk-space.ts). */
+  /** The free-space floor checked before contents are written (server/runtime/disk-space.ts). */
   space: FreeSpaceFloor
 }
 

@@ -4,7 +4,7 @@ import { t } from 'elysia'
 import { Errors } from '../../server/http/errors'
 import { checkJsonShape } from '../../server/http/json-shape'
 import { UUID } from '../../server/sharing'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { JsonId } from '../groups/schema'
 import type { FileRow } from './repo'
 

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { jsonWithRaw } from '../../server/http/raw-json'
 import { OptionalText } from '../../server/http/wire'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
 import { JsonOptionalUid } from '../groups/schema'
 import type { LibraryRow } from './repo'

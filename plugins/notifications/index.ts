@@ -10,10 +10,10 @@
 // Each sender holds at most config.notificationsPerUser unexpired notifications, each of at most MAX_MESSAGE
 // characters, so no caller can fill the store.
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { Errors } from '../../server/http/errors'
 import type { Store } from '../../server/store/store'
-import { parseTime } from '../../server/time'
+import { parseTime } from '../../server/runtime/time'
 import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'

@@ -3,7 +3,7 @@
 // the js-client's RawBroadcastedNotification / RawTargetedNotification / RawCreatable* / RawUpdatableNotification.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { OptionalText } from '../../server/http/wire'
 import type { NotificationRow } from './repo'
 

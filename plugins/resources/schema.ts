@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { JsonId } from '../groups/schema'
 import type { ResourceRow } from './repo'
 import { OptionalText } from '../../server/http/wire'

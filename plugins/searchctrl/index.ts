@@ -9,11 +9,11 @@ import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/http/body'
 import type { Cluster } from '../../server/cluster'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { ArchiveError } from '../../server/search/archive'
 import { FilePart, MultipartError, multipartUpload, streamUpload } from '../../server/upload/multipart'
 import { Errors } from '../../server/http/errors'
-import type { FreeSpaceFloor } from '../../server/disk-space'
+import type { FreeSpaceFloor } from '../../server/runtime/disk-space'
 import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../../server/store/quota'
 import { contentDisposition, downloadHeaders } from '../../server/http/headers'
 import { checkJsonShape } from '../../server/http/json-shape'
@@ -22,7 +22,7 @@ import { QueryError } from '../../engine/errors'
 import { type ImportBound, type ReadArchive, type SearchManager, type SearchView, type Viewer, reaches, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import type { Store } from '../../server/store/store'
-import { formatTime, parseTime } from '../../server/time'
+import { formatTime, parseTime } from '../../server/runtime/time'
 import { JSON_TYPE } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { rendererOf } from '../ws/protocol'
@@ -41,7 +41,7 @@ export interface SearchCtrlDeps {
   cluster: Cluster
   clock: () => number
   quotas: Quotas
-  /** The free-space floor checked before an import is written (server/disk-space.ts). */
+  /** The free-space floor checked before an import is written (server/runtime/disk-space.ts). */
   space: FreeSpaceFloor
 }
 

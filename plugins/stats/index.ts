@@ -5,7 +5,7 @@
 import { hostname } from 'node:os'
 import { Elysia, t } from 'elysia'
 import type { Cluster } from '../../server/cluster'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import type { SearchManager } from '../../server/search/manager'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'

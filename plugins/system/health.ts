@@ -7,7 +7,7 @@
 // Both routes are public and cheap: concurrent readiness calls share one check, and a result is reused for
 // READY_CACHE_MS, so anonymous callers cannot make the server write faster than that.
 import type { BlobStore } from '../../server/blob'
-import type { Dependencies } from '../../server/dependencies'
+import type { Dependencies } from '../../server/runtime/dependencies'
 import { probeBlobStore } from '../../server/blob/probe'
 import type { Store } from '../../server/store/store'
 

@@ -1,13 +1,13 @@
 // API tokens (spec "API tokens", decisions §3): restricted, optionally expiring credentials for scripts.
 // A token is usable until it expires, and stays listed after that until it is refreshed or deleted.
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { Errors } from '../../server/http/errors'
 import {
   CAPABILITIES, CAPABILITY_NAMES, type Capability, capabilitiesOf, isCapability, userHolds,
 } from '../../server/permissions'
 import type { Store } from '../../server/store/store'
-import { parseTime } from '../../server/time'
+import { parseTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'

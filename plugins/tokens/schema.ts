@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import type { TokenRow } from './repo'
 import { OptionalText } from '../../server/http/wire'
 

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { GroupDetails, Id, JsonId, toGroupDetails } from '../groups/schema'
 import type { GroupRow } from '../groups/repo'
 import type { PreferenceRow, UserRow } from './repo'

@@ -4,7 +4,7 @@
 // proxy vouches for. Anything left of that hop is whatever the client chose to send and is never believed; a
 // malformed entry ends the walk at the trusted proxy that passed it on.
 import type { Server } from 'bun'
-import { nodeNet } from '../lazy-builtins'
+import { nodeNet } from '../runtime/lazy-builtins'
 
 export interface TrustedProxies {
   /** The CIDRs as configured, normalised (`10.0.0.0/8`, `fd00::/8`), for logs and tests. */

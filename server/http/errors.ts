@@ -2,7 +2,7 @@
 // it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
 import { Elysia } from 'elysia'
 import { BlobUnavailableError } from '../blob'
-import type { Logger } from '../log'
+import type { Logger } from '../runtime/log'
 import { noteErrorAnswer, pathOf, requestIdOf } from './request-log'
 import { isUnstorableText } from '../store/pg-text'
 import { UniqueViolation } from '../store/unique'
@@ -38,7 +38,7 @@ export const Errors = {
       `storage quota exceeded: the quota is ${limit} bytes per user (QUARRY_USER_QUOTA), ${used} bytes are in use` +
         (adding === undefined ? ', and this would store more than the rest' : `, and this would add ${adding}`),
     ),
-  /** The server's disk has reached its free-space floor (server/disk-space.ts). */
+  /** The server's disk has reached its free-space floor (server/runtime/disk-space.ts). */
   insufficientStorage: (floor: number) =>
     new ApiError(507, `the server is out of storage space: writes are refused while less than ${floor} bytes are free (QUARRY_MIN_FREE_SPACE)`),
   /** An ingest batch whose new tags would pass the store's number of distinct tags. */

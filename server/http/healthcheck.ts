@@ -1,6 +1,6 @@
 // The container's HEALTHCHECK: asks this host's server for readiness on the port QUARRY_LISTEN configures (a server
 // on 0.0.0.0 or :: is asked on loopback). Exit 0 when ready, 1 otherwise, with the reason on stderr.
-import { ConfigError, parseListen } from '../config'
+import { ConfigError, parseListen } from '../runtime/config'
 
 const READY_PATH = '/api/health/ready'
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestServer, type TestServer } from '../../test/helpers'
 import { clientAddress, parseTrustedProxies } from './client-address'
-import { UNMATCHED_ROUTE } from '../metrics'
+import { UNMATCHED_ROUTE } from '../runtime/metrics'
 import { RouteLabels } from './request-log'
 
 const afterResponses = () => new Promise((r) => setTimeout(r, 5)) // the request line is written after the answer

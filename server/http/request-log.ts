@@ -1,10 +1,10 @@
 // Per-request bookkeeping for the whole app: a request id (the client's X-Request-Id when it is a safe short
 // token, else a new UUID; echoed in X-Request-Id and in 500 messages), `Connection: close` echoed when the client
-// sent it, the request metrics (server/metrics.ts), and one JSON log line per request.
+// sent it, the request metrics (server/runtime/metrics.ts), and one JSON log line per request.
 import { Elysia } from 'elysia'
 import type { Server } from 'bun'
-import type { Logger } from '../log'
-import { type Metrics, UNMATCHED_ROUTE } from '../metrics'
+import type { Logger } from '../runtime/log'
+import { type Metrics, UNMATCHED_ROUTE } from '../runtime/metrics'
 
 /**
  * An incoming X-Request-Id is kept only when it is this: short, and of characters that cannot break a log line,
@@ -137,7 +137,7 @@ export class RouteLabels {
  * request and its final answer on every path: routes, errors, 404s), with no request hook: any request hook makes
  * Elysia build the URL and the query of every request and guard the hook with its own try (measured: 2–4 µs of CPU
  * of a 28 µs whoami over HTTP, issue 17). The wrapper gives the answer its X-Request-Id (and `Connection: close` when
- * the client sent it), counts it (server/metrics.ts) and writes its request line. A 500 message's id comes from the
+ * the client sent it), counts it (server/runtime/metrics.ts) and writes its request line. A 500 message's id comes from the
  * same requestIdOf.
  * Call `learn` with the assembled app's routes before serving.
  */

@@ -22,7 +22,7 @@
 // count is checked while streaming (compressed bytes as they arrive, expanded bytes as gunzip produces them),
 // and every stage waits for the next (onRecord is awaited before more input is read), so a zip bomb or a slow
 // consumer never makes it buffer more than a few chunks.
-import { nodeStreamPromises, nodeZlib } from '../lazy-builtins'
+import { nodeStreamPromises, nodeZlib } from '../runtime/lazy-builtins'
 import type { Header } from 'tar-stream'
 import type * as TarStream from 'tar-stream'
 

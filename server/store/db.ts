@@ -2,7 +2,7 @@
 import { Database } from 'bun:sqlite'
 import { MIGRATIONS } from './migrations'
 import { UniqueViolation } from './unique'
-import { ensurePrivateFile } from '../datadir'
+import { ensurePrivateFile } from '../runtime/datadir'
 
 /**
  * `migrate: false` opens an existing store as it is (the offline admin tools: they must not change the schema of a

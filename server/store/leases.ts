@@ -1,4 +1,4 @@
-// Leases of the periodic jobs (server/jobs.ts): exactly one holder per job at a time, on one process or many
+// Leases of the periodic jobs (server/runtime/jobs.ts): exactly one holder per job at a time, on one process or many
 // replicas. A lease is taken or renewed by one atomic statement that succeeds only when the lease is free, expired
 // or already the caller's, so two replicas asking together never both hold it. A holder that dies stops renewing;
 // once `expires_at` passes, the next replica to ask takes it over.

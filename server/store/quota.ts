@@ -22,7 +22,7 @@
 // - Items owned by an admin account are counted but never refused: the admin sets the quota and may delete any
 //   item, so a quota on them would only stop the operator (decided in docs/security.md).
 import type { Database } from 'bun:sqlite'
-import type { Config } from '../config'
+import type { Config } from '../runtime/config'
 import { Errors } from '../http/errors'
 
 /** Store-neutral refusal of a write that would take its owner over the quota (thrown by repos, like UniqueViolation). */

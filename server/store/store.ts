@@ -46,7 +46,7 @@ export interface Store {
   notifications: NotificationsRepo
   /** The replica registry and the records of the searches each replica holds (server/cluster). */
   cluster: ClusterRepo
-  /** Leases of the periodic jobs: which process runs each (server/jobs.ts). */
+  /** Leases of the periodic jobs: which process runs each (server/runtime/jobs.ts). */
   leases: LeasesRepo
   /** Which engine holds the metadata (for messages and for tests that must reach it directly). */
   readonly kind: 'sqlite' | 'pg'

@@ -11,7 +11,7 @@
 //   replica starts one: every job here is idempotent (deletes what is expired or unreferenced), so an overlap costs
 //   work, never correctness.
 // The SQLite store has one process, whose holder name is fixed: it always holds every lease, at once after a crash.
-import type { LeasesRepo } from './store/leases'
+import type { LeasesRepo } from '../store/leases'
 import type { Logger } from './log'
 
 export interface Job {

@@ -6,7 +6,7 @@
 // hands on the events of the others (its own it has handled already). With SQLite there is one process: nothing to send.
 // A replica whose listening connection drops misses what is sent meanwhile (Bun reconnects it): its sockets then end at
 // their next message or stats tick instead, as they do when they outlive the session's expiry.
-import type { PgPool } from './store/pg'
+import type { PgPool } from '../store/pg'
 import type { Logger } from './log'
 
 export type ClusterEvent =

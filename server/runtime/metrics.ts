@@ -7,9 +7,9 @@
 // here in plain fields from the first request on; the registry is made on the first scrape, or by warmUp() which
 // the server calls shortly after it listens, so the default collectors (event loop lag, GC) run from then on.
 import type { Registry } from 'prom-client'
-import type { BlobStore } from './blob'
-import { BlobNotFoundError, BlobRangeError, BlobTooLargeError } from './blob'
-import type { Store } from './store/store'
+import type { BlobStore } from '../blob'
+import { BlobNotFoundError, BlobRangeError, BlobTooLargeError } from '../blob'
+import type { Store } from '../store/store'
 
 /** Seconds; from a cached whoami (~0.1 ms) to a slow upload or export. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]

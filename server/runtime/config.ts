@@ -1,7 +1,7 @@
 // Configuration: read once from the environment at start, typed and validated.
 // Nothing else in the server reads process.env; createApp() receives a Config.
-import type { S3Config } from './blob/s3'
-import { type TrustedProxies, parseTrustedProxies } from './http/client-address'
+import type { S3Config } from '../blob/s3'
+import { type TrustedProxies, parseTrustedProxies } from '../http/client-address'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -70,7 +70,7 @@ export interface Config {
    * Without it, PostgreSQL needs the S3 blob store (replicas share their blobs there).
    */
   singleServer: boolean
-  /** A periodic job's lease lasts this long unrenewed: a dead replica's jobs move to another within it (server/jobs.ts). */
+  /** A periodic job's lease lasts this long unrenewed: a dead replica's jobs move to another within it (server/runtime/jobs.ts). */
   leaseTtlMs: number
   /** Expired sessions, login-throttle rows and notifications are removed this often (by one replica of a cluster). */
   sweepIntervalMs: number

@@ -1,4 +1,4 @@
-// server/lazy-numeric.ts against Elysia's own t.Integer and t.Numeric: the same schema, and the same decoding (value
+// server/runtime/lazy-numeric.ts against Elysia's own t.Integer and t.Numeric: the same schema, and the same decoding (value
 // or error) for every input, under a range of options; and it is what `t` gives once the app is imported.
 import { describe, expect, test } from 'bun:test'
 import { t } from 'elysia'
@@ -33,7 +33,7 @@ describe('lazily compiled t.Integer and t.Numeric', () => {
     })
 
   test('the app uses them: t.Integer and t.Numeric are the lazy ones once server/app.ts is imported', async () => {
-    await import('./app')
+    await import('../app')
     expect(t.Integer as unknown).toBe(lazyInteger)
     expect(t.Numeric as unknown).toBe(lazyNumeric)
   })

@@ -4,7 +4,7 @@
 // makes itself when it coerces query and path schemas (its replace-schema calls t.Numeric): ~17 ms of a ~200 ms start.
 // Most are for answers or rarely used routes and are never run. Each replacement here builds the same schema (same
 // JSON, same Transform) and decodes exactly as Elysia's does; only the moment of the compilation moves.
-// Imported first by server/app.ts, before any plugin module makes its schemas; server/lazy-numeric.test.ts checks the
+// Imported first by server/app.ts, before any plugin module makes its schemas; server/runtime/lazy-numeric.test.ts checks the
 // two agree.
 import { t } from 'elysia'
 import { compile } from 'elysia/type-system/utils'

@@ -4,7 +4,7 @@
 // The check is made before each such write with one statfs call (tens of microseconds); it is a margin, not an exact
 // bound: writes already under way when the floor is reached complete.
 import { statfs } from 'node:fs/promises'
-import { Errors } from './http/errors'
+import { Errors } from '../http/errors'
 
 export class FreeSpaceFloor {
   constructor(
