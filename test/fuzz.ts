@@ -14,7 +14,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import fc from 'fast-check'
 import { PUBLIC_BODY_LIMIT } from '../server/http/body'
-import { CAPABILITY_NAMES, userHolds } from '../server/permissions'
+import { CAPABILITY_NAMES, userHolds } from '../server/rules/permissions'
 import { MULTIPART_OVERHEAD } from '../server/upload/multipart'
 import { MAX_JSON_DEPTH } from '../server/http/json-shape'
 import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshotAsync, type TestServer } from './helpers'
@@ -59,7 +59,7 @@ const HUGE_CHUNK = 64 * 1024
 // Values
 
 /**
- * Names that must never be stored as a user or group name (server/names.ts): look-alikes of `admin` (another
+ * Names that must never be stored as a user or group name (server/rules/names.ts): look-alikes of `admin` (another
  * script, fullwidth, another case, confusable letters) and names with control, format or invisible characters.
  */
 const ADMIN_LOOKALIKES = ['\u0430dmin', 'Admin', 'ADMIN', '\uff41\uff44\uff4d\uff49\uff4e', 'adrnin', 'admIn', '\u0430\u0501m\u0456n', 'adm\u0456n']

@@ -1,6 +1,6 @@
 // The wire rules every route follows (decisions §1) and the service routes of decisions §2.
 import { describe, expect, test } from 'bun:test'
-import { PUBLIC_ROUTES } from '../server/permissions'
+import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { type TestServer, expectError, refused, serverPerTest } from './helpers'

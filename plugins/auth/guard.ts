@@ -5,7 +5,7 @@
 // than a complaint about its query. The caller is then available to the handler as `caller`.
 import { Elysia } from 'elysia'
 import type { AssembledRoute, BodyGate } from '../../server/http/body'
-import { type Access, type AccessSpec, accessSpec } from '../../server/permissions'
+import { type Access, type AccessSpec, accessSpec } from '../../server/rules/permissions'
 import type { AuthService, Caller } from './service'
 import { noteCaller } from '../../server/http/request-log'
 import { valueNow } from '../../server/store/maybe'

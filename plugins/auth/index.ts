@@ -15,7 +15,7 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
     .post(
       '/api/login',
       async ({ body, request, server, set, status }) => {
-        // names are stored in NFC (server/names.ts): a client that sends another normal form still finds its account
+        // names are stored in NFC (server/rules/names.ts): a client that sends another normal form still finds its account
         const result = await auth.login(body.User.normalize('NFC'), body.Pass, originOf(server, request))
         if (!result.ok) {
           // 422 and 423 have the bodies of decisions §2; the 429 is a plain refusal and carries the `Error`

@@ -2,7 +2,7 @@
 // read one group and its members.
 import { Elysia, t } from 'elysia'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
-import { checkName } from '../../server/names'
+import { checkName } from '../../server/rules/names'
 import type { Store } from '../../server/store/store'
 import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'

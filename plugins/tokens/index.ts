@@ -5,7 +5,7 @@ import type { Config } from '../../server/runtime/config'
 import { Errors } from '../../server/http/errors'
 import {
   CAPABILITIES, CAPABILITY_NAMES, type Capability, capabilitiesOf, isCapability, userHolds,
-} from '../../server/permissions'
+} from '../../server/rules/permissions'
 import type { Store } from '../../server/store/store'
 import { parseTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'

@@ -2,7 +2,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { type UserDbRow, type UserRow, toUser, userColumns } from '../users/repo'
 import type { Maybe } from '../../server/store/maybe'
-import { isCapability } from '../../server/permissions'
+import { isCapability } from '../../server/rules/permissions'
 
 export interface TokenRow {
   id: string

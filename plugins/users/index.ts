@@ -4,7 +4,7 @@ import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/http/body'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
 import { checkJsonShape } from '../../server/http/json-shape'
-import { checkName, checkUserName, nameSkeleton } from '../../server/names'
+import { checkName, checkUserName, nameSkeleton } from '../../server/rules/names'
 import type { Store } from '../../server/store/store'
 import { formatTime } from '../../server/runtime/time'
 import { JSON_TYPE, bareNumber } from '../../server/http/wire'
@@ -62,7 +62,7 @@ export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: 
   }
 
   /**
-   * A user name as stored (server/names.ts: NFC, visible, one script); 409 when it passes for another account's
+   * A user name as stored (server/rules/names.ts: NFC, visible, one script); 409 when it passes for another account's
    * name (the same confusable skeleton), as an exact duplicate does.
    */
   async function newUsername(name: string, exceptUid?: number): Promise<string> {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { migrate } from '../../server/store/db'
 import { MIGRATIONS } from '../../server/store/migrations'
-import { CAPABILITY_NAMES } from '../../server/permissions'
+import { CAPABILITY_NAMES } from '../../server/rules/permissions'
 import { SqliteUsersRepo } from './repo'
 import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, heldGuessBurst, refused, storeSnapshot, type TestServer } from '../../test/helpers'
 

@@ -53,7 +53,7 @@ import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
 import { REQ, RESP_ERROR, baseResponse, renderModuleOf, rendererOf, searchInfo, statsSet, tagsOf } from './protocol'
 import { area } from '../../server/http/openapi'
-import { accessSpec } from '../../server/permissions'
+import { accessSpec } from '../../server/rules/permissions'
 
 /** The largest message a client may send (Bun closes the socket with 1009 beyond it): queries are at most 4 KiB. */
 export const WS_MAX_MESSAGE = 256 * 1024

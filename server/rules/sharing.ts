@@ -1,8 +1,8 @@
 // Who reaches an item that is owned by a user, shared with groups and maybe global (resources, user files,
 // dashboards, library entries), and which one a GUID names when several items share it (spec "User files":
 // owned by the caller, else shared with a group of the caller, else global).
-import { Errors } from './http/errors'
-import type { Maybe } from './store/maybe'
+import { Errors } from '../http/errors'
+import type { Maybe } from '../store/maybe'
 
 /** An item as the access rules see it; `shared`: the asking user is a member of a group in its sharing list. */
 export interface Reachable {

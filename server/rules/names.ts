@@ -4,7 +4,7 @@
 // are kept in Unicode NFC, so one name has one spelling. A user name must also not pass for another: it is
 // written in one script (Latin with Cyrillic, as in Cyrillic "а" + "dmin", is refused), and it may not share
 // its confusable skeleton with an existing user name ("Admin", "ａｄｍｉｎ", "adrnin" next to "admin").
-import { Errors } from './http/errors'
+import { Errors } from '../http/errors'
 
 /**
  * Unicode general categories Cc (controls), Cf (format: zero-width, bidi controls, soft hyphen), Zl, Zp, Co

@@ -1,4 +1,4 @@
-// server/jwt.ts against what it replaced (@elysiajs/jwt over jose): tokens signed before the change still verify,
+// server/rules/jwt.ts against what it replaced (@elysiajs/jwt over jose): tokens signed before the change still verify,
 // jose verifies ours, and every token that is not an unexpired HS256 one of this key is refused.
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
