@@ -24,7 +24,7 @@ import {
 } from './runtime/datadir'
 import { createLogger } from './runtime/log'
 import { probeBlobStore } from './blob/probe'
-import { type Store, blobReferences, createSqliteStore } from './store/store'
+import { type Store, blobReferences, createSqliteStore } from './repos'
 import type { PgPool } from './store/pg'
 import { type ClusterEvents, localEvents, pgEvents } from './runtime/events'
 import { Jobs } from './runtime/jobs'
@@ -108,7 +108,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     if (!contentsLater) reportTightened(secureDataDir(config.dataDir))
     if (config.databaseUrl) {
       // Loaded only by a server on PostgreSQL: a SQLite one does not pay for the client and its repositories.
-      const { createPgStore } = await import('./store/store.pg')
+      const { createPgStore } = await import('./repos.pg')
       const pg = await createPgStore(config.databaseUrl)
       pgPool = pg.sql
       store = pg

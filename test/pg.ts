@@ -30,7 +30,7 @@ function migratedTemplate(): Promise<string> {
     await adminPool().unsafe(`CREATE DATABASE ${name}`)
     const url = new URL(testDatabaseUrl())
     url.pathname = `/${name}`
-    const { createPgStore } = await import('../server/store/store.pg')
+    const { createPgStore } = await import('../server/repos.pg')
     const store = await createPgStore(url.toString(), { max: 1 })
     await store.close()
     return name

@@ -10,7 +10,7 @@ import { createApp } from '../server/app'
 import { createDiskBlobStore } from '../server/blob'
 import { loadConfig } from '../server/runtime/config'
 import { createLogger } from '../server/runtime/log'
-import { createSqliteStore } from '../server/store/store'
+import { createSqliteStore } from '../server/repos'
 
 const ROOT = join(import.meta.dir, '..')
 const SERVER_MAIN = join(ROOT, 'server', 'main.ts')

@@ -3,7 +3,7 @@
 import { Elysia, t } from 'elysia'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
 import { checkName } from '../../server/rules/names'
-import type { Store } from '../../server/store/store'
+import type { Store } from '../../server/repos'
 import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'

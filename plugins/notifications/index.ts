@@ -12,7 +12,7 @@
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/runtime/config'
 import { Errors } from '../../server/http/errors'
-import type { Store } from '../../server/store/store'
+import type { Store } from '../../server/repos'
 import { parseTime } from '../../server/runtime/time'
 import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'

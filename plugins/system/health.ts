@@ -9,7 +9,7 @@
 import type { BlobStore } from '../../server/blob'
 import type { Dependencies } from '../../server/runtime/dependencies'
 import { probeBlobStore } from '../../server/blob/probe'
-import type { Store } from '../../server/store/store'
+import type { Store } from '../../server/repos'
 
 export const READY_CACHE_MS = 1000
 /** A check that has not answered in this long counts as failed (a hung store or S3 endpoint). */

@@ -6,7 +6,7 @@ import { Errors } from '../../server/http/errors'
 import {
   CAPABILITIES, CAPABILITY_NAMES, type Capability, capabilitiesOf, isCapability, userHolds,
 } from '../../server/rules/permissions'
-import type { Store } from '../../server/store/store'
+import type { Store } from '../../server/repos'
 import { parseTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'

@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { blobReferences } from '../store/store'
+import { blobReferences } from '../repos'
 import { blobFiles, serverPerTest, type TestServer } from '../../test/helpers'
 import { createLogger } from '../runtime/log'
 import { sweepBlobs } from './sweep'

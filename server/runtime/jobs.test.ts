@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Jobs } from './jobs'
 import { createLogger } from './log'
-import { createSqliteStore } from '../store/store'
+import { createSqliteStore } from '../repos'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {

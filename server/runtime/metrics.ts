@@ -9,7 +9,6 @@
 import type { Registry } from 'prom-client'
 import type { BlobStore } from '../blob'
 import { BlobNotFoundError, BlobRangeError, BlobTooLargeError } from '../blob'
-import type { Store } from '../store/store'
 
 /** Seconds; from a cached whoami (~0.1 ms) to a slow upload or export. */
 const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -192,7 +191,7 @@ export class Metrics {
   }
 
   /** The store with every repository method timed (sampled, see QUERY_SAMPLE_EVERY); `this` of each stays the repository. */
-  instrumentStore<S extends Store>(store: S): S {
+  instrumentStore<S extends object>(store: S): S {
     const wrapped: Record<string, unknown> = Object.create(store)
     for (const [area, repo] of Object.entries(store)) {
       if (repo === null || typeof repo !== 'object') continue

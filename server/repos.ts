@@ -1,27 +1,30 @@
-// The store every plugin reaches its data through: one repository per area behind a narrow, async
-// interface, so that a PostgreSQL-backed store can stand in for the SQLite one without touching plugins.
-// Repository methods that change several rows do so in one transaction of their own.
+// Which repositories exist, and the SQLite store that builds them (the PostgreSQL one: ./repos.pg.ts). Part of the
+// composition root: it imports every area's repository and nothing below imports it, so the import graph points
+// one way (route → repository → server/store/). Each plugin receives the repositories it uses, not this record.
+// One repository per area behind a narrow, async interface, so that a PostgreSQL-backed store can stand in for
+// the SQLite one without touching plugins. Repository methods that change several rows do so in one transaction
+// of their own.
 import type { Database } from 'bun:sqlite'
-import { openDatabase } from './db'
-import { SqliteClusterRepo, type ClusterRepo } from '../cluster/repo'
-import type { BlobReference } from '../blob/sweep'
-import { searchBlobKeys } from '../search/repo'
-import { SqliteUsersRepo, type UsersRepo } from '../../plugins/users/repo'
-import { SqliteGroupsRepo, type GroupsRepo } from '../../plugins/groups/repo'
-import { SqliteSessionsRepo, type SessionsRepo } from '../../plugins/auth/repo'
-import { SqliteSettingsRepo, type SettingsRepo } from '../../plugins/system/repo'
-import { SqliteTokensRepo, type TokensRepo } from '../../plugins/tokens/repo'
-import { SqliteResourcesRepo, type ResourcesRepo } from '../../plugins/resources/repo'
-import { SqliteFilesRepo, type FilesRepo } from '../../plugins/files/repo'
-import { SqliteEntriesRepo, type EntriesRepo } from '../search/entries'
-import { SqliteSegmentsRepo, type SegmentsRepo } from '../search/segments'
-import { SqliteSearchesRepo, type SearchesRepo } from '../search/repo'
-import { SqliteDashboardsRepo, type DashboardsRepo } from '../../plugins/dashboards/repo'
-import { SqliteLibraryRepo, type LibraryRepo } from '../../plugins/library/repo'
-import { SqliteQuotaRepo, type QuotaRepo } from './quota'
-import { SqliteNotificationsRepo, type NotificationsRepo } from '../../plugins/notifications/repo'
-import { SqliteLeasesRepo, type LeasesRepo } from './leases'
-import { SqliteAutoExtractorsRepo, type AutoExtractorsRepo } from '../../plugins/autoextractors/repo'
+import { openDatabase } from './store/db'
+import { SqliteClusterRepo, type ClusterRepo } from './cluster/repo'
+import type { BlobReference } from './blob/sweep'
+import { searchBlobKeys } from './search/repo'
+import { SqliteUsersRepo, type UsersRepo } from '../plugins/users/repo'
+import { SqliteGroupsRepo, type GroupsRepo } from '../plugins/groups/repo'
+import { SqliteSessionsRepo, type SessionsRepo } from '../plugins/auth/repo'
+import { SqliteSettingsRepo, type SettingsRepo } from '../plugins/system/repo'
+import { SqliteTokensRepo, type TokensRepo } from '../plugins/tokens/repo'
+import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/repo'
+import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
+import { SqliteEntriesRepo, type EntriesRepo } from './search/entries'
+import { SqliteSegmentsRepo, type SegmentsRepo } from './search/segments'
+import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
+import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
+import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
+import { SqliteQuotaRepo, type QuotaRepo } from './store/quota'
+import { SqliteNotificationsRepo, type NotificationsRepo } from '../plugins/notifications/repo'
+import { SqliteLeasesRepo, type LeasesRepo } from './store/leases'
+import { SqliteAutoExtractorsRepo, type AutoExtractorsRepo } from '../plugins/autoextractors/repo'
 
 export interface Store {
   users: UsersRepo
