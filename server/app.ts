@@ -177,7 +177,7 @@ export async function createApp(deps: AppDeps) {
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
     .use(usersPlugin({ config, store, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
-    .use(groupsPlugin({ store, auth }))
+    .use(groupsPlugin({ repos: { users: store.users, groups: store.groups }, auth }))
     .use(tokensPlugin({ config, store, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
     .use(filesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
