@@ -178,7 +178,7 @@ export async function createApp(deps: AppDeps) {
     .use(authPlugin(auth, clientOf))
     .use(usersPlugin({ config, store, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ repos: { users: store.users, groups: store.groups }, auth }))
-    .use(tokensPlugin({ config, store, auth, clock }))
+    .use(tokensPlugin({ config, repos: { users: store.users, tokens: store.tokens }, auth, clock }))
     .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
     .use(filesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
     .use(ingestPlugin({ config, store, auth, clock, quotas, tags, space }))
