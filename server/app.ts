@@ -186,7 +186,7 @@ export async function createApp(deps: AppDeps) {
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, store, auth, searches, cluster, clock, log }))
     .use(notificationsPlugin({ config, store, auth, clock }))
-    .use(dashboardsPlugin({ store, auth, clock, quotas }))
+    .use(dashboardsPlugin({ repos: { users: store.users, groups: store.groups, dashboards: store.dashboards }, auth, clock, quotas }))
     .use(libraryPlugin({ repos: { users: store.users, groups: store.groups, library: store.library }, auth, clock, quotas }))
     .use(autoExtractorsPlugin({ store, auth, clock, modules: MODULES, compile: (src) => searches.parse(src) }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
