@@ -181,7 +181,7 @@ export async function createApp(deps: AppDeps) {
     .use(tokensPlugin({ config, repos: { users: store.users, tokens: store.tokens }, auth, clock }))
     .use(resourcesPlugin({ config, repos: { groups: store.groups, resources: store.resources }, blobs, auth, log, clock, quotas, space }))
     .use(filesPlugin({ config, repos: { users: store.users, groups: store.groups, files: store.files }, blobs, auth, log, clock, quotas, space }))
-    .use(ingestPlugin({ config, store, auth, clock, quotas, tags, space }))
+    .use(ingestPlugin({ config, repos: { entries: store.entries }, auth, clock, quotas, tags, space }))
     .use(searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, store, auth, searches, cluster, clock, log }))

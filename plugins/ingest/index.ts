@@ -9,9 +9,8 @@ import { Errors } from '../../server/http/errors'
 import { nodeNet } from '../../server/runtime/lazy-builtins'
 import { type Quotas, quotaChecked } from '../../server/store/quota'
 import { TAG_NAME } from '../../engine/parse'
-import { type NewEntry, TagLimitExceeded, entryBytes } from '../../server/search/entries'
+import { type NewEntry, TagLimitExceeded, entryBytes, type EntriesRepo } from '../../server/search/entries'
 import type { TagDirectory } from '../../server/search/tags'
-import type { Store } from '../../server/repos'
 import { parseTime } from '../../server/runtime/time'
 import { OptionalText } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
@@ -41,7 +40,7 @@ function isBase64(s: string): boolean {
 
 export interface IngestDeps {
   config: Pick<Config, 'maxTags' | 'ingestRateBytes'>
-  store: Store
+  repos: { entries: EntriesRepo }
   auth: AuthService
   clock: () => number
   quotas: Quotas
@@ -49,7 +48,7 @@ export interface IngestDeps {
   space: FreeSpaceFloor
 }
 
-export function ingestPlugin({ config, store, auth, clock, quotas, tags: directory, space }: IngestDeps) {
+export function ingestPlugin({ config, repos, auth, clock, quotas, tags: directory, space }: IngestDeps) {
   const rate = config.ingestRateBytes === undefined ? undefined : new IngestRate(config.ingestRateBytes)
   return new Elysia({ name: 'quarry-ingest', detail: area('Ingest') })
     .use(authGuard(auth))
@@ -83,7 +82,7 @@ export function ingestPlugin({ config, store, auth, clock, quotas, tags: directo
         try {
           await space.check(cost)
           const stored = await quotaChecked(async () =>
-            store.entries.ingest(batch, { owner: caller.uid, quota: await quotas.limitFor(caller.user), maxTags: config.maxTags }),
+            repos.entries.ingest(batch, { owner: caller.uid, quota: await quotas.limitFor(caller.user), maxTags: config.maxTags }),
           )
           directory.stored(stored.tags, stored.created)
         } catch (e) {
