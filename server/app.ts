@@ -176,7 +176,7 @@ export async function createApp(deps: AppDeps) {
     .use(systemPlugin({ config, auth, clock, distributed: shared, startedAt: clock(), readiness, dependencies: () => dependencies.states() }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
-    .use(usersPlugin({ config, store, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
+    .use(usersPlugin({ config, repos: { users: store.users, groups: store.groups, sessions: store.sessions }, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
     .use(groupsPlugin({ repos: { users: store.users, groups: store.groups }, auth }))
     .use(tokensPlugin({ config, repos: { users: store.users, tokens: store.tokens }, auth, clock }))
     .use(resourcesPlugin({ config, repos: { groups: store.groups, resources: store.resources }, blobs, auth, log, clock, quotas, space }))

@@ -5,7 +5,6 @@ import { rawBody } from '../../server/http/body'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
 import { checkJsonShape } from '../../server/http/json-shape'
 import { checkName, checkUserName, nameSkeleton } from '../../server/rules/names'
-import type { Store } from '../../server/repos'
 import { formatTime } from '../../server/runtime/time'
 import { JSON_TYPE, bareNumber } from '../../server/http/wire'
 import { type Maybe, then, valueNow } from '../../server/store/maybe'
@@ -16,13 +15,15 @@ import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
 import { type AuthService, type Caller, sessionOf } from '../auth/service'
 import { GroupDetails, toGroupDetails } from '../groups/schema'
-import type { UserChanges, UserRow } from './repo'
+import type { UserChanges, UserRow, UsersRepo } from './repo'
 import {
   AdminStatus, CreateUserBody, GroupsBody, PasswordBody, PreferenceRecord, SearchGroupBody, UidGidParams, UidParams,
   UpdateUserBody, UserDetails, toPreferenceRecord, toUserDetails,
 } from './schema'
 import { area, rawAnswer, refusals } from '../../server/http/openapi'
 import { rawJson } from '../../server/http/raw-json'
+import type { GroupsRepo } from '../groups/repo'
+import type { SessionsRepo } from '../auth/repo'
 
 /** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'
@@ -31,7 +32,7 @@ const USER_TAKEN = 'user name is taken'
 
 export interface UsersDeps {
   config: Config
-  store: Store
+  repos: { users: UsersRepo; groups: GroupsRepo; sessions: SessionsRepo }
   auth: AuthService
   clock: () => number
   log: Logger
@@ -39,8 +40,8 @@ export interface UsersDeps {
   onUserDeleted?: (uid: number) => Promise<void>
 }
 
-export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: UsersDeps) {
-  const { users, groups, sessions } = store
+export function usersPlugin({ config, repos, auth, clock, log, onUserDeleted }: UsersDeps) {
+  const { users, groups, sessions } = repos
 
   /** The account's details with its groups: at once on a synchronous store (server/store/maybe.ts). */
   function details(user: UserRow): Maybe<UserDetails> {
