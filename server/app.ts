@@ -182,7 +182,7 @@ export async function createApp(deps: AppDeps) {
     .use(resourcesPlugin({ config, repos: { groups: store.groups, resources: store.resources }, blobs, auth, log, clock, quotas, space }))
     .use(filesPlugin({ config, repos: { users: store.users, groups: store.groups, files: store.files }, blobs, auth, log, clock, quotas, space }))
     .use(ingestPlugin({ config, repos: { entries: store.entries }, auth, clock, quotas, tags, space }))
-    .use(searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas, space }))
+    .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, store, auth, searches, cluster, clock, log }))
     .use(notificationsPlugin({ config, repos: { users: store.users, groups: store.groups, notifications: store.notifications }, auth, clock }))
