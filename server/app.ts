@@ -188,7 +188,7 @@ export async function createApp(deps: AppDeps) {
     .use(notificationsPlugin({ config, repos: { users: store.users, groups: store.groups, notifications: store.notifications }, auth, clock }))
     .use(dashboardsPlugin({ repos: { users: store.users, groups: store.groups, dashboards: store.dashboards }, auth, clock, quotas }))
     .use(libraryPlugin({ repos: { users: store.users, groups: store.groups, library: store.library }, auth, clock, quotas }))
-    .use(autoExtractorsPlugin({ store, auth, clock, modules: MODULES, compile: (src) => searches.parse(src) }))
+    .use(autoExtractorsPlugin({ repos: { users: store.users, groups: store.groups, autoextractors: store.autoextractors }, auth, clock, modules: MODULES, compile: (src) => searches.parse(src) }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
   requestLog.routes.learn(app.routes)
