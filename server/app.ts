@@ -184,7 +184,7 @@ export async function createApp(deps: AppDeps) {
     .use(ingestPlugin({ config, repos: { entries: store.entries }, auth, clock, quotas, tags, space }))
     .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
-    .use(wsPlugin({ config, store, auth, searches, cluster, clock, log }))
+    .use(wsPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, log }))
     .use(notificationsPlugin({ config, repos: { users: store.users, groups: store.groups, notifications: store.notifications }, auth, clock }))
     .use(dashboardsPlugin({ repos: { users: store.users, groups: store.groups, dashboards: store.dashboards }, auth, clock, quotas }))
     .use(libraryPlugin({ repos: { users: store.users, groups: store.groups, library: store.library }, auth, clock, quotas }))

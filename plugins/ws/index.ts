@@ -44,7 +44,6 @@ import { ApiError, Errors } from '../../server/http/errors'
 import { checkJsonShape } from '../../server/http/json-shape'
 import { QueryError } from '../../engine/errors'
 import type { Search, SearchManager, Viewer } from '../../server/search/manager'
-import type { Store } from '../../server/repos'
 import { formatTime, parseTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'
 import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/service'
@@ -54,6 +53,7 @@ import { type SystemDescription, describeSystem } from '../stats/system'
 import { REQ, RESP_ERROR, baseResponse, renderModuleOf, rendererOf, searchInfo, statsSet, tagsOf } from './protocol'
 import { area } from '../../server/http/openapi'
 import { accessSpec } from '../../server/rules/permissions'
+import type { GroupsRepo } from '../groups/repo'
 
 /** The largest message a client may send (Bun closes the socket with 1009 beyond it): queries are at most 4 KiB. */
 export const WS_MAX_MESSAGE = 256 * 1024
@@ -104,7 +104,7 @@ export function parseFrame(message: unknown): unknown {
 
 export interface WsDeps {
   config: Config
-  store: Store
+  repos: { groups: GroupsRepo }
   auth: AuthService
   searches: SearchManager
   cluster: Cluster
@@ -179,7 +179,7 @@ function echoSubprotocol(ctx: { request: Request; set: { headers: Record<string,
   if (first) ctx.set.headers['sec-websocket-protocol'] = first
 }
 
-export function wsPlugin({ config, store, auth, searches, cluster, clock, log }: WsDeps) {
+export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }: WsDeps) {
   const conns = new WeakMap<object, Conn>()
   /** Open sockets by the session or token they were opened with, to close them when it ends. */
   const byCredential = new Map<string, Set<Conn>>()
@@ -251,7 +251,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
   let described: SystemDescription | undefined
 
   async function viewerOf(caller: Caller): Promise<Viewer> {
-    const groups = await store.groups.groupsOf(caller.uid)
+    const groups = await repos.groups.groupsOf(caller.uid)
     return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
   }
 
