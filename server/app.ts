@@ -106,7 +106,7 @@ export async function createApp(deps: AppDeps) {
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const fromTrustedProxy = fromTrustedProxyOf(config.trustedProxies)
-  const auth = new AuthService({ config, store, log, clock, signingKey, events: deps.events, fromTrustedProxy: (request) => fromTrustedProxy(app.server, request) })
+  const auth = new AuthService({ config, repos: { users: store.users, sessions: store.sessions, tokens: store.tokens }, synchronous: store.kind === 'sqlite', log, clock, signingKey, events: deps.events, fromTrustedProxy: (request) => fromTrustedProxy(app.server, request) })
   const firstAdmin = Promise.withResolvers<void>()
   auth.loginsWaitFor(firstAdmin.promise)
   const createFirstAdmin = async () => {
