@@ -160,7 +160,7 @@ export async function createApp(deps: AppDeps) {
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
-  const readiness = readinessCheck(store, guardedBlobs, dependencies)
+  const readiness = readinessCheck(store.settings, guardedBlobs, dependencies)
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const docs = new ApiDocs()
   // The internal routes serve a forwarded request through the whole app, which exists only once it is built.
