@@ -45,6 +45,6 @@ VOLUME ["/data"]
 EXPOSE 8080
 # Readiness (store, migrations, blob store) on the port QUARRY_LISTEN configures, whatever it is set to at run time.
 HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["bun", "run", "server/healthcheck.ts"]
+  CMD ["bun", "run", "server/http/healthcheck.ts"]
 STOPSIGNAL SIGTERM
 CMD ["bun", "dist/server/main.js"]

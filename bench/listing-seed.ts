@@ -9,7 +9,7 @@
 //       and 100 library entries of its own (the library listing is own entries only, spec). Then checks the
 //       query plans of both listings: no store-sized table may be scanned.
 //   bun run bench/listing-seed.ts login <base-url>   prints a JWT of the measured user
-import { openDatabase } from '../server/db'
+import { openDatabase } from '../server/store/db'
 import { VISIBLE_DASHBOARDS_SQL, randomDashboardId } from '../plugins/dashboards/repo'
 import { OWNED_ENTRIES_SQL } from '../plugins/library/repo'
 

@@ -1,23 +1,23 @@
 // The composition root: builds the whole API from its dependencies. No environment reads, no listen.
 // First, before any plugin module makes its schemas: t.Integer and t.Numeric compile their checkers when first used.
-import './lazy-numeric'
+import './runtime/lazy-numeric'
 import { Elysia } from 'elysia'
 import { type BlobStore, guardBlobStore } from './blob'
-import { BodyRules, bodyPlugin } from './body'
-import { type Config, isCluster } from './config'
-import { Dependencies } from './dependencies'
-import type { ClusterEvents } from './events'
-import { errorPlugin } from './errors'
-import { securityHeadersPlugin } from './headers'
-import type { Logger } from './log'
-import { Metrics } from './metrics'
-import { clientAddressOf, fromTrustedProxyOf } from './client-address'
+import { BodyRules, bodyPlugin } from './http/body'
+import { type Config, isCluster } from './runtime/config'
+import { Dependencies } from './runtime/dependencies'
+import type { ClusterEvents } from './runtime/events'
+import { errorPlugin } from './http/errors'
+import { securityHeadersPlugin } from './http/headers'
+import type { Logger } from './runtime/log'
+import { Metrics } from './runtime/metrics'
+import { clientAddressOf, fromTrustedProxyOf } from './http/client-address'
 import { metricsPlugin } from '../plugins/metrics'
-import { Quotas } from './quota'
-import { requestLogPlugin } from './request-log'
-import type { Store } from './store'
-import { UniqueViolation } from './unique'
-import { initialPasswordPath, pendingInitialPassword, prepareInitialPassword, readInitialPassword, removeInitialPassword } from './initial-password'
+import { Quotas } from './store/quota'
+import { requestLogPlugin } from './http/request-log'
+import type { Store } from './repos'
+import { UniqueViolation } from './store/unique'
+import { initialPasswordPath, pendingInitialPassword, prepareInitialPassword, readInitialPassword, removeInitialPassword } from './runtime/initial-password'
 import { authPlugin } from '../plugins/auth'
 import { bodyGate } from '../plugins/auth/guard'
 import { AuthService } from '../plugins/auth/service'
@@ -35,10 +35,10 @@ import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
 import { websocketOptions, wsPlugin } from '../plugins/ws'
 import { SearchManager } from './search/manager'
-import { UUID, pickReached } from './sharing'
+import { UUID, pickReached } from './rules/sharing'
 import { SegmentedEntries } from './search/segments'
 import { TagDirectory } from './search/tags'
-import { FreeSpaceFloor } from './disk-space'
+import { FreeSpaceFloor } from './runtime/disk-space'
 import { Cluster } from './cluster'
 import { clusterPlugin } from '../plugins/cluster'
 import type { MatchPool } from './search/match'
@@ -74,7 +74,7 @@ export interface AppDeps {
    * fails, e.g. on a port in use, neither creates the account nor shows a password that the next start never shows).
    */
   deferFirstAdmin?: boolean
-  /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/events.ts). */
+  /** How sessions and tokens that end here are told to the other replicas, and theirs to this one (server/runtime/events.ts). */
   events?: ClusterEvents
   /** QUARRY_PEER_CA's certificates (PEM), read at start: what the other replicas' https addresses are checked against. */
   peerCa?: string
@@ -106,7 +106,7 @@ export async function createApp(deps: AppDeps) {
   const clientOf = clientAddressOf(config.trustedProxies)
   const signingKey = config.jwtKey ?? (await store.settings.setIfAbsent(JWT_KEY_SETTING, randomSecret()))
   const fromTrustedProxy = fromTrustedProxyOf(config.trustedProxies)
-  const auth = new AuthService({ config, store, log, clock, signingKey, events: deps.events, fromTrustedProxy: (request) => fromTrustedProxy(app.server, request) })
+  const auth = new AuthService({ config, repos: { users: store.users, sessions: store.sessions, tokens: store.tokens }, synchronous: store.kind === 'sqlite', log, clock, signingKey, events: deps.events, fromTrustedProxy: (request) => fromTrustedProxy(app.server, request) })
   const firstAdmin = Promise.withResolvers<void>()
   auth.loginsWaitFor(firstAdmin.promise)
   const createFirstAdmin = async () => {
@@ -160,7 +160,7 @@ export async function createApp(deps: AppDeps) {
 
   // No response schema here uses t.Transform, so Elysia's encode pass over every response would do nothing
   // but cost (measured: about 12 % of a whoami request). Responses are still checked against their schemas.
-  const readiness = readinessCheck(store, guardedBlobs, dependencies)
+  const readiness = readinessCheck(store.settings, guardedBlobs, dependencies)
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const docs = new ApiDocs()
   // The internal routes serve a forwarded request through the whole app, which exists only once it is built.
@@ -176,19 +176,19 @@ export async function createApp(deps: AppDeps) {
     .use(systemPlugin({ config, auth, clock, distributed: shared, startedAt: clock(), readiness, dependencies: () => dependencies.states() }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))
-    .use(usersPlugin({ config, store, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
-    .use(groupsPlugin({ store, auth }))
-    .use(tokensPlugin({ config, store, auth, clock }))
-    .use(resourcesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
-    .use(filesPlugin({ config, store, blobs, auth, log, clock, quotas, space }))
-    .use(ingestPlugin({ config, store, auth, clock, quotas, tags, space }))
-    .use(searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas, space }))
+    .use(usersPlugin({ config, repos: { users: store.users, groups: store.groups, sessions: store.sessions }, auth, clock, log, onUserDeleted: (uid) => searches.removeOwnedBy(uid) }))
+    .use(groupsPlugin({ repos: { users: store.users, groups: store.groups }, auth }))
+    .use(tokensPlugin({ config, repos: { users: store.users, tokens: store.tokens }, auth, clock }))
+    .use(resourcesPlugin({ config, repos: { groups: store.groups, resources: store.resources }, blobs, auth, log, clock, quotas, space }))
+    .use(filesPlugin({ config, repos: { users: store.users, groups: store.groups, files: store.files }, blobs, auth, log, clock, quotas, space }))
+    .use(ingestPlugin({ config, repos: { entries: store.entries }, auth, clock, quotas, tags, space }))
+    .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
-    .use(wsPlugin({ config, store, auth, searches, cluster, clock, log }))
-    .use(notificationsPlugin({ config, store, auth, clock }))
-    .use(dashboardsPlugin({ store, auth, clock, quotas }))
-    .use(libraryPlugin({ store, auth, clock, quotas }))
-    .use(autoExtractorsPlugin({ store, auth, clock, modules: MODULES, compile: (src) => searches.parse(src) }))
+    .use(wsPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, log }))
+    .use(notificationsPlugin({ config, repos: { users: store.users, groups: store.groups, notifications: store.notifications }, auth, clock }))
+    .use(dashboardsPlugin({ repos: { users: store.users, groups: store.groups, dashboards: store.dashboards }, auth, clock, quotas }))
+    .use(libraryPlugin({ repos: { users: store.users, groups: store.groups, library: store.library }, auth, clock, quotas }))
+    .use(autoExtractorsPlugin({ repos: { users: store.users, groups: store.groups, autoextractors: store.autoextractors }, auth, clock, modules: MODULES, compile: (src) => searches.parse(src) }))
   // Last, once every route is there: each route's body rule (who is checked before reading, who streams).
   bodies.learn(app.routes)
   requestLog.routes.learn(app.routes)

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { createApp } from './app'
 import { clearTextWarning } from './cluster'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
-import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './config'
+import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './runtime/config'
 import { engineKey } from '../plugins/stats'
 import { describeSystem } from '../plugins/stats/system'
 import {
@@ -21,13 +21,13 @@ import {
   replicaId,
   secureDataDir,
   secureDataDirContents,
-} from './datadir'
-import { createLogger } from './log'
+} from './runtime/datadir'
+import { createLogger } from './runtime/log'
 import { probeBlobStore } from './blob/probe'
-import { type Store, blobReferences, createSqliteStore } from './store'
-import type { PgPool } from './pg'
-import { type ClusterEvents, localEvents, pgEvents } from './events'
-import { Jobs } from './jobs'
+import { type Store, blobReferences, createSqliteStore } from './repos'
+import type { PgPool } from './store/pg'
+import { type ClusterEvents, localEvents, pgEvents } from './runtime/events'
+import { Jobs } from './runtime/jobs'
 import { sweepBlobs } from './blob/sweep'
 import { setHashOnWorker } from './blob/sha1'
 import { MULTIPART_OVERHEAD } from './upload/multipart'
@@ -49,7 +49,7 @@ const UPLOAD_CLEANUP_MS = 3000
 /**
  * The metrics registry (prom-client and its default collectors: event loop lag, GC, process figures) is made this
  * long after the server listens, or at the first scrape if that comes sooner: off the path of the first answers
- * (server/metrics.ts; Quarry's own metrics count from the first request either way).
+ * (server/runtime/metrics.ts; Quarry's own metrics count from the first request either way).
  */
 const METRICS_WARMUP_MS = 1000
 
@@ -108,13 +108,13 @@ export async function main(env: Record<string, string | undefined> = process.env
     if (!contentsLater) reportTightened(secureDataDir(config.dataDir))
     if (config.databaseUrl) {
       // Loaded only by a server on PostgreSQL: a SQLite one does not pay for the client and its repositories.
-      const { createPgStore } = await import('./store.pg')
+      const { createPgStore } = await import('./repos.pg')
       const pg = await createPgStore(config.databaseUrl)
       pgPool = pg.sql
       store = pg
     } else store = createSqliteStore(join(config.dataDir, 'quarry.db'))
   } catch (e) {
-    const where = config.databaseUrl ? `PostgreSQL store at ${(await import('./pg')).redact(config.databaseUrl)}` : `store in ${config.dataDir}`
+    const where = config.databaseUrl ? `PostgreSQL store at ${(await import('./store/pg')).redact(config.databaseUrl)}` : `store in ${config.dataDir}`
     console.error(`quarry: cannot open the ${where}${notWritable(e) ? ' (not writable)' : ''}: ${firstLine(e)}`)
     lock.release()
     process.exit(notWritable(e) ? 2 : 1)
@@ -241,7 +241,7 @@ export async function main(env: Record<string, string | undefined> = process.env
       // connections; a port in use must stop the start instead.
       reusePort: false,
       ...(tls ? { tls: { ...tls, ciphers: TLS12_CIPHERS } } : {}),
-      // Every route bounds its own body (server/body.ts, the upload routes) and answers 413 with an error body;
+      // Every route bounds its own body (server/http/body.ts, the upload routes) and answers 413 with an error body;
       // this is only Bun's outer net, above the largest upload with its form framing. Past it Bun itself answers
       // a bare 413 and closes, for a body no route could take anyway.
       maxRequestBodySize:
@@ -290,7 +290,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     metrics.warmUp().catch((e: unknown) => log.error('the metrics registry could not be made', { error: firstLine(e) }))
   }, METRICS_WARMUP_MS).unref()
 
-  // Cluster-wide jobs: they act on the shared store and blob store, so one replica at a time runs each (server/jobs.ts).
+  // Cluster-wide jobs: they act on the shared store and blob store, so one replica at a time runs each (server/runtime/jobs.ts).
   jobs.start({
     name: 'session-sweep',
     everyMs: config.sweepIntervalMs,
@@ -325,7 +325,7 @@ export async function main(env: Record<string, string | undefined> = process.env
   })
 
   // The store and the blob store are checked even when no load balancer asks, so that an outage and its end are
-  // logged (once each, server/dependencies.ts) whatever the traffic.
+  // logged (once each, server/runtime/dependencies.ts) whatever the traffic.
   const watchDependencies = () => void readiness().catch(() => undefined)
   watchDependencies()
   dependencyWatch = setInterval(watchDependencies, DEPENDENCY_CHECK_MS)

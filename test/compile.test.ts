@@ -113,7 +113,7 @@ test('the server as one bytecode bundle (`npm run build:server`) serves: uploads
     const { url } = await listening(server)
     const auth = await uploadsThroughTheHashWorker(url)
     await searchesOnTheMatchWorkers(url, auth)
-    // modules the server loads on first use (server/metrics.ts, plugins/system/document.ts) are in the bundle
+    // modules the server loads on first use (server/runtime/metrics.ts, plugins/system/document.ts) are in the bundle
     const metrics = await fetch(`${url}/metrics`)
     expect({ status: metrics.status, families: (await metrics.text()).includes('# TYPE process_cpu_seconds_total counter') }).toEqual({ status: 200, families: true })
     const doc = await fetch(`${url}/api/docs/json`)

@@ -60,7 +60,7 @@ abort() {
   exit 1
 }
 
-# Seconds of a QUARRY_* duration (as server/config.ts reads them: 500ms, 10s, 2m, 1h), rounded up.
+# Seconds of a QUARRY_* duration (as server/runtime/config.ts reads them: 500ms, 10s, 2m, 1h), rounded up.
 seconds() {
   awk -v d="$1" 'BEGIN {
     if (match(d, /^[0-9]+(\.[0-9]+)?/) == 0) exit 1

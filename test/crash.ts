@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../server/blob'
 import { Segment } from '../server/search/segment'
-import { blobReferences } from '../server/store'
+import { blobReferences } from '../server/repos'
 import { onPg } from './pg'
 import { listening, openStoreAt, spawnServer } from './helpers'
 

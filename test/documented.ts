@@ -3,7 +3,7 @@
 // status. So the document cannot drift from what the server answers in any test of the suite.
 // The schemas are checked with Ajv (a dependency of @seriousme/openapi-schema-validator, the document's validator).
 // Raw answers (JSON text a handler writes itself, and routes whose answers Elysia does not check in production, see
-// server/openapi.ts rawAnswer) are checked closed: an object member the document does not name fails the test, as
+// server/http/openapi.ts rawAnswer) are checked closed: an object member the document does not name fails the test, as
 // Elysia's own check would strip it from a checked answer.
 import Ajv2020 from 'ajv/dist/2020.js'
 

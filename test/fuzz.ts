@@ -13,10 +13,10 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import fc from 'fast-check'
-import { PUBLIC_BODY_LIMIT } from '../server/body'
-import { CAPABILITY_NAMES, userHolds } from '../server/permissions'
+import { PUBLIC_BODY_LIMIT } from '../server/http/body'
+import { CAPABILITY_NAMES, userHolds } from '../server/rules/permissions'
 import { MULTIPART_OVERHEAD } from '../server/upload/multipart'
-import { MAX_JSON_DEPTH } from '../server/json-shape'
+import { MAX_JSON_DEPTH } from '../server/http/json-shape'
 import { ADMIN_PASSWORD, blobFiles, type CallResult, createTestServer, storeSnapshotAsync, type TestServer } from './helpers'
 import { apiRoutes, type RouteInfo } from './routes'
 import { frame, nonReadingClient } from './ws-client'
@@ -59,7 +59,7 @@ const HUGE_CHUNK = 64 * 1024
 // Values
 
 /**
- * Names that must never be stored as a user or group name (server/names.ts): look-alikes of `admin` (another
+ * Names that must never be stored as a user or group name (server/rules/names.ts): look-alikes of `admin` (another
  * script, fullwidth, another case, confusable letters) and names with control, format or invisible characters.
  */
 const ADMIN_LOOKALIKES = ['\u0430dmin', 'Admin', 'ADMIN', '\uff41\uff44\uff4d\uff49\uff4e', 'adrnin', 'admIn', '\u0430\u0501m\u0456n', 'adm\u0456n']
@@ -245,7 +245,7 @@ const BAD_JSON_TEXTS = [
 ]
 const deepNesting = fc.integer({ min: 1_000, max: 200_000 }).map((n) => '['.repeat(n) + ']'.repeat(n))
 const deepObject = fc.integer({ min: 1_000, max: 50_000 }).map((n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n))
-/** A JSON value just over, or far over, the bounds of stored JSON (server/json-shape.ts): deep, or with too many values. */
+/** A JSON value just over, or far over, the bounds of stored JSON (server/http/json-shape.ts): deep, or with too many values. */
 const overShape = fc.oneof(
   // one level past the bound at least: a member exactly MAX_JSON_DEPTH deep is kept (seed 1686952052 drew 64)
   fc.integer({ min: MAX_JSON_DEPTH + 1, max: 1_500_000 }).chain((n) => fc.constantFrom('['.repeat(n) + ']'.repeat(n), '{"a":'.repeat(Math.min(n, 300_000)) + '1' + '}'.repeat(Math.min(n, 300_000)))),

@@ -7,14 +7,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type AppDeps, createApp } from '../server/app'
 import { type BlobStore, createDiskBlobStore } from '../server/blob'
-import { type Config, loadConfig } from '../server/config'
-import { createLogger } from '../server/log'
-import { readInitialPassword } from '../server/initial-password'
-import { type Store, createSqliteStore } from '../server/store'
-import { createPgStore } from '../server/store.pg'
+import { type Config, loadConfig } from '../server/runtime/config'
+import { createLogger } from '../server/runtime/log'
+import { readInitialPassword } from '../server/runtime/initial-password'
+import { type Store, createSqliteStore } from '../server/repos'
+import { createPgStore } from '../server/repos.pg'
 import { SQL } from 'bun'
 import { freshDatabase, onPg, pgRows, testDatabaseUrl } from './pg'
-import { q } from '../server/pg'
+import { q } from '../server/store/pg'
 import { appendFileSync } from 'node:fs'
 import { type Documented, documented } from './documented'
 
@@ -317,7 +317,7 @@ function documentOf(app: { handle(r: Request): Promise<Response>; routes: readon
   return (documentChecker ??= app.handle(new Request('http://localhost/api/docs/json')).then(async (r) => documented((await r.json()) as Record<string, unknown>, rawAnswers(app.routes))))
 }
 
-/** The operations whose answers no schema check of Elysia's sees (server/openapi.ts rawAnswer), as the document names them. */
+/** The operations whose answers no schema check of Elysia's sees (server/http/openapi.ts rawAnswer), as the document names them. */
 export function rawAnswers(routes: readonly unknown[]): Set<string> {
   const raw = new Set<string>()
   for (const r of routes as { method: string; path: string; hooks?: { detail?: Record<string, unknown> } }[])

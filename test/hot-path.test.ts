@@ -2,8 +2,8 @@
 // await where the store answers at once, and the cluster's gate, which looks only at requests outside Bun's route
 // table, missing no internal request.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { UNMATCHED_ROUTE } from '../server/metrics'
-import { RouteLabels } from '../server/request-log'
+import { UNMATCHED_ROUTE } from '../server/runtime/metrics'
+import { RouteLabels } from '../server/http/request-log'
 import { createTestServer, type TestServer } from './helpers'
 
 let s: TestServer

@@ -30,7 +30,7 @@ async function afterStart(script: string, port = freePort()): Promise<string[]> 
   const code = `
     const { main } = await import(${JSON.stringify(join(ROOT, 'server', 'main.ts'))})
     await main({ ...process.env, QUARRY_DATA_DIR: ${JSON.stringify(dataDir)}, QUARRY_LISTEN: '127.0.0.1:${port}', QUARRY_ADMIN_PASSWORD: 'lazy-imports-password', QUARRY_LOG_LEVEL: 'warn' })
-    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js|prom-client|@fastify\\/busboy)\\/|@elysiajs\\/openapi\\/dist\\/openapi\\.mjs$|plugins\\/system\\/document\\.ts$|\\/server\\/pg\\.ts$|\\.pg\\.ts$|migrations-pg\\//.test(k) && !k.endsWith('.umd.js'))
+    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js|prom-client|@fastify\\/busboy)\\/|@elysiajs\\/openapi\\/dist\\/openapi\\.mjs$|plugins\\/system\\/document\\.ts$|\\/server\\/store\\/pg\\.ts$|\\.pg\\.ts$|migrations-pg\\//.test(k) && !k.endsWith('.umd.js'))
     const names = () => [...new Set(loaded().map((k) => k.includes('node_modules/') ? k.split('node_modules/')[1].split('/').slice(0, k.includes('node_modules/@') ? 2 : 1).join('/') : k.slice(k.indexOf('plugins/'))))].sort()
     const PORT = ${port}
     ${script}
@@ -82,7 +82,7 @@ test('GET /metrics as the first request after a start loads prom-client and has 
   expect(docs.paths).toBeGreaterThan(50)
 }, 90_000)
 
-test("no module of the server's static import graph imports node:net, node:zlib or node:stream: they load at first use (server/lazy-builtins.ts)", () => {
+test("no module of the server's static import graph imports node:net, node:zlib or node:stream: they load at first use (server/runtime/lazy-builtins.ts)", () => {
   // Built-in modules are not in the module registry, so this follows the graph itself: every module a start loads
   // is reached by static imports from server/main.ts (what loads later is imported dynamically or through require).
   const transpiler = new Bun.Transpiler({ loader: 'ts' })

@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { MAIN } from './cli'
 import { listening, spawnServer, tempDirs } from './helpers'
 import { freshDatabase } from './pg'
-import { MIGRATIONS } from '../server/migrations'
-import { openDatabase } from '../server/db'
-import { PG_MIGRATIONS } from '../server/migrations-pg'
+import { MIGRATIONS } from '../server/store/migrations'
+import { openDatabase } from '../server/store/db'
+import { PG_MIGRATIONS } from '../server/store/migrations-pg'
 
 const tempDir = tempDirs('migrate')
 

@@ -4,9 +4,9 @@
 // which API area it belongs to. That every answer of the suite matches it is checked in test/helpers.ts.
 import { describe, expect, test } from 'bun:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
-import { AREAS } from '../server/openapi'
-import { API_HEADERS } from '../server/headers'
-import { PUBLIC_ROUTES } from '../server/permissions'
+import { AREAS } from '../server/http/openapi'
+import { API_HEADERS } from '../server/http/headers'
+import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import { DOCS_CSP, SCALAR_CACHE, SCALAR_PATH, SCALAR_VERSION } from '../plugins/system/docs'
 import { documented } from './documented'
 import { rawAnswers, serverPerTest } from './helpers'

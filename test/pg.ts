@@ -1,7 +1,7 @@
 // The test PostgreSQL server (test/pg-server.sh, started by test/run.sh): a fresh database per store, so tests
 // stay independent and may run in parallel. Tests that need it fail (never skip) when it is not configured.
 import { SQL } from 'bun'
-import { type PgPool, q } from '../server/pg'
+import { type PgPool, q } from '../server/store/pg'
 
 /** Whether this run puts the HTTP suite's test servers on PostgreSQL (QUARRY_TEST_STORE=pg). */
 export const onPg = process.env.QUARRY_TEST_STORE === 'pg'
@@ -30,7 +30,7 @@ function migratedTemplate(): Promise<string> {
     await adminPool().unsafe(`CREATE DATABASE ${name}`)
     const url = new URL(testDatabaseUrl())
     url.pathname = `/${name}`
-    const { createPgStore } = await import('../server/store.pg')
+    const { createPgStore } = await import('../server/repos.pg')
     const store = await createPgStore(url.toString(), { max: 1 })
     await store.close()
     return name

@@ -146,7 +146,7 @@ async function runCase(s: TestServer, query: string, stats: QueryFuzzStats): Pro
   const res = await s.call('POST', '/api/searchctrl/launch', { jwt, json: { SearchString: query } })
   const where = `query ${JSON.stringify(query.length > 600 ? `${query.slice(0, 600)}...` : query)}: ${res.status} ${res.text.slice(0, 300)}`
   if (res.status !== 200 && (query.length > MAX_QUERY_LENGTH || query.includes('\u0000'))) {
-    // refused with the request, before the engine sees it: too long for the route's schema, or a NUL (server/body.ts)
+    // refused with the request, before the engine sees it: too long for the route's schema, or a NUL (server/http/body.ts)
     expect(res.status, where).toBe(400)
     expect(typeof res.body?.Error, where).toBe('string')
     stats.refused++

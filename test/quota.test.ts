@@ -1,4 +1,4 @@
-// Issue 12 point 7: no request multiplies stored bytes. Per-user storage quotas (QUARRY_USER_QUOTA, server/quota.ts)
+// Issue 12 point 7: no request multiplies stored bytes. Per-user storage quotas (QUARRY_USER_QUOTA, server/store/quota.ts)
 // over resources, user files, clones, saved and imported searches, computed from the store; imports bounded
 // relative to their own size; the import's group checked before the archive is read.
 import { afterEach, describe, expect, test } from 'bun:test'
@@ -7,10 +7,10 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import tar from 'tar-stream'
 import { createApp } from '../server/app'
-import type { Config } from '../server/config'
-import { createLogger } from '../server/log'
+import type { Config } from '../server/runtime/config'
+import { createLogger } from '../server/runtime/log'
 import { writeSearchArchive } from '../server/search/archive'
-import { ZERO_TIME } from '../server/time'
+import { ZERO_TIME } from '../server/runtime/time'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from './helpers'
 
 const KiB = 1024

@@ -6,9 +6,9 @@
 // of a locked owner → 401; admin-level and session-only routes refuse every token with 403. Only the few
 // 'self' routes (SELF_ROUTES: who the token is, server facts) admit a token whatever it lists.
 import { describe, expect, test } from 'bun:test'
-import { CAPABILITY_NAMES, PUBLIC_ROUTES, SELF_ROUTES } from '../server/permissions'
+import { CAPABILITY_NAMES, PUBLIC_ROUTES, SELF_ROUTES } from '../server/rules/permissions'
 import { writeSearchArchive } from '../server/search/archive'
-import { ZERO_TIME } from '../server/time'
+import { ZERO_TIME } from '../server/runtime/time'
 import { type CallOptions, createTestServer, type TestServer } from './helpers'
 import { apiRoutes } from './routes'
 

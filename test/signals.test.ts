@@ -146,7 +146,7 @@ describe('the container health check', () => {
     try {
       await waitUntil('the server answers', () => answers(port))
       const check = (listen: string) =>
-        Bun.spawn([process.execPath, 'run', join(ROOT, 'server', 'healthcheck.ts')], { env: { QUARRY_LISTEN: listen }, stdout: 'pipe', stderr: 'pipe' }).exited
+        Bun.spawn([process.execPath, 'run', join(ROOT, 'server', 'http', 'healthcheck.ts')], { env: { QUARRY_LISTEN: listen }, stdout: 'pipe', stderr: 'pipe' }).exited
       expect(await check(`0.0.0.0:${port}`)).toBe(0)
       expect(await check(`0.0.0.0:${freePort()}`)).toBe(1)
     } finally {

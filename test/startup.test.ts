@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { listening } from './helpers'
 import { createApp } from '../server/app'
 import { createDiskBlobStore } from '../server/blob'
-import { loadConfig } from '../server/config'
-import { createLogger } from '../server/log'
-import { createSqliteStore } from '../server/store'
+import { loadConfig } from '../server/runtime/config'
+import { createLogger } from '../server/runtime/log'
+import { createSqliteStore } from '../server/repos'
 
 const ROOT = join(import.meta.dir, '..')
 const SERVER_MAIN = join(ROOT, 'server', 'main.ts')

@@ -2,8 +2,8 @@
 // never render in the API's origin, sharing lists name only the caller's own groups, stored JSON is bounded in
 // depth and size, names show what they are, and CSV cells never run as formulas.
 import { describe, expect, test } from 'bun:test'
-import { API_HEADERS, DOWNLOAD_CSP } from '../server/headers'
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../server/json-shape'
+import { API_HEADERS, DOWNLOAD_CSP } from '../server/http/headers'
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES } from '../server/http/json-shape'
 import { writeSearchArchive } from '../server/search/archive'
 import { type CallResult, type TestServer, blobFiles, expectError, refused, serverPerTest, storeSnapshot } from './helpers'
 

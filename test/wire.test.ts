@@ -1,6 +1,6 @@
 // The wire rules every route follows (decisions §1) and the service routes of decisions §2.
 import { describe, expect, test } from 'bun:test'
-import { PUBLIC_ROUTES } from '../server/permissions'
+import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { type TestServer, expectError, refused, serverPerTest } from './helpers'
@@ -291,7 +291,7 @@ describe('body size limit', () => {
     expect(await groupNames(s)).toEqual(['fits'])
   })
 
-  // Known bug (server/errors.ts, server/body.ts): Elysia wraps the 413 ApiError thrown by the body parser in a
+  // Known bug (server/http/errors.ts, server/http/body.ts): Elysia wraps the 413 ApiError thrown by the body parser in a
   // ParseError, so the error plugin answers 400 "malformed request body". Turn these into plain tests once fixed.
   test('a JSON body over maxBodyBytes is 413', async () => {
     const s = await setup({ maxBodyBytes: limit })

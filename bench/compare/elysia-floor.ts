@@ -5,7 +5,7 @@
 //
 //   COMPARE_DB=<quarry.db> COMPARE_PORT=<port> bun run bench/compare/elysia-floor.ts
 import { Elysia } from 'elysia'
-import { API_HEADERS } from '../../server/headers'
+import { API_HEADERS } from '../../server/http/headers'
 // @ts-expect-error plain JavaScript shared with the Node baseline
 import { answerHeaders } from './work.mjs'
 import { openCompareStore } from './store'

@@ -16,10 +16,10 @@ const tree = (await import('node:path')).resolve(process.argv[2] ?? ".")
 const which = process.argv[3] ?? 'whoami'
 const N = Number(process.argv[4] ?? 60000)
 const { createApp } = await import(`${tree}/server/app.ts`)
-const { createSqliteStore } = await import(`${tree}/server/store.ts`)
+const { createSqliteStore } = await import(`${tree}/server/repos.ts`)
 const { createDiskBlobStore } = await import(`${tree}/server/blob/index.ts`)
-const { loadConfig } = await import(`${tree}/server/config.ts`)
-const { createLogger } = await import(`${tree}/server/log.ts`)
+const { loadConfig } = await import(`${tree}/server/runtime/config.ts`)
+const { createLogger } = await import(`${tree}/server/runtime/log.ts`)
 const { mkdtempSync, rmSync } = await import('node:fs')
 const { tmpdir } = await import('node:os')
 const { join } = await import('node:path')
@@ -48,7 +48,7 @@ if (withFloor) {
   const { floorApp, work } = await import('./elysia-floor.ts')
   // @ts-expect-error plain JavaScript shared with the Node baseline
   const { JSON_TYPE } = await import('./work.mjs')
-  const { API_HEADERS } = await import(`${tree}/server/headers.ts`)
+  const { API_HEADERS } = await import(`${tree}/server/http/headers.ts`)
   const fn = which === 'whoami' ? (r: Request) => work.whoami(r.headers.get('authorization')) : which === 'dashboard' ? (r: Request) => work.dashboard(r.headers.get('authorization'), String(did)) : (r: Request) => work.dashboards(r.headers.get('authorization'))
   handlers.push(['elysia-floor', (r) => floorApp.handle(r)], ['raw', (r) => {
     const a = fn(r)

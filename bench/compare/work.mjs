@@ -160,7 +160,7 @@ export function makeWork(prepare, signingKey) {
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
- * The headers of each of Quarry's answers (server/headers.ts API_HEADERS and server/request-log.ts), which a baseline
+ * The headers of each of Quarry's answers (server/http/headers.ts API_HEADERS and server/http/request-log.ts), which a baseline
  * must send too to do Quarry's work: copied here for Node, and checked equal to Quarry's by bench/compare/run.sh
  * before loading (bench/lib.ts body prints them).
  */

@@ -2,7 +2,7 @@
 // lost admin password, as `grafana cli admin reset-admin-password` is for Grafana). Configured like the server, by
 // its QUARRY_* variables (QUARRY_DATA_DIR, or QUARRY_DATABASE_URL for the PostgreSQL store of a cluster).
 //
-// Safe while the server runs: the data directory lock (server/datadir.ts) keeps a second *server* out (it would
+// Safe while the server runs: the data directory lock (server/runtime/datadir.ts) keeps a second *server* out (it would
 // migrate, sweep blobs and remove the first one's search files); this tool does none of that. It opens the store
 // without migrating, refuses a store whose schema is not the one it knows, and makes a few short writes through the
 // store's repositories: SQLite in WAL mode lets another process write while the server reads and writes, each write
@@ -10,13 +10,13 @@
 // in memory (each request reads its session with its user from the store), so the change holds from its next request.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, type Config, loadConfig } from '../../server/config'
-import { PRIVATE_UMASK } from '../../server/datadir'
-import { initialPasswordPath, removeInitialPassword } from '../../server/initial-password'
-import { type Store, createSqliteStore } from '../../server/store'
-import { openPg, redact } from '../../server/pg'
-import { pgStoreOn } from '../../server/store.pg'
-import { type ClusterEvent, publishToReplicas } from '../../server/events'
+import { ConfigError, type Config, loadConfig } from '../../server/runtime/config'
+import { PRIVATE_UMASK } from '../../server/runtime/datadir'
+import { initialPasswordPath, removeInitialPassword } from '../../server/runtime/initial-password'
+import { type Store, createSqliteStore } from '../../server/repos'
+import { openPg, redact } from '../../server/store/pg'
+import { pgStoreOn } from '../../server/repos.pg'
+import { type ClusterEvent, publishToReplicas } from '../../server/runtime/events'
 import { throttleSubject } from '../../plugins/auth/service'
 import { PRIMARY_ADMIN } from '../../plugins/users'
 import { command, group } from '../command'

@@ -7,10 +7,10 @@
 // applied once and the others find it done. A store newer than this quarry is refused, never changed.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, type Config, loadConfig } from '../../server/config'
-import { PRIVATE_DIR_MODE, PRIVATE_UMASK } from '../../server/datadir'
-import { migrate, openDatabase } from '../../server/db'
-import { migratePg, openPg, redact } from '../../server/pg'
+import { ConfigError, type Config, loadConfig } from '../../server/runtime/config'
+import { PRIVATE_DIR_MODE, PRIVATE_UMASK } from '../../server/runtime/datadir'
+import { migrate, openDatabase } from '../../server/store/db'
+import { migratePg, openPg, redact } from '../../server/store/pg'
 import { command } from '../command'
 import { CliError, UsageError } from '../errors'
 

@@ -4,11 +4,11 @@
 // is refused unread; on the others in `transform`, before validation, so an anonymous caller gets 401 rather
 // than a complaint about its query. The caller is then available to the handler as `caller`.
 import { Elysia } from 'elysia'
-import type { AssembledRoute, BodyGate } from '../../server/body'
-import { type Access, type AccessSpec, accessSpec } from '../../server/permissions'
+import type { AssembledRoute, BodyGate } from '../../server/http/body'
+import { type Access, type AccessSpec, accessSpec } from '../../server/rules/permissions'
 import type { AuthService, Caller } from './service'
-import { noteCaller } from '../../server/request-log'
-import { valueNow } from '../../server/maybe'
+import { noteCaller } from '../../server/http/request-log'
+import { valueNow } from '../../server/store/maybe'
 
 type WithCaller = { caller?: Caller }
 

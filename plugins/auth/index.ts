@@ -4,9 +4,9 @@ import type { Server } from 'bun'
 import { type AuthService, sessionOf } from './service'
 import { authGuard } from './guard'
 import { Empty, LoginBody, LoginFailure, LoginSuccess, LoginThrottled, TempToken } from './schema'
-import { area } from '../../server/openapi'
+import { area } from '../../server/http/openapi'
 
-/** A request's client address (server/client-address.ts): the peer, or what trusted proxies say it is. */
+/** A request's client address (server/http/client-address.ts): the peer, or what trusted proxies say it is. */
 type ClientOf = (server: Server<unknown> | null, request: Request) => string
 
 export function authPlugin(auth: AuthService, originOf: ClientOf) {
@@ -15,7 +15,7 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
     .post(
       '/api/login',
       async ({ body, request, server, set, status }) => {
-        // names are stored in NFC (server/names.ts): a client that sends another normal form still finds its account
+        // names are stored in NFC (server/rules/names.ts): a client that sends another normal form still finds its account
         const result = await auth.login(body.User.normalize('NFC'), body.Pass, originOf(server, request))
         if (!result.ok) {
           // 422 and 423 have the bodies of decisions §2; the 429 is a plain refusal and carries the `Error`

@@ -1,5 +1,5 @@
 // Sessions and the login throttle's attempt counters over PostgreSQL: the same contract as SqliteSessionsRepo (plugins/auth/repo.ts).
-import { type PgPool, type PgRow, num, q, run } from '../../server/pg'
+import { type PgPool, type PgRow, num, q, run } from '../../server/store/pg'
 import { pgToUser, pgUserColumns } from '../users/repo.pg'
 import type { LoginReservation, SessionRow, SessionsRepo } from './repo'
 

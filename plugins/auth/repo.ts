@@ -1,7 +1,7 @@
 // Sessions (one row per issued JWT) and the login throttle's attempt counters over SQLite.
 import type { Database, Statement } from 'bun:sqlite'
 import { type UserDbRow, type UserRow, toUser, userColumns } from '../users/repo'
-import type { Maybe } from '../../server/maybe'
+import type { Maybe } from '../../server/store/maybe'
 
 export interface SessionRow {
   id: string
@@ -23,10 +23,10 @@ export interface SessionsRepo {
    * deleted, while the (slow) check ran gets no session. Answers whether it was created.
    */
   create(session: SessionRow, passwordHash?: string): Promise<boolean>
-  /** The session with its user, in one query: this runs on every authenticated request (Maybe: server/maybe.ts). */
+  /** The session with its user, in one query: this runs on every authenticated request (Maybe: server/store/maybe.ts). */
   getWithUser(id: string): Maybe<{ session: SessionRow; user: UserRow } | undefined>
   touch(id: string, now: number): Maybe<void>
-  /** Maybe: an expired session is deleted on the request that finds it (server/maybe.ts). */
+  /** Maybe: an expired session is deleted on the request that finds it (server/store/maybe.ts). */
   delete(id: string): Maybe<boolean>
   /** Deletes every session of the user, or every one but `keep`. */
   deleteForUser(uid: number, keep?: string): Promise<string[]>

@@ -1,18 +1,19 @@
 // Login, sessions and the per-request authentication every route goes through.
 // A JWT is only a pointer to a session row: a request is authenticated while that row exists, has not
 // passed its lifetime and has not been idle too long, so logout, logout-all and locking act at once.
-import type { Config } from '../../server/config'
-import { type ClusterEvent, type ClusterEvents, localEvents } from '../../server/events'
-import { Errors } from '../../server/errors'
-import { Hs256 } from '../../server/jwt'
-import type { Logger } from '../../server/log'
-import { type AccessSpec, userHolds } from '../../server/permissions'
-import type { Store } from '../../server/store'
+import type { Config } from '../../server/runtime/config'
+import { type ClusterEvent, type ClusterEvents, localEvents } from '../../server/runtime/events'
+import { Errors } from '../../server/http/errors'
+import { Hs256 } from '../../server/rules/jwt'
+import type { Logger } from '../../server/runtime/log'
+import { type AccessSpec, userHolds } from '../../server/rules/permissions'
+import type { TokensRepo } from '../tokens/repo'
+import type { UsersRepo } from '../users/repo'
 import type { UserRow } from '../users/repo'
 import type { TokenRow } from '../tokens/repo'
-import type { LoginReservation, SessionRow } from './repo'
+import type { LoginReservation, SessionRow, SessionsRepo } from './repo'
 import { hashSecret, hashesEqual } from '../tokens/secret'
-import { type Maybe, then } from '../../server/maybe'
+import { type Maybe, then } from '../../server/store/maybe'
 
 /** Who is making a request, as the guard established it: by a login session or by an API token. */
 export interface Caller {
@@ -50,12 +51,14 @@ interface JwtClaims {
 
 export interface AuthDeps {
   config: Config
-  store: Store
+  repos: { users: UsersRepo; sessions: SessionsRepo; tokens: TokensRepo }
+  /** Whether the repositories answer synchronously (SQLite): authenticate then never returns a promise. */
+  synchronous: boolean
   log: Logger
   clock: () => number
   signingKey: string
   /**
-   * How the other replicas learn that sessions and tokens ended (server/events.ts): what they hold open for them
+   * How the other replicas learn that sessions and tokens ended (server/runtime/events.ts): what they hold open for them
    * (sockets, search attachments) ends at once there too. Default: one process, nobody to tell.
    */
   events?: ClusterEvents
@@ -90,7 +93,7 @@ export class AuthService {
   private readonly events: ClusterEvents
 
   constructor(private readonly deps: AuthDeps) {
-    this.answersAtOnce = deps.store.kind === 'sqlite'
+    this.answersAtOnce = deps.synchronous
     this.signer = new Hs256(deps.signingKey)
     this.events = deps.events ?? localEvents()
     this.events.subscribe((e) => this.deliver(e))
@@ -134,9 +137,9 @@ export class AuthService {
 
   async login(username: string, password: string, origin: string): Promise<LoginResult> {
     await this.firstAdmin
-    const { store, clock } = this.deps
+    const { repos, clock } = this.deps
     const now = clock()
-    const user = await store.users.getByName(username)
+    const user = await repos.users.getByName(username)
     const subject = throttleSubject(user, username)
     // The attempt is counted before the password is checked, so no number of parallel guesses gets more than the
     // limit verified; a refused attempt costs no hashing. Unknown names take the same path with their own row.
@@ -155,12 +158,12 @@ export class AuthService {
     // lock or deletion during the check wins over it.
     const session = await this.createSession(user.uid, origin, false, undefined, user.passwordHash)
     if (!session) {
-      const current = await store.users.get(user.uid)
+      const current = await repos.users.get(user.uid)
       if (current?.locked) return { ok: false, status: 423, reason: 'Account is locked' }
       return { ok: false, status: 422, reason: INVALID_CREDENTIALS }
     }
-    await store.sessions.clearLoginAttempts(subject)
-    await store.users.touch(user.uid, now)
+    await repos.sessions.clearLoginAttempts(subject)
+    await repos.users.touch(user.uid, now)
     return { ok: true, jwt: session.jwt, user }
   }
 
@@ -174,7 +177,7 @@ export class AuthService {
       throw Errors.tooManyRequests('too many wrong passwords; try again later')
     if (!password || !(await this.verifyPassword(password, user.passwordHash)))
       throw Errors.forbidden('OrigPass does not match the current password')
-    await this.deps.store.sessions.clearLoginAttempts(subject)
+    await this.deps.repos.sessions.clearLoginAttempts(subject)
   }
 
   /**
@@ -184,10 +187,10 @@ export class AuthService {
    * exempt from the row bound, having one row of its own.
    */
   private reserveAttempt(uid: number | undefined, subject: string, now: number): Promise<LoginReservation> {
-    const { config, store } = this.deps
+    const { config, repos } = this.deps
     return uid === 1
-      ? store.sessions.reserveLoginAttempt(subject, now, PRIMARY_ADMIN_WINDOW_MS, config.adminLoginRate, Number.MAX_SAFE_INTEGER)
-      : store.sessions.reserveLoginAttempt(subject, now, config.loginFailureWindowMs, config.loginMaxFailures, config.loginThrottleEntries)
+      ? repos.sessions.reserveLoginAttempt(subject, now, PRIMARY_ADMIN_WINDOW_MS, config.adminLoginRate, Number.MAX_SAFE_INTEGER)
+      : repos.sessions.reserveLoginAttempt(subject, now, config.loginFailureWindowMs, config.loginMaxFailures, config.loginThrottleEntries)
   }
 
   /** Creates a session row and answers the JWT that points to it; 401 when the account was locked or deleted meanwhile. */
@@ -211,7 +214,7 @@ export class AuthService {
       origin,
       temp,
     }
-    if (!(await this.deps.store.sessions.create(session, passwordHash))) return undefined
+    if (!(await this.deps.repos.sessions.create(session, passwordHash))) return undefined
     return { id: session.id, jwt: this.signer.sign({ sub: String(uid), jti: session.id, exp: Math.ceil(session.expires / 1000) }) }
   }
 
@@ -229,7 +232,7 @@ export class AuthService {
   }
 
   closeSession(id: string): Maybe<void> {
-    return then(this.deps.store.sessions.delete(id), (deleted) => {
+    return then(this.deps.repos.sessions.delete(id), (deleted) => {
       if (deleted) this.ended([id])
     })
   }
@@ -241,8 +244,8 @@ export class AuthService {
    * they were attached to.)
    */
   async endingAccessOf(uid: number, change: () => Promise<void>, ends = true): Promise<void> {
-    const ids = ends ? (await this.deps.store.sessions.listForUser(uid)).map((s) => s.id) : []
-    const tokenIds = ends ? (await this.deps.store.tokens.listForUser(uid)).map((t) => t.id) : []
+    const ids = ends ? (await this.deps.repos.sessions.listForUser(uid)).map((s) => s.id) : []
+    const tokenIds = ends ? (await this.deps.repos.tokens.listForUser(uid)).map((t) => t.id) : []
     await change()
     this.ended(ids)
     this.tokensEnded(tokenIds)
@@ -275,8 +278,8 @@ export class AuthService {
   /** Deletes the sessions past their lifetime or idle timeout (run periodically by the server). */
   async sweepExpiredSessions(): Promise<void> {
     const now = this.deps.clock()
-    this.ended(await this.deps.store.sessions.deleteExpired(now, this.deps.config.sessionIdleMs))
-    await this.deps.store.sessions.sweepLoginAttempts(now)
+    this.ended(await this.deps.repos.sessions.deleteExpired(now, this.deps.config.sessionIdleMs))
+    await this.deps.repos.sessions.sweepLoginAttempts(now)
   }
 
   /**
@@ -287,7 +290,7 @@ export class AuthService {
     const session = sessionOf(caller)
     const next = await this.createSession(caller.uid, origin, false, session.expires)
     if (!next) throw Errors.unauthenticated('session has ended')
-    if (await this.deps.store.sessions.delete(session.id)) this.emit({ kind: 'session-replaced', from: session.id, to: next.id })
+    if (await this.deps.repos.sessions.delete(session.id)) this.emit({ kind: 'session-replaced', from: session.id, to: next.id })
     return next.jwt
   }
 
@@ -298,7 +301,7 @@ export class AuthService {
 
   /** Ends every session of a user, or every one but `keep`. */
   async closeAllSessions(uid: number, keep?: string): Promise<void> {
-    this.ended(await this.deps.store.sessions.deleteForUser(uid, keep))
+    this.ended(await this.deps.repos.sessions.deleteForUser(uid, keep))
   }
 
   /**
@@ -334,7 +337,7 @@ export class AuthService {
 
   /**
    * Establishes who sent the request from its credential; throws 401 when there is no valid one. On a synchronous
-   * store (SQLite) the caller comes back at once, not as a promise (server/maybe.ts): the
+   * store (SQLite) the caller comes back at once, not as a promise (server/store/maybe.ts): the
    * guard then runs without any await of its own. A refusal may be a synchronous throw or a rejected promise.
    */
   authenticate(request: Request, spec: AccessSpec): Maybe<Caller> {
@@ -351,7 +354,7 @@ export class AuthService {
   private bySession(token: string): Maybe<Caller> {
     const claims = this.verifyJwt(token)
     if (!claims) throw Errors.unauthenticated('invalid or expired token')
-    return then(this.deps.store.sessions.getWithUser(claims.jti), (found) => this.liveCaller(claims, found))
+    return then(this.deps.repos.sessions.getWithUser(claims.jti), (found) => this.liveCaller(claims, found))
   }
 
   /** The caller of a session row that matches its JWT and is live; the session and user touched when due. */
@@ -367,10 +370,10 @@ export class AuthService {
     const caller = sessionCaller(session, user)
     if (now - session.lastHit < TOUCH_INTERVAL_MS) return caller
     // At most once a second per session: the write-back of the session's and the user's last activity.
-    const { store } = this.deps
+    const { repos } = this.deps
     user.lastActive = now
     return then(
-      then(store.sessions.touch(session.id, now), () => store.users.touch(user.uid, now)),
+      then(repos.sessions.touch(session.id, now), () => repos.users.touch(user.uid, now)),
       () => caller,
     )
   }
@@ -381,13 +384,13 @@ export class AuthService {
    * that has ended, gone idle or whose user is locked is not revived: false.
    */
   async touchSession(id: string): Promise<boolean> {
-    const { store, clock } = this.deps
+    const { repos, clock } = this.deps
     const now = clock()
-    const found = await store.sessions.getWithUser(id)
+    const found = await repos.sessions.getWithUser(id)
     if (!this.holds(found, now)) return false
     if (now - found.session.lastHit >= TOUCH_INTERVAL_MS) {
-      await store.sessions.touch(id, now)
-      await store.users.touch(found.user.uid, now)
+      await repos.sessions.touch(id, now)
+      await repos.users.touch(found.user.uid, now)
     }
     return true
   }
@@ -404,15 +407,15 @@ export class AuthService {
    * only: it counts as no activity of the session.
    */
   async currentCaller(caller: Caller): Promise<Caller | undefined> {
-    const { store, clock } = this.deps
+    const { repos, clock } = this.deps
     const now = clock()
     if (caller.session) {
-      const found = await store.sessions.getWithUser(caller.session.id)
+      const found = await repos.sessions.getWithUser(caller.session.id)
       return this.holds(found, now) && found.user.uid === caller.uid ? sessionCaller(found.session, found.user) : undefined
     }
     if (!caller.token) return undefined
-    const token = await store.tokens.get(caller.token.id)
-    const user = token && (await store.users.get(token.uid))
+    const token = await repos.tokens.get(caller.token.id)
+    const user = token && (await repos.users.get(token.uid))
     if (!token || !user || user.uid !== caller.uid || user.locked || (token.expires !== 0 && token.expires <= now)) return undefined
     return tokenCallerOf(token, user)
   }
@@ -420,10 +423,10 @@ export class AuthService {
   /** An API token: usable until it expires, while its owner exists and is not locked. */
   private byToken(secret: string): Maybe<Caller> {
     const hash = hashSecret(secret)
-    return then(this.deps.store.tokens.getBySecretHash(hash), (found) => this.tokenCaller(hash, found))
+    return then(this.deps.repos.tokens.getBySecretHash(hash), (found) => this.tokenCaller(hash, found))
   }
 
-  private tokenCaller(hash: string, found: Awaited<ReturnType<Store['tokens']['getBySecretHash']>>): Caller {
+  private tokenCaller(hash: string, found: Awaited<ReturnType<TokensRepo['getBySecretHash']>>): Caller {
     if (!found || !hashesEqual(found.secretHash, hash)) throw Errors.unauthenticated('invalid API token')
     const { token, user } = found
     if (token.expires !== 0 && token.expires <= this.deps.clock()) throw Errors.unauthenticated('API token has expired')

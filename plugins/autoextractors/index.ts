@@ -27,15 +27,14 @@ import { QueryError } from '../../engine/errors'
 import type { AutoExtractorDefinition, ModuleDef } from '../../engine/module'
 import { compileExtractor, extractorCall, extractorModules } from '../../engine/modules/ax'
 import { TAG_NAME } from '../../engine/parse'
-import { ApiError, Errors } from '../../server/errors'
-import { downloadHeaders } from '../../server/headers'
-import { itemLabels, itemName } from '../../server/names'
-import { area, refusals } from '../../server/openapi'
-import { type Reacher, UUID, canReach, checkSharing, reachRank, requestedOwner } from '../../server/sharing'
-import type { Store } from '../../server/store'
+import { ApiError, Errors } from '../../server/http/errors'
+import { downloadHeaders } from '../../server/http/headers'
+import { itemLabels, itemName } from '../../server/rules/names'
+import { area, refusals } from '../../server/http/openapi'
+import { type Reacher, UUID, canReach, checkSharing, reachRank, requestedOwner } from '../../server/rules/sharing'
 import { FilePart, multipartUpload } from '../../server/upload/multipart'
-import { rawJson } from '../../server/raw-json'
-import { sharingList } from '../../server/wire'
+import { rawJson } from '../../server/http/raw-json'
+import { sharingList } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
@@ -55,6 +54,8 @@ import {
   toRecord,
 } from './schema'
 import { MAX_DESC, MAX_NAME } from '../files/schema'
+import type { UsersRepo } from '../users/repo'
+import type { GroupsRepo } from '../groups/repo'
 
 /**
  * Definitions one user may own: each search of theirs loads every definition it reaches, so their number is bounded
@@ -74,7 +75,7 @@ interface Given {
 }
 
 export interface AutoExtractorsDeps {
-  store: Store
+  repos: { users: UsersRepo; groups: GroupsRepo; autoextractors: AutoExtractorsRepo }
   auth: AuthService
   clock: () => number
   modules: readonly ModuleDef[]
@@ -82,13 +83,13 @@ export interface AutoExtractorsDeps {
   compile: (src: string) => Promise<unknown>
 }
 
-export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: AutoExtractorsDeps) {
-  const repo = store.autoextractors
+export function autoExtractorsPlugin({ repos, auth, clock, modules, compile }: AutoExtractorsDeps) {
+  const repo = repos.autoextractors
   const engines = extractorModules(modules)
   const adminView = (caller: Caller, query: { admin?: string }) => caller.admin && query.admin === 'true'
   const reacher = (caller: Caller): Reacher => ({ uid: caller.uid, all: caller.admin })
   const mayChange = (caller: Caller, a: AutoExtractorRow) => caller.admin || a.uid === caller.uid
-  const userExists = async (uid: number) => (await store.users.get(uid)) !== undefined
+  const userExists = async (uid: number) => (await repos.users.get(uid)) !== undefined
 
   /** The definition a UUID names for the caller: 400 for no UUID, 404 when missing or out of the caller's reach. */
   async function reached(caller: Caller, rawId: string | undefined): Promise<AutoExtractorFor> {
@@ -190,7 +191,7 @@ export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: A
       async ({ caller, body, set }) => {
         const uid = await requestedOwner(caller, body.UID, userExists)
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may set Global')
-        await checkSharing(caller, body.GIDs, store.groups)
+        await checkSharing(caller, body.GIDs, repos.groups)
         const g = await checked({ tags: bodyTags(body), module: body.Module ?? '', params: body.Params ?? '', args: body.Args ?? '' })
         const row = newRow(caller, uid, g, {
           name: itemName(body.Name) ?? '',
@@ -216,7 +217,7 @@ export function autoExtractorsPlugin({ store, auth, clock, modules, compile }: A
       async ({ caller, body }) => {
         const a = await changeable(caller, body.UUID)
         if (typeof body.Global === 'boolean' && body.Global !== a.global && !caller.admin) throw Errors.forbidden('only admins may set Global')
-        await checkSharing(caller, body.GIDs, store.groups, a.gids)
+        await checkSharing(caller, body.GIDs, repos.groups, a.gids)
         let uid: number | undefined
         if (body.UID && body.UID !== a.uid) {
           if (!caller.admin) throw Errors.forbidden('only admins may set another owner')

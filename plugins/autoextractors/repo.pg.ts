@@ -1,6 +1,6 @@
 // Auto-extractor definitions and their sharing lists over PostgreSQL: the same contract as SqliteAutoExtractorsRepo
 // (plugins/autoextractors/repo.ts).
-import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/pg'
+import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/store/pg'
 import type { AutoExtractorChanges, AutoExtractorRow, AutoExtractorsRepo } from './repo'
 
 const COLS = `a.uuid AS uuid, a.uid AS uid, a.name AS name, a.description AS description, a.labels AS labels,

@@ -3,7 +3,7 @@
 // test/cluster/.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { HEARTBEAT_MS, LIVE_HEARTBEATS } from '../../server/cluster'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { type TestServer, createTestServer, expectError, itemWorld, refused } from '../../test/helpers'
 
 const SECRET = 'the-cluster-secret-of-this-test-0123456789'

@@ -12,7 +12,7 @@
 //   checks the secret in the same way before the upgrade.
 import { Elysia } from 'elysia'
 import { FORWARD_PREFIX, INTERNAL_WS_SEARCH, SECRET_HEADER, type Cluster } from '../../server/cluster'
-import { JSON_TYPE } from '../../server/wire'
+import { JSON_TYPE } from '../../server/http/wire'
 
 const refusal = (status: number, message: string) =>
   new Response(JSON.stringify({ Error: message }), { status, headers: { 'content-type': JSON_TYPE } })

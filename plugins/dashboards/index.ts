@@ -5,35 +5,36 @@
 // caller's own, else one shared with a group of the caller, else a global one (else, for an admin, anyone's).
 // `Data` is kept as the exact JSON text the client sent (large integers, key order, white space).
 import { Elysia, t } from 'elysia'
-import { Errors } from '../../server/errors'
-import { type Quotas, quotaChecked } from '../../server/quota'
-import { itemLabels, itemName } from '../../server/names'
-import { rawBodyMember, rawJson } from '../../server/raw-json'
-import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
-import type { Store } from '../../server/store'
-import { bareNumber, sharingList } from '../../server/wire'
-import { type Maybe, then, valueNow } from '../../server/maybe'
+import { Errors } from '../../server/http/errors'
+import { type Quotas, quotaChecked } from '../../server/store/quota'
+import { itemLabels, itemName } from '../../server/rules/names'
+import { rawBodyMember, rawJson } from '../../server/http/raw-json'
+import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/rules/sharing'
+import { bareNumber, sharingList } from '../../server/http/wire'
+import { type Maybe, then, valueNow } from '../../server/store/maybe'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import { GidParams } from '../groups/schema'
 import { UidParams } from '../users/schema'
-import type { DashboardFor } from './repo'
+import type { DashboardFor, DashboardsRepo } from './repo'
 import { DashboardBody, DashboardIdParams, DashboardRecord, dashboardJson, dashboardListJson } from './schema'
-import { area, rawAnswer } from '../../server/openapi'
+import { area, rawAnswer } from '../../server/http/openapi'
+import type { UsersRepo } from '../users/repo'
+import type { GroupsRepo } from '../groups/repo'
 
 /** Data of a dashboard created without one (spec create rule 5: Data may be left blank). */
 const BLANK_DATA = '{}'
 /** The answers of the list routes: Data is spliced in as sent (rawAnswer). */
 const LIST = rawAnswer(t.Array(DashboardRecord))
 
-export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store; auth: AuthService; clock: () => number; quotas: Quotas }) {
-  const { dashboards } = store
+export function dashboardsPlugin({ repos, auth, clock, quotas }: { repos: { users: UsersRepo; groups: GroupsRepo; dashboards: DashboardsRepo }; auth: AuthService; clock: () => number; quotas: Quotas }) {
+  const { dashboards } = repos
   const reacher = (caller: Caller): Reacher => ({ uid: caller.uid, all: caller.admin })
 
   /**
    * The dashboard a path id names for the caller when it may read it; 400 for an id that is neither kind, 404
-   * otherwise. At once on a synchronous store (server/maybe.ts).
+   * otherwise. At once on a synchronous store (server/store/maybe.ts).
    */
   function readable(caller: Caller, rawId: string): Maybe<DashboardFor> {
     if (/^\d+$/.test(rawId)) {
@@ -79,7 +80,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       '/api/dashboards',
       auth.answersAtOnce
         ? ({ caller, set }) => {
-            // the plain form (server/maybe.ts valueNow): `body` is assigned, not returned as a call
+            // the plain form (server/store/maybe.ts valueNow): `body` is assigned, not returned as a call
             let body
             body = rawJson(set, dashboardListJson(valueNow(dashboards.listVisible(caller.uid))))
             return body
@@ -95,9 +96,9 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
     .post(
       '/api/dashboards',
       async ({ caller, body, request, set }) => {
-        const uid = await requestedOwner(caller, body.UID, async (u) => (await store.users.get(u)) !== undefined)
+        const uid = await requestedOwner(caller, body.UID, async (u) => (await repos.users.get(u)) !== undefined)
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global dashboards')
-        await checkSharing(caller, body.GIDs, store.groups)
+        await checkSharing(caller, body.GIDs, repos.groups)
         const guid = wantedGuid(body.GUID)
         const now = clock()
         const limit = await quotas.limitFor(uid)
@@ -126,7 +127,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       '/api/dashboards/:id',
       auth.answersAtOnce
         ? ({ caller, params, set }) => {
-            // the plain form (server/maybe.ts valueNow): `body` is assigned, not returned as a call
+            // the plain form (server/store/maybe.ts valueNow): `body` is assigned, not returned as a call
             let body
             body = rawJson(set, dashboardJson(valueNow(readable(caller, params.id))))
             return body
@@ -142,12 +143,12 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       '/api/dashboards/:id',
       async ({ caller, params, body, request, set }) => {
         const d = await writable(caller, params.id)
-        await checkSharing(caller, body.GIDs, store.groups, d.gids)
+        await checkSharing(caller, body.GIDs, repos.groups, d.gids)
         // The full structure comes back; what the caller may not change (ID, GUID, Created, Updated, and for
         // non-admins UID and Global) keeps its value, and so does every absent field.
         let uid: number | undefined
         if (caller.admin && body.UID && body.UID !== d.uid) {
-          if (!(await store.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
+          if (!(await repos.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
           uid = body.UID
         }
         const limit = await quotas.limitFor(uid ?? d.uid)
@@ -188,7 +189,7 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
       '/api/users/:id/dashboards',
       async ({ caller, params, set }) => {
         if (!selfOrAdmin(caller, params.id)) throw Errors.forbidden("only admins may list another user's dashboards")
-        if (params.id !== caller.uid && !(await store.users.get(params.id))) throw Errors.notFound('user')
+        if (params.id !== caller.uid && !(await repos.users.get(params.id))) throw Errors.notFound('user')
         return rawJson(set, dashboardListJson(await dashboards.listOwned(params.id)))
       },
       { access: 'DashboardRead', params: UidParams, detail: { summary: 'List a user\'s own dashboards', description: 'Not those reached through groups; the user or an admin.', ...LIST } },
@@ -196,8 +197,8 @@ export function dashboardsPlugin({ store, auth, clock, quotas }: { store: Store;
     .get(
       '/api/groups/:gid/dashboards',
       async ({ caller, params, set }) => {
-        if (!(await store.groups.get(params.gid))) throw Errors.notFound('group')
-        if (!caller.admin && !(await store.groups.isMember(caller.uid, params.gid))) throw Errors.forbidden('you are not a member of that group')
+        if (!(await repos.groups.get(params.gid))) throw Errors.notFound('group')
+        if (!caller.admin && !(await repos.groups.isMember(caller.uid, params.gid))) throw Errors.forbidden('you are not a member of that group')
         return rawJson(set, dashboardListJson(await dashboards.listShared(params.gid)))
       },
       { access: 'DashboardRead', params: GidParams, detail: { summary: 'List the dashboards shared with a group', description: 'Its members and admins.', ...LIST } },

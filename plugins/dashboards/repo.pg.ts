@@ -1,8 +1,8 @@
 // Dashboards and their sharing lists over PostgreSQL: the same contract as SqliteDashboardsRepo
 // (plugins/dashboards/repo.ts). Ids are BIGINT below 2^53 (decisions §1): exact as JavaScript numbers.
-import { type Pg, type PgPool, type PgRow, isUniqueViolation, num, nums, q, run, tx } from '../../server/pg'
-import { DASHBOARD_BYTES_SQL } from '../../server/quota'
-import { checkQuotaAfterWritePg, lockOwner } from '../../server/quota.pg'
+import { type Pg, type PgPool, type PgRow, isUniqueViolation, num, nums, q, run, tx } from '../../server/store/pg'
+import { DASHBOARD_BYTES_SQL } from '../../server/store/quota'
+import { checkQuotaAfterWritePg, lockOwner } from '../../server/store/quota.pg'
 import { type DashboardChanges, type DashboardRow, type DashboardsRepo, randomDashboardId } from './repo'
 
 const COLS = `d.id AS id, d.guid AS guid, d.uid AS uid, d.name AS name, d.description AS description,

@@ -1,8 +1,8 @@
 // Dashboards and their sharing lists over SQLite. Plain objects in and out; no HTTP here. `data` is JSON text
 // kept exactly as the client sent it.
 import type { Database, Statement } from 'bun:sqlite'
-import { DASHBOARD_BYTES_SQL, checkQuotaAfterWriteSqlite } from '../../server/quota'
-import type { Maybe } from '../../server/maybe'
+import { DASHBOARD_BYTES_SQL, checkQuotaAfterWriteSqlite } from '../../server/store/quota'
+import type { Maybe } from '../../server/store/maybe'
 
 export interface DashboardRow {
   id: number

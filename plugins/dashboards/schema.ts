@@ -1,6 +1,6 @@
 import { t } from 'elysia'
-import { OptionalText } from '../../server/wire'
-import { formatTime } from '../../server/time'
+import { OptionalText } from '../../server/http/wire'
+import { formatTime } from '../../server/runtime/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
 import { JsonOptionalUid } from '../groups/schema'
 import type { DashboardRow } from './repo'

@@ -6,23 +6,24 @@
 // every caller under the same rules (decisions §5): the js-client reads each file back by ThingUUID.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
-import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../server/sharing'
-import { contents, sharingList } from '../../server/wire'
-import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
-import type { FreeSpaceFloor } from '../../server/disk-space'
-import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
-import { itemLabels, itemName } from '../../server/names'
-import type { Logger } from '../../server/log'
-import type { Store } from '../../server/store'
+import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../server/rules/sharing'
+import { contents, sharingList } from '../../server/http/wire'
+import type { Config } from '../../server/runtime/config'
+import { Errors } from '../../server/http/errors'
+import type { FreeSpaceFloor } from '../../server/runtime/disk-space'
+import { type OwnerQuota, QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/store/quota'
+import { itemLabels, itemName } from '../../server/rules/names'
+import type { Logger } from '../../server/runtime/log'
 import { FilePart, MultipartError, type UploadForm, UploadTooLargeError, multipartUpload, streamUpload } from '../../server/upload/multipart'
 import { sniffContentType } from '../../server/upload/sniff'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import type { FileRow } from './repo'
+import type { FileRow, FilesRepo } from './repo'
 import { AdminQuery, CreateFileForm, IdParams, PatchFileBody, UserFile, parseCreateFields, toUserFile } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
+import type { UsersRepo } from '../users/repo'
+import type { GroupsRepo } from '../groups/repo'
 
 /** Room for the multipart framing (and the small fields) around the file when Content-Length is checked. */
 const MULTIPART_OVERHEAD = 64 * 1024
@@ -44,13 +45,13 @@ interface Stored {
 
 export interface FilesDeps {
   config: Config
-  store: Store
+  repos: { users: UsersRepo; groups: GroupsRepo; files: FilesRepo }
   blobs: BlobStore
   auth: AuthService
   log: Logger
   clock: () => number
   quotas: Quotas
-  /** The free-space floor checked before contents are written (server/disk-space.ts). */
+  /** The free-space floor checked before contents are written (server/runtime/disk-space.ts). */
   space: FreeSpaceFloor
 }
 
@@ -67,8 +68,8 @@ const replaceHooks = () => ({
   detail: { summary: 'Replace a file\'s contents', description: 'Multipart; only the `file` part is used. Answers the record.' },
 })
 
-export function filesPlugin({ config, store, blobs, auth, log, clock, quotas, space }: FilesDeps) {
-  const { files } = store
+export function filesPlugin({ config, repos, blobs, auth, log, clock, quotas, space }: FilesDeps) {
+  const { files } = repos
 
   /** Admins reach every file (an admin's token acts as a normal user: `caller.admin` is false then). */
   const reacher = (caller: Caller): Reacher => ({ uid: caller.uid, all: caller.admin })
@@ -178,8 +179,8 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas, sp
           const uid = wanted.uid ?? caller.uid
           if (uid !== caller.uid && !caller.admin) throw Errors.forbidden('only admins may create files for another user')
           if (wanted.global && !caller.admin) throw Errors.forbidden('only admins may create global files')
-          if (uid !== caller.uid && !(await store.users.get(uid))) throw Errors.badRequest(`no user ${uid}`)
-          await checkSharing(caller, wanted.gids, store.groups)
+          if (uid !== caller.uid && !(await repos.users.get(uid))) throw Errors.badRequest(`no user ${uid}`)
+          await checkSharing(caller, wanted.gids, repos.groups)
           await files.create(
             {
               thingUuid,
@@ -242,10 +243,10 @@ export function filesPlugin({ config, store, blobs, auth, log, clock, quotas, sp
       async ({ caller, params, query, body }) => {
         const f = await writable(caller, params.id)
         if (!caller.admin && body.Global !== undefined && body.Global !== f.global) throw Errors.forbidden('only admins may change Global')
-        await checkSharing(caller, body.GIDs, store.groups, f.gids)
+        await checkSharing(caller, body.GIDs, repos.groups, f.gids)
         let uid: number | undefined
         if (adminView(caller, query) && body.UID !== undefined && body.UID !== f.uid) {
-          if (!(await store.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
+          if (!(await repos.users.get(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)
           uid = body.UID
         }
         const updated = await files.update(f.thingUuid, {

@@ -1,6 +1,6 @@
 // User file metadata and sharing lists over PostgreSQL: the same contract as SqliteFilesRepo (plugins/files/repo.ts).
-import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/pg'
-import { checkQuotaPg, lockOwner } from '../../server/quota.pg'
+import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/store/pg'
+import { checkQuotaPg, lockOwner } from '../../server/store/quota.pg'
 import type { FileChanges, FileRow, FilesRepo } from './repo'
 
 const COLS = `f.thing_uuid AS thing_uuid, f.guid AS guid, f.uid AS uid, f.name AS name, f.description AS description,

@@ -1,6 +1,6 @@
 // User file metadata and sharing lists over SQLite. Plain objects in and out; no HTTP, no blob store here.
 import type { Database, Statement } from 'bun:sqlite'
-import { checkQuotaSqlite } from '../../server/quota'
+import { checkQuotaSqlite } from '../../server/store/quota'
 
 export interface FileRow {
   thingUuid: string

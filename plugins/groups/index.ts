@@ -1,22 +1,22 @@
 // Groups (decisions §4): admins create, change and delete; every user may list them; members and admins
 // read one group and its members.
 import { Elysia, t } from 'elysia'
-import { Errors, conflictOnDuplicate } from '../../server/errors'
-import { checkName } from '../../server/names'
-import type { Store } from '../../server/store'
-import { bareNumber } from '../../server/wire'
+import { Errors, conflictOnDuplicate } from '../../server/http/errors'
+import { checkName } from '../../server/rules/names'
+import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import { UserDetails, toUserDetails } from '../users/schema'
-import type { GroupRow } from './repo'
+import type { GroupRow, GroupsRepo } from './repo'
 import { CreateGroupBody, GidParams, GroupDetails, UpdateGroupBody, toGroupDetails } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
+import type { UsersRepo } from '../users/repo'
 
 const GROUP_TAKEN = 'group name is taken'
 
-export function groupsPlugin({ store, auth }: { store: Store; auth: AuthService }) {
-  const { groups, users } = store
+export function groupsPlugin({ repos, auth }: { repos: { users: UsersRepo; groups: GroupsRepo }; auth: AuthService }) {
+  const { groups, users } = repos
 
   async function existing(gid: number): Promise<GroupRow> {
     const group = await groups.get(gid)

@@ -1,5 +1,5 @@
 // Groups and memberships over PostgreSQL: the same contract as SqliteGroupsRepo (plugins/groups/repo.ts).
-import { type PgPool, insertWithNextId, pgUniqueWrite, q, run, tx } from '../../server/pg'
+import { type PgPool, insertWithNextId, pgUniqueWrite, q, run, tx } from '../../server/store/pg'
 import type { GroupRow, GroupsRepo } from './repo'
 
 const COLS = 'g.gid AS gid, g.name AS name, g.description AS description'

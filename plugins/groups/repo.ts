@@ -1,7 +1,7 @@
 // Groups and memberships over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
-import { uniqueWrite } from '../../server/db'
-import type { Maybe } from '../../server/maybe'
+import { uniqueWrite } from '../../server/store/db'
+import type { Maybe } from '../../server/store/maybe'
 
 export interface GroupRow {
   gid: number
@@ -18,7 +18,7 @@ export interface GroupsRepo {
   update(gid: number, changes: Partial<Pick<GroupRow, 'name' | 'description'>>): Promise<void>
   /** Deletes the group, its memberships and its place in every sharing list and default search group. */
   delete(gid: number): Promise<boolean>
-  /** On every whoami (Maybe: server/maybe.ts). */
+  /** On every whoami (Maybe: server/store/maybe.ts). */
   groupsOf(uid: number): Maybe<GroupRow[]>
   /** Every membership, keyed by UID: one query for listings of many users. */
   allMemberships(): Promise<Map<number, GroupRow[]>>

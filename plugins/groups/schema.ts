@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import type { GroupRow } from './repo'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 
 /** GIDs and UIDs are int32 from 1 upward (decisions §1). In paths: Elysia's t.Integer, which reads the digits of a segment. */
 export const Id = t.Integer({ minimum: 1, maximum: 2147483647 })

@@ -1,22 +1,21 @@
 // Ingest into the embedded engine: POST /api/ingest/json with an array of {"TS", "Tag", "SRC", "Data"} entries.
 // A batch is stored whole or not at all: one bad entry refuses the batch with 400 naming its index; a batch past the
 // user's ingest rate is refused with 429 (Retry-After), past the free-space floor with 507, past the user's storage
-// quota (entries count toward it: server/quota.ts) or the store's number of distinct tags with 413.
+// quota (entries count toward it: server/store/quota.ts) or the store's number of distinct tags with 413.
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../server/config'
-import type { FreeSpaceFloor } from '../../server/disk-space'
-import { Errors } from '../../server/errors'
-import { nodeNet } from '../../server/lazy-builtins'
-import { type Quotas, quotaChecked } from '../../server/quota'
+import type { Config } from '../../server/runtime/config'
+import type { FreeSpaceFloor } from '../../server/runtime/disk-space'
+import { Errors } from '../../server/http/errors'
+import { nodeNet } from '../../server/runtime/lazy-builtins'
+import { type Quotas, quotaChecked } from '../../server/store/quota'
 import { TAG_NAME } from '../../engine/parse'
-import { type NewEntry, TagLimitExceeded, entryBytes } from '../../server/search/entries'
+import { type NewEntry, TagLimitExceeded, entryBytes, type EntriesRepo } from '../../server/search/entries'
 import type { TagDirectory } from '../../server/search/tags'
-import type { Store } from '../../server/store'
-import { parseTime } from '../../server/time'
-import { OptionalText } from '../../server/wire'
+import { parseTime } from '../../server/runtime/time'
+import { OptionalText } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
 import { IngestRate } from './rate'
 
 const Entry = t.Object({
@@ -41,7 +40,7 @@ function isBase64(s: string): boolean {
 
 export interface IngestDeps {
   config: Pick<Config, 'maxTags' | 'ingestRateBytes'>
-  store: Store
+  repos: { entries: EntriesRepo }
   auth: AuthService
   clock: () => number
   quotas: Quotas
@@ -49,7 +48,7 @@ export interface IngestDeps {
   space: FreeSpaceFloor
 }
 
-export function ingestPlugin({ config, store, auth, clock, quotas, tags: directory, space }: IngestDeps) {
+export function ingestPlugin({ config, repos, auth, clock, quotas, tags: directory, space }: IngestDeps) {
   const rate = config.ingestRateBytes === undefined ? undefined : new IngestRate(config.ingestRateBytes)
   return new Elysia({ name: 'quarry-ingest', detail: area('Ingest') })
     .use(authGuard(auth))
@@ -83,7 +82,7 @@ export function ingestPlugin({ config, store, auth, clock, quotas, tags: directo
         try {
           await space.check(cost)
           const stored = await quotaChecked(async () =>
-            store.entries.ingest(batch, { owner: caller.uid, quota: await quotas.limitFor(caller.user), maxTags: config.maxTags }),
+            repos.entries.ingest(batch, { owner: caller.uid, quota: await quotas.limitFor(caller.user), maxTags: config.maxTags }),
           )
           directory.stored(stored.tags, stored.created)
         } catch (e) {

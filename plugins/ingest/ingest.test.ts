@@ -2,7 +2,7 @@
 // rate, the free-space floor, and the bound on distinct tags; and tags resolved from memory, not from a read of the
 // whole tag table per search.
 import { afterEach, describe, expect, test } from 'bun:test'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { REQ } from '../ws/protocol'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from '../../test/helpers'
 

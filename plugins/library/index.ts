@@ -6,29 +6,30 @@
 // shared with a group of the caller, else a global one (else, with the admin flag, anyone's). `Metadata` is kept
 // as the exact JSON text the client sent.
 import { Elysia, t } from 'elysia'
-import { Errors } from '../../server/errors'
-import { type Quotas, quotaChecked } from '../../server/quota'
-import { itemLabels, itemName } from '../../server/names'
-import { rawBodyMember, rawJson } from '../../server/raw-json'
-import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/sharing'
-import type { Store } from '../../server/store'
-import { sharingList } from '../../server/wire'
+import { Errors } from '../../server/http/errors'
+import { type Quotas, quotaChecked } from '../../server/store/quota'
+import { itemLabels, itemName } from '../../server/rules/names'
+import { rawBodyMember, rawJson } from '../../server/http/raw-json'
+import { type Reacher, UUID, canReach, checkSharing, pickReached, requestedOwner, wantedGuid } from '../../server/rules/sharing'
+import { sharingList } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import type { LibraryFor, LibraryRow } from './repo'
+import type { LibraryFor, LibraryRow, LibraryRepo } from './repo'
 import { AdminQuery, LibraryBody, LibraryEntry, LibraryIdParams, entryJson } from './schema'
-import { area, rawAnswer } from '../../server/openapi'
+import { area, rawAnswer } from '../../server/http/openapi'
+import type { UsersRepo } from '../users/repo'
+import type { GroupsRepo } from '../groups/repo'
 
-export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; auth: AuthService; clock: () => number; quotas: Quotas }) {
-  const { library } = store
+export function libraryPlugin({ repos, auth, clock, quotas }: { repos: { users: UsersRepo; groups: GroupsRepo; library: LibraryRepo }; auth: AuthService; clock: () => number; quotas: Quotas }) {
+  const { library } = repos
 
   /** Admin reach: an admin (by session) asking with ?admin=true; the flag from anyone else is ignored (rule 2). */
   const adminView = (caller: Caller, query: { admin?: string }) => caller.admin && query.admin === 'true'
   const reacher = (caller: Caller, all: boolean): Reacher => ({ uid: caller.uid, all })
   /** Whether the caller may change and delete the entry. */
   const may = (caller: Caller, e: LibraryRow, all: boolean) => all || e.uid === caller.uid
-  const userExists = async (uid: number) => (await store.users.get(uid)) !== undefined
+  const userExists = async (uid: number) => (await repos.users.get(uid)) !== undefined
 
   /**
    * The entry a path id names for the caller: by ThingUUID first, else by GUID. 400 for an id that is no UUID,
@@ -87,7 +88,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
       async ({ caller, body, request, set }) => {
         const uid = await requestedOwner(caller, body.UID, userExists)
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may set Global')
-        await checkSharing(caller, body.GIDs, store.groups)
+        await checkSharing(caller, body.GIDs, repos.groups)
         const guid = wantedGuid(body.GUID)
         if (guid === 'invalid') throw Errors.badRequest('invalid body property GUID: expected a UUID')
         const row: LibraryRow = {
@@ -119,7 +120,7 @@ export function libraryPlugin({ store, auth, clock, quotas }: { store: Store; au
         const all = adminView(caller, query)
         const e = await changeable(caller, params.id, all)
         if (typeof body.Global === 'boolean' && body.Global !== e.global && !caller.admin) throw Errors.forbidden('only admins may set Global')
-        await checkSharing(caller, body.GIDs, store.groups, e.gids)
+        await checkSharing(caller, body.GIDs, repos.groups, e.gids)
         let uid: number | undefined
         if (all && body.UID && body.UID !== e.uid) {
           if (!(await userExists(body.UID))) throw Errors.badRequest(`no user ${body.UID}`)

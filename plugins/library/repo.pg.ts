@@ -1,8 +1,8 @@
 // Search library entries and their sharing lists over PostgreSQL: the same contract as SqliteLibraryRepo
 // (plugins/library/repo.ts).
-import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/pg'
-import { LIBRARY_BYTES_SQL } from '../../server/quota'
-import { checkQuotaAfterWritePg, lockOwner } from '../../server/quota.pg'
+import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/store/pg'
+import { LIBRARY_BYTES_SQL } from '../../server/store/quota'
+import { checkQuotaAfterWritePg, lockOwner } from '../../server/store/quota.pg'
 import type { LibraryChanges, LibraryRepo, LibraryRow } from './repo'
 
 const COLS = `l.thing_uuid AS thing_uuid, l.guid AS guid, l.uid AS uid, l.name AS name, l.description AS description,

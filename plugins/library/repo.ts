@@ -1,7 +1,7 @@
 // Search library entries and their sharing lists over SQLite. Plain objects in and out; no HTTP here.
 // `metadata` is JSON text kept exactly as the client sent it, null when there is none.
 import type { Database, Statement } from 'bun:sqlite'
-import { LIBRARY_BYTES_SQL, checkQuotaAfterWriteSqlite } from '../../server/quota'
+import { LIBRARY_BYTES_SQL, checkQuotaAfterWriteSqlite } from '../../server/store/quota'
 
 export interface LibraryRow {
   thingUuid: string

@@ -1,10 +1,10 @@
-// GET /metrics: the Prometheus text format of server/metrics.ts. With QUARRY_METRICS_TOKEN set, only a request
+// GET /metrics: the Prometheus text format of server/runtime/metrics.ts. With QUARRY_METRICS_TOKEN set, only a request
 // with `Authorization: Bearer <that token>` gets it (401 otherwise); without it the endpoint is public, as
 // Grafana's /metrics is by default: it holds counts, durations and route templates, never names, ids or paths.
 import { Elysia } from 'elysia'
-import { Errors } from '../../server/errors'
-import { METRICS_CONTENT_TYPE, type Metrics } from '../../server/metrics'
-import { area, refusals } from '../../server/openapi'
+import { Errors } from '../../server/http/errors'
+import { METRICS_CONTENT_TYPE, type Metrics } from '../../server/runtime/metrics'
+import { area, refusals } from '../../server/http/openapi'
 
 // Bun's hasher and crypto.timingSafeEqual: node:crypto is not loaded at start (issue 17, cold start).
 const digest = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest()

@@ -10,23 +10,24 @@
 // Each sender holds at most config.notificationsPerUser unexpired notifications, each of at most MAX_MESSAGE
 // characters, so no caller can fill the store.
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
-import type { Store } from '../../server/store'
-import { parseTime } from '../../server/time'
-import { bareNumber } from '../../server/wire'
+import type { Config } from '../../server/runtime/config'
+import { Errors } from '../../server/http/errors'
+import { parseTime } from '../../server/runtime/time'
+import { bareNumber } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import type { NotificationChanges, NotificationRow } from './repo'
+import type { NotificationChanges, NotificationRow, NotificationsRepo } from './repo'
 import {
   CreateNotificationBody, ListQuery, NotificationParams, NotificationRecord, NotificationSet, UpdateNotificationBody, toRecord,
 } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
+import type { UsersRepo } from '../users/repo'
+import type { GroupsRepo } from '../groups/repo'
 
 export interface NotificationsDeps {
   config: Config
-  store: Store
+  repos: { users: UsersRepo; groups: GroupsRepo; notifications: NotificationsRepo }
   auth: AuthService
   clock: () => number
 }
@@ -80,8 +81,8 @@ function checkMessage(msg: string) {
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(msg)) throw Errors.badRequest('Msg must not contain control characters')
 }
 
-export function notificationsPlugin({ config, store, auth, clock }: NotificationsDeps) {
-  const { notifications } = store
+export function notificationsPlugin({ config, repos, auth, clock }: NotificationsDeps) {
+  const { notifications } = repos
 
   async function send(caller: Caller, body: CreateBody, target: Target, set: { headers: Record<string, unknown> }) {
     const now = clock()
@@ -124,13 +125,13 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     if (uid > 0) {
       if (uid !== caller.uid) {
         if (!caller.admin) throw Errors.forbidden('only admins may send a notification to another user')
-        if (!(await store.users.get(uid))) throw Errors.notFound('user')
+        if (!(await repos.users.get(uid))) throw Errors.notFound('user')
       }
       return { broadcast: false, uid, gid: 0 }
     }
     if (!caller.admin) {
-      if (!(await store.groups.isMember(caller.uid, gid))) throw Errors.forbidden('a notification may go only to a group of your own')
-    } else if (!(await store.groups.get(gid))) throw Errors.notFound('group')
+      if (!(await repos.groups.isMember(caller.uid, gid))) throw Errors.forbidden('a notification may go only to a group of your own')
+    } else if (!(await repos.groups.get(gid))) throw Errors.notFound('group')
     return { broadcast: false, uid: 0, gid }
   }
 
@@ -144,7 +145,7 @@ export function notificationsPlugin({ config, store, auth, clock }: Notification
     if (!n || n.expires <= clock()) throw Errors.notFound('notification')
     if (caller.admin || n.sender === caller.uid) return { n, right: 'all' }
     if (n.uid === caller.uid) return { n, right: 'recipient' }
-    const sees = n.broadcast || (n.gid > 0 && (await store.groups.isMember(caller.uid, n.gid)))
+    const sees = n.broadcast || (n.gid > 0 && (await repos.groups.isMember(caller.uid, n.gid)))
     if (!sees) throw Errors.notFound('notification')
     throw Errors.forbidden('only its sender and admins may change or delete this notification')
   }

@@ -1,5 +1,5 @@
-// Notifications over PostgreSQL: the same contract as SqliteNotificationsRepo (./repo.ts), through server/pg.ts.
-import { type PgPool, num, q as pgQuery, run, tx } from '../../server/pg'
+// Notifications over PostgreSQL: the same contract as SqliteNotificationsRepo (./repo.ts), through server/store/pg.ts.
+import { type PgPool, num, q as pgQuery, run, tx } from '../../server/store/pg'
 import {
   INSERT_COLUMNS, NOTIFICATION_COLUMNS, type NewNotification, type NotificationChanges, type NotificationDbRow, type NotificationsRepo,
   insertValues, toNotification, updateClause,

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createSqliteStore } from '../../server/store'
+import { createSqliteStore } from '../../server/repos'
 import { notificationsContract } from './repo.contract'
 
 notificationsContract('SQLite', async () => {

@@ -3,8 +3,8 @@
 // the js-client's RawBroadcastedNotification / RawTargetedNotification / RawCreatable* / RawUpdatableNotification.
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
-import { OptionalText } from '../../server/wire'
+import { formatTime } from '../../server/runtime/time'
+import { OptionalText } from '../../server/http/wire'
 import type { NotificationRow } from './repo'
 
 /** The Go client's Origin is a uuid.UUID ("which device sent it", used by indexers only): Quarry's is the nil UUID. */

@@ -3,20 +3,19 @@
 // may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
-import { UUID, canReach, checkSharing } from '../../server/sharing'
-import { contents, sharingList } from '../../server/wire'
-import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
-import type { FreeSpaceFloor } from '../../server/disk-space'
-import { QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/quota'
-import { itemLabels, itemName } from '../../server/names'
-import type { Logger } from '../../server/log'
-import type { Store } from '../../server/store'
+import { UUID, canReach, checkSharing } from '../../server/rules/sharing'
+import { contents, sharingList } from '../../server/http/wire'
+import type { Config } from '../../server/runtime/config'
+import { Errors } from '../../server/http/errors'
+import type { FreeSpaceFloor } from '../../server/runtime/disk-space'
+import { QuotaExceeded, Quotas, quotaRefusal, quotaRefusalWhileStreaming } from '../../server/store/quota'
+import { itemLabels, itemName } from '../../server/rules/names'
+import type { Logger } from '../../server/runtime/log'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import { FilePart, MultipartError, UploadTooLargeError, multipartUpload, streamFilePart } from '../../server/upload/multipart'
-import type { ResourceRow } from './repo'
+import type { ResourceRow, ResourcesRepo } from './repo'
 import {
   AdminQuery,
   CloneBody,
@@ -29,7 +28,8 @@ import {
   toMetadata,
 } from './schema'
 import { sniffContentType } from '../../server/upload/sniff'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
+import type { GroupsRepo } from '../groups/repo'
 
 /** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */
 const SNIFF_DEFAULT = 512
@@ -44,18 +44,18 @@ const newBlobKey = (guid: string) => `resources/${guid}/${crypto.randomUUID()}`
 
 export interface ResourcesDeps {
   config: Config
-  store: Store
+  repos: { groups: GroupsRepo; resources: ResourcesRepo }
   blobs: BlobStore
   auth: AuthService
   log: Logger
   clock: () => number
   quotas: Quotas
-  /** The free-space floor checked before contents are written (server/disk-space.ts). */
+  /** The free-space floor checked before contents are written (server/runtime/disk-space.ts). */
   space: FreeSpaceFloor
 }
 
-export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas, space }: ResourcesDeps) {
-  const { resources } = store
+export function resourcesPlugin({ config, repos, blobs, auth, log, clock, quotas, space }: ResourcesDeps) {
+  const { resources } = repos
 
   function parseGuid(raw: string): string {
     if (!UUID.test(raw)) throw Errors.badRequest('invalid resource GUID')
@@ -101,7 +101,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
       '/api/resources',
       async ({ caller, body }) => {
         if (body.Global && !caller.admin) throw Errors.forbidden('only admins may create global resources')
-        await checkSharing(caller, body.GroupACL, store.groups)
+        await checkSharing(caller, body.GroupACL, repos.groups)
         const guid = crypto.randomUUID()
         await resources.create({
           guid,
@@ -138,7 +138,7 @@ export function resourcesPlugin({ config, store, blobs, auth, log, clock, quotas
       '/api/resources/:guid',
       async ({ caller, params, body }) => {
         const r = await writable(caller, params.guid)
-        await checkSharing(caller, body.GroupACL, store.groups, r.gids)
+        await checkSharing(caller, body.GroupACL, repos.groups, r.gids)
         // Regular users change GroupACL, ResourceName and Description; admins also Global; the rest is ignored.
         const updated = await resources.update(r.guid, {
           name: itemName(body.ResourceName || undefined, 'ResourceName', r.name),

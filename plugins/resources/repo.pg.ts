@@ -1,7 +1,7 @@
 // Resource metadata and sharing lists over PostgreSQL: the same contract as SqliteResourcesRepo
 // (plugins/resources/repo.ts).
-import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/pg'
-import { checkQuotaPg, lockOwner } from '../../server/quota.pg'
+import { type Pg, type PgPool, type PgRow, num, nums, q, run, tx } from '../../server/store/pg'
+import { checkQuotaPg, lockOwner } from '../../server/store/quota.pg'
 import type { NewResource, ResourceChanges, ResourceRow, ResourcesRepo } from './repo'
 
 // The sharing list comes along as an array, so a listing is one query.

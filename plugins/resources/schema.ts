@@ -1,8 +1,8 @@
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { JsonId } from '../groups/schema'
 import type { ResourceRow } from './repo'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 
 /** Resource metadata as the spec lists it; Domain and Labels are always present (the clone answer needs them). */
 export const ResourceMetadata = t.Object({

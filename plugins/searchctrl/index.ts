@@ -7,42 +7,42 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
-import { rawBody } from '../../server/body'
+import { rawBody } from '../../server/http/body'
 import type { Cluster } from '../../server/cluster'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { ArchiveError } from '../../server/search/archive'
 import { FilePart, MultipartError, multipartUpload, streamUpload } from '../../server/upload/multipart'
-import { Errors } from '../../server/errors'
-import type { FreeSpaceFloor } from '../../server/disk-space'
-import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../../server/quota'
-import { contentDisposition, downloadHeaders } from '../../server/headers'
-import { checkJsonShape } from '../../server/json-shape'
-import { rawMembers } from '../../server/raw-json'
+import { Errors } from '../../server/http/errors'
+import type { FreeSpaceFloor } from '../../server/runtime/disk-space'
+import { type OwnerQuota, QuotaExceeded, type Quotas, quotaRefusal } from '../../server/store/quota'
+import { contentDisposition, downloadHeaders } from '../../server/http/headers'
+import { checkJsonShape } from '../../server/http/json-shape'
+import { rawMembers } from '../../server/http/raw-json'
 import { QueryError } from '../../engine/errors'
 import type { CompiledQuery } from '../../engine/query'
 import { type ImportBound, type ReadArchive, type SearchManager, type SearchView, type Viewer, reaches, stateWords } from '../../server/search/manager'
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
-import type { Store } from '../../server/store'
-import { formatTime, parseTime } from '../../server/time'
-import { JSON_TYPE } from '../../server/wire'
+import { formatTime, parseTime } from '../../server/runtime/time'
+import { JSON_TYPE } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import { rendererOf } from '../ws/protocol'
 import type { AuthService, Caller } from '../auth/service'
 import {
   AdminQuery, Detail, Details, DownloadParams, HistoryEntry, IdParams, ImportQuery, LaunchBody, Launched, ListEntry, toDetail, toDetails, toListEntry,
 } from './schema'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
+import type { GroupsRepo } from '../groups/repo'
 
 export interface SearchCtrlDeps {
   config: Config
-  store: Store
+  repos: { groups: GroupsRepo }
   auth: AuthService
   searches: SearchManager
   /** Where searches held by other replicas are listed from and requests about them forwarded to. */
   cluster: Cluster
   clock: () => number
   quotas: Quotas
-  /** The free-space floor checked before an import is written (server/disk-space.ts). */
+  /** The free-space floor checked before an import is written (server/runtime/disk-space.ts). */
   space: FreeSpaceFloor
 }
 
@@ -112,14 +112,14 @@ const EXPANSION_LIMIT = 16
 const FIELD_LIMIT = 16 * 1024
 const MAX_BATCH_TEXT = 4096
 
-export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock, quotas, space }: SearchCtrlDeps) {
+export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock, quotas, space }: SearchCtrlDeps) {
   auth.onSessionsEnded((ids) => searches.detachClients(ids.map(sessionClient)))
   auth.onSessionReplaced((oldId, newId) => searches.replaceClient(sessionClient(oldId), sessionClient(newId)))
   auth.onTokensEnded((ids) => searches.detachClients(ids.map(tokenClient)))
   auth.onTokenExpiryChanged((id, expires) => searches.setClientExpiry(tokenClient(id), expires))
 
   async function viewer(caller: Caller): Promise<Viewer> {
-    const groups = await store.groups.groupsOf(caller.uid)
+    const groups = await repos.groups.groupsOf(caller.uid)
     return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
   }
 
@@ -146,7 +146,7 @@ export function searchCtrlPlugin({ config, store, auth, searches, cluster, clock
     if (rawGid === '' || rawGid === '0') return 0
     if (!/^\d{1,10}$/.test(rawGid) || Number(rawGid) > 2147483647) throw Errors.badRequest('invalid GID: expected a positive group id')
     const gid = Number(rawGid)
-    if (!caller.admin && !(await store.groups.isMember(caller.uid, gid))) throw Errors.forbidden(`you are not a member of group ${gid}`)
+    if (!caller.admin && !(await repos.groups.isMember(caller.uid, gid))) throw Errors.forbidden(`you are not a member of group ${gid}`)
     return gid
   }
 

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { SCAN_CACHE_SIZE } from '../../server/search/entries'
 import { MatchBudgetError, MatchPool } from '../../server/search/match'
 import { MAX_REGEX_PROGRAM } from '../../engine/regex'

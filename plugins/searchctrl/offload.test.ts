@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import { MatchPool } from '../../server/search/match'
 import { MAX_REGEX_PROGRAM } from '../../engine/regex'
 import { type TestServer, type TestServerOptions, createTestServer, itemWorld } from '../../test/helpers'

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { type SearchView, stateWords } from '../../server/search/manager'
 import { type SearchRecord, searchQueryAndTimes } from '../../server/search/repo'
 

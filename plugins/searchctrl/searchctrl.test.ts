@@ -7,8 +7,8 @@ import tar from 'tar-stream'
 import { type BlobStore, createDiskBlobStore } from '../../server/blob'
 import { writeSearchArchive } from '../../server/search/archive'
 import { engineKey } from '../stats'
-import { ZERO_TIME } from '../../server/time'
-import type { Config } from '../../server/config'
+import { ZERO_TIME } from '../../server/runtime/time'
+import type { Config } from '../../server/runtime/config'
 import {
   type CallOptions, type TestServer, type TestServerOptions, blobFiles, createTestServer, expectError, itemWorld, refused, storeSnapshot,
 } from '../../test/helpers'

@@ -5,12 +5,12 @@
 import { hostname } from 'node:os'
 import { Elysia, t } from 'elysia'
 import type { Cluster } from '../../server/cluster'
-import type { Config } from '../../server/config'
+import type { Config } from '../../server/runtime/config'
 import type { SearchManager } from '../../server/search/manager'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
 import { type SystemDescription, describeSystem } from './system'
-import { area } from '../../server/openapi'
+import { area } from '../../server/http/openapi'
 
 /**
  * The key of the embedded engine in the status objects: `<host>:<port>`, as the spec keys each indexer, taken from

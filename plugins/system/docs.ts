@@ -4,7 +4,7 @@
 // imported on the first request for it: the generator is not loaded at start (issue 17, cold start).
 import { Elysia, type AnyElysia } from 'elysia'
 import { ScalarRender } from '@elysiajs/openapi/scalar'
-import { DOCS_CSP_BASE } from '../../server/headers'
+import { DOCS_CSP_BASE } from '../../server/http/headers'
 import pkg from '../../package.json'
 // The vendored Scalar bundle (vendor/scalar/README.md): a file path here, and an embedded file in the single
 // executable (`bun build --compile`), so the page works without any CDN or internet access.

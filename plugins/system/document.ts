@@ -8,10 +8,10 @@ import { STATUS_CODES } from 'node:http'
 import type { AnyElysia } from 'elysia'
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { toOpenAPISchema, unwrapSchema } from '@elysiajs/openapi/openapi'
-import { type AccessSpec, CAPABILITIES } from '../../server/permissions'
-import { AREAS, ErrorBody } from '../../server/openapi'
+import { type AccessSpec, CAPABILITIES } from '../../server/rules/permissions'
+import { AREAS, ErrorBody } from '../../server/http/openapi'
 import { uploadFormOf } from '../../server/upload/multipart'
-import type { AssembledRoute } from '../../server/body'
+import type { AssembledRoute } from '../../server/http/body'
 import { accessOf } from '../auth/guard'
 import pkg from '../../package.json'
 
@@ -32,7 +32,7 @@ const REFUSALS: Record<number, [name: string, description: string]> = {
   507: ['InsufficientStorage', 'The server\'s disk is down to its free-space floor (QUARRY_MIN_FREE_SPACE): writes of stored data are refused'],
 }
 
-/** Methods whose requests the body parser reads (server/body.ts), with or without a body schema: 400, 413, 415. */
+/** Methods whose requests the body parser reads (server/http/body.ts), with or without a body schema: 400, 413, 415. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** The credentials an access rule admits, as OpenAPI security requirements (alternatives). */
@@ -135,7 +135,7 @@ export function buildDocument(app: AnyElysia): Json {
     if (!op.tags?.length) throw new Error(`${r.method} ${r.path} has no API area (its plugin declares none)`)
 
     // Request bodies. Elysia's generator lists the content types of a route's parse hooks, and every route's
-    // parser is ours (server/body.ts: JSON, or form fields; uploads stream multipart themselves), so it found none.
+    // parser is ours (server/http/body.ts: JSON, or form fields; uploads stream multipart themselves), so it found none.
     if (form) {
       op.requestBody = { required: true, content: { 'multipart/form-data': { schema: schemaOf(form) } } }
     } else if (hooks.body) {

@@ -7,9 +7,9 @@
 // Both routes are public and cheap: concurrent readiness calls share one check, and a result is reused for
 // READY_CACHE_MS, so anonymous callers cannot make the server write faster than that.
 import type { BlobStore } from '../../server/blob'
-import type { Dependencies } from '../../server/dependencies'
+import type { Dependencies } from '../../server/runtime/dependencies'
 import { probeBlobStore } from '../../server/blob/probe'
-import type { Store } from '../../server/store'
+import type { SettingsRepo } from './repo'
 
 export const READY_CACHE_MS = 1000
 /** A check that has not answered in this long counts as failed (a hung store or S3 endpoint). */
@@ -38,7 +38,7 @@ function within<T>(p: Promise<T>, what: string): Promise<T> {
 }
 
 /** `dependencies`: told what each check found (the blob store's probe tells it itself, through the guarded store). */
-export function readinessCheck(store: Store, blobs: BlobStore, dependencies?: Pick<Dependencies, 'ok' | 'failed'>, clock: () => number = Date.now): () => Promise<Readiness> {
+export function readinessCheck(settings: Pick<SettingsRepo, 'migrationState'>, blobs: BlobStore, dependencies?: Pick<Dependencies, 'ok' | 'failed'>, clock: () => number = Date.now): () => Promise<Readiness> {
   let last: { at: number; result: Readiness } | undefined
   let running: Promise<Readiness> | undefined
   let probing: Promise<void> | undefined
@@ -51,7 +51,7 @@ export function readinessCheck(store: Store, blobs: BlobStore, dependencies?: Pi
       () => 'ok',
       (e: unknown) => `failed: ${message(e)}`,
     )
-    const [state] = await Promise.allSettled([within(store.settings.migrationState(), 'the store')])
+    const [state] = await Promise.allSettled([within(settings.migrationState(), 'the store')])
     let timer: ReturnType<typeof setTimeout> | undefined
     checks.blobs = await Promise.race([
       probe,

@@ -1,14 +1,14 @@
 // Service endpoints: liveness, version, settings and the authenticated echo (the OpenAPI document: docs.ts).
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../server/config'
-import { formatTime } from '../../server/time'
+import type { Config } from '../../server/runtime/config'
+import { formatTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService } from '../auth/service'
 import pkg from '../../package.json'
 import type { Readiness } from './health'
-import type { DependencyName, DependencyState as State } from '../../server/dependencies'
-import { area } from '../../server/openapi'
+import type { DependencyName, DependencyState as State } from '../../server/runtime/dependencies'
+import { area } from '../../server/http/openapi'
 import { MODULES } from '../../engine/registry'
 
 const Version = t.Object({
@@ -76,7 +76,7 @@ export function systemPlugin({
   clock: () => number
   startedAt: number
   readiness: () => Promise<Readiness>
-  /** The dependencies' states as last seen (server/dependencies.ts): read, never checked, by liveness. */
+  /** The dependencies' states as last seen (server/runtime/dependencies.ts): read, never checked, by liveness. */
   dependencies: () => Record<DependencyName, State>
   /** Several replicas share the store (`DistributedWebservers` of /api/settings). */
   distributed?: boolean

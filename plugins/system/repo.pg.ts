@@ -1,6 +1,6 @@
 // Server-wide settings over PostgreSQL: the same contract as SqliteSettingsRepo (plugins/system/repo.ts).
-import { type PgPool, q, run } from '../../server/pg'
-import { PG_MIGRATIONS } from '../../server/migrations-pg'
+import { type PgPool, q, run } from '../../server/store/pg'
+import { PG_MIGRATIONS } from '../../server/store/migrations-pg'
 import type { SettingsRepo } from './repo'
 
 /** The newest migration this build knows. */

@@ -1,6 +1,6 @@
 // Server-wide settings kept in the store (the generated JWT signing key, for one).
 import type { Database, Statement } from 'bun:sqlite'
-import { MIGRATIONS } from '../../server/migrations'
+import { MIGRATIONS } from '../../server/store/migrations'
 
 export interface SettingsRepo {
   get(key: string): Promise<string | undefined>

@@ -1,34 +1,34 @@
 // API tokens (spec "API tokens", decisions §3): restricted, optionally expiring credentials for scripts.
 // A token is usable until it expires, and stays listed after that until it is refreshed or deleted.
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../server/config'
-import { Errors } from '../../server/errors'
+import type { Config } from '../../server/runtime/config'
+import { Errors } from '../../server/http/errors'
 import {
   CAPABILITIES, CAPABILITY_NAMES, type Capability, capabilitiesOf, isCapability, userHolds,
-} from '../../server/permissions'
-import type { Store } from '../../server/store'
-import { parseTime } from '../../server/time'
+} from '../../server/rules/permissions'
+import { parseTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
-import type { TokenRow } from './repo'
+import type { TokenRow, TokensRepo } from './repo'
 import {
   CapabilityInfo, CreateTokenBody, RefreshTokenBody, TokenParams, TokenRecord, TokenWithSecret, UpdateTokenBody, toTokenRecord,
 } from './schema'
 import { hashSecret, newSecret } from './secret'
-import { area, refusals } from '../../server/openapi'
+import { area, refusals } from '../../server/http/openapi'
+import type { UsersRepo } from '../users/repo'
 
 export interface TokensDeps {
   config: Config
-  store: Store
+  repos: { users: UsersRepo; tokens: TokensRepo }
   auth: AuthService
   clock: () => number
 }
 
 const CATEGORIES: ReadonlySet<string> = new Set(Object.values(CAPABILITIES).map((c) => c.Category))
 
-export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
-  const { tokens } = store
+export function tokensPlugin({ config, repos, auth, clock }: TokensDeps) {
+  const { tokens } = repos
 
   /** The policy switch: with it on, only admins may use the token API. */
   function checkPolicy(caller: Caller) {
@@ -153,7 +153,7 @@ export function tokensPlugin({ config, store, auth, clock }: TokensDeps) {
       '/api/tokens/:id',
       async ({ caller, params, body }) => {
         const token = await visible(caller, params.id)
-        const owner = token.uid === caller.uid ? caller.user : await store.users.get(token.uid)
+        const owner = token.uid === caller.uid ? caller.user : await repos.users.get(token.uid)
         if (!owner) throw Errors.notFound('token')
         const changes = {
           name: body.name || undefined,

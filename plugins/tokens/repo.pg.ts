@@ -1,5 +1,5 @@
 // API tokens over PostgreSQL: the same contract as SqliteTokensRepo (plugins/tokens/repo.ts).
-import { type PgPool, type PgRow, num, q, run } from '../../server/pg'
+import { type PgPool, type PgRow, num, q, run } from '../../server/store/pg'
 import { pgToUser, pgUserColumns } from '../users/repo.pg'
 import { type TokenChanges, type TokenRow, type TokensRepo, capabilitiesOf } from './repo'
 

@@ -1,8 +1,8 @@
 // API tokens over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
 import { type UserDbRow, type UserRow, toUser, userColumns } from '../users/repo'
-import type { Maybe } from '../../server/maybe'
-import { isCapability } from '../../server/permissions'
+import type { Maybe } from '../../server/store/maybe'
+import { isCapability } from '../../server/rules/permissions'
 
 export interface TokenRow {
   id: string
@@ -21,7 +21,7 @@ export type TokenChanges = Partial<Pick<TokenRow, 'name' | 'description' | 'capa
 export interface TokensRepo {
   create(token: TokenRow, secretHash: string): Promise<void>
   get(id: string): Promise<TokenRow | undefined>
-  /** The token with this secret hash and its owner, in one query: this runs on every token request (Maybe: server/maybe.ts). */
+  /** The token with this secret hash and its owner, in one query: this runs on every token request (Maybe: server/store/maybe.ts). */
   getBySecretHash(secretHash: string): Maybe<{ token: TokenRow; secretHash: string; user: UserRow } | undefined>
   listForUser(uid: number): Promise<TokenRow[]>
   listAll(): Promise<TokenRow[]>

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import type { TokenRow } from './repo'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 
 /** The token record of decisions §3 (wire names in camelCase, as the published clients use them). */
 export const TokenRecord = t.Object({

@@ -5,8 +5,8 @@
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ApiError } from '../../server/errors'
-import { CAPABILITY_NAMES } from '../../server/permissions'
+import { ApiError } from '../../server/http/errors'
+import { CAPABILITY_NAMES } from '../../server/rules/permissions'
 import { hashSecret, newSecret } from './secret'
 import { type CallOptions, type CallResult, type TestServer, expectError, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 

@@ -1,28 +1,29 @@
 // Users: accounts, locking, passwords, admin status, default search group, preferences, memberships and
 // session lists (spec "Users and groups", decisions §4).
 import { Elysia, t } from 'elysia'
-import { rawBody } from '../../server/body'
-import { Errors, conflictOnDuplicate } from '../../server/errors'
-import { checkJsonShape } from '../../server/json-shape'
-import { checkName, checkUserName, nameSkeleton } from '../../server/names'
-import type { Store } from '../../server/store'
-import { formatTime } from '../../server/time'
-import { JSON_TYPE, bareNumber } from '../../server/wire'
-import { type Maybe, then, valueNow } from '../../server/maybe'
-import type { Config } from '../../server/config'
-import { initialPasswordPath, removeInitialPassword } from '../../server/initial-password'
-import type { Logger } from '../../server/log'
+import { rawBody } from '../../server/http/body'
+import { Errors, conflictOnDuplicate } from '../../server/http/errors'
+import { checkJsonShape } from '../../server/http/json-shape'
+import { checkName, checkUserName, nameSkeleton } from '../../server/rules/names'
+import { formatTime } from '../../server/runtime/time'
+import { JSON_TYPE, bareNumber } from '../../server/http/wire'
+import { type Maybe, then, valueNow } from '../../server/store/maybe'
+import type { Config } from '../../server/runtime/config'
+import { initialPasswordPath, removeInitialPassword } from '../../server/runtime/initial-password'
+import type { Logger } from '../../server/runtime/log'
 import { authGuard, selfOrAdmin } from '../auth/guard'
 import { Empty, SessionList } from '../auth/schema'
 import { type AuthService, type Caller, sessionOf } from '../auth/service'
 import { GroupDetails, toGroupDetails } from '../groups/schema'
-import type { UserChanges, UserRow } from './repo'
+import type { UserChanges, UserRow, UsersRepo } from './repo'
 import {
   AdminStatus, CreateUserBody, GroupsBody, PasswordBody, PreferenceRecord, SearchGroupBody, UidGidParams, UidParams,
   UpdateUserBody, UserDetails, toPreferenceRecord, toUserDetails,
 } from './schema'
-import { area, rawAnswer, refusals } from '../../server/openapi'
-import { rawJson } from '../../server/raw-json'
+import { area, rawAnswer, refusals } from '../../server/http/openapi'
+import { rawJson } from '../../server/http/raw-json'
+import type { GroupsRepo } from '../groups/repo'
+import type { SessionsRepo } from '../auth/repo'
 
 /** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'
@@ -31,7 +32,7 @@ const USER_TAKEN = 'user name is taken'
 
 export interface UsersDeps {
   config: Config
-  store: Store
+  repos: { users: UsersRepo; groups: GroupsRepo; sessions: SessionsRepo }
   auth: AuthService
   clock: () => number
   log: Logger
@@ -39,10 +40,10 @@ export interface UsersDeps {
   onUserDeleted?: (uid: number) => Promise<void>
 }
 
-export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: UsersDeps) {
-  const { users, groups, sessions } = store
+export function usersPlugin({ config, repos, auth, clock, log, onUserDeleted }: UsersDeps) {
+  const { users, groups, sessions } = repos
 
-  /** The account's details with its groups: at once on a synchronous store (server/maybe.ts). */
+  /** The account's details with its groups: at once on a synchronous store (server/store/maybe.ts). */
   function details(user: UserRow): Maybe<UserDetails> {
     return then(groups.groupsOf(user.uid), (memberOf) => toUserDetails(user, memberOf))
   }
@@ -62,7 +63,7 @@ export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: 
   }
 
   /**
-   * A user name as stored (server/names.ts: NFC, visible, one script); 409 when it passes for another account's
+   * A user name as stored (server/rules/names.ts: NFC, visible, one script); 409 when it passes for another account's
    * name (the same confusable skeleton), as an exact duplicate does.
    */
   async function newUsername(name: string, exceptUid?: number): Promise<string> {
@@ -88,7 +89,7 @@ export function usersPlugin({ config, store, auth, clock, log, onUserDeleted }: 
       '/api/info/whoami',
       auth.answersAtOnce
         ? ({ caller, set }) => {
-            // the plain form (server/maybe.ts valueNow): `body` is assigned, not returned as a call
+            // the plain form (server/store/maybe.ts valueNow): `body` is assigned, not returned as a call
             let body
             body = rawJson(set, JSON.stringify(valueNow(details(caller.user))))
             return body

@@ -1,5 +1,5 @@
 // Users and their preferences over PostgreSQL: the same contract as SqliteUsersRepo (plugins/users/repo.ts).
-import { type PgPool, type PgRow, insertWithNextId, num, numOrNull, pgUniqueWrite, q, run, tx } from '../../server/pg'
+import { type PgPool, type PgRow, insertWithNextId, num, numOrNull, pgUniqueWrite, q, run, tx } from '../../server/store/pg'
 import type { NewUser, PreferenceRow, UserChanges, UserRow, UsersRepo } from './repo'
 
 const COLUMNS = 'uid, username, name, email, password_hash, admin, locked, search_gid, last_active'

@@ -1,7 +1,7 @@
 // Users and their preferences over SQLite. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
-import { uniqueWrite } from '../../server/db'
-import type { Maybe } from '../../server/maybe'
+import { uniqueWrite } from '../../server/store/db'
+import type { Maybe } from '../../server/store/maybe'
 
 export interface UserRow {
   uid: number
@@ -43,7 +43,7 @@ export interface UsersRepo {
   update(uid: number, changes: UserChanges): Promise<void>
   setPasswordHash(uid: number, hash: string): Promise<void>
   setDefaultGid(uid: number, gid: number | null): Promise<void>
-  /** On the request path once a second per session (Maybe: server/maybe.ts). */
+  /** On the request path once a second per session (Maybe: server/store/maybe.ts). */
   touch(uid: number, now: number): Maybe<void>
   /** Deletes the user with their sessions, memberships and preferences. */
   delete(uid: number): Promise<boolean>

@@ -1,9 +1,9 @@
 import { t } from 'elysia'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { GroupDetails, Id, JsonId, toGroupDetails } from '../groups/schema'
 import type { GroupRow } from '../groups/repo'
 import type { PreferenceRow, UserRow } from './repo'
-import { OptionalText } from '../../server/wire'
+import { OptionalText } from '../../server/http/wire'
 
 export const UserDetails = t.Object({
   UID: t.Integer(),

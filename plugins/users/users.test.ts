@@ -2,9 +2,9 @@
 // decisions §1 and §4), through the real app on a temporary store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { migrate } from '../../server/db'
-import { MIGRATIONS } from '../../server/migrations'
-import { CAPABILITY_NAMES } from '../../server/permissions'
+import { migrate } from '../../server/store/db'
+import { MIGRATIONS } from '../../server/store/migrations'
+import { CAPABILITY_NAMES } from '../../server/rules/permissions'
 import { SqliteUsersRepo } from './repo'
 import { ADMIN_PASSWORD, type CallOptions, type CallResult, createTestServer, expectError, heldGuessBurst, refused, storeSnapshot, type TestServer } from '../../test/helpers'
 

@@ -38,14 +38,13 @@
 import type { ServerWebSocket } from 'bun'
 import { Elysia, type Static, t } from 'elysia'
 import { type Cluster, INTERNAL_WS_SEARCH, SECRET_HEADER } from '../../server/cluster'
-import type { Config } from '../../server/config'
-import type { Logger } from '../../server/log'
-import { ApiError, Errors } from '../../server/errors'
-import { checkJsonShape } from '../../server/json-shape'
+import type { Config } from '../../server/runtime/config'
+import type { Logger } from '../../server/runtime/log'
+import { ApiError, Errors } from '../../server/http/errors'
+import { checkJsonShape } from '../../server/http/json-shape'
 import { QueryError } from '../../engine/errors'
 import type { Search, SearchManager, Viewer } from '../../server/search/manager'
-import type { Store } from '../../server/store'
-import { formatTime, parseTime } from '../../server/time'
+import { formatTime, parseTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'
 import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/service'
 import { admitQuery, clientOf } from '../searchctrl'
@@ -54,8 +53,9 @@ import { type SystemDescription, describeSystem } from '../stats/system'
 import { REQ, RESP_ERROR, baseResponse, queryHints, renderModuleOf, rendererOf, searchHints, searchInfo, statsAnswer, tagsOf } from './protocol'
 import { type QueryFilter, applyFilters, filterError } from '../../engine/filters'
 import type { CompiledQuery } from '../../engine/query'
-import { area } from '../../server/openapi'
-import { accessSpec } from '../../server/permissions'
+import { area } from '../../server/http/openapi'
+import { accessSpec } from '../../server/rules/permissions'
+import type { GroupsRepo } from '../groups/repo'
 
 /** The largest message a client may send (Bun closes the socket with 1009 beyond it): queries are at most 4 KiB. */
 export const WS_MAX_MESSAGE = 256 * 1024
@@ -149,7 +149,7 @@ export function parseFrame(message: unknown): unknown {
 
 export interface WsDeps {
   config: Config
-  store: Store
+  repos: { groups: GroupsRepo }
   auth: AuthService
   searches: SearchManager
   cluster: Cluster
@@ -224,7 +224,7 @@ function echoSubprotocol(ctx: { request: Request; set: { headers: Record<string,
   if (first) ctx.set.headers['sec-websocket-protocol'] = first
 }
 
-export function wsPlugin({ config, store, auth, searches, cluster, clock, log }: WsDeps) {
+export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }: WsDeps) {
   const conns = new WeakMap<object, Conn>()
   /** Open sockets by the session or token they were opened with, to close them when it ends. */
   const byCredential = new Map<string, Set<Conn>>()
@@ -296,7 +296,7 @@ export function wsPlugin({ config, store, auth, searches, cluster, clock, log }:
   let described: SystemDescription | undefined
 
   async function viewerOf(caller: Caller): Promise<Viewer> {
-    const groups = await store.groups.groupsOf(caller.uid)
+    const groups = await repos.groups.groupsOf(caller.uid)
     return { uid: caller.uid, admin: caller.admin, groups: new Set(groups.map((g) => g.gid)) }
   }
 

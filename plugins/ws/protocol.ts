@@ -7,7 +7,7 @@
 // `data.ID` the request id below.
 import type { Search } from '../../server/search/manager'
 import { stateWords } from '../../server/search/manager'
-import { formatTime } from '../../server/time'
+import { formatTime } from '../../server/runtime/time'
 import { goDuration } from '../searchctrl/schema'
 import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { MAX_BUCKETS, statsBucketMs } from '../../engine/pipeline-stats'

@@ -9,7 +9,7 @@ import { ADMIN_PASSWORD, type TestServer, createTestServer, expectError, listeni
 import { frame, nonReadingClient } from '../../test/ws-client'
 import { CREDENTIAL_CHECK_MS, MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
 import { writeSearchArchive } from '../../server/search/archive'
-import { ZERO_TIME } from '../../server/time'
+import { ZERO_TIME } from '../../server/runtime/time'
 import { REQ, RESP_ERROR } from './protocol'
 
 const servers: TestServer[] = []

@@ -24,7 +24,7 @@ import {
   type PutOptions,
   type PutResult,
 } from './index'
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../datadir'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../runtime/datadir'
 
 const READ_CHUNK = 256 * 1024
 /**

@@ -14,7 +14,7 @@
 //   refuses writes (a full disk) still does, and the state would flip at every failed write.
 // The operation given up on may still end inside the store later (an object written after all); what it wrote is an
 // orphan for the blob sweep, as after a crash.
-import type { Dependencies } from '../dependencies'
+import type { Dependencies } from '../runtime/dependencies'
 import { BlobError, type BlobStore, BlobUnavailableError } from './index'
 
 export function guardBlobStore(store: BlobStore, timeoutMs: number, deps: Pick<Dependencies, 'ok' | 'failed'>): BlobStore {

@@ -3,9 +3,9 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { blobReferences } from '../store'
+import { blobReferences } from '../repos'
 import { blobFiles, serverPerTest, type TestServer } from '../../test/helpers'
-import { createLogger } from '../log'
+import { createLogger } from '../runtime/log'
 import { sweepBlobs } from './sweep'
 import { type SavedSearchRow, searchBlobKeys } from '../search/repo'
 

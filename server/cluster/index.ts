@@ -21,7 +21,7 @@
 // - A search is taken over only for a caller who may see it: a caller who may not changes nothing.
 // - Forwarded requests carry the secret and the caller's credentials: between replicas that advertise https, their
 //   certificates are checked (against QUARRY_PEER_CA when set).
-import type { Logger } from '../log'
+import type { Logger } from '../runtime/log'
 import type { SavedSearchRow, SearchesRepo } from '../search/repo'
 import { ORPHANED, type SaveState, type Search, type SearchManager, type SearchView, type Viewer, canView, isOrphaned } from '../search/manager'
 import type { ClusterRepo, ReplicaRow, SearchRecordRow } from './repo'

@@ -1,6 +1,6 @@
 // The replica registry and the search records over PostgreSQL: the same contract as SqliteClusterRepo
 // (server/cluster/repo.ts), except that several replicas share the store, so registering leaves the others alone.
-import { type PgPool, type PgRow, num, q, run, tx } from '../pg'
+import { type PgPool, type PgRow, num, q, run, tx } from '../store/pg'
 import { type ClusterRepo, type ReplicaRow, type SearchRecordRow, failOrphansSql } from './repo'
 
 const REPLICA_COLUMNS = 'id, name, address, description, started, heartbeat'

@@ -22,14 +22,14 @@
 // count is checked while streaming (compressed bytes as they arrive, expanded bytes as gunzip produces them),
 // and every stage waits for the next (onRecord is awaited before more input is read), so a zip bomb or a slow
 // consumer never makes it buffer more than a few chunks.
-import { nodeStreamPromises, nodeZlib } from '../lazy-builtins'
+import { nodeStreamPromises, nodeZlib } from '../runtime/lazy-builtins'
 import type { Header } from 'tar-stream'
 import type * as TarStream from 'tar-stream'
 
 /** tar-stream, loaded by the first archive written or read rather than at start-up. */
 let tarStream: typeof TarStream | undefined
 const tar = (): typeof TarStream => (tarStream ??= require('tar-stream') as typeof TarStream)
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES, jsonShapeProblem } from '../json-shape'
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, jsonShapeProblem } from '../http/json-shape'
 
 export const ARCHIVE_FORMAT = 'quarry-search-archive'
 export const ARCHIVE_VERSION = 1

@@ -1,7 +1,7 @@
 // The entries store of the embedded engine over PostgreSQL: the same contract as SqliteEntriesRepo
 // (server/search/entries.ts).
-import { type PgPool, num, q, run, tx } from '../pg'
-import { checkQuotaPg, lockOwner } from '../quota.pg'
+import { type PgPool, num, q, run, tx } from '../store/pg'
+import { checkQuotaPg, lockOwner } from '../store/quota.pg'
 import {
   type Cursor,
   type EntriesRepo,
@@ -30,7 +30,7 @@ export class PgEntriesRepo implements EntriesRepo {
       if (rules.owner !== undefined) {
         let adding = 0
         for (const e of batch) adding += entryBytes(e)
-        // Under the owner's row lock, guarded writes of one owner commit one after the other (server/quota.pg.ts).
+        // Under the owner's row lock, guarded writes of one owner commit one after the other (server/store/quota.pg.ts).
         if (rules.quota !== undefined) await lockOwner(t, rules.owner)
         await checkQuotaPg(t, rules.owner, rules.quota, adding)
         await run(t, 'INSERT INTO ingest_usage (uid, bytes) VALUES ($1, $2) ON CONFLICT (uid) DO UPDATE SET bytes = ingest_usage.bytes + $2', [

@@ -1,7 +1,7 @@
 // The entries store of the embedded engine over SQLite: ingest in one transaction per batch, and the chunked
 // walk in time order that searches run. Plain objects in and out; no HTTP here.
 import type { Database, Statement } from 'bun:sqlite'
-import { checkQuotaSqlite } from '../quota'
+import { checkQuotaSqlite } from '../store/quota'
 
 export interface NewEntry {
   ts: number
@@ -18,7 +18,7 @@ export interface Tag {
 
 /** What an ingest must respect beside the entries' own validity. */
 export interface IngestRules {
-  /** The user the batch counts for: its bytes (entryBytes) are added to that user's stored bytes (server/quota.ts). */
+  /** The user the batch counts for: its bytes (entryBytes) are added to that user's stored bytes (server/store/quota.ts). */
   owner?: number
   /** The owner's quota: a batch that would take the owner past it is refused whole (QuotaExceeded). */
   quota?: number

@@ -33,10 +33,10 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { type BlobStore, discardBlob } from '../blob'
-import { Errors } from '../errors'
-import type { Logger } from '../log'
-import { type OwnerQuota, QuotaExceeded, type Quotas } from '../quota'
-import { formatTime } from '../time'
+import { Errors } from '../http/errors'
+import type { Logger } from '../runtime/log'
+import { type OwnerQuota, QuotaExceeded, type Quotas } from '../store/quota'
+import { formatTime } from '../runtime/time'
 import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
 import type { Cursor, EntriesRepo, ScanRow } from './entries'
 import { TagDirectory } from './tags'
@@ -191,7 +191,7 @@ export interface LaunchRequest {
 }
 
 export interface ManagerDeps {
-  /** Storage quotas: a saved search counts against its owner's once SAVED (server/quota.ts); absent: none. */
+  /** Storage quotas: a saved search counts against its owner's once SAVED (server/store/quota.ts); absent: none. */
   quotas?: Quotas
   entries: EntriesRepo
   /** The tags by name and number, kept in memory (server/search/tags.ts); default: one over `entries`, alone. */

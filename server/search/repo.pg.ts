@@ -1,7 +1,7 @@
 // Saved searches and the search history over PostgreSQL: the same contract as SqliteSearchesRepo
 // (server/search/repo.ts).
-import { type PgPool, type PgRow, num, q, run, tx } from '../pg'
-import { checkQuotaPg, lockOwner } from '../quota.pg'
+import { type PgPool, type PgRow, num, q, run, tx } from '../store/pg'
+import { checkQuotaPg, lockOwner } from '../store/quota.pg'
 import type { HistoryRow, ImportInfo, LaunchInfo, SavedSearchRow, SearchesRepo } from './repo'
 
 const COLUMNS = `id, uid, gid, state, user_query, effective_query, start_range, end_range, started, finished, last_update,

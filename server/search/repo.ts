@@ -1,7 +1,7 @@
 // Saved searches and the search history over SQLite. Plain objects in and out; no HTTP, no blob store here.
 import type { Database, Statement } from 'bun:sqlite'
-import { checkQuotaSqlite } from '../quota'
-import { formatTime } from '../time'
+import { checkQuotaSqlite } from '../store/quota'
+import { formatTime } from '../runtime/time'
 
 export interface ImportInfo {
   time: number

@@ -8,7 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync } from 
 import { dirname, join } from 'node:path'
 import type { FileSink } from 'bun'
 import type { BlobStore } from '../blob'
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../datadir'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../runtime/datadir'
 
 export const INDEX_ENTRY_BYTES = 8
 

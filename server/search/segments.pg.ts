@@ -1,6 +1,6 @@
 // The segment list of the embedded engine over PostgreSQL: the same contract as SqliteSegmentsRepo
 // (server/search/segments.ts).
-import { type PgPool, num, q, run, tx } from '../pg'
+import { type PgPool, num, q, run, tx } from '../store/pg'
 import type { SegmentMeta } from './segment'
 import { SEGMENT_COLUMNS, type SegmentsRepo, segmentOf } from './segments'
 

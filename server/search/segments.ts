@@ -20,7 +20,7 @@
 //   entry by offset; the entries without a hit cost nothing each: the step answers one marker (no data) for them.
 import type { Database, Statement } from 'bun:sqlite'
 import type { BlobStore } from '../blob'
-import type { Logger } from '../log'
+import type { Logger } from '../runtime/log'
 import { type Cursor, type EntriesRepo, type IngestRules, type Ingested, type NewEntry, type ScanOptions, type ScanRow, type Tag } from './entries'
 import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, encodeSegment } from './segment'
 

@@ -6,12 +6,12 @@
 // - The table is read whole once per process (at start); afterwards only the names or numbers a request needs and
 //   the map does not hold are looked up (indexed probes of just those), so a tag created anywhere resolves at once.
 // - Tags this process creates are added as their batch commits; those another replica creates are announced as a
-//   cluster event (server/events.ts) carrying the lowest number the batch created, on which every other replica reads
+//   cluster event (server/runtime/events.ts) carrying the lowest number the batch created, on which every other replica reads
 //   the tags from that number up (tags are never removed, and numbers drawn by one batch are all above its lowest),
 //   so the full listing (`all`) follows within a notification. A replica that missed an event still resolves every
 //   tag a request names; only its full listing may lack the missed tags until it learns them by a lookup.
-import type { ClusterEvents } from '../events'
-import type { Logger } from '../log'
+import type { ClusterEvents } from '../runtime/events'
+import type { Logger } from '../runtime/log'
 import type { EntriesRepo, Tag } from './entries'
 
 export type TagSource = Pick<EntriesRepo, 'allTags' | 'tagsNamed' | 'tagsNumbered' | 'tagsFrom'>

@@ -29,7 +29,7 @@ export const MULTIPART_OVERHEAD = 64 * 1024
 const uploadForms = new WeakMap<object, TObject>()
 
 /**
- * Marks an upload route (`parse: multipartUpload(Form)`): the body parser (server/body.ts) admits the caller and
+ * Marks an upload route (`parse: multipartUpload(Form)`): the body parser (server/http/body.ts) admits the caller and
  * then leaves the body unread, for the handler to stream with streamUpload (Elysia would buffer a form whole).
  * `form` names the parts the handler reads; it is what the OpenAPI document shows as the route's multipart body
  * (the parts are read by streamUpload and checked by the handler, not by this schema). A new hook per route:

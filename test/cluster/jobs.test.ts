@@ -1,4 +1,4 @@
-// The periodic jobs of a cluster (server/jobs.ts): each cluster-wide job runs on exactly one replica at a time, and
+// The periodic jobs of a cluster (server/runtime/jobs.ts): each cluster-wide job runs on exactly one replica at a time, and
 // moves to a survivor when its replica dies. Leases of 2 s and sweeps (and compactions) every second, so that this
 // takes seconds.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'

@@ -1,0 +1,77 @@
+// The embedded SQLite store: WAL, foreign keys, a busy timeout for concurrent writers, migrations at start.
+import { Database } from 'bun:sqlite'
+import { MIGRATIONS } from './migrations'
+import { UniqueViolation } from './unique'
+import { ensurePrivateFile } from '../runtime/datadir'
+
+/**
+ * `migrate: false` opens an existing store as it is (the offline admin tools: they must not change the schema of a
+ * store a running server of another version uses); the caller checks `settings.migrationState()` itself.
+ */
+export function openDatabase(path: string, opts: { migrate?: boolean } = {}): Database {
+  // Made private before SQLite opens it: the store holds the JWT signing key, and SQLite gives -wal and -shm its mode.
+  if (path !== ':memory:') ensurePrivateFile(path)
+  const db = new Database(path, { create: true, strict: true })
+  // First: switching a new file to WAL takes a lock that another process opening it at the same moment may hold.
+  db.run('PRAGMA busy_timeout = 5000')
+  db.run('PRAGMA journal_mode = WAL')
+  db.run('PRAGMA synchronous = NORMAL')
+  db.run('PRAGMA foreign_keys = ON')
+  if (opts.migrate !== false) migrate(db)
+  return db
+}
+
+/**
+ * Applies the missing migrations, each in its own IMMEDIATE transaction that reads what is applied inside it: two
+ * processes migrating one store together (`quarry migrate` beside a starting server) apply each migration once, the
+ * second waiting (busy_timeout) and then finding it done. Answers the migrations this call applied.
+ */
+export function migrate(db: Database): { version: number; name: string }[] {
+  const known = Math.max(0, ...MIGRATIONS.map((m) => m.version))
+  // The usual start, on a current store: one read, no write lock, no transaction (issue 17, cold start).
+  if (isCurrent(db)) return []
+  db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)')
+  const done: { version: number; name: string }[] = []
+  for (;;) {
+    const next = db
+      .transaction(() => {
+        const applied = new Set(db.query<{ version: number }, []>('SELECT version FROM schema_migrations').all().map((r) => r.version))
+        const newest = Math.max(0, ...applied)
+        if (newest > known) throw new Error(`the store has schema version ${newest}, newer than this server knows (${known})`)
+        const m = MIGRATIONS.find((m) => !applied.has(m.version))
+        if (!m) return undefined
+        db.run(m.sql)
+        db.run('INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)', [m.version, m.name, Date.now()])
+        return m
+      })
+      .immediate()
+    if (!next) return done
+    done.push({ version: next.version, name: next.name })
+  }
+}
+
+/** Whether the store has exactly the migrations this server knows applied (one query). */
+function isCurrent(db: Database): boolean {
+  let row: { versions: string | null } | null
+  try {
+    row = db.query<{ versions: string | null }, []>('SELECT group_concat(version ORDER BY version) AS versions FROM schema_migrations').get()
+  } catch (e) {
+    if (/no such table/.test((e as Error).message)) return false // a new store
+    throw e
+  }
+  return row?.versions === KNOWN_VERSIONS
+}
+
+const KNOWN_VERSIONS = MIGRATIONS.map((m) => m.version)
+  .sort((a, b) => a - b)
+  .join(',')
+
+/** Runs a write and turns SQLite's unique-constraint failure into the store-neutral UniqueViolation. */
+export function uniqueWrite<T>(write: () => T): T {
+  try {
+    return write()
+  } catch (e) {
+    if (e instanceof Error && (e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueViolation(e.message)
+    throw e
+  }
+}
