@@ -140,6 +140,8 @@ export class SqliteEntriesRepo implements EntriesRepo {
     tagId: Statement<{ id: number }, [string]>
     addTag: Statement<{ id: number }, [string]>
     insert: Statement<unknown, [number, number, string, Uint8Array]>
+    insertAt: Statement<unknown, [number, number, number, string, Uint8Array]>
+    topIds: Statement<{ rows: number; segments: number }, []>
     tags: Statement<Tag, []>
     tagById: Statement<Tag, [number]>
     tagsFrom: Statement<Tag, [number]>
@@ -155,6 +157,11 @@ export class SqliteEntriesRepo implements EntriesRepo {
       tagId: db.query('SELECT id FROM ingest_tags WHERE name = ?'),
       addTag: db.query('INSERT INTO ingest_tags (name) VALUES (?) RETURNING id'),
       insert: db.query('INSERT INTO entries (ts, tag_id, src, data) VALUES (?, ?, ?, ?)'),
+      insertAt: db.query('INSERT INTO entries (id, ts, tag_id, src, data) VALUES (?, ?, ?, ?, ?)'),
+      // The highest id a row has, and the highest a segment holds (rows compacted into segments were deleted).
+      topIds: db.query(
+        'SELECT coalesce((SELECT max(id) FROM entries), 0) AS rows, coalesce((SELECT max(max_id) FROM entry_segments), 0) AS segments',
+      ),
       tags: db.query('SELECT id, name FROM ingest_tags'),
       tagById: db.query('SELECT id, name FROM ingest_tags WHERE id = ?'),
       tagsFrom: db.query('SELECT id, name FROM ingest_tags WHERE id >= ?'),
@@ -201,7 +208,20 @@ export class SqliteEntriesRepo implements EntriesRepo {
           created.push({ id, name })
         }
       }
-      for (const e of batch) this.q.insert.run(e.ts, ids.get(e.tag)!, e.src, e.data)
+      // SQLite gives a new row the highest row id plus one: once compaction has deleted the highest rows, that is an id
+      // a segment already holds, and a walk takes the row for that segment's entry and skips it (an entry lost to
+      // every search). The first row of a batch then takes the id after the segments' highest; the rest follow it.
+      const top = this.q.topIds.get()!
+      let i = 0
+      if (top.segments > top.rows && batch.length > 0) {
+        const e = batch[0]!
+        this.q.insertAt.run(top.segments + 1, e.ts, ids.get(e.tag)!, e.src, e.data)
+        i = 1
+      }
+      for (; i < batch.length; i++) {
+        const e = batch[i]!
+        this.q.insert.run(e.ts, ids.get(e.tag)!, e.src, e.data)
+      }
       return { tags: [...ids].map(([name, id]) => ({ id, name })), created }
     })()
   }
