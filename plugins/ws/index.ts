@@ -98,9 +98,11 @@ export function websocketOptions() {
 const ParseSearchRequest = t.Object({
   SearchString: t.String({ maxLength: 65536 }),
   Sequence: t.Optional(t.Number()),
+  // none: absent, null, '' (which Elysia reads as null) or []
   Filters: t.Optional(
     t.Union([
       t.Null(),
+      t.Literal(''),
       t.Array(
         t.Object({
           Tag: t.Optional(t.String()),
@@ -659,7 +661,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
       Sequence: sequence, GoodQuery: false, ParseError: error, ParsedQuery: query, ModuleIndex: moduleIndex, CollapsingIndex: 0, TimeZoomDisabled: true, Tags: [], ModuleHints: [],
     })
     if (typeof text !== 'string') return refuse('SearchString must be a string')
-    const filters = data.Filters ?? []
+    const filters = data.Filters === '' ? [] : (data.Filters ?? [])
     if (!Array.isArray(filters)) return refuse('Filters must be a list')
     const wanted: QueryFilter[] = []
     for (const f of filters) {

@@ -1,8 +1,7 @@
 // The renderers' answers over the search WebSocket and their downloads, through a real listening server and real
 // WebSocket clients: what the TypeScript client sends (REQ_GET_ENTRIES, REQ_TS_RANGE with First, Last, StartTS,
 // EndTS) and the shapes it reads per renderer (its isRaw...Renderer guards), checked against counts made by plain
-// loops over the ingested entries. `stats` is the engine's own once it has one (test/stats-stand-in.ts until then).
-import '../../test/stats-stand-in'
+// loops over the ingested entries.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { type TestServer, createTestServer } from '../../test/helpers'
 import { REQ, RESP_ERROR } from './protocol'
