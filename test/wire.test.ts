@@ -185,8 +185,10 @@ describe('request bodies', () => {
 
 describe('null strings (decisions §1: null for an optional string is "")', () => {
   /** Whether a schema takes some string: a string schema, a string literal, or a union holding one. */
+  // A member whose only string is '' takes it as "none" beside a value of another kind (POST /api/parse Filters: null,
+  // '' or a list): no string field.
   const takesString = (s: TSchema): boolean =>
-    s.type === 'string' || typeof s.const === 'string' || ((s.anyOf as TSchema[] | undefined) ?? []).some(takesString)
+    ((s.type === 'string' || typeof s.const === 'string') && s.const !== '') || ((s.anyOf as TSchema[] | undefined) ?? []).some(takesString)
   /** Times take null, "" or absent as unset (decisions §1 "Times"): null stays null for the time parser. */
   const TIMES = new Set(['expiresAt', 'SearchStart', 'SearchEnd', 'TS'])
 
