@@ -134,7 +134,7 @@ describe(
 			analystAutoExtractors = await Promise.all(createPromises2);
 		});
 
-		xit(
+		it(
 			'Returns all my auto extractors',
 			integrationTest(async () => {
 				const actualAdminAutoExtractors = await getAutoExtractorsAuthorizedToMe();

@@ -115,7 +115,7 @@ describe(
 		});
 
 		// Waiting on the backend because, right now, it accepts invalid data without throwing
-		xit(
+		it(
 			'Should return a syntax error if attempt to update the auto extractor with an invalid syntax',
 			integrationTest(async () => {
 				expect(isAutoExtractor(createdAutoExtractor)).toBeTrue();

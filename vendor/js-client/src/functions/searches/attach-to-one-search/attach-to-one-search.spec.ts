@@ -34,7 +34,7 @@ interface Entry {
 	value: number;
 }
 
-xdescribe(
+describe(
 	'attachToOneSearch()',
 	integrationTestSpecDef(() => {
 		// Use a randomly generated tag, so that we know exactly what we're going to query
@@ -101,7 +101,7 @@ xdescribe(
 			expect(complete).toBe(observables.length);
 		}, 25000);
 
-		xit('Should work with queries using the raw renderer w/ count module', async () => {
+		it('Should work with queries using the raw renderer w/ count module', async () => {
 			// Create a macro to expand to "value" to test .query vs .effectiveQuery
 			const macroName = uuidv4().toUpperCase();
 

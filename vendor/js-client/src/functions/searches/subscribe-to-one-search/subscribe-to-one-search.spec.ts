@@ -33,7 +33,7 @@ interface Entry {
 	value: number;
 }
 
-xdescribe(
+describe(
 	'subscribeToOneSearch()',
 	integrationTestSpecDef(() => {
 		// Use a randomly generated tag, so that we know exactly what we're going to query
@@ -99,7 +99,7 @@ xdescribe(
 			expect(complete).toBe(observables.length);
 		}, 25000);
 
-		xit('Should work with queries using the raw renderer w/ count module', async () => {
+		it('Should work with queries using the raw renderer w/ count module', async () => {
 			// Create a macro to expand to "value" to test .query vs .effectiveQuery
 			const macroName = uuidv4().toUpperCase();
 
@@ -190,7 +190,7 @@ xdescribe(
 			await deleteOneMacro(createdMacro.id);
 		}, 25000);
 
-		xit('Should work with queries using the raw renderer', async () => {
+		it('Should work with queries using the raw renderer', async () => {
 			const subscribeToOneSearch = makeSubscribeToOneSearch(await TEST_BASE_API_CONTEXT());
 			const query = `tag=${tag} json value timestamp | raw`;
 			const filter: SearchFilter = { entriesOffset: { index: 0, count }, dateRange: { start, end } };
@@ -514,7 +514,7 @@ xdescribe(
 			expect(error.message.length).toBeGreaterThan(0);
 		}, 25000);
 
-		xit('Should work with queries using the raw renderer and preview flag', async () => {
+		it('Should work with queries using the raw renderer and preview flag', async () => {
 			const subscribeToOneSearch = makeSubscribeToOneSearch(await TEST_BASE_API_CONTEXT());
 			const query = `tag=${tag} json value timestamp | raw`;
 			const filter: SearchFilter = {
