@@ -74,6 +74,11 @@ export interface CompiledModule {
   stateless: boolean
   /** A condensing module's time window in ms (stats `over`): the finest zoom its results allow (MinZoomWindow). */
   windowMs?: number
+  /**
+   * True when the entries the stage emits carry only values it sets itself (stats and its shorthands): of the values
+   * set before it, nothing but `consumes` is ever read. A head run elsewhere then sends back only those.
+   */
+  replacesValues?: boolean
   /** The stage of one running search. */
   stage(env: RunEnv): Stage
   /**

@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { FLUSH_SLICE } from './module'
-import { Pipeline } from './pipeline'
+import { HeadStages, Pipeline } from './pipeline'
 import { compileQueryNow } from './query'
 import { entriesOf, testEnv } from './testing'
+import { TransferReader, TransferWriter, readEntryOut, writeEntryOut } from './transfer'
 
 describe('the pipeline', () => {
   // What condensing stages hold comes out a slice at a time, so that a search gives the event loop a turn between
@@ -26,6 +27,56 @@ describe('the pipeline', () => {
       expect(records).toHaveLength(keys)
       expect(Math.max(...slices)).toBeLessThanOrEqual(FLUSH_SLICE)
       expect(slices.length).toBeGreaterThan(keys / FLUSH_SLICE)
+    },
+  )
+})
+
+describe('the head run elsewhere sends back only the values the rest reads', () => {
+  const lines = Array.from({ length: 500 }, (_, i) => ({
+    data: `host=h${i % 7} ms=${(i * 37) % 101} path=/p${i % 3} user=u${i % 11}`,
+  }))
+  const records = (query: string, viaHead: boolean) => {
+    const q = compileQueryNow(query)
+    // A fixed range: entries a condensing stage makes carry its end as their time.
+    const env = testEnv({ renderer: q.renderer.name, start: 1_700_000_000_000, end: 1_700_000_100_000 })
+    const out: string[] = []
+    const p = new Pipeline(q, env, (r) => out.push(r))
+    const entries = entriesOf(lines)
+    if (!viaHead) for (const e of entries) p.push(e)
+    else {
+      // As a worker does (server/search/match-worker.ts): the head's output encoded with `keep`, decoded here.
+      const keep = p.headKeeps()
+      const w = new TransferWriter()
+      let at = 0
+      const head = new HeadStages(q, env, p.head, (e) => writeEntryOut(w, at, e, entries[at]!, keep === null ? undefined : new Set(keep)))
+      for (; at < entries.length; at++) head.push({ ...entries[at]!, values: new Map() })
+      const r = new TransferReader(w.finish())
+      while (r.more) p.push(readEntryOut(r, (i) => entries[i]!).entry, true)
+    }
+    for (const _ of p.flushSteps());
+    return out
+  }
+
+  test.each([
+    ['tag=t kv host ms path | count', []],
+    ['tag=t kv host ms path user | stats count by host', ['host']],
+    ['tag=t kv host ms path | stats p95(ms) mean(ms) by host path', ['ms', 'host', 'path']],
+    ['tag=t kv host ms | sum ms by host', ['ms', 'host']],
+    ['tag=t kv host ms path | stats count by host | table', ['host']],
+  ])('%s keeps %j and answers as when every value came back', (query, keeps) => {
+    const q = compileQueryNow(query)
+    expect(new Pipeline(q, testEnv({ renderer: q.renderer.name }), () => undefined).headKeeps()?.toSorted()).toEqual(keeps.toSorted())
+    const direct = records(query, false)
+    expect(direct.length).toBeGreaterThan(0)
+    expect(records(query, true)).toEqual(direct)
+  })
+
+  test.each(['tag=t kv host ms | table host ms', 'tag=t kv host ms | sort by ms | stats count by host', 'tag=t kv host ms'])(
+    '%s keeps every value (what follows the head may read any)',
+    (query) => {
+      const q = compileQueryNow(query)
+      expect(new Pipeline(q, testEnv({ renderer: q.renderer.name }), () => undefined).headKeeps()).toBeNull()
+      expect(records(query, true)).toEqual(records(query, false))
     },
   )
 })

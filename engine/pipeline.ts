@@ -86,6 +86,16 @@ export class Pipeline {
     return this.query.modules.slice(0, this.head).some((m) => !INLINE_MODULES.has(m.name))
   }
 
+  /**
+   * The values of the head's output the rest of the pipeline reads, when it is known to read no others (the module
+   * after the head replaces the values: stats, count...); null when every value may be read. A head run elsewhere
+   * sends back only these: `regex ... | count` then moves no captures between threads.
+   */
+  headKeeps(): string[] | null {
+    const next = this.query.modules[this.head]
+    return next?.replacesValues ? next.consumes : null
+  }
+
   /** The worker filters at the head of the query, in order (a leading plain grep lets the store skip entries). */
   workerFilters() {
     return this.query.modules.slice(0, this.filterHead).map((m) => m.workerFilter!)

@@ -134,13 +134,24 @@ export class TransferWriter {
     }
   }
 
-  /** Enumerated values in their order: a count, then each name and value. */
-  values(values: ReadonlyMap<string, Value>): void {
-    this.uint(values.size)
-    for (const [k, v] of values) {
-      this.name(k)
-      this.value(v)
+  /** Enumerated values in their order: a count, then each name and value; with `keep`, only the values it names. */
+  values(values: ReadonlyMap<string, Value>, keep?: ReadonlySet<string>): void {
+    if (keep === undefined) {
+      this.uint(values.size)
+      for (const [k, v] of values) {
+        this.name(k)
+        this.value(v)
+      }
+      return
     }
+    let n = 0
+    for (const k of values.keys()) if (keep.has(k)) n++
+    this.uint(n)
+    for (const [k, v] of values)
+      if (keep.has(k)) {
+        this.name(k)
+        this.value(v)
+      }
   }
 
   /** What was written: a view of the writer's own buffer (not pooled: it may be transferred; the writer is done with it). */
@@ -285,9 +296,9 @@ const CHANGED_SRC = 8
 
 /**
  * One entry that came out of a part of the pipeline run elsewhere: the index of the entry it came from (a stage may
- * pass on several from one), what changed of its intrinsic fields, and its values.
+ * pass on several from one), what changed of its intrinsic fields, and its values (with `keep`, only those it names).
  */
-export function writeEntryOut(w: TransferWriter, index: number, e: Entry, from: Pick<Entry, 'ts' | 'tag' | 'src' | 'data'>): void {
+export function writeEntryOut(w: TransferWriter, index: number, e: Entry, from: Pick<Entry, 'ts' | 'tag' | 'src' | 'data'>, keep?: ReadonlySet<string>): void {
   w.uint(index)
   const changed = (e.data !== from.data ? CHANGED_DATA : 0) | (Object.is(e.ts, from.ts) ? 0 : CHANGED_TS) | (e.tag !== from.tag ? CHANGED_TAG : 0) | (e.src !== from.src ? CHANGED_SRC : 0)
   w.byte(changed)
@@ -295,7 +306,7 @@ export function writeEntryOut(w: TransferWriter, index: number, e: Entry, from: 
   if (changed & CHANGED_TS) w.float(e.ts)
   if (changed & CHANGED_TAG) w.string(e.tag)
   if (changed & CHANGED_SRC) w.string(e.src)
-  w.values(e.values)
+  w.values(e.values, keep)
 }
 
 /** An entry read back: `from` is the entry of that index, for the fields that did not change. */

@@ -479,7 +479,7 @@ export class SearchManager {
     // this thread reads the next and pushes what came out through the rest; a head of greps alone (Buffer.includes,
     // linear and fast) runs here, between the step checks.
     const head = pipeline.workerFilters()
-    const offload = pipeline.headWorthSending() ? new HeadJob(query.text, pipeline.head, env) : null
+    const offload = pipeline.headWorthSending() ? new HeadJob(query.text, pipeline.head, env, pipeline.headKeeps()) : null
     // Batches still out when the run ends (a limit reached, a failure) are given up, not run to the end.
     const unwanted = new AbortController()
     const signal = AbortSignal.any([s.abort.signal, unwanted.signal])

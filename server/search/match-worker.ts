@@ -37,6 +37,8 @@ export interface HeadBatch extends PackedEntries {
   query: string
   n: number
   env: WireEnv
+  /** The values the rest of the pipeline reads (Pipeline.headKeeps); absent: all. */
+  keep?: string[]
   ts: Float64Array
   /** TAG and SRC of entry i: names[tags[i]] and names[srcs[i]]. */
   names: string[]
@@ -92,6 +94,7 @@ function compileFilters(stages: FilterStage[]): Test[] {
 interface CompiledHead {
   stages: HeadStages
   emit: (e: Entry) => void
+  keep: ReadonlySet<string> | undefined
 }
 
 function envOf(w: WireEnv): RunEnv {
@@ -99,7 +102,7 @@ function envOf(w: WireEnv): RunEnv {
 }
 
 function compileHead(h: HeadBatch): CompiledHead {
-  const head: CompiledHead = { stages: undefined as unknown as HeadStages, emit: () => undefined }
+  const head: CompiledHead = { stages: undefined as unknown as HeadStages, emit: () => undefined, keep: h.keep && new Set(h.keep) }
   head.stages = new HeadStages(compileQuery(h.query), envOf(h.env), h.n, (e) => head.emit(e))
   return head
 }
@@ -116,7 +119,7 @@ function runHead(head: CompiledHead, h: HeadBatch): { out: Uint8Array; reached: 
       src: h.names[h.srcs[i]!]!,
       data: new Uint8Array(h.data.buffer, h.data.byteOffset + h.offsets[i]!, h.offsets[i + 1]! - h.offsets[i]!),
     }
-    head.emit = (e) => writeEntryOut(w, i, e, from)
+    head.emit = (e) => writeEntryOut(w, i, e, from, head.keep)
     head.stages.push({ ...from, values: new Map() })
     reached[i] = head.stages.reached
   }

@@ -52,6 +52,8 @@ export class HeadJob {
     readonly query: string,
     readonly n: number,
     env: RunEnv,
+    /** The values the rest of the pipeline reads (Pipeline.headKeeps): only these come back; null: all. */
+    readonly keep: string[] | null = null,
   ) {
     // Per search: its stages are built with its own RunEnv (the range, the resources...).
     this.key = `head ${++lastHeadKey}`
@@ -84,7 +86,7 @@ export class HeadJob {
       tags[i] = nameIndex(e.tag)
       srcs[i] = nameIndex(e.src)
     })
-    return { query: this.query, n: this.n, env: this.env, data, offsets, ts, names, tags, srcs }
+    return { query: this.query, n: this.n, env: this.env, ...(this.keep ? { keep: this.keep } : {}), data, offsets, ts, names, tags, srcs }
   }
 }
 

@@ -257,6 +257,8 @@ export function compileStats(name: string, text: string, spec: StatsSpec): Compi
     consumes,
     produces,
     stateless: false,
+    // its entries carry the by values and the results only (see statsStage's emit)
+    replacesValues: true,
     // the finest zoom of its results (MinZoomWindow)
     windowMs: spec.over?.ms,
     stage: (env) => statsStage(name, spec, env),
