@@ -146,7 +146,12 @@ export function inputText(e: Entry, source: string | undefined): string | undefi
 
 /** UTF-8 text of bytes (invalid sequences become U+FFFD), without copying them. */
 export function decodeUtf8(d: Uint8Array): string {
-  return Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('utf8')
+  return asBuffer(d).toString('utf8')
+}
+
+/** The bytes as a Buffer, without a copy (entries' data mostly are Buffers already: views of a segment). */
+export function asBuffer(d: Uint8Array): Buffer {
+  return d instanceof Buffer ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength)
 }
 
 /** The value name of a `-e <name>` flag read by readFlags, or undefined. */

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { entry, normal, refusedAt, values } from './extractions.testkit'
+import { bytePlan, readPairs, readPairsBytes } from './kv'
 
 describe('kv: arguments and normal form', () => {
   test.each([
@@ -101,5 +102,41 @@ describe('kv: keys that look like flags, keywords or filters', () => {
   ])('%s keeps its key in the normal form', (q, line, expected) => {
     expect(normal(normal(q))).toBe(normal(q))
     expect(values(normal(q), [line])).toEqual([expected])
+  })
+})
+
+describe('kv over bytes', () => {
+  // The stage reads DATA as bytes (readPairsBytes) when the delimiters and the separator are ASCII: its answer must be
+  // readPairs' over the decoded text, for any bytes (invalid UTF-8, non-ASCII keys and blanks, quotes, escapes).
+  const piece = fc.oneof(
+    fc.constantFrom('=', ' ', '\t', '"', '\\"', '\\', ':', '|', ',', 'k', 'key', 'ké', ' = ', '\u00a0', '\v', '\n', 'EQ'),
+    fc.stringMatching(/^[a-z0-9]{1,4}$/),
+    fc.uint8Array({ minLength: 1, maxLength: 3 }).map((b) => Buffer.from(b).toString('latin1')),
+  )
+  const bytesArb = fc.array(fc.oneof(piece.map((p) => Buffer.from(p)), fc.uint8Array({ minLength: 1, maxLength: 2 }).map((b) => Buffer.from(b))), { maxLength: 30 }).map((parts) => Buffer.concat(parts))
+  const optionsArb = fc.record({
+    separator: fc.constantFrom('=', ':', 'EQ', ' = ', '=='),
+    delimiters: fc.constantFrom({ chars: ' \t' }, { chars: '|' }, { chars: ', ' }, { chars: '\n' }),
+    quoted: fc.boolean(),
+    clean: fc.boolean(),
+  })
+  const wantedArb = fc.uniqueArray(fc.constantFrom('k', 'key', 'ké', 'a', 'b0', ' k', ''), { minLength: 1, maxLength: 4 }).map((w) => new Set(w))
+
+  test('readPairsBytes answers as readPairs over the decoded text', () => {
+    fc.assert(
+      fc.property(bytesArb, optionsArb, wantedArb, (data, o, wanted) => {
+        const plan = bytePlan(wanted, o)!
+        expect(plan).not.toBeNull()
+        expect(readPairsBytes(data, wanted, o, plan)).toEqual(readPairs(data.toString('utf8'), wanted, o))
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  test('non-ASCII delimiters or separators read the decoded text', () => {
+    expect(bytePlan(new Set(['k']), { separator: '=', delimiters: { chars: '\u00d8' }, quoted: false, clean: true })).toBeNull()
+    expect(bytePlan(new Set(['k']), { separator: '→', delimiters: { chars: ' ' }, quoted: false, clean: true })).toBeNull()
+    expect(bytePlan(new Set(['k']), { separator: '=', delimiters: { text: '||' }, quoted: false, clean: true })).toBeNull()
+    expect(values('tag=t kv -d "\\xd8" k', ['k=1\u00d8k=2'])).toEqual([{ k: '1' }])
   })
 })

@@ -13,7 +13,7 @@
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import type { Value } from '../value'
-import { applyExtractions, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
+import { applyExtractions, asBuffer, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
 
 export interface KvOptions {
   separator: string
@@ -24,6 +24,129 @@ export interface KvOptions {
 }
 
 const isBlank = (c: string | undefined) => c === ' ' || c === '\t'
+
+/**
+ * What readPairsBytes needs, prepared once per module: the delimiters and the separator as bytes, and the wanted
+ * keys as bytes by length. Null when a delimiter or the separator is not ASCII (those read the decoded text).
+ */
+export interface BytePlan {
+  delim: Uint8Array
+  sep: Uint8Array
+  keysByLength: Map<number, { bytes: Uint8Array; key: string }[]>
+}
+
+export function bytePlan(wanted: ReadonlySet<string>, o: KvOptions): BytePlan | null {
+  if (!('chars' in o.delimiters) || !/^[\x00-\x7f]+$/.test(o.delimiters.chars) || !/^[\x00-\x7f]+$/.test(o.separator)) return null
+  const delim = new Uint8Array(256)
+  for (const c of o.delimiters.chars) delim[c.charCodeAt(0)] = 1
+  const keysByLength = new Map<number, { bytes: Uint8Array; key: string }[]>()
+  for (const key of wanted) {
+    const bytes = Buffer.from(key)
+    const list = keysByLength.get(bytes.byteLength) ?? []
+    list.push({ bytes, key })
+    keysByLength.set(bytes.byteLength, list)
+  }
+  return { delim, sep: Buffer.from(o.separator, 'latin1'), keysByLength }
+}
+
+/** ASCII whitespace as String.prototype.trim removes it. */
+const isAsciiSpace = (b: number) => b === 0x20 || (b >= 0x09 && b <= 0x0d)
+
+/**
+ * readPairs over the bytes of UTF-8 text, with the same answer as readPairs over their decoding: delimiters and the
+ * separator are ASCII, and a UTF-8 decoder never takes an ASCII byte into another character (an invalid sequence
+ * ends before it), so pairs end at the same places; only the wanted values are decoded, and keys are compared as
+ * bytes (a key with a non-ASCII byte is decoded and trimmed as readPairs does).
+ */
+export function readPairsBytes(data: Buffer, wanted: ReadonlySet<string>, o: KvOptions, plan: BytePlan): Map<string, string> {
+  const found = new Map<string, string>()
+  const { delim, sep, keysByLength } = plan
+  const sepLen = sep.byteLength
+  const sep0 = sep[0]!
+  const n = data.byteLength
+  const sepAt = (p: number) => {
+    if (data[p] !== sep0 || p + sepLen > n) return false
+    for (let k = 1; k < sepLen; k++) if (data[p + k] !== sep[k]) return false
+    return true
+  }
+  const blank = (p: number) => p < n && (data[p] === 0x20 || data[p] === 0x09)
+  let pos = 0
+  while (pos < n && found.size < wanted.size) {
+    while (pos < n && delim[data[pos]!] === 1) pos++
+    if (pos >= n) break
+    const keyStart = pos
+    let p = pos
+    while (p < n && !sepAt(p) && delim[data[p]!] === 0) p++
+    let sepPos = -1
+    if (p < n && sepAt(p)) sepPos = p
+    else if (o.clean) {
+      let q = p
+      while (blank(q)) q++
+      if (q > p && sepAt(q)) sepPos = q
+    }
+    if (sepPos < 0) {
+      pos = p
+      continue
+    }
+    const afterSep = sepPos + sepLen
+    let v = afterSep
+    while (blank(v)) v++
+    let value: string
+    if (o.quoted && data[v] === 0x22) {
+      let j = v + 1
+      let escaped = false
+      while (j < n && data[j] !== 0x22) {
+        if (data[j] === 0x5c && data[j + 1] === 0x22) {
+          escaped = true
+          j += 2
+        } else j++
+      }
+      pos = j + 1
+      const key = keyOf(data, keyStart, p, o.clean, keysByLength)
+      if (key === null || !wanted.has(key) || found.has(key)) continue
+      value = data.toString('utf8', v + 1, j)
+      if (escaped) value = value.replaceAll('\\"', '"')
+      found.set(key, value)
+    } else {
+      let end = v
+      while (end < n && delim[data[end]!] === 0) end++
+      pos = end
+      const key = keyOf(data, keyStart, p, o.clean, keysByLength)
+      if (key === null || !wanted.has(key) || found.has(key)) continue
+      found.set(key, data.toString('utf8', o.clean ? v : afterSep, end))
+    }
+  }
+  return found
+}
+
+/** The key of the bytes [start, end) when it may be wanted (null when it cannot be; '' is never wanted). */
+function keyOf(data: Buffer, start: number, end: number, clean: boolean, keysByLength: BytePlan['keysByLength']): string | null {
+  let s = start
+  let e = end
+  let ascii = true
+  for (let i = s; i < e; i++)
+    if (data[i]! >= 0x80) {
+      ascii = false
+      break
+    }
+  if (!ascii) {
+    const text = data.toString('utf8', s, e)
+    const key = clean ? text.trim() : text
+    return key === '' ? null : key
+  }
+  if (clean) {
+    while (s < e && isAsciiSpace(data[s]!)) s++
+    while (e > s && isAsciiSpace(data[e - 1]!)) e--
+  }
+  if (s === e) return null
+  const candidates = keysByLength.get(e - s)
+  if (candidates === undefined) return null
+  next: for (const c of candidates) {
+    for (let k = 0; k < c.bytes.byteLength; k++) if (data[s + k] !== c.bytes[k]) continue next
+    return c.key
+  }
+  return null
+}
 
 /**
  * Reads the pairs of `text` and returns the values of the keys in `wanted` (the first pair of each key), by key.
@@ -124,8 +247,17 @@ export const kv: ModuleDef = {
       stage() {
         const found: (Value | undefined)[] = new Array(items.length)
         const rule = { missing: 'lenient' as const, strict }
+        const plan = bytePlan(wanted, options)
         return {
           push(e, out) {
+            // DATA is read as bytes when the delimiters and separator allow it (most queries): no decoding of the
+            // whole entry, only of the values found.
+            if (source === undefined && plan !== null) {
+              const pairs = readPairsBytes(asBuffer(e.data), wanted, options, plan)
+              for (let i = 0; i < items.length; i++) found[i] = pairs.get(items[i]!.source)
+              if (applyExtractions(e, items, found, rule)) out(e)
+              return
+            }
             const text = inputText(e, source)
             const pairs = text === undefined ? undefined : readPairs(text, wanted, options)
             for (let i = 0; i < items.length; i++) found[i] = pairs?.get(items[i]!.source)
