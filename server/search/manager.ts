@@ -13,8 +13,8 @@
 // - One user has at most `maxPerUser` searches that are not saved (running or kept), on all replicas together: a
 //   launch past it is 429, unless some of theirs here only wait out their grace period: the oldest of those are
 //   removed first to make room (a client that closes its searches and launches more never meets the cap).
-// - Results go to the working directory as they are found; a saving search is moved to the blob store only once it
-//   is DORMANT (no client) and finished, in the background; until its row says 'saved' the working files stay.
+// - Results go to the working directory as they are found (runner.ts); a saving search is moved to the blob store
+//   (saving.ts) only once it is DORMANT (no client) and finished, in the background.
 // - A search that is neither backgrounded nor saved and has no client is removed `graceMs` after it lost its last
 //   client by a detach (checked by sweep(), which every operation runs first and the server runs periodically).
 // - A client that ends detaches from every search: a session or API token that ends (detachClients), and an API
@@ -28,29 +28,18 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type BlobStore, discardBlob } from '../blob'
 import { Errors } from '../http/errors'
-import { type OwnerQuota, QuotaExceeded, type Quotas } from '../store/quota'
-import { ArchiveError, type ArchiveLimits, type SearchArchiveDescription, readSearchArchive, writeSearchArchive } from './archive'
+import type { Quotas } from '../store/quota'
+import type { ArchiveLimits } from './archive'
 import type { EntriesRepo } from './entries'
 import { TagDirectory } from './tags'
 import { type RunnerDeps, SearchRunner } from './runner'
+import { readRecords, readRecordsWithin, resultSource } from './records'
+import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
+import { INDEX_ENTRY_BYTES, type ResultSource, resultBytes, type WorkFiles, listWorkDir, removeWorkFiles, workDir, workFiles } from './results'
+import { type ImportBound, type ReadArchive, type SaveState, exportArchive, readArchiveInto, savedRow, transferToBlobs } from './saving'
 import type { PipelineStats } from '../../engine/pipeline-stats'
 import type { CompiledQuery } from '../../engine/query'
-import { type ImportInfo, type LaunchInfo, type SavedSearchRow, type SearchRecord, type SearchesRepo, searchBlobKeys, searchQueryAndTimes } from './repo'
-import {
-  INDEX_ENTRY_BYTES,
-  type ResultSource,
-  ResultWriter,
-  resultBytes,
-  type WorkFiles,
-  listWorkDir,
-  records,
-  removeWorkFiles,
-  workDir,
-  workFiles,
-} from './results'
 
-/** How the error of a failed move to the blob store starts; a later save that succeeds clears it. */
-const SAVE_FAILED = 'saving failed: '
 /**
  * The error of a saving search whose replica died before its results reached the blob store (they were in that
  * replica's working files): set by a surviving replica (server/cluster), so that its owner sees what happened.
@@ -62,34 +51,15 @@ const CUT_OFF = 'the replica that ran this search stopped before the search fini
 /** A saving search left by a dead replica (marked by a surviving one). */
 export const isOrphaned = (row: Pick<SavedSearchRow, 'state' | 'error'>) => row.state === 'saving' && row.error.startsWith(ORPHANED)
 
-/** Imported records are written out this many at a time. */
-const IMPORT_FLUSH_RECORDS = 1024
 /** History entries answered at most, and kept per user (older launches are dropped as new ones are recorded). */
 const HISTORY_LIMIT = 1000
 
+export type { SaveState }
+
 /**
- * How much an import may store, checked record by record while the archive streams in: at most `ratio` times the
- * compressed bytes received so far plus `floor`, never more than `max`, and never more than the room `quota` leaves.
+ * One search in memory: the RunTarget of its run (runner.ts), what its moves to the blob store change (saving.ts)
+ * and what reads of its results read (records.ts).
  */
-export interface ImportBound {
-  ratio: number
-  floor: number
-  max: number
-  quota?: OwnerQuota
-}
-
-/** An archive read into working files, not yet a search. */
-export interface ReadArchive {
-  description: SearchArchiveDescription
-  files: WorkFiles
-  storeSize: number
-  indexSize: number
-  itemCount: number
-}
-
-export type SaveState = 'none' | 'saving' | 'saved'
-
-/** One search in memory. */
 export interface Search {
   record: SearchRecord
   clients: Set<string>
@@ -168,8 +138,6 @@ export interface ManagerDeps extends Omit<RunnerDeps, 'tags'> {
    */
   unsavedElsewhere?: (uid: number) => Promise<number>
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The State words of a search, in the spec's order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
 export function stateWords(s: Pick<Search, 'background' | 'save'> & { clients: { readonly size: number }; record: { error: string } }): string {
@@ -357,7 +325,7 @@ export class SearchManager {
     }
     if (metadata !== undefined) s.record.metadata = metadata
     if (s.save === 'none') s.save = 'saving'
-    await this.deps.searches.putSaved(this.row(s))
+    await this.deps.searches.putSaved(savedRow(s))
     this.maybeTransfer(s)
   }
 
@@ -495,45 +463,9 @@ export class SearchManager {
   /** Starts moving a saving search's results to the blob store once it is dormant and finished. */
   private maybeTransfer(s: Search): void {
     if (s.save !== 'saving' || s.running || s.clients.size > 0 || s.transfer || s.removed || !s.work) return
-    s.transfer = this.transfer(s, s.work).then(() => undefined).finally(() => {
+    s.transfer = transferToBlobs(this.deps, s, s.work).then(() => undefined).finally(() => {
       s.transfer = null
     })
-  }
-
-  /**
-   * Moves the results to the blob store and marks the search saved; answers the error when that failed (the search
-   * then stays SAVING with ERROR and its working files). The owner's quota is checked before anything is copied
-   * and again in the transaction that marks it saved.
-   */
-  private async transfer(s: Search, work: WorkFiles): Promise<unknown> {
-    const { blobs, searches, log } = this.deps
-    const keys = searchBlobKeys(s.record.id)
-    try {
-      const quota = await this.deps.quotas?.of(s.record.uid)
-      const size = s.record.storeSize + s.record.indexSize
-      if (quota && size > 0 && quota.used + size > quota.limit) throw new QuotaExceeded(quota.limit, quota.used, size)
-      await blobs.put(keys.results, Bun.file(work.results).stream())
-      await blobs.put(keys.index, Bun.file(work.index).stream())
-      if (s.removed) throw new Error('deleted while being saved')
-      s.blob = keys
-      if (s.record.error.startsWith(SAVE_FAILED)) s.record.error = ''
-      // Shown SAVED only once the row says so: in a cluster, a replica that dies right after a caller saw SAVED
-      // leaves a row another replica can take over (a 'saving' row it could not).
-      await searches.putSaved({ ...this.row(s), state: 'saved' }, quota?.limit)
-      s.save = 'saved'
-      s.work = null
-      removeWorkFiles(work)
-      return undefined
-    } catch (e) {
-      await discardBlob(blobs, keys.results, log)
-      await discardBlob(blobs, keys.index, log)
-      if (s.removed) return e
-      s.blob = null
-      s.save = 'saving'
-      s.record.error = `${SAVE_FAILED}${e instanceof Error ? e.message : String(e)}`
-      log.error('could not save a search', { search: s.record.id, error: s.record.error })
-      return e
-    }
   }
 
   /** Waits until no search is running or being moved (tests and shutdown). */
@@ -577,57 +509,16 @@ export class SearchManager {
   // ---- export and import (archive format: server/search/archive.ts, docs/search-archive.md)
 
   /** A saved search as a search archive (.tar.gz), streamed from its stored results. */
-  async exportArchive(s: Search): Promise<ReadableStream<Uint8Array>> {
-    const r = s.record
-    const description = {
-      ...searchQueryAndTimes(r),
-      Metadata: r.metadata ?? null,
-      ItemCount: r.itemCount,
-    }
-    return writeSearchArchive(description, records(await this.resultBytes(s)))
+  exportArchive(s: Search): Promise<ReadableStream<Uint8Array>> {
+    return exportArchive(this.deps.blobs, s)
   }
 
   /**
    * Reads a search archive into fresh working files. Resolves once the whole archive was read and found sound;
    * on any failure (ArchiveError for the archive's faults) the files are removed and nothing is left.
    */
-  async readArchive(stream: ReadableStream<Uint8Array>, limits: Partial<ArchiveLimits>, bound?: ImportBound): Promise<ReadArchive> {
-    const files = this.importFiles()
-    const writer = new ResultWriter(files)
-    // The compressed bytes received so far: what an import's stored bytes are bounded relative to.
-    let compressed = 0
-    const counted = bound
-      ? stream.pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, ctl) {
-              compressed += chunk.byteLength
-              ctl.enqueue(chunk)
-            },
-          }),
-        )
-      : stream
-    const room = bound?.quota ? bound.quota.limit - bound.quota.used : Number.POSITIVE_INFINITY
-    try {
-      const description = await readSearchArchive(counted, limits, async (record) => {
-        writer.add(JSON.stringify(record))
-        if (bound) {
-          const stored = writer.bytes
-          if (stored > bound.max) throw new ArchiveError(`the archive expands to more than the limit of ${bound.max} bytes`)
-          if (stored > bound.ratio * compressed + bound.floor)
-            throw new ArchiveError(
-              `the archive expands to more than ${bound.ratio} times its compressed size (${compressed} bytes received, ${stored} bytes to store): refused as a possible zip bomb`,
-            )
-          if (stored > room) throw new QuotaExceeded(bound.quota!.limit, bound.quota!.used, stored)
-        }
-        if (writer.queued >= IMPORT_FLUSH_RECORDS) await writer.flush()
-      })
-      await writer.close()
-      return { description, files, storeSize: writer.storeSize, indexSize: writer.indexSize, itemCount: writer.count }
-    } catch (e) {
-      await writer.close().catch(() => undefined)
-      removeWorkFiles(files)
-      throw e
-    }
+  readArchive(stream: ReadableStream<Uint8Array>, limits: Partial<ArchiveLimits>, bound?: ImportBound): Promise<ReadArchive> {
+    return readArchiveInto(this.importFiles(), stream, limits, bound)
   }
 
   /** A working file pair for an import, under a name no search uses. */
@@ -660,8 +551,8 @@ export class SearchManager {
       transfer: null,
     }
     try {
-      await this.deps.searches.putSaved(this.row(s))
-      const failed = await this.transfer(s, own)
+      await this.deps.searches.putSaved(savedRow(s))
+      const failed = await transferToBlobs(this.deps, s, own)
       if (s.save !== 'saved') throw failed ?? new Error(s.record.error)
     } catch (e) {
       await this.deps.searches.deleteSaved(id)
@@ -707,15 +598,6 @@ export class SearchManager {
 
   // ---- reading
 
-  private row(s: Search): SavedSearchRow {
-    return {
-      ...s.record,
-      state: s.save === 'saved' ? 'saved' : 'saving',
-      resultsKey: s.blob?.results ?? null,
-      indexKey: s.blob?.index ?? null,
-    }
-  }
-
   /** The search when the caller may see it: owner, member of its group, admin. Else 404, as for a missing one. */
   viewable(v: Viewer, id: string): Search {
     this.sweep()
@@ -743,134 +625,31 @@ export class SearchManager {
 
   /** Where the search's results can be read now (none: an ORPHANED search, whose results were lost). */
   source(s: Search): ResultSource {
-    if (s.blob) return { kind: 'blob', key: s.blob.results, size: s.record.storeSize }
-    if (!s.work) return { kind: 'none', size: 0 }
-    return { kind: 'work', files: s.work, size: s.record.storeSize }
+    return resultSource(s)
   }
 
   /** The search's results as NDJSON bytes, as far as they are stored now. */
   resultBytes(s: Search): Promise<ReadableStream<Uint8Array>> {
-    return resultBytes(this.deps.blobs, this.source(s))
+    return resultBytes(this.deps.blobs, resultSource(s))
   }
 
-  /**
-   * Records `first` up to (not including) `last` of a search's results, as the JSON text of each, as far as they are
-   * stored now (a running search's flushed prefix): the index finds them without reading the records before them.
-   */
-  async readRecords(s: Search, first: number, last: number): Promise<string[]> {
-    const count = s.record.itemCount
-    const storeSize = s.record.storeSize
-    const blob = s.blob
-    const work = s.work
-    const from = Math.max(0, Math.min(first, count))
-    const to = Math.max(from, Math.min(last, count))
-    if (to === from) return []
-    // The end offset of the last record is the next record's start, or the stored size after the last one.
-    const idxEnd = Math.min(to + 1, count) * INDEX_ENTRY_BYTES
-    const idxStart = from * INDEX_ENTRY_BYTES
-    const read = (key: string | undefined, path: string | undefined, start: number, end: number) => this.readBytes(key, path, start, end)
-    const idx = Buffer.from(await read(blob?.index, work?.index, idxStart, idxEnd))
-    const offsets: number[] = []
-    for (let i = 0; i + INDEX_ENTRY_BYTES <= idx.length; i += INDEX_ENTRY_BYTES) offsets.push(Number(idx.readBigUInt64LE(i)))
-    const start = offsets[0]!
-    const end = to < count ? offsets[to - from]! : storeSize
-    const text = Buffer.from(await read(blob?.results, work?.results, start, end)).toString('utf8')
-    return text.split('\n').filter((l) => l !== '')
+  /** Records `first` up to (not including) `last` of a search's results, as far as they are stored now (records.ts). */
+  readRecords(s: Search, first: number, last: number): Promise<string[]> {
+    return readRecords(this.deps.blobs, s, first, last)
   }
 
   /**
    * Records `first` up to (not including) `last` counted within the subset of the results whose TS lies in
    * [`from`, `to`) (0: unbounded on that side), as far as they are stored now; `more` tells whether records of that
-   * subset follow the returned ones. A search's own results are in TS order (its feed scans by time): the subset's
-   * bounds are found by binary search over the index, reading one record head per probe. An imported search's
-   * results may be in any order: they are scanned in batches of SCAN_BATCH records, one batch per event-loop turn,
-   * stopping at the first subset record after the wanted ones.
+   * subset follow the returned ones (records.ts).
    */
-  async readRecordsWithin(s: Search, from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }> {
-    const count = s.record.itemCount
-    const lower = from || Number.NEGATIVE_INFINITY
-    const upper = to || Number.POSITIVE_INFINITY
-    if (first >= last || lower >= upper) return { lines: [], more: false }
-    const inRange = (ts: number) => ts >= lower && ts < upper
-    if (!s.record.import) {
-      // The first record at or after `t` (records without a TS, a summary's, sort last).
-      const bound = async (t: number) => {
-        if (!Number.isFinite(t)) return t < 0 ? 0 : count
-        let lo = 0
-        let hi = count
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1
-          const ts = await this.recordTs(s, mid, count)
-          if (ts !== null && ts < t) lo = mid + 1
-          else hi = mid
-        }
-        return lo
-      }
-      const start = await bound(lower)
-      const end = await bound(upper)
-      const lines = await this.readRecords(s, start + first, Math.min(start + last, end))
-      return { lines, more: start + first + lines.length < end }
-    }
-    const lines: string[] = []
-    let seen = 0
-    for (let i = 0; i < count; i += SCAN_BATCH) {
-      for (const line of await this.readRecords(s, i, Math.min(i + SCAN_BATCH, count))) {
-        const ts = anyTsOf(line)
-        if (ts === null || !inRange(ts)) continue
-        if (seen >= last) return { lines, more: true }
-        if (seen >= first) lines.push(line)
-        seen++
-      }
-      await nextTurn()
-    }
-    return { lines, more: false }
-  }
-
-  /** The TS of record `i` (of `count` stored), read from the head of the record alone; null when it has none. */
-  private async recordTs(s: Search, i: number, count: number): Promise<number | null> {
-    const blob = s.blob
-    const work = s.work
-    const idx = Buffer.from(await this.readBytes(blob?.index, work?.index, i * INDEX_ENTRY_BYTES, (i + 1) * INDEX_ENTRY_BYTES))
-    if (idx.length < INDEX_ENTRY_BYTES || i >= count) return null
-    const at = Number(idx.readBigUInt64LE(0))
-    const head = await this.readBytes(blob?.results, work?.results, at, Math.min(at + RECORD_HEAD_BYTES, s.record.storeSize))
-    return tsOf(Buffer.from(head).toString('utf8'))
-  }
-
-  private async readBytes(key: string | undefined, path: string | undefined, start: number, end: number): Promise<Uint8Array> {
-    return key !== undefined
-      ? new Uint8Array(await new Response(await this.deps.blobs.get(key, { start, end: end - 1 })).arrayBuffer())
-      : new Uint8Array(await Bun.file(path!).slice(start, end).arrayBuffer())
+  readRecordsWithin(s: Search, from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }> {
+    return readRecordsWithin(this.deps.blobs, s, from, to, first, last)
   }
 
   /** Whether the engine answers: its store can be queried. */
   async ping(): Promise<void> {
     await this.deps.entries.ping()
-  }
-}
-
-/** Records read per batch when an unordered result set is scanned for a time range. */
-const SCAN_BATCH = 1000
-/** Enough of a record's first bytes to hold its TS: `{"TS":"` and an RFC 3339 time with nanoseconds and an offset. */
-const RECORD_HEAD_BYTES = 64
-
-/** The TS of a result record from its JSON text (records written by a search begin with it); null without one. */
-function tsOf(line: string): number | null {
-  const m = /^\{"TS":"([^"]+)"/.exec(line)
-  const ms = Date.parse(m?.[1] ?? '')
-  return Number.isNaN(ms) ? null : ms
-}
-
-/** The TS of a record in any member order (an imported archive's): the whole record is parsed when needed. */
-function anyTsOf(line: string): number | null {
-  const fast = tsOf(line)
-  if (fast !== null) return fast
-  try {
-    const ts = (JSON.parse(line) as { TS?: unknown }).TS
-    const ms = typeof ts === 'string' ? Date.parse(ts) : Number.NaN
-    return Number.isNaN(ms) ? null : ms
-  } catch {
-    return null
   }
 }
 
