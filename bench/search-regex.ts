@@ -1,4 +1,4 @@
-// Matching cost of the search stages (server/search/manager.ts Pipeline), in process, no HTTP: see bench/README.md.
+// Matching cost of the search stages (server/search/runner.ts Pipeline), in process, no HTTP: see bench/README.md.
 //
 //   bun run bench/search-regex.ts [entries] [rounds]      (defaults: 200000 entries of 1 KiB, 3 rounds)
 //
