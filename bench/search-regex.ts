@@ -1,4 +1,4 @@
-// Matching cost of the search stages (server/search/manager.ts Pipeline), in process, no HTTP: see bench/README.md.
+// Matching cost of the search stages (server/search/runner.ts Pipeline), in process, no HTTP: see bench/README.md.
 //
 //   bun run bench/search-regex.ts [entries] [rounds]      (defaults: 200000 entries of 1 KiB, 3 rounds)
 //
@@ -10,7 +10,7 @@
 // then, once: one pathological entry (n a's and a b against `(a+)+$`) with both engines, and the worst single
 // entries RE2 meets (2.5 MiB of letters against patterns RE2 cannot reduce to a literal scan).
 // Medians of the rounds are printed; entries/s and MB/s (10^6 bytes of entry data per second).
-import { MATCH_BATCH } from '../server/search/manager'
+import { MATCH_BATCH } from '../server/search/runner'
 import { MatchPool } from '../server/search/match'
 import { compileRegex } from '../engine/regex'
 import { NEEDLE, entryText } from './search-texts'

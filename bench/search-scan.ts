@@ -12,7 +12,7 @@
 //   scan+wrap     + a Buffer view over each entry's bytes (what the pipeline is handed; no decoding to text)
 //   scan+grep     + Buffer.includes(needle) per entry: the engine's grep without the step scheduling and results
 //   search-loop   + the run loop's per-entry clock check (performance.now()) and a yield every STEP_MS: the grep
-//                 search as server/search/manager.ts runs it, results not written
+//                 search as server/search/runner.ts runs it, results not written
 //   blocks+grep   what a storage of blocks would give (not Quarry's storage): the same entries concatenated, 1,024 per
 //                 row in a table of its own, read in rowid order and searched with Buffer.indexOf over each block
 // and over sealed segments (server/search/segments.ts; a second store with the same entries, all compacted into
@@ -31,7 +31,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CHUNK, CHUNK_BYTES, STEP_MS, SearchManager } from '../server/search/manager'
+import { SearchManager } from '../server/search/manager'
+import { CHUNK, CHUNK_BYTES, STEP_MS } from '../server/search/runner'
 import { type Cursor, type EntriesRepo, SqliteEntriesRepo } from '../server/search/entries'
 import { createSqliteStore } from '../server/repos'
 import { createDiskBlobStore } from '../server/blob'

@@ -57,7 +57,7 @@ export interface AppDeps {
   clock?: () => number
   /** Tests only: the heartbeat of the replica registry (server/cluster). */
   cluster?: { heartbeatMs?: number }
-  /** Tests only: the chunk size of searches and what they await between chunks (server/search/manager.ts). */
+  /** Tests only: the chunk size of searches and what they await between chunks (server/search/runner.ts). */
   search?: {
     chunk?: number
     chunkBytes?: number

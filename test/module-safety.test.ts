@@ -6,7 +6,7 @@
 // works on every entry (and a condensing one tracks thousands of keys). Then:
 // (a) while it runs, /api/test and its details are answered within STALL_BOUND_MS;
 // (b) stop and delete answer within STALL_BOUND_MS, a stopped search grows no more, and a deleted one is gone.
-// The bound is not a speed assertion: a step of a search runs a few ms before it yields (server/search/manager.ts
+// The bound is not a speed assertion: a step of a search runs a few ms before it yields (server/search/runner.ts
 // STEP_MS) plus one entry's handling, so a request waits a few ms on a quiet machine and some tens under load. A module
 // that holds the event loop for a whole chunk, a whole 1 MiB entry done superlinearly or a whole flush makes requests
 // wait for that, which on these entries is seconds: 1 s tells the two apart with room for a loaded machine.
