@@ -51,9 +51,9 @@ test('a started server on the disk store has not loaded minio, tar-stream, re2js
   expect(JSON.parse(lines[1]!).afterRegex.every((m: string) => m === 're2js')).toBe(true)
 }, 90_000)
 
-/** The metric families README.md's metrics table names. */
+/** The metric families the metrics table of docs/operations.md names. */
 function documentedFamilies(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const readme = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8')
   const table = readme.slice(readme.indexOf('| Metric | Type | What |'))
   const rows = table.slice(0, table.indexOf('\n\n')).split('\n')
   return rows.flatMap((row) => [...row.matchAll(/`((?:quarry|nodejs|process)_[a-z_]+)/g)].map((m) => m[1]!))
