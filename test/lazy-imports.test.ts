@@ -1,6 +1,6 @@
-// Cold start (issue 17): a server on the disk blob store that has run no search does not load the S3 client (minio,
-// over 100 ms to import), the archive writer's tar-stream or the regex engine re2js; they load when first used. Nor
-// has it loaded prom-client, whose registry is made at the first scrape (or a moment after the start): that scrape
+// Cold start (bench/README.md): a server on the disk blob store that has run no search does not load the S3 client
+// (minio, over 100 ms to import), the archive writer's tar-stream or the regex engine re2js; they load when first used.
+// Nor has it loaded prom-client, whose registry is made at the first scrape (or a moment after the start): that scrape
 // still has every documented family; nor the OpenAPI generator (@elysiajs/openapi's and ours), run at the first
 // request for the document; nor, on SQLite, the PostgreSQL client and repositories. The real start (server/main.ts main) runs in a child process, whose module
 // registry then lists what was loaded. The multipart parser (@fastify/busboy) loads with the first upload.

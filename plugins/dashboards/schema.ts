@@ -45,10 +45,10 @@ export const DashboardIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 
 /**
  * The wire dashboard, in the spec's field order, with `Data` spliced in as stored (its exact text). Lists are
- * arrays, never null (decisions §1).
+ * arrays, never null (docs/api.md "Conventions").
  */
 export function dashboardJson(d: DashboardRow): string {
-  // jsonWithRaw's output, written out: a listing builds this for each of its rows (issue 17), and Data is always
+  // jsonWithRaw's output, written out: a listing builds this for each of its rows (bench/README.md), and Data is always
   // stored text here (a blank dashboard holds '{}').
   const head = JSON.stringify({
     ID: d.id,

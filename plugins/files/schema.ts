@@ -31,7 +31,7 @@ export const MAX_GIDS = 1024
 
 const Name = t.String({ maxLength: MAX_NAME })
 const Desc = t.String({ maxLength: MAX_DESC })
-/** A sharing list: any positive GID, also of a group that does not exist yet (decisions §5); null means none. */
+/** A sharing list: any positive GID, also of a group that does not exist yet (docs/api.md, sharing); null means none. */
 export const GIDs = t.Union([t.Array(JsonId, { maxItems: MAX_GIDS }), t.Null()])
 export const Labels = t.Union([t.Array(t.String({ maxLength: MAX_NAME }), { maxItems: MAX_LABELS }), t.Null()])
 

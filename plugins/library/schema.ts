@@ -60,7 +60,8 @@ const CAN_NONE = JSON.stringify({ Delete: false, Modify: false, Share: false })
 
 /**
  * The wire entry in the spec's member order: GIDs, Labels and Metadata omitted when empty (the spec's table),
- * Metadata spliced in as stored; then WriteAccess, what the caller `may` do (Can) and Updated (decisions §5).
+ * Metadata spliced in as stored; then WriteAccess, what the caller `may` do (Can) and Updated (docs/api.md "Dashboards
+ * and the search library").
  */
 export function entryJson(e: LibraryRow, may: boolean): string {
   return jsonWithRaw(

@@ -24,7 +24,7 @@ export type ResourceMetadata = typeof ResourceMetadata.static
 
 export const ResourceName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })
 const Description = t.String({ maxLength: 4096 })
-/** Any positive GID, also of a group that does not exist yet (decisions §5); null means not shared. */
+/** Any positive GID, also of a group that does not exist yet (docs/api.md, sharing); null means not shared. */
 const GroupACL = t.Union([t.Array(JsonId, { maxItems: 1024 }), t.Null()])
 
 export const CreateResourceBody = t.Object({

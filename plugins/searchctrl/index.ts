@@ -1,4 +1,4 @@
-// Search control (spec "Search control", "States and transitions"; decisions §6), launching searches on the
+// Search control (docs/api.md "Searches", "Search states"), launching searches on the
 // embedded engine, result downloads and the search history. The state machine lives in server/search/manager.ts;
 // this plugin maps callers and requests onto it.
 // Who may do what: view (list, detail, attach, detach, background, save, download): owner, members of the
@@ -82,7 +82,7 @@ export const tokenClient = (tokenId: string) => `token:${tokenId}`
 /** When the caller stops being a client by itself: an API token's expiry (0: never; sessions end by events). */
 const clientExpiresOf = (caller: Caller) => caller.token?.expires ?? 0
 
-/** Search ids are strings of digits (decisions §1). */
+/** Search ids are strings of digits (docs/api.md "Conventions"). */
 function checkId(id: string): string {
   if (!/^\d{1,20}$/.test(id)) throw Errors.badRequest('invalid search id: expected digits')
   return id
@@ -292,7 +292,7 @@ export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock
         access: 'Search',
         body: LaunchBody,
         response: { 200: Launched, ...refusals(429) },
-        detail: { summary: 'Launch a search', description: 'Runs a query on the embedded engine (README "Query language"); you are attached to it.' },
+        detail: { summary: 'Launch a search', description: 'Runs a query on the embedded engine (docs/query-language.md); you are attached to it.' },
       },
     )
     .get(

@@ -70,7 +70,7 @@ export const Detail = t.Object({
   IndexSize: t.Integer(),
 })
 
-/** The full record of decisions §6: the detail's fields (Finished among them) and more. */
+/** The full record of docs/api.md "Searches": the detail's fields (Finished among them) and more. */
 export const Details = t.Object({
   ...Detail.properties,
   GIDs: t.Array(t.Integer()),

@@ -1,5 +1,5 @@
 // HTTP-level tests of the users API (spec "Users and groups", "Account lock", "Errors", "Authentication";
-// decisions §1 and §4), through the real app on a temporary store.
+// docs/api.md "Conventions", "Users and groups"), through the real app on a temporary store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { migrate } from '../../server/store/db'

@@ -70,10 +70,10 @@ export async function requestedOwner(
 }
 
 /**
- * Refuses (403) a sharing list (GIDs, GroupACL) the caller may not set (decisions §5): an admin acting with a
- * session may name any positive GID; anyone else, an admin's API token included, only groups they belong to,
- * so that nobody puts an item in front of a group they are not part of (a GUID opens the group's item before a
- * global one). GIDs the item already has (`kept`) may stay: a client sends the whole list back on every update.
+ * Refuses (403) a sharing list (GIDs, GroupACL) the caller may not set (docs/api.md "Sharing items with groups"): an
+ * admin acting with a session may name any positive GID; anyone else, an admin's API token included, only groups they
+ * belong to, so that nobody puts an item in front of a group they are not part of (a GUID opens the group's item before
+ * a global one). GIDs the item already has (`kept`) may stay: a client sends the whole list back on every update.
  */
 export async function checkSharing(
   caller: { uid: number; admin: boolean },

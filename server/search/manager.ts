@@ -1,12 +1,12 @@
-// The search manager: every search the server knows, its state machine (spec "States and transitions",
-// decisions §6) and the runner that feeds it from the entries store.
+// The search manager: every search the server knows, its state machine (docs/api.md "Search states") and the
+// runner that feeds it from the entries store.
 //
 // A search is described by four facts, and its State words follow from them alone (stateWords):
 //   clients     the sessions (or API tokens) attached to it;
 //   background  set by Background at launch or PATCH .../background;
 //   save        'none' | 'saving' (asked to be saved, results not yet in the blob store) | 'saved';
 //   error       why it failed, '' when it did not.
-// Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
+// Whether it still runs is not a state word (docs/api.md "Search states": no STOPPED); `finished` tells it.
 //
 // Guarantees:
 // - A search reads the entries in chunks of CHUNK (and at most about CHUNK_BYTES of data) and yields to the event
@@ -368,7 +368,7 @@ export class SearchManager {
       )
     // A search's results are bounded by its owner's quota (the whole quota, not what is left: unsaved results are
     // working files, not stored bytes): one that could never be saved stops growing there, so a short launch
-    // request cannot make the server write unbounded results (issue 12 point 7).
+    // request cannot make the server write unbounded results (docs/security.md, "Searches").
     const maxResultBytes = await this.deps.quotas?.limitFor(req.uid)
     const resources = await this.loadResources(req.uid, req.query)
     const now = this.deps.clock()

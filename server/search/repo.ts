@@ -16,7 +16,7 @@ export interface LaunchInfo {
   client: 'session' | 'token'
 }
 
-/** What is known about a search besides its state: the details record of decisions §6. */
+/** What is known about a search besides its state: the details record of docs/api.md "Searches". */
 export interface SearchRecord {
   id: string
   uid: number
