@@ -1,4 +1,4 @@
-// The driver of bench/load.sh (see bench/README.md, "What bench/load.sh measures"): against a running Quarry,
+// The driver of bench/load.sh (see bench/README.md, "bench/load.sh"): against a running Quarry,
 //   1. seeds groups, users (each in two groups), per user resources with contents, a user file, an API token,
 //      dashboards and library entries (when those routes exist), and ingested entries for the searches;
 //   2. logs every virtual client in (one session each; clients are spread over the users) and then runs CLIENTS
