@@ -4,7 +4,8 @@
 // - the configuration tables of docs/operations.md name exactly the QUARRY_* variables the server and the CLI read;
 // - docs/api.md's permission table is exactly the server's permission list, with its categories and descriptions;
 // - docs/security.md names every route anyone may call without logging in;
-// - README.md keeps its two commands (CI runs the test one) and names every page of docs/.
+// - README.md keeps its two commands (CI runs the test one) and names every page of docs/;
+// - CHANGELOG.md's newest release is package.json's version.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -197,5 +198,13 @@ describe('README.md', () => {
       expect({ page, inLayout: layout.includes(page) }).toEqual({ page, inLayout: true })
       expect({ page, linked: readOn.includes(`docs/${page}`) }).toEqual({ page, linked: true })
     }
+  })
+})
+
+describe('CHANGELOG.md', () => {
+  test('keeps an Unreleased section, and its newest release is the version of package.json, dated', () => {
+    const releases = [...read('CHANGELOG.md').matchAll(/^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$/gm)].map((m) => ({ version: m[1], date: m[2] }))
+    expect(releases[0]).toEqual({ version: 'Unreleased', date: undefined })
+    expect(releases[1]).toEqual({ version: JSON.parse(read('package.json')).version, date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) })
   })
 })
