@@ -154,7 +154,7 @@ function upload(bytes: number, name: string): FormData {
   return form
 }
 
-/** A dashboard definition in the GUI's shape (spec "Dashboard"), a few tiles. */
+/** A dashboard definition in the GUI's shape (docs/api.md), a few tiles. */
 function dashboardData(n: number) {
   return {
     version: 2,
@@ -413,7 +413,7 @@ if (hasDashboards)
     [
       2,
       async (c) => {
-        // The GUI's update: fetch, change, send every field back (spec "Dashboards", update rule).
+        // The GUI's update: fetch, change, send every field back (docs/api.md "Dashboards and the search library").
         const id = pick(c.user.dashboards)
         const d = await call({ endpoint: 'GET /api/dashboards/:id', path: `/api/dashboards/${id}`, jwt: c.jwt })
         d.Data.lastDataUpdate = new Date().toISOString()

@@ -1,4 +1,4 @@
-// Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; docs/api.md "Conventions", "Logging
+// Login, sessions and JWTs over HTTP (docs/api.md "Conventions", "Logging
 // in and sessions").
 import { describe, expect, spyOn, test } from 'bun:test'
 import { createHmac } from 'node:crypto'

@@ -1,6 +1,6 @@
-// Dashboards over HTTP (spec "Dashboard", "Dashboards"; docs/api.md "Conventions", "Sharing items with groups"). The
-// route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this file covers
-// the rules of the dashboard API itself: create rules 1-5, the update rule, who reads, changes and deletes, GUID
+// Dashboards over HTTP (docs/api.md "Dashboards and the search library", "Conventions", "Sharing items with groups").
+// The route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this file
+// covers the rules of the dashboard API itself: create rules 1-5, the update rule, who reads, changes and deletes, GUID
 // resolution, the per-user and per-group listings, and Data kept byte for byte.
 import { describe, expect, test } from 'bun:test'
 import { type CallResult, type TestServer, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'

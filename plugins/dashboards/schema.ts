@@ -8,9 +8,9 @@ import type { DashboardRow } from './repo'
 const Text = (maxLength: number) => OptionalText(t.String({ maxLength }))
 
 /**
- * POST and PUT: the dashboard structure (spec "Dashboard"); unknown keys (ID, Created, Updated, Synced) are
- * ignored. `Data` is any JSON here; the handler requires an object and keeps its text as sent. `UID` 0 and a
- * `GUID` that is empty or the nil UUID mean unset (Go clients send zero values).
+ * POST and PUT: the dashboard structure (docs/api.md "Dashboards and the search library"); unknown keys (ID, Created,
+ * Updated, Synced) are ignored. `Data` is any JSON here; the handler requires an object and keeps its text as sent.
+ * `UID` 0 and a `GUID` that is empty or the nil UUID mean unset (Go clients send zero values).
  */
 export const DashboardBody = t.Object({
   Name: Text(MAX_NAME),
@@ -44,7 +44,7 @@ export const DashboardRecord = t.Object({
 export const DashboardIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 
 /**
- * The wire dashboard, in the spec's field order, with `Data` spliced in as stored (its exact text). Lists are
+ * The wire dashboard, in the clients' field order, with `Data` spliced in as stored (its exact text). Lists are
  * arrays, never null (docs/api.md "Conventions").
  */
 export function dashboardJson(d: DashboardRow): string {

@@ -1,4 +1,4 @@
-// User files over HTTP (spec "User file", "User files"; docs/api.md "Conventions", "API tokens", "Sharing items with
+// User files over HTTP (docs/api.md "Resources and user files", "Conventions", "API tokens", "Sharing items with
 // groups"). The route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this
 // file covers the rules of the user file API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'

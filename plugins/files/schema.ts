@@ -8,7 +8,7 @@ import { formatTime } from '../../server/runtime/time'
 import { JsonId } from '../groups/schema'
 import type { FileRow } from './repo'
 
-/** The user file record of the spec ("User file"): GIDs and Labels always arrays, strings never null. */
+/** The user file record (docs/api.md "Resources and user files"): GIDs and Labels always arrays, strings never null. */
 export const UserFile = t.Object({
   GUID: t.String(),
   ThingUUID: t.String(),

@@ -1,4 +1,4 @@
-// The search library over HTTP (spec "Search library entry", "Search library" rules 1-4; docs/api.md "Conventions",
+// The search library over HTTP (docs/api.md "Dashboards and the search library", "Conventions",
 // "Sharing items with groups"). The route × caller matrix in test/security.test.ts covers anonymous callers and tokens
 // on every route; this file covers the rules of the library API itself for owner, group member, stranger and admin,
 // with and without the admin flag, GUID collisions, and Metadata kept byte for byte.

@@ -1,4 +1,4 @@
-// Resources over HTTP (spec "Resource metadata", "Resources", "Limits", "Versioning"; docs/api.md "Conventions", "API
+// Resources over HTTP (docs/api.md "Resources and user files", "Conventions", "API
 // tokens", "Sharing items with groups"). The route × caller matrix in test/security.test.ts covers anonymous callers
 // and tokens on every route; this file covers the rules of the resource API itself, through the real app with a disk
 // blob store.

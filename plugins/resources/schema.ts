@@ -4,7 +4,7 @@ import { JsonId } from '../groups/schema'
 import type { ResourceRow } from './repo'
 import { OptionalText } from '../../server/http/wire'
 
-/** Resource metadata as the spec lists it; Domain and Labels are always present (the clone answer needs them). */
+/** Resource metadata as the clients read it; Domain and Labels are always present (the clone answer needs them). */
 export const ResourceMetadata = t.Object({
   UID: t.Integer(),
   GUID: t.String(),

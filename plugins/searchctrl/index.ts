@@ -61,7 +61,7 @@ function textStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> 
   })
 }
 
-/** The answer of background, save, stop and delete: the spec's "Body null". */
+/** The answer of background, save, stop and delete: `null`, as the clients expect. */
 const jsonNull = () => new Response('null', { headers: { 'content-type': JSON_TYPE } })
 
 /**
@@ -314,7 +314,7 @@ export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock
       access: 'AttachSearch',
       params: IdParams,
       response: t.Array(Detail),
-      detail: { summary: 'Get a search\'s summary', description: 'A one-element array (the spec\'s shape).' },
+      detail: { summary: 'Get a search\'s summary', description: 'A one-element array (the shape the clients read).' },
     })
     .get(
       '/api/searchctrl/:id/details',

@@ -1,4 +1,4 @@
-// API tokens (spec "API tokens", docs/api.md "API tokens"): restricted, optionally expiring credentials for scripts.
+// API tokens (docs/api.md "API tokens"): restricted, optionally expiring credentials for scripts.
 // A token is usable until it expires, and stays listed after that until it is refreshed or deleted.
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/runtime/config'

@@ -1,7 +1,7 @@
-// API tokens over HTTP (spec "API tokens", "Authentication" rule 6, "States and transitions › API token";
-// docs/api.md "Conventions", "API tokens"). The route × caller matrix in test/security.test.ts already checks every
-// route for tokens with and without the route's permission, expired tokens, locked owners and admins' tokens on admin
-// routes; this file covers the token API itself and the overlay rules around it.
+// API tokens over HTTP (docs/api.md "API tokens", "Permissions", "Conventions"). The route × caller matrix in
+// test/security.test.ts already checks every route for tokens with and without the route's permission, expired tokens,
+// locked owners and admins' tokens on admin routes; this file covers the token API itself and the overlay rules around
+// it.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'

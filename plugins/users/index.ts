@@ -1,5 +1,5 @@
 // Users: accounts, locking, passwords, admin status, default search group, preferences, memberships and
-// session lists (spec "Users and groups", docs/api.md "Users and groups").
+// session lists (docs/api.md "Users and groups").
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/http/body'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
@@ -25,7 +25,7 @@ import { rawJson } from '../../server/http/raw-json'
 import type { GroupsRepo } from '../groups/repo'
 import type { SessionsRepo } from '../auth/repo'
 
-/** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
+/** The account that can never be renamed, deleted, demoted or locked (docs/api.md "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'
 const PREFS = 'prefs'
 const USER_TAKEN = 'user name is taken'

@@ -1,6 +1,6 @@
 // Who reaches an item that is owned by a user, shared with groups and maybe global (resources, user files,
-// dashboards, library entries), and which one a GUID names when several items share it (spec "User files":
-// owned by the caller, else shared with a group of the caller, else global).
+// dashboards, library entries), and which one a GUID names when several items share it (docs/api.md "Sharing items with
+// groups": owned by the caller, else shared with a group of the caller, else global).
 import { Errors } from '../http/errors'
 import type { Maybe } from '../store/maybe'
 

@@ -240,7 +240,7 @@ export interface ManagerDeps {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
-/** The State words of a search, in the spec's order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
+/** The State words of a search, in the clients' order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
 export function stateWords(s: Pick<Search, 'background' | 'save'> & { clients: { readonly size: number }; record: { error: string } }): string {
   const attached = s.clients.size > 0
   const words: string[] = []
@@ -1226,7 +1226,7 @@ export function reaches(v: Viewer, s: Pick<Search, 'record'>): boolean {
   return s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
 }
 
-/** Admins may view every search (spec: "Admins may get, delete, load and background any search"). */
+/** Admins may view every search (docs/api.md "Searches": admins may do anything with any search). */
 export function canView(v: Viewer, s: Pick<Search, 'record'>): boolean {
   return v.admin || reaches(v, s)
 }
