@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Benchmark (issue 13): a search launched on replica A and followed over the search WebSocket, on A itself (local)
-# and through replica B (B relays the socket's requests to A over the internal route): the time from the launch to
-# the first result, and the latency of one entries request, as ratios measured in the same run. See bench/README.md;
+# Benchmark (docs/cluster.md): a search launched on replica A and followed over the search WebSocket, on A itself
+# (local) and through replica B (B relays the socket's requests to A over the internal route): the time from the launch
+# to the first result, and the latency of one entries request, as ratios measured in the same run. See bench/README.md;
 # the work is done by bench/cluster-search.ts. PostgreSQL and the S3 gateway are started here by the test scripts
 # (test/pg-server.sh, test/s3-server.sh), on loopback, and removed on exit.
 #

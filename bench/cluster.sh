@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark (issue 13): GET /api/info/whoami (JWT) and GET /api/dashboards/{id} on
+# Benchmark (docs/cluster.md): GET /api/info/whoami (JWT) and GET /api/dashboards/{id} on
 #   sqlite     one replica on SQLite with the disk blob store (no cluster variables),
 #   pg         one replica on PostgreSQL + S3, started as a cluster replica, loaded directly,
 #   pg-proxy   the same replica through HAProxy (round-robin over one server: the proxy's own cost),
@@ -170,7 +170,7 @@ echo
 echo "$SUMMARY"
 
 if [ "${BENCH_NO_RECORD:-0}" != 1 ]; then
-  [ -s "$RESULTS" ] || printf '# whoami and a dashboard GET: SQLite vs PostgreSQL, 1 vs 3 replicas (issue 13)\n\nAppended by `bash bench/cluster.sh`, newest last.\n' >"$RESULTS"
+  [ -s "$RESULTS" ] || printf '# whoami and a dashboard GET: SQLite vs PostgreSQL, 1 vs 3 replicas (docs/cluster.md)\n\nAppended by `bash bench/cluster.sh`, newest last.\n' >"$RESULTS"
   {
     echo
     echo "## $(date -u '+%Y-%m-%d %H:%M UTC'): bash bench/cluster.sh"

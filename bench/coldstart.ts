@@ -1,5 +1,5 @@
-// Cold start to the first 200 (issue 17): spawns `bun run server/main.ts` and polls GET /api/test every 2 ms until it
-// answers 200; the time from the spawn to that answer is the figure. Interleaved rounds of:
+// Cold start to the first 200 (bench/README.md): spawns `bun run server/main.ts` and polls GET /api/test every 2 ms
+// until it answers 200; the time from the spawn to that answer is the figure. Interleaved rounds of:
 //   empty     a fresh data directory (creates the store, migrates, hashes the first admin's password)
 //   existing  a data directory a previous start made (the usual restart)
 //   fastify   bench/compare/fastify.mjs on Node opening an existing store (for reference; only when its packages
@@ -12,7 +12,8 @@
 // (`npm run build` into the temporary directory, for DIR too with --before) and start it (`quarry serve`) in the
 // same rounds; --bundle: also build the server as one CommonJS bundle with bytecode (`npm run build:server` into the
 // temporary directory, this tree only) and start it with `bun DIR/main.js` in the same rounds.
-// Goals (issue 17): empty < 150 ms, existing < 100 ms (medians), for `bun run server/main.ts` (what the container runs).
+// Goals (bench/README.md): empty < 150 ms, existing < 100 ms (medians), for `bun run server/main.ts` (what the
+// container runs).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Benchmark of the engine (issue 23): 1,000,000 generated entries each of access-log lines, JSON lines and key=value
-# lines in a fresh Quarry, then the time to answer (launch to last result) of stats, chart and regex queries and of
-# the searches that exist today, against a plain Bun loop over the same bytes (the floor), jq, gawk and GNU grep, in
-# interleaved rounds; and the server's RSS under `stats count by` over 1,000,000 distinct keys. See bench/README.md;
+# Benchmark of the engine (docs/query-language.md): 1,000,000 generated entries each of access-log lines, JSON lines and
+# key=value lines in a fresh Quarry, then the time to answer (launch to last result) of stats, chart and regex queries
+# and of the searches that exist today, against a plain Bun loop over the same bytes (the floor), jq, gawk and GNU grep,
+# in interleaved rounds; and the server's RSS under `stats count by` over 1,000,000 distinct keys. See bench/README.md;
 # the work is done by bench/engine.ts.
 #
 #   bash bench/engine.sh            one run; appends a block to bench/results/engine.md

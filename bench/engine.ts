@@ -1,4 +1,4 @@
-// The driver of bench/engine.sh (see bench/README.md, "What bench/engine.sh measures"): against a running Quarry,
+// The driver of bench/engine.sh (see bench/README.md, "bench/engine.sh"): against a running Quarry,
 //   1. writes ENTRIES generated lines of each kind (bench/engine-data.ts: access log, JSON, key=value) to one file
 //      each, and ingests the same lines, one entry a line, under the tags access, json and kv (POST /api/ingest/json,
 //      batches of 1,000, one request at a time); then waits until the compaction has moved them into segments;

@@ -6,7 +6,7 @@
 //       server running: 1,000 other users in 1,000 other groups; <others> dashboards and <others> library
 //       entries of those users (half shared with one of the other groups, 1 % of the entries global); and what
 //       the measured user sees: 100 dashboards (40 own, 30 of others shared with its group, 30 global of others)
-//       and 100 library entries of its own (the library listing is own entries only, spec). Then checks the
+//       and 100 library entries of its own (the library listing is own entries only). Then checks the
 //       query plans of both listings: no store-sized table may be scanned.
 //   bun run bench/listing-seed.ts login <base-url>   prints a JWT of the measured user
 import { openDatabase } from '../server/store/db'

@@ -2,7 +2,7 @@
 # Load test: 200 concurrent clients for 60 s over a realistic mix of the API (logins, lists and gets, resource
 # uploads and downloads, user files, dashboards, library, tokens, searches running), with per-endpoint
 # throughput and p50/p99, errors (target: none) and the server's RSS over time (target: flat). See
-# bench/README.md ("What bench/load.sh measures"); the work is done by bench/load.ts.
+# bench/README.md ("bench/load.sh"); the work is done by bench/load.ts.
 #
 #   bash bench/load.sh              one run; appends a block to bench/results/load.md
 #   bash bench/load.sh --strict     exit 1 when there was any error or the RSS was not flat

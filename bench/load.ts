@@ -1,4 +1,4 @@
-// The driver of bench/load.sh (see bench/README.md, "What bench/load.sh measures"): against a running Quarry,
+// The driver of bench/load.sh (see bench/README.md, "bench/load.sh"): against a running Quarry,
 //   1. seeds groups, users (each in two groups), per user resources with contents, a user file, an API token,
 //      dashboards and library entries (when those routes exist), and ingested entries for the searches;
 //   2. logs every virtual client in (one session each; clients are spread over the users) and then runs CLIENTS
@@ -154,7 +154,7 @@ function upload(bytes: number, name: string): FormData {
   return form
 }
 
-/** A dashboard definition in the GUI's shape (spec "Dashboard"), a few tiles. */
+/** A dashboard definition in the GUI's shape (docs/api.md), a few tiles. */
 function dashboardData(n: number) {
   return {
     version: 2,
@@ -413,7 +413,7 @@ if (hasDashboards)
     [
       2,
       async (c) => {
-        // The GUI's update: fetch, change, send every field back (spec "Dashboards", update rule).
+        // The GUI's update: fetch, change, send every field back (docs/api.md "Dashboards and the search library").
         const id = pick(c.user.dashboards)
         const d = await call({ endpoint: 'GET /api/dashboards/:id', path: `/api/dashboards/${id}`, jwt: c.jwt })
         d.Data.lastDataUpdate = new Date().toISOString()

@@ -6,7 +6,7 @@
 // Pieces (default: all), each on the whole file; the file should be in the page cache (read it once first):
 //   read        Bun.file().stream() drained: the floor of reading the source in Bun
 //   sha1        the same, hashed with Bun.CryptoHasher('sha1') as the blob store's Meter does
-//   cp          `cp` of the file into <scratch-dir> then `sync`: the copy floor of issue 17's upload goal
+//   cp          `cp` of the file into <scratch-dir> then `sync`: the copy floor of the upload goal (bench/README.md)
 //   sha1-worker the file's chunks through server/blob/sha1.ts Sha1Stream (copy into 1 MiB batches, hand-off to the
 //               hash worker, its backpressure): the hashing stage as the put uses it
 //   mp-mem      the multipart parser alone (server/upload/multipart.ts streamFilePart) on a form built in memory around
@@ -351,7 +351,7 @@ try {
       case 'http-put-worker':
       case 'http-put-inline':
         if (piece !== 'http-put') {
-          // Trees without the choice (before issue 17's change) always hash on the worker.
+          // Trees without the choice (before the upload-hash choice) always hash on the worker.
           const { setHashOnWorker } = (await import('../server/blob/sha1')) as { setHashOnWorker?: (w: boolean) => void }
           if (!setHashOnWorker && piece === 'http-put-inline') throw new Error('this tree has no inline SHA-1')
           setHashOnWorker?.(piece === 'http-put-worker')

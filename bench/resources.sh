@@ -312,7 +312,7 @@ TABLE+=$'\n'"| floor: download client alone, \`curl -o FILE file://source\` + \`
 TABLE+=$'\n'"| upload: \`PUT …/raw\`, multipart, \`curl -F file=@\` | $(secs "$U") | $U_MB | $U_PCT % | $(rounds_mb UP_US) | $(peaks_mib UP_PEAK) |"
 TABLE+=$'\n'"| download: \`GET …/raw\`, \`curl -o\` + \`sync FILE\` | $(secs "$D") | $D_MB | $D_PCT % | $(rounds_mb DOWN_US) | $(peaks_mib DOWN_PEAK) |"
 SUMMARY="- upload / copy: **$U_PCT %** (per round $(per_round UP_US)); target at least $TARGET %: **$V_UP**"
-SUMMARY+=$'\n'"- upload / the slower of SHA-1 alone and the copy (issue 17): **$F_PCT %**; target at least 80 %: **$V_FLOOR**"
+SUMMARY+=$'\n'"- upload / the slower of SHA-1 alone and the copy (bench/README.md): **$F_PCT %**; target at least 80 %: **$V_FLOOR**"
 SUMMARY+=$'\n'"- download / copy: **$D_PCT %** (per round $(per_round DOWN_US)); target at least $TARGET %: **$V_DOWN**"
 SUMMARY+=$'\n'"- the floors against the copy: SHA-1 alone $(pct "$C" "$H") % (the upload's ceiling when it gets as much CPU as this step got; under load a one-thread step gets less than a multi-threaded one, so single rounds can beat it), the download client alone $(pct "$C" "$K") %; upload / SHA-1 alone $(pct "$H" "$U") %, download / client alone $(pct "$K" "$D") %"
 SUMMARY+=$'\n'"- CPU time (user + system) per round, server / curl: upload ${UP_CPU[*]} / ${UP_CURL_CPU[*]} s, download ${DOWN_CPU[*]} / ${DOWN_CURL_CPU[*]} s; with $(nproc) cores an upload cannot take less wall time than its CPU time (server + curl) divided by $(nproc)"

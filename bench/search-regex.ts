@@ -96,9 +96,9 @@ for (const pattern of ['needle', '[a-q][^u-z]{13}x', '[a-q][^u-z]{50}[0-9]', '[a
   console.log(`| \`${pattern}\` | ${(performance.now() - start).toFixed(0)} ms${hit ? ' (match)' : ''} |`)
 }
 
-// Named extraction (issue 23): the access-log pattern's six captures from every line of bench/engine-data.ts's access
-// log, by re2js (the regex module's extraction before) and by LazyRegex.exec (now: the linear-time RegExp path where
-// the pattern allows it, engine/regex.ts fastExtractor), in the same rounds.
+// Named extraction (docs/query-language.md): the access-log pattern's six captures from every line of
+// bench/engine-data.ts's access log, by re2js (the regex module's extraction before) and by LazyRegex.exec (now: the
+// linear-time RegExp path where the pattern allows it, engine/regex.ts fastExtractor), in the same rounds.
 {
   const { ACCESS_PATTERN, accessLine } = await import('./engine-data')
   const { LazyRegex } = await import('../engine/regex')

@@ -1,5 +1,5 @@
-// The grep scan of the embedded search engine against GNU `grep -c` over the same bytes in one file (issue 17), with a
-// per-stage breakdown of the scan. No HTTP, no server: the entries store of server/search/entries.ts on a fresh
+// The grep scan of the embedded search engine against GNU `grep -c` over the same bytes in one file (bench/README.md),
+// with a per-stage breakdown of the scan. No HTTP, no server: the entries store of server/search/entries.ts on a fresh
 // SQLite file (the real schema), filled with bench/search-texts.ts's entries (1 in 100 holds the needle).
 //
 //   bun run bench/search-scan.ts [entries] [rounds]       (default 200000 entries of 1 KiB, 3 rounds)

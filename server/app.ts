@@ -90,7 +90,8 @@ export async function createApp(deps: AppDeps) {
     liveSessions: () => deps.store.sessions.countLive(clock(), config.sessionIdleMs),
     searchStates: () =>
       (searches?.list({ uid: 0, admin: true, groups: new Set() }, true) ?? []).map((s) => ({
-        // one word per search, from the spec's states: saved, saving, backgrounded, active (attached) or dormant
+        // one word per search, from the search states (docs/api.md): saved, saving, backgrounded, active (attached) or
+        // dormant
         state: s.save !== 'none' ? s.save : s.background ? 'backgrounded' : s.clients.size > 0 ? 'active' : 'dormant',
         running: s.running,
       })),

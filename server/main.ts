@@ -144,7 +144,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     refuse(`the store in ${config.dataDir} is not writable: ${firstLine(e)}`)
   }
   // The blob store's probe is a write and its removal (fsyncs on disk, round trips to S3): it runs while the app is
-  // built (mostly waiting, while building is all CPU), and the server listens only once it has passed (issue 17,
+  // built (mostly waiting, while building is all CPU), and the server listens only once it has passed (bench/README.md,
   // cold start). Its failure is still one line and exit 2, also when building the app failed meanwhile.
   const blobProbe = (async () => {
     // On disk, a probe write can succeed in a fan-out directory an earlier write left behind even when the blob
@@ -368,7 +368,7 @@ const TLS12_CIPHERS = [
  * unreadable file, one that is not PEM, or a key that does not belong to the certificate is one line naming it.
  */
 async function readTls(files: { certFile: string; keyFile: string }): Promise<{ cert: string; key: string }> {
-  // node:crypto only with TLS: its import alone costs ~8 ms of a start (issue 17, cold start).
+  // node:crypto only with TLS: its import alone costs ~8 ms of a start (bench/README.md, cold start).
   const { X509Certificate, createPrivateKey } = await import('node:crypto')
   const read = (name: string, path: string) => {
     try {

@@ -1,4 +1,4 @@
-// `quarry admin reset-password` (issue 15 point 8) as an operator runs it: a process on the server's host, against
+// `quarry admin reset-password` (docs/operations.md) as an operator runs it: a process on the server's host, against
 // the store of a server that is running, which sees the change at its next request.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'

@@ -1,6 +1,6 @@
-// Request bodies against the real server process (issue 12, point 1): huge anonymous bodies are answered before
-// they are sent in full and cost the server no memory; bodies over a route's limit are refused; uploads still work.
-// The body is written by hand over a socket, slowly, so the test sees when the answer arrives.
+// Request bodies against the real server process (docs/security.md, "Bodies"): huge anonymous bodies are answered
+// before they are sent in full and cost the server no memory; bodies over a route's limit are refused; uploads still
+// work. The body is written by hand over a socket, slowly, so the test sees when the answer arrives.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Subprocess } from 'bun'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'

@@ -1,6 +1,7 @@
-// The whole search workflow from the terminal (issue 16), each command a process against a live server (test/cli.ts):
-// ingest, run, attach/detach, save → export, the wait for a search still being saved; confirmations of destructive
-// commands; tokens by name; logout --all; user create asking for what is missing; durations and sizes.
+// The whole search workflow from the terminal (README.md, "A first walk-through"), each command a process against a
+// live server (test/cli.ts): ingest, run, attach/detach, save → export, the wait for a search still being saved;
+// confirmations of destructive commands; tokens by name; logout --all; user create asking for what is missing;
+// durations and sizes.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

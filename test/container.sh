@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The container, really built and run (issue 15 point 9): builds the image from the Dockerfile as it is, runs it,
+# The container, really built and run (docs/operations.md): builds the image from the Dockerfile as it is, runs it,
 # and checks what an operator relies on. Ends with one plain summary line ("N passed, N failed"); exits 1 on any
 # failure. Run by .ci/run after the README's test command.
 #

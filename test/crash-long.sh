@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The long run of the crash-safety test (issue 8, part 2): test/crash.test.ts with QUARRY_CRASH_ROUNDS rounds
-# (default 50) from seed QUARRY_CRASH_SEED (default: a fresh one, printed first so a failure can be replayed).
+# The long run of the crash-safety test (bench/README.md, "Robustness"): test/crash.test.ts with QUARRY_CRASH_ROUNDS
+# rounds (default 50) from seed QUARRY_CRASH_SEED (default: a fresh one, printed first so a failure can be replayed).
 # Figures of the last run: bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

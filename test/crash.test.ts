@@ -1,5 +1,5 @@
-// Crash safety, short loop (issue 8, part 2): see test/crash.ts. QUARRY_CRASH_ROUNDS sets the number of rounds
-// (default 3), QUARRY_CRASH_SEED the first seed; test/crash-long.sh is the 50-round run.
+// Crash safety, short loop (bench/README.md, "Robustness"): see test/crash.ts. QUARRY_CRASH_ROUNDS sets the number of
+// rounds (default 3), QUARRY_CRASH_SEED the first seed; test/crash-long.sh is the 50-round run.
 import { describe, expect, test } from 'bun:test'
 import { crashRound, crashSeeds } from './crash'
 

@@ -1,5 +1,5 @@
-// Crash safety (issue 8, part 2): the real server process, 100 concurrent writers across areas, SIGKILL at a
-// seeded random moment, then:
+// Crash safety (bench/README.md, "Robustness"): the real server process, 100 concurrent writers across areas, SIGKILL
+// at a seeded random moment, then:
 // - with the server down: PRAGMA integrity_check is ok, foreign keys hold, and no item points at a missing blob
 //   (blobs a kill left unreferenced are allowed here: the upload writes its blob before its row);
 // - restarted on the same data directory with a tiny sweep grace: the blob sweep removes exactly those orphans,

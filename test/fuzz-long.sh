@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The long run of the generated-input test (issue 8, part 1): QUARRY_FUZZ_TOTAL requests (default 50,000) through
-# test/fuzz.test.ts, in chunks of QUARRY_FUZZ_CHUNK (default 10,000), each on a fresh store with its own seed
+# The long run of the generated-input test (bench/README.md, "Robustness"): QUARRY_FUZZ_TOTAL requests (default 50,000)
+# through test/fuzz.test.ts, in chunks of QUARRY_FUZZ_CHUNK (default 10,000), each on a fresh store with its own seed
 # (QUARRY_FUZZ_SEED, default a fresh one, then +1 per chunk), so a failure is replayed by one chunk's seed:
 #   QUARRY_FUZZ_SEED=<seed> QUARRY_FUZZ_RUNS=<chunk> node_modules/.bin/bun test test/fuzz.test.ts
 # Stops at the first failing chunk. Figures of the last run: bench/README.md.

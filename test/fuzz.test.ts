@@ -1,4 +1,4 @@
-// Generated bad input, short run (issue 8, part 1): see test/fuzz.ts for what is generated and checked.
+// Generated bad input, short run (bench/README.md, "Robustness"): see test/fuzz.ts for what is generated and checked.
 // QUARRY_FUZZ_RUNS sets the number of requests (default 2,000), QUARRY_FUZZ_SOCKET_RUNS the rounds of socket floods
 // (default 30), QUARRY_FUZZ_SEED replays a run;
 // test/fuzz-long.sh is the long run.

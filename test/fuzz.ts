@@ -1,11 +1,11 @@
-// Generated bad input (issue 8, part 1): requests derived from the app's own route table and TypeBox schemas,
-// sent through app.handle() as anonymous, a user, a token holder and an admin. Two kinds of case:
+// Generated bad input (bench/README.md, "Robustness"): requests derived from the app's own route table and TypeBox
+// schemas, sent through app.handle() as anonymous, a user, a token holder and an admin. Two kinds of case:
 // - must-refuse: a body, path or query value that breaks the route's schema (a required field missing, a value of
 //   the wrong type or out of range); it must get a 4xx;
 // - junk: anything else odd (bad JSON, bad UTF-8, bad multipart, extra fields, huge strings and numbers, odd paths,
 //   query strings, methods and credentials); it may succeed when it happens to be valid.
 // Must-refuse also: a multipart body on a route that takes no upload (415), and a body over the route's limit, with
-// its length declared or sent chunked (issue 12): such a body is made as it is read, and the server may read no
+// its length declared or sent chunked (docs/security.md): such a body is made as it is read, and the server may read no
 // more of it than the limit (plus the form framing of uploads), and nothing at all for an anonymous caller of a
 // route that needs one.
 // For every case: no 5xx, no thrown error or hang, a 4xx has the `{"Error": ...}` body, and a 4xx changed no row
@@ -329,7 +329,7 @@ const multipartType = fc.oneof(
 )
 function multipartJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
   // On an upload route a broken form must be refused (a cut-short upload stored as complete would lose data).
-  // Elsewhere a multipart form is refused whatever it holds (415: only upload routes read forms, issue 12).
+  // Elsewhere a multipart form is refused whatever it holds (415: only upload routes read forms, docs/security.md).
   return fc.record({ caller: callerArb, params: paramsArb(route), body: multipartBody, type: multipartType, query: queryJunk }).map((c) => {
     const form = c.type.type.startsWith('multipart/form-data')
     const mustRefuse = route.upload ? c.body.broken || c.type.broken : form
@@ -475,8 +475,8 @@ const authJunk = (route: RouteInfo) =>
 const USER_JWT = '{user-jwt}'
 
 /**
- * Hostile `token` cookies (issue 12): bad percent-encoding, huge and empty values, quotes, duplicates, a real JWT
- * mangled, and a real JWT sent by cookie with a foreign or missing Origin (a refused cross-site request).
+ * Hostile `token` cookies (docs/security.md): bad percent-encoding, huge and empty values, quotes, duplicates, a real
+ * JWT mangled, and a real JWT sent by cookie with a foreign or missing Origin (a refused cross-site request).
  */
 const cookieJunk = (route: RouteInfo) =>
   fc
@@ -881,7 +881,8 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
     if (c.mustRefuse && (res.status < 400 || res.status >= 500)) throw problem('a request that breaks the schema was not refused')
     if (c.huge && f.pulled(req) > c.huge.maxRead) throw problem(`the server read ${f.pulled(req)} bytes of a huge body (at most ${c.huge.maxRead} allowed)`)
     if (res.status >= 400) {
-      // the one refusal of another shape is the login's, as decisions §2 gives it: {"LoginStatus": false, "Reason": ...}
+      // the one refusal of another shape is the login's, as docs/api.md "Logging in and sessions" gives it:
+      // {"LoginStatus": false, "Reason": ...}
       const wellFormed = typeof res.body?.Error === 'string' || (res.body?.LoginStatus === false && typeof res.body?.Reason === 'string')
       if (req.method !== 'HEAD' && !wellFormed) throw problem('a refusal without an {"Error": ...} body')
       stats.refusedChecked++

@@ -325,7 +325,7 @@ export function rawAnswers(routes: readonly unknown[]): Set<string> {
   return raw
 }
 
-/** The error wire shape of decisions §1: a JSON `{"Error": "<message>"}` and nothing else (plus `extra` members). */
+/** The error wire shape of docs/api.md: a JSON `{"Error": "<message>"}` and nothing else (plus `extra` members). */
 export function expectError(res: CallResult, status: number, extra: Record<string, unknown> = {}) {
   expect({ status: res.status, text: res.text }).toMatchObject({ status })
   expect(res.headers.get('content-type') ?? '').toContain('application/json')
@@ -506,7 +506,7 @@ export function listening(proc: Subprocess<any, 'pipe', any>): Promise<{ url: st
 /**
  * A burst of password guesses with every password check held open until the burst is in: `wrong` guesses are sent
  * at once, and the right one (`right`) only once each wrong one has either reached the password check or been
- * answered, so it arrives while the checked guesses are still being verified (the race of issue 12 point 5, made
+ * answered, so it arrives while the checked guesses are still being verified (the race the login throttle closes, made
  * certain rather than left to scheduling). Answers every status (the right one last) and how many checks ran.
  */
 export async function heldGuessBurst(

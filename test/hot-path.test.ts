@@ -1,5 +1,5 @@
-// What the request hot path relies on (issue 17), checked on the assembled app: routes Elysia compiles without an
-// await where the store answers at once, and the cluster's gate, which looks only at requests outside Bun's route
+// What the request hot path relies on (bench/README.md), checked on the assembled app: routes Elysia compiles without
+// an await where the store answers at once, and the cluster's gate, which looks only at requests outside Bun's route
 // table, missing no internal request.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { UNMATCHED_ROUTE } from '../server/runtime/metrics'

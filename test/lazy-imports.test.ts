@@ -1,6 +1,6 @@
-// Cold start (issue 17): a server on the disk blob store that has run no search does not load the S3 client (minio,
-// over 100 ms to import), the archive writer's tar-stream or the regex engine re2js; they load when first used. Nor
-// has it loaded prom-client, whose registry is made at the first scrape (or a moment after the start): that scrape
+// Cold start (bench/README.md): a server on the disk blob store that has run no search does not load the S3 client
+// (minio, over 100 ms to import), the archive writer's tar-stream or the regex engine re2js; they load when first used.
+// Nor has it loaded prom-client, whose registry is made at the first scrape (or a moment after the start): that scrape
 // still has every documented family; nor the OpenAPI generator (@elysiajs/openapi's and ours), run at the first
 // request for the document; nor, on SQLite, the PostgreSQL client and repositories. The real start (server/main.ts main) runs in a child process, whose module
 // registry then lists what was loaded. The multipart parser (@fastify/busboy) loads with the first upload.
@@ -51,9 +51,9 @@ test('a started server on the disk store has not loaded minio, tar-stream, re2js
   expect(JSON.parse(lines[1]!).afterRegex.every((m: string) => m === 're2js')).toBe(true)
 }, 90_000)
 
-/** The metric families README.md's metrics table names. */
+/** The metric families the metrics table of docs/operations.md names. */
 function documentedFamilies(): string[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const readme = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8')
   const table = readme.slice(readme.indexOf('| Metric | Type | What |'))
   const rows = table.slice(0, table.indexOf('\n\n')).split('\n')
   return rows.flatMap((row) => [...row.matchAll(/`((?:quarry|nodejs|process)_[a-z_]+)/g)].map((m) => m[1]!))

@@ -1,5 +1,5 @@
-// The short form of the load test (issue 8): bench/load.sh as shipped, with 20 clients for 6 s over the whole
-// mix (logins, lists and gets, uploads and downloads, dashboards, library, tokens, a search every 2 s) against
+// The short form of the load test (bench/README.md, load): bench/load.sh as shipped, with 20 clients for 6 s over the
+// whole mix (logins, lists and gets, uploads and downloads, dashboards, library, tokens, a search every 2 s) against
 // the real server process. It passes only if every request was answered 2xx (`--strict`), the server logged
 // nothing at warn or above (no 5xx, no unhandled error) and every area of the mix was exercised. The RSS verdict
 // is left to the long form (`bash bench/load.sh`, 200 clients for 60 s): 6 s say nothing about a trend, so the

@@ -1,6 +1,6 @@
-// `quarry migrate` (issue 13 point 5) as an operator runs it: a process that applies the store's missing migrations
-// and serves nothing, on SQLite and on PostgreSQL, also several at once (the upgrade of a cluster whose replicas all
-// run it), and a server then starts on the migrated store without migrating anything.
+// `quarry migrate` (docs/operations.md, "Upgrade") as an operator runs it: a process that applies the store's missing
+// migrations and serves nothing, on SQLite and on PostgreSQL, also several at once (the upgrade of a cluster whose
+// replicas all run it), and a server then starts on the migrated store without migrating anything.
 import { describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'

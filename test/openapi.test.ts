@@ -72,7 +72,7 @@ describe('the OpenAPI document', () => {
     expect(upload.required).toEqual(['file'])
     const archive = ops.get('POST /api/searchctrl/import')!.requestBody.content['multipart/form-data'].schema
     expect(Object.keys(archive.properties).sort()).toEqual(['BatchInfo', 'BatchName', 'GID', 'file'])
-    // a body whose members are all optional may be empty (decisions §1)
+    // a body whose members are all optional may be empty (docs/api.md "Conventions")
     expect(ops.get('PUT /api/groups/{gid}')!.requestBody.required).toBe(false)
   })
 
@@ -150,7 +150,7 @@ describe('the OpenAPI document', () => {
   test('raw answers (no production schema check) are checked closed: a member the document does not name fails', async () => {
     const s = await setup()
     const raw = rawAnswers(s.app.routes)
-    // whoami writes its JSON itself (issue 17), as the dashboard and library routes do
+    // whoami writes its JSON itself (bench/README.md), as the dashboard and library routes do
     expect(raw).toContain('GET /api/info/whoami')
     expect(raw).toContain('GET /api/dashboards/{id}')
     const json = 'application/json;charset=utf-8'

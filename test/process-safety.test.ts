@@ -1,4 +1,4 @@
-// The real server process (issue 12, points 6, 9, 11): a private data directory, one server per port and per data
+// The real server process (docs/security.md): a private data directory, one server per port and per data
 // directory, and a shutdown that ends within its grace and leaves no partial upload behind.
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long run of the generated-query test (issue 23, point 9): QUARRY_QFUZZ_TOTAL queries (default 20,000) through
+# The long run of the generated-query test (docs/query-language.md): QUARRY_QFUZZ_TOTAL queries (default 20,000) through
 # test/query-fuzz.test.ts, in chunks of QUARRY_QFUZZ_CHUNK (default 2,000), each on a fresh store with its own seed
 # (QUARRY_QFUZZ_SEED, default a fresh one, then +1 per chunk), so a failure is replayed by one chunk's seed:
 #   QUARRY_QFUZZ_SEED=<seed> QUARRY_QFUZZ_RUNS=<chunk> node_modules/.bin/bun test test/query-fuzz.test.ts

@@ -1,4 +1,4 @@
-// Generated queries, short run (issue 23, point 9): see test/query-fuzz.ts for what is generated and checked.
+// Generated queries, short run (docs/query-language.md): see test/query-fuzz.ts for what is generated and checked.
 // QUARRY_QFUZZ_RUNS sets the number of generated queries (default 400, after every module's examples on their own),
 // QUARRY_QFUZZ_SEED replays a run (default 23); test/query-fuzz-long.sh is the long run.
 import { afterAll, describe, expect, test } from 'bun:test'

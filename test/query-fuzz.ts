@@ -1,4 +1,4 @@
-// Generated queries (issue 23, point 9): every module of the registry (engine/registry.ts MODULES), by its own
+// Generated queries (docs/query-language.md): every module of the registry (engine/registry.ts MODULES), by its own
 // examples and by mutations of them, chained 1 to 5 deep in random order, launched through the real app over a small
 // data set of mixed lines (JSON, key=value, syslog, access log, binary). A module added to the registry is fuzzed by
 // its examples without any change here. For every case:

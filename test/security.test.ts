@@ -111,14 +111,14 @@ const dashboardWriteRow = (body?: Row['body']): Row => ({ who: 'self', deny: 404
 
 /**
  * A fresh library entry of the owner, shared with the fixture group or not; answers its path with ?admin=true,
- * which gives the admin its reach and is ignored for everyone else (spec library rule 2).
+ * which gives the admin its reach and is ignored for everyone else (docs/api.md "Conventions").
  */
 const ownerEntry = (shared: boolean) => async (f: Fixture) => {
   const res = await f.server.call('POST', '/api/library', { jwt: f.ownerJwt, json: { Name: 'matrix', Query: 'tag=x', GIDs: shared ? [f.gid] : [] } })
   if (res.status !== 200) throw new Error(`library entry creation failed: ${res.status} ${res.text}`)
   return `/api/library/${res.body.ThingUUID}?admin=true`
 }
-/** The spec answers 403 to callers without access to an entry (also to those who may not see it). */
+/** The library answers 403 to callers without access to an entry (also to those who may not see it). */
 const entryReadRow: Row = { who: 'member', path: ownerEntry(true) }
 const entryWriteRow = (body?: Row['body']): Row => ({ who: 'self', body, path: ownerEntry(false) })
 

@@ -1,4 +1,4 @@
-// Compaction under SIGKILL (issue 17, server/search/segments.ts): the real server compacting every 100 ms into
+// Compaction under SIGKILL (server/search/segments.ts; bench/README.md): the real server compacting every 100 ms into
 // segments of 2 KiB while writers ingest, killed at a random moment. Then, with the server down, every entry whose
 // ingest was answered 200 is in the store exactly once (as a row or in a registered segment), no entry is there
 // twice, and a batch cut off by the kill is there whole or not at all; restarted, a search finds exactly those

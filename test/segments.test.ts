@@ -1,4 +1,4 @@
-// Sealed segments (issue 17, server/search/segments.ts): a search's results are the same whether its entries are
+// Sealed segments (server/search/segments.ts; bench/README.md): a search's results are the same whether its entries are
 // rows or compacted into segments, through the real app. Each check runs the same searches on a server that
 // compacts and on a control server that got the same entries and never compacts, and compares the downloaded
 // results byte for byte. On PostgreSQL (QUARRY_TEST_STORE=pg) the segments go to the test S3 server.

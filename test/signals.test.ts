@@ -1,4 +1,4 @@
-// Signals and launchers with real processes (issue 15 points 1, 2, 3): SIGTERM to the PID `npm start` gives, to the
+// Signals and launchers with real processes (docs/operations.md): SIGTERM to the PID `npm start` gives, to the
 // `quarry` bin (the Node launcher) running `serve`, stops the server itself and frees its port; the launcher passes
 // arguments, output and exit codes through; the container's health check finds the configured port.
 import { describe, expect, test } from 'bun:test'

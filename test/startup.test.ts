@@ -1,4 +1,4 @@
-// Start-up that tells the truth (issue 15 points 1, 3, 7), with real processes: a store or blob store the server
+// Start-up that tells the truth (docs/operations.md), with real processes: a store or blob store the server
 // cannot write stops the start with one line and exit 2; the first admin is created only by a start that listens;
 // SIGTERM to `npm start` and to `quarry serve` stops the server itself; the Dockerfile's health check.
 import { afterAll, describe, expect, test } from 'bun:test'

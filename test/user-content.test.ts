@@ -1,4 +1,4 @@
-// User content that other people open (issue 12 points 3, 4, 10 and the names and CSV parts of 12): downloads
+// User content that other people open (docs/security.md): downloads
 // never render in the API's origin, sharing lists name only the caller's own groups, stored JSON is bounded in
 // depth and size, names show what they are, and CSV cells never run as formulas.
 import { describe, expect, test } from 'bun:test'

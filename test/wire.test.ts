@@ -1,4 +1,5 @@
-// The wire rules every route follows (decisions §1) and the service routes of decisions §2.
+// The wire rules every route follows (docs/api.md "Conventions") and the service routes of docs/api.md "Logging in and
+// sessions".
 import { describe, expect, test } from 'bun:test'
 import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import type { TSchema } from '@sinclair/typebox'
@@ -183,13 +184,13 @@ describe('request bodies', () => {
   })
 })
 
-describe('null strings (decisions §1: null for an optional string is "")', () => {
+describe('null strings (docs/api.md "Conventions": null for an optional string is "")', () => {
   /** Whether a schema takes some string: a string schema, a string literal, or a union holding one. */
   // A member whose only string is '' takes it as "none" beside a value of another kind (POST /api/parse Filters: null,
   // '' or a list): no string field.
   const takesString = (s: TSchema): boolean =>
     ((s.type === 'string' || typeof s.const === 'string') && s.const !== '') || ((s.anyOf as TSchema[] | undefined) ?? []).some(takesString)
-  /** Times take null, "" or absent as unset (decisions §1 "Times"): null stays null for the time parser. */
+  /** Times take null, "" or absent as unset (docs/api.md "Conventions"): null stays null for the time parser. */
   const TIMES = new Set(['expiresAt', 'SearchStart', 'SearchEnd', 'TS'])
 
   test('every optional string of every body schema takes null, and the handler sees ""', async () => {
@@ -206,7 +207,7 @@ describe('null strings (decisions §1: null for an optional string is "")', () =
         if (!TIMES.has(name)) expect({ field: `${r.key} ${name}`, decoded: Value.Decode(prop, null) }).toEqual({ field: `${r.key} ${name}`, decoded: '' })
       }
     }
-    // the sweep reached the fields of issue 14 and of every area
+    // the sweep reached the notification fields and those of every area
     for (const field of [
       'POST /api/tokens description', 'PUT /api/tokens/:id description', 'PUT /api/users/:id Name', 'PUT /api/users/:id/pwd OrigPass',
       'POST /api/groups Desc', 'PUT /api/groups/:gid Name', 'POST /api/resources Description', 'PUT /api/resources/:guid ResourceName',
@@ -223,7 +224,7 @@ describe('null strings (decisions §1: null for an optional string is "")', () =
       expect({ route: `${method} ${path}`, status: res.status, text: res.text }).toMatchObject({ status: 200 })
       return res.body
     }
-    // users: empty fields are ignored (decisions §4), so null ones are too
+    // users: empty fields are ignored (docs/api.md "Users and groups"), so null ones are too
     await ok('PUT', `/api/users/${u.uid}`, { User: null, Name: null, Email: null })
     expect((await s.call('GET', '/api/info/whoami', { jwt: u.jwt })).body).toMatchObject({ User: u.User, Name: 'Real Name', Email: u.Email })
     // groups (admin)
@@ -479,7 +480,7 @@ describe('service routes', () => {
     }
   })
 
-  test('GET /api/version: the shape of decisions §2, no auth', async () => {
+  test('GET /api/version: the shape of docs/api.md "Logging in and sessions", no auth', async () => {
     const s = await setup()
     const res = await s.call('GET', '/api/version')
     expect(res.status).toBe(200)

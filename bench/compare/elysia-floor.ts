@@ -1,5 +1,5 @@
-// The floor of Elysia itself for bench/compare (issue 17): the raw baseline's work (bench/compare/work.mjs) in an
-// Elysia app as Quarry builds its root (encodeSchema off, the same security headers through `.headers()`), with
+// The floor of Elysia itself for bench/compare (bench/README.md): the raw baseline's work (bench/compare/work.mjs) in
+// an Elysia app as Quarry builds its root (encodeSchema off, the same security headers through `.headers()`), with
 // no hook, no guard, no schema: what any Elysia route costs here. Quarry minus this is Quarry's own code; this minus
 // the raw Bun.serve is the framework's.
 //

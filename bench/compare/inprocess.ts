@@ -1,8 +1,8 @@
-// In-process CPU per request of one Quarry tree (issue 17): the app built as server/main.ts builds it (SQLite, log
-// level warn) on a temporary store, admin in two groups with one dashboard shared with one of them, then
+// In-process CPU per request of one Quarry tree (bench/README.md): the app built as server/main.ts builds it (SQLite,
+// log level warn) on a temporary store, admin in two groups with one dashboard shared with one of them, then
 // `app.handle()` of one path with 32 requests in flight; 3 rounds of N requests, each printing the process CPU
 // (user + system) and wall time per request. No HTTP: what is left is Quarry and Elysia, so it shows a change to
-// the hot path with less noise than wrk. Run two trees in turn for an A/B (bench/README.md, issue 17):
+// the hot path with less noise than wrk. Run two trees in turn for an A/B (bench/README.md):
 //
 //   bun run bench/compare/inprocess.ts TREE [whoami|dashboard|dashboards] [N] [--floor]
 //

@@ -1,5 +1,5 @@
-// The raw baseline of bench/compare (issue 17): Bun.serve with `routes` and bun:sqlite, doing exactly Quarry's work
-// per request (bench/compare/work.mjs) and nothing else: no framework, no hooks, no schema checks.
+// The raw baseline of bench/compare (bench/README.md): Bun.serve with `routes` and bun:sqlite, doing exactly Quarry's
+// work per request (bench/compare/work.mjs) and nothing else: no framework, no hooks, no schema checks.
 //
 //   COMPARE_DB=<quarry.db> COMPARE_PORT=<port> bun run bench/compare/raw-bun.ts
 // @ts-expect-error plain JavaScript shared with the Node baseline

@@ -1,4 +1,4 @@
-// Login, sessions and JWTs over HTTP (spec "Login and sessions", "Authentication"; decisions §1, §2).
+// Login, sessions and JWTs over HTTP (docs/api.md "Conventions", "Logging in and sessions").
 import { describe, expect, spyOn, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'

@@ -18,8 +18,8 @@ export function authPlugin(auth: AuthService, originOf: ClientOf) {
         // names are stored in NFC (server/rules/names.ts): a client that sends another normal form still finds its account
         const result = await auth.login(body.User.normalize('NFC'), body.Pass, originOf(server, request))
         if (!result.ok) {
-          // 422 and 423 have the bodies of decisions §2; the 429 is a plain refusal and carries the `Error`
-          // of decisions §1 as well, so clients reading either shape see why.
+          // 422 and 423 have the bodies of docs/api.md "Logging in and sessions"; the 429 is a plain refusal and
+          // carries the `Error` of docs/api.md "Conventions" as well, so clients reading either shape see why.
           if (result.status === 429) {
             if (result.retryAfterMs > 0) set.headers['retry-after'] = String(Math.ceil(result.retryAfterMs / 1000))
             return status(429, { LoginStatus: false as const, Reason: result.reason, Error: result.reason })

@@ -12,7 +12,7 @@ export const LoginSuccess = t.Object({
 
 export const LoginFailure = t.Object({ LoginStatus: t.Literal(false), Reason: t.String() })
 
-/** 429 of the login throttle: a login failure that also carries the `Error` every refusal has (decisions §1). */
+/** 429 of the login throttle: a login failure that also carries the `Error` every refusal has (docs/api.md). */
 export const LoginThrottled = t.Object({ LoginStatus: t.Literal(false), Reason: t.String(), Error: t.String() })
 
 export const TempToken = t.Object({ LoginStatus: t.Literal(true), JWT: t.String() })

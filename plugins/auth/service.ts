@@ -19,7 +19,7 @@ import { type Maybe, then } from '../../server/store/maybe'
 export interface Caller {
   uid: number
   user: UserRow
-  /** Admin rights in effect for this request (an admin's token has none, decisions §3). */
+  /** Admin rights in effect for this request (an admin's token has none, docs/api.md "API tokens"). */
   admin: boolean
   session?: { id: string; expires: number; temp: boolean }
   /** `expires`: when the token stops working, 0 for never. */
@@ -182,9 +182,9 @@ export class AuthService {
 
   /**
    * Reserves one password check. Every account and unknown name: loginMaxFailures per loginFailureWindowMs. UID 1,
-   * which strangers must not be able to lock out (decisions §2): adminLoginRate per minute, so a lockout by
-   * strangers lasts at most a minute after they stop, and guessing stays as slow as for everyone else. It is
-   * exempt from the row bound, having one row of its own.
+   * which strangers must not be able to lock out (docs/api.md "Logging in and sessions"): adminLoginRate per minute, so
+   * a lockout by strangers lasts at most a minute after they stop, and guessing stays as slow as for everyone else. It
+   * is exempt from the row bound, having one row of its own.
    */
   private reserveAttempt(uid: number | undefined, subject: string, now: number): Promise<LoginReservation> {
     const { config, repos } = this.deps
@@ -316,7 +316,7 @@ export class AuthService {
 
   /**
    * Throws when the route's access rule does not admit the caller: 401 for a download session on another
-   * route; 403 when the right is missing. An API token is an overlay on its owner's rights (decisions §3):
+   * route; 403 when the right is missing. An API token is an overlay on its owner's rights (docs/api.md "API tokens"):
    * it passes only where it lists the route's permission and the owner may do the same now, and it never
    * reaches admin-level or session-only routes.
    */

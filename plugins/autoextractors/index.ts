@@ -7,7 +7,7 @@
 // modules a definition may name) · POST .../test (the syntax check) · POST .../upload (a TOML definition file in the
 // multipart part `extraction`; answers the UUIDs written) · GET .../download?id=... (the TOML file of those).
 //
-// Rules, as the other shared items (decisions §5):
+// Rules, as the other shared items (docs/api.md "Sharing items with groups"):
 // - Read: owner, members of a group in GIDs, everyone for a global definition, admins. Change and delete: the owner
 //   and admins. Admins reach every definition on the item routes without ?admin=true: the TypeScript client lists
 //   with ?admin=true and then deletes and changes without it. Others get 404 for what they may not read, 403 for

@@ -1,7 +1,7 @@
-// Dashboards over HTTP (spec "Dashboard", "Dashboards"; decisions §1, §5). The route × caller matrix in
-// test/security.test.ts covers anonymous callers and tokens on every route; this file covers the rules of the
-// dashboard API itself: create rules 1-5, the update rule, who reads, changes and deletes, GUID resolution,
-// the per-user and per-group listings, and Data kept byte for byte.
+// Dashboards over HTTP (docs/api.md "Dashboards and the search library", "Conventions", "Sharing items with groups").
+// The route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this file
+// covers the rules of the dashboard API itself: create rules 1-5, the update rule, who reads, changes and deletes, GUID
+// resolution, the per-user and per-group listings, and Data kept byte for byte.
 import { describe, expect, test } from 'bun:test'
 import { type CallResult, type TestServer, expectError, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 
@@ -74,7 +74,7 @@ describe('POST /api/dashboards', () => {
       expect((await fetched(s, owner.jwt, id)).GIDs).toEqual([])
       expectError(await get(s, member.jwt, id), 404)
     }
-    // a group that does not exist (yet) only by an admin (decisions §5)
+    // a group that does not exist (yet) only by an admin (docs/api.md "Sharing items with groups")
     const id = await create(s, admin, { UID: owner.uid, GIDs: [4242, gid, gid] })
     expect((await fetched(s, member.jwt, id)).GIDs).toEqual([gid, 4242])
     for (const GIDs of [[0], [-1], ['x'], 5]) await refused(s, 400, 'POST', '/api/dashboards', { jwt: owner.jwt, json: { GIDs } })

@@ -1,8 +1,8 @@
-// Dashboards (spec "Dashboard", "Dashboards"; decisions §1, §5). Read: owner, members of a group in GIDs,
-// everyone for a global dashboard, admins. Change and delete: owner and admins. A caller who may not read gets
-// 404 like for a missing one; a reader who may not change gets 403. An admin's token acts as a normal user.
-// `{id}` in paths is the numeric ID or a GUID; several dashboards may share a GUID, and the one used is the
-// caller's own, else one shared with a group of the caller, else a global one (else, for an admin, anyone's).
+// Dashboards (docs/api.md "Dashboards and the search library", "Conventions", "Sharing items with groups"). Read:
+// owner, members of a group in GIDs, everyone for a global dashboard, admins. Change and delete: owner and admins. A
+// caller who may not read gets 404 like for a missing one; a reader who may not change gets 403. An admin's token acts
+// as a normal user. `{id}` in paths is the numeric ID or a GUID; several dashboards may share a GUID, and the one used
+// is the caller's own, else one shared with a group of the caller, else a global one (else, for an admin, anyone's).
 // `Data` is kept as the exact JSON text the client sent (large integers, key order, white space).
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/http/errors'
@@ -23,7 +23,7 @@ import { area, rawAnswer } from '../../server/http/openapi'
 import type { UsersRepo } from '../users/repo'
 import type { GroupsRepo } from '../groups/repo'
 
-/** Data of a dashboard created without one (spec create rule 5: Data may be left blank). */
+/** Data of a dashboard created without one (Data may be left blank on create). */
 const BLANK_DATA = '{}'
 /** The answers of the list routes: Data is spliced in as sent (rawAnswer). */
 const LIST = rawAnswer(t.Array(DashboardRecord))

@@ -1,5 +1,5 @@
 // Dashboards and their sharing lists over PostgreSQL: the same contract as SqliteDashboardsRepo
-// (plugins/dashboards/repo.ts). Ids are BIGINT below 2^53 (decisions §1): exact as JavaScript numbers.
+// (plugins/dashboards/repo.ts). Ids are BIGINT below 2^53 (docs/api.md "Conventions"): exact as JavaScript numbers.
 import { type Pg, type PgPool, type PgRow, isUniqueViolation, num, nums, q, run, tx } from '../../server/store/pg'
 import { DASHBOARD_BYTES_SQL } from '../../server/store/quota'
 import { checkQuotaAfterWritePg, lockOwner } from '../../server/store/quota.pg'

@@ -99,7 +99,7 @@ function forUser(r: DbRow & { shared: number }): DashboardFor {
   return d
 }
 
-/** Dashboard ids: random positive integers below 2^53 (decisions §1), so JSON clients hold them exactly. */
+/** Dashboard ids: random positive integers below 2^53 (docs/api.md "Conventions"), so JSON clients hold them exactly. */
 export function randomDashboardId(): number {
   const [hi, lo] = crypto.getRandomValues(new Uint32Array(2)) as unknown as [number, number]
   return (hi & 0x1fffff) * 2 ** 32 + lo || 1

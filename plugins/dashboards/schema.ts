@@ -8,9 +8,9 @@ import type { DashboardRow } from './repo'
 const Text = (maxLength: number) => OptionalText(t.String({ maxLength }))
 
 /**
- * POST and PUT: the dashboard structure (spec "Dashboard"); unknown keys (ID, Created, Updated, Synced) are
- * ignored. `Data` is any JSON here; the handler requires an object and keeps its text as sent. `UID` 0 and a
- * `GUID` that is empty or the nil UUID mean unset (Go clients send zero values).
+ * POST and PUT: the dashboard structure (docs/api.md "Dashboards and the search library"); unknown keys (ID, Created,
+ * Updated, Synced) are ignored. `Data` is any JSON here; the handler requires an object and keeps its text as sent.
+ * `UID` 0 and a `GUID` that is empty or the nil UUID mean unset (Go clients send zero values).
  */
 export const DashboardBody = t.Object({
   Name: Text(MAX_NAME),
@@ -44,11 +44,11 @@ export const DashboardRecord = t.Object({
 export const DashboardIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 
 /**
- * The wire dashboard, in the spec's field order, with `Data` spliced in as stored (its exact text). Lists are
- * arrays, never null (decisions §1).
+ * The wire dashboard, in the clients' field order, with `Data` spliced in as stored (its exact text). Lists are
+ * arrays, never null (docs/api.md "Conventions").
  */
 export function dashboardJson(d: DashboardRow): string {
-  // jsonWithRaw's output, written out: a listing builds this for each of its rows (issue 17), and Data is always
+  // jsonWithRaw's output, written out: a listing builds this for each of its rows (bench/README.md), and Data is always
   // stored text here (a blank dashboard holds '{}').
   const head = JSON.stringify({
     ID: d.id,

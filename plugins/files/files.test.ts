@@ -1,6 +1,6 @@
-// User files over HTTP (spec "User file", "User files"; decisions §1, §3, §5). The route × caller matrix in
-// test/security.test.ts covers anonymous callers and tokens on every route; this file covers the rules of the
-// user file API itself, through the real app with a disk blob store.
+// User files over HTTP (docs/api.md "Resources and user files", "Conventions", "API tokens", "Sharing items with
+// groups"). The route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this
+// file covers the rules of the user file API itself, through the real app with a disk blob store.
 import { describe, expect, test } from 'bun:test'
 import { createS3BlobStore } from '../../server/blob'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, heldBodies, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
@@ -345,7 +345,7 @@ describe('visibility', () => {
   test('a deleted group leaves every GIDs list (and its members lose access); later groups grant access', async () => {
     const w = await items()
     const other = await w.s.createGroup('other', [w.member.uid])
-    // groups the owner is not in (or that do not exist) only by an admin (decisions §5)
+    // groups the owner is not in (or that do not exist) only by an admin (docs/api.md "Sharing items with groups")
     const f = await create(w.s, w.admin, 'x', meta({ UID: w.owner.uid, GIDs: [w.gid, other, 4242] }))
     expect((await w.s.call('DELETE', `/api/groups/${w.gid}`, { jwt: w.admin })).status).toBe(200)
     expect((await details(w.s, w.owner.jwt, f.GUID)).body.GIDs).toEqual([other, 4242])
@@ -434,7 +434,7 @@ describe('GUID resolution', () => {
   })
 })
 
-describe('ThingUUID on every route, for every caller (decisions §5)', () => {
+describe('ThingUUID on every route, for every caller (docs/api.md "Resources and user files")', () => {
   /** Three files with one GUID, as in sameGuid(), and what the js-client reads back: the record by ThingUUID. */
   async function three() {
     const w = await world()

@@ -1,9 +1,11 @@
-// User files (spec "User file", "User files"; decisions §5): metadata in the store, contents in the blob store.
+// User files (docs/api.md "Resources and user files", "Sharing items with groups"): metadata in the store, contents in
+// the blob store.
 // Read: owner, members of a group in GIDs, everyone for a global file, admins. Write and delete: owner and
 // admins. A caller who may not read gets 404; a reader who may not write gets 403. An admin's token acts as a
 // normal user. Several files may share a GUID: the one used is the caller's own, else one shared with a group
 // of the caller, else a global one (else, for an admin, anyone's). Every route also takes the ThingUUID, from
-// every caller under the same rules (decisions §5): the js-client reads each file back by ThingUUID.
+// every caller under the same rules (docs/api.md "Resources and user files"): the js-client reads each file back by
+// ThingUUID.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { type Reacher, UUID, canReach, checkSharing, pickReached } from '../../server/rules/sharing'
@@ -31,7 +33,7 @@ const MULTIPART_OVERHEAD = 64 * 1024
 const FIELD_LIMIT = 32 * 1024
 /** How many leading bytes content sniffing looks at (WHATWG MIME sniffing). */
 const SNIFF_BYTES = 512
-/** Type of a file without contents (decisions §5). */
+/** Type of a file without contents (docs/api.md "Resources and user files"). */
 export const EMPTY_TYPE = 'empty'
 
 /** A fresh blob key for each version of a file's contents. */
@@ -56,8 +58,9 @@ export interface FilesDeps {
 }
 
 /**
- * POST and PUT /api/files/{id} are the same operation (decisions §5): one set of hooks for both, made afresh per
- * route because Elysia writes into the hook object it is given (one object shared by two routes breaks both).
+ * POST and PUT /api/files/{id} are the same operation (docs/api.md "Resources and user files"): one set of hooks for
+ * both, made afresh per route because Elysia writes into the hook object it is given (one object shared by two routes
+ * breaks both).
  */
 const replaceHooks = () => ({
   access: 'UserFileWrite' as const,

@@ -8,7 +8,7 @@ import { formatTime } from '../../server/runtime/time'
 import { JsonId } from '../groups/schema'
 import type { FileRow } from './repo'
 
-/** The user file record of the spec ("User file"): GIDs and Labels always arrays, strings never null. */
+/** The user file record (docs/api.md "Resources and user files"): GIDs and Labels always arrays, strings never null. */
 export const UserFile = t.Object({
   GUID: t.String(),
   ThingUUID: t.String(),
@@ -31,7 +31,7 @@ export const MAX_GIDS = 1024
 
 const Name = t.String({ maxLength: MAX_NAME })
 const Desc = t.String({ maxLength: MAX_DESC })
-/** A sharing list: any positive GID, also of a group that does not exist yet (decisions §5); null means none. */
+/** A sharing list: any positive GID, also of a group that does not exist yet (docs/api.md, sharing); null means none. */
 export const GIDs = t.Union([t.Array(JsonId, { maxItems: MAX_GIDS }), t.Null()])
 export const Labels = t.Union([t.Array(t.String({ maxLength: MAX_NAME }), { maxItems: MAX_LABELS }), t.Null()])
 

@@ -1,4 +1,4 @@
-// Groups over HTTP (spec "Users and groups"; decisions §1, §4).
+// Groups over HTTP (docs/api.md "Conventions", "Users and groups").
 import { describe, expect, test } from 'bun:test'
 import { type TestServer, expectError, serverPerTest } from '../../test/helpers'
 

@@ -1,5 +1,5 @@
-// Groups (decisions §4): admins create, change and delete; every user may list them; members and admins
-// read one group and its members.
+// Groups (docs/api.md "Users and groups"): admins create, change and delete; every user may list them; members and
+// admins read one group and its members.
 import { Elysia, t } from 'elysia'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
 import { checkName } from '../../server/rules/names'
@@ -62,7 +62,7 @@ export function groupsPlugin({ repos, auth }: { repos: { users: UsersRepo; group
       '/api/groups/:gid',
       async ({ params, body }) => {
         const group = await existing(params.gid)
-        // Absent or empty-string fields keep their value (decisions §4).
+        // Absent or empty-string fields keep their value (docs/api.md "Users and groups").
         const name = body.Name ? checkName(body.Name, 'Name') : undefined
         const description = body.Desc ? checkName(body.Desc, 'Desc', { multiline: true }) : undefined
         await conflictOnDuplicate(GROUP_TAKEN, () => groups.update(group.gid, { name, description }))

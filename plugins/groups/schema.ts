@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import type { GroupRow } from './repo'
 import { OptionalText } from '../../server/http/wire'
 
-/** GIDs and UIDs are int32 from 1 upward (decisions §1). In paths: Elysia's t.Integer, which reads the digits of a segment. */
+/** GIDs and UIDs are int32 from 1 upward (docs/api.md). In paths: Elysia's t.Integer, which reads the digits of a segment. */
 export const Id = t.Integer({ minimum: 1, maximum: 2147483647 })
 /**
  * The same in JSON bodies: a JSON number only. Elysia's t.Integer would also take the string "5", and inside an
@@ -21,7 +21,7 @@ export const GroupName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S'
 export const GroupDesc = t.String({ maxLength: 4096 })
 
 export const CreateGroupBody = t.Object({ Name: GroupName, Desc: OptionalText(GroupDesc) })
-/** Absent or empty-string fields keep their value (decisions §4). */
+/** Absent or empty-string fields keep their value (docs/api.md "Users and groups"). */
 export const UpdateGroupBody = t.Object({ Name: OptionalText(t.Union([t.Literal(''), GroupName])), Desc: OptionalText(GroupDesc) })
 
 export const GidParams = t.Object({ gid: Id })

@@ -1,10 +1,10 @@
-// The search library (spec "Search library entry", "Search library"; decisions §1, §5). Listing: the caller's
-// own entries, every entry for an admin with ?admin=true (ignored from others). Read: owner, members of a group
-// in GIDs, everyone for a global entry, and an admin with ?admin=true; others get 403 (the spec's error table),
-// a missing entry 404. Change and delete: the owner, or an admin with ?admin=true; 403 otherwise (rules 2, 4).
-// Paths take the ThingUUID or the GUID; among entries sharing a GUID the one used is the caller's own, else one
-// shared with a group of the caller, else a global one (else, with the admin flag, anyone's). `Metadata` is kept
-// as the exact JSON text the client sent.
+// The search library (docs/api.md "Dashboards and the search library", "Conventions", "Sharing items with
+// groups"). Listing: the caller's own entries, every entry for an admin with ?admin=true (ignored from others). Read:
+// owner, members of a group in GIDs, everyone for a global entry, and an admin with ?admin=true; others get 403 (as the
+// clients expect), a missing entry 404. Change and delete: the owner, or an admin with ?admin=true; 403 otherwise
+// (rules 2, 4). Paths take the ThingUUID or the GUID; among entries sharing a GUID the one used is the caller's own,
+// else one shared with a group of the caller, else a global one (else, with the admin flag, anyone's). `Metadata` is
+// kept as the exact JSON text the client sent.
 import { Elysia, t } from 'elysia'
 import { Errors } from '../../server/http/errors'
 import { type Quotas, quotaChecked } from '../../server/store/quota'

@@ -1,7 +1,7 @@
-// The search library over HTTP (spec "Search library entry", "Search library" rules 1-4; decisions §1, §5). The
-// route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this file
-// covers the rules of the library API itself for owner, group member, stranger and admin, with and without the
-// admin flag, GUID collisions, and Metadata kept byte for byte.
+// The search library over HTTP (docs/api.md "Dashboards and the search library", "Conventions",
+// "Sharing items with groups"). The route × caller matrix in test/security.test.ts covers anonymous callers and tokens
+// on every route; this file covers the rules of the library API itself for owner, group member, stranger and admin,
+// with and without the admin flag, GUID collisions, and Metadata kept byte for byte.
 import { describe, expect, test } from 'bun:test'
 import { type CallResult, type TestServer, expectError, itemWorld, refused, serverPerTest } from '../../test/helpers'
 
@@ -49,7 +49,7 @@ describe('POST /api/library', () => {
   test('GIDs, Labels and Metadata are answered when set; a given GUID is kept (lower case)', async () => {
     const { s, owner, gid, admin } = await world()
     const GUID = crypto.randomUUID()
-    // a group that does not exist (yet) only by an admin (decisions §5)
+    // a group that does not exist (yet) only by an admin (docs/api.md "Sharing items with groups")
     const e = await create(s, admin, { UID: owner.uid, GUID: GUID.toUpperCase(), GIDs: [4242, gid, gid], Labels: ['a'], Metadata: { k: 'v' }, Name: 'n', Query: 'q' })
     expect(e).toMatchObject({ GUID, GIDs: [gid, 4242], Labels: ['a'], Metadata: { k: 'v' } })
     expect(Object.keys(e).filter((k) => k !== 'text')).toEqual([

@@ -11,9 +11,9 @@ const Text = (maxLength: number) => OptionalText(t.String({ maxLength }))
 export const MAX_QUERY = 256 * 1024
 
 /**
- * POST and PUT: the entry (spec "Search library entry"); ThingUUID, WriteAccess, Can and Updated are ignored
- * (unknown keys are). `Metadata` is any JSON, kept as sent. `UID` 0 and a `GUID` that is empty or the nil UUID
- * mean unset (Go clients send zero values).
+ * POST and PUT: the entry (docs/api.md "Dashboards and the search library"); ThingUUID, WriteAccess, Can and Updated
+ * are ignored (unknown keys are). `Metadata` is any JSON, kept as sent. `UID` 0 and a `GUID` that is empty or the nil
+ * UUID mean unset (Go clients send zero values).
  */
 export const LibraryBody = t.Object({
   GUID: Text(64),
@@ -50,8 +50,8 @@ export const LibraryIdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
 
 /**
- * Nobody but the owner (and an admin with ?admin=true) changes an entry (spec library rules 2 and 4), so the
- * write access list every entry answers is empty.
+ * Nobody but the owner (and an admin with ?admin=true) changes an entry (docs/api.md "Dashboards and the search
+ * library"), so the write access list every entry answers is empty.
  */
 const WRITE_ACCESS = JSON.stringify({ Global: false, GIDs: [] })
 /** Can: what the caller may do; the owner (or an admin with the flag) all of it, anyone else nothing. */
@@ -59,8 +59,9 @@ const CAN_ALL = JSON.stringify({ Delete: true, Modify: true, Share: true })
 const CAN_NONE = JSON.stringify({ Delete: false, Modify: false, Share: false })
 
 /**
- * The wire entry in the spec's member order: GIDs, Labels and Metadata omitted when empty (the spec's table),
- * Metadata spliced in as stored; then WriteAccess, what the caller `may` do (Can) and Updated (decisions §5).
+ * The wire entry in the clients' member order: GIDs, Labels and Metadata omitted when empty (as the clients send it),
+ * Metadata spliced in as stored; then WriteAccess, what the caller `may` do (Can) and Updated (docs/api.md "Dashboards
+ * and the search library").
  */
 export function entryJson(e: LibraryRow, may: boolean): string {
   return jsonWithRaw(

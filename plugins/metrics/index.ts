@@ -6,7 +6,7 @@ import { Errors } from '../../server/http/errors'
 import { METRICS_CONTENT_TYPE, type Metrics } from '../../server/runtime/metrics'
 import { area, refusals } from '../../server/http/openapi'
 
-// Bun's hasher and crypto.timingSafeEqual: node:crypto is not loaded at start (issue 17, cold start).
+// Bun's hasher and crypto.timingSafeEqual: node:crypto is not loaded at start (bench/README.md, cold start).
 const digest = (s: string) => new Bun.CryptoHasher('sha256').update(s).digest()
 
 export function metricsPlugin(deps: { metrics: Metrics; token: string | undefined }) {

@@ -1,11 +1,11 @@
-// Notifications (issue 14 point 7), as the Go client (`client/notifications.go`) and the js-client
+// Notifications (docs/api.md, "Notifications"), as the Go client (`client/notifications.go`) and the js-client
 // (`src/functions/notifications`) call them. A notification goes to every user (broadcast: admins only), to one
 // user, or to one group, and is listed to its recipients until it expires (then it is swept) and while it is not
 // ignored (IgnoreUntil). Who may address whom:
 // - a broadcast reaches every account, so only an admin (with a session) sends one;
 // - a non-admin (and every token, even an admin's, which carries no admin rights) sends only to themselves and to
 //   groups they are a member of: a group they belong to is one they already share items with (the sharing rule of
-//   issue 12 point 4), while writing into a stranger's list would let any user push text, and links, at anyone;
+//   docs/security.md), while writing into a stranger's list would let any user push text, and links, at anyone;
 // - an admin sends to any user or group.
 // Each sender holds at most config.notificationsPerUser unexpired notifications, each of at most MAX_MESSAGE
 // characters, so no caller can fill the store.

@@ -1,5 +1,5 @@
-// Notifications over HTTP (issue 14 point 7), sent as the published clients send them and read back as they parse
-// them: the js-client (src/functions/notifications, src/models/notification) and the Go client
+// Notifications over HTTP (docs/api.md, "Notifications"), sent as the published clients send them and read back as they
+// parse them: the js-client (src/functions/notifications, src/models/notification) and the Go client
 // (client/notifications.go, client/types Notification). The route × caller matrix of test/security.test.ts covers
 // anonymous callers, tokens with and without the permission, admins' tokens on the broadcast route and the
 // owner/stranger split; this file covers the targeting rules, updates, expiry, limits and bad input.

@@ -1,6 +1,6 @@
-// Resources (spec "Resources"): metadata in the store, contents in the blob store. Read: owner, members of a
-// group in GroupACL, everyone for a global resource, admins. Write and delete: owner and admins. A caller who
-// may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
+// Resources (docs/api.md "Resources and user files"): metadata in the store, contents in the blob store. Read: owner,
+// members of a group in GroupACL, everyone for a global resource, admins. Write and delete: owner and admins. A caller
+// who may not read gets 404; a reader who may not write gets 403. An admin's token acts as a normal user.
 import { Elysia, t } from 'elysia'
 import { type BlobStore, BlobTooLargeError, discardBlob, openBody } from '../../server/blob'
 import { UUID, canReach, checkSharing } from '../../server/rules/sharing'
@@ -31,7 +31,7 @@ import { sniffContentType } from '../../server/upload/sniff'
 import { area, refusals } from '../../server/http/openapi'
 import type { GroupsRepo } from '../groups/repo'
 
-/** contenttype: the spec's default, the least it reads, and our cap on what one call returns. */
+/** contenttype: the clients' default, the least it reads, and our cap on what one call returns. */
 const SNIFF_DEFAULT = 512
 const SNIFF_MIN = 128
 const SNIFF_MAX = 1024 * 1024

@@ -1,6 +1,7 @@
-// Resources over HTTP (spec "Resource metadata", "Resources", "Limits", "Versioning"; decisions §1, §3, §5).
-// The route × caller matrix in test/security.test.ts covers anonymous callers and tokens on every route; this
-// file covers the rules of the resource API itself, through the real app with a disk blob store.
+// Resources over HTTP (docs/api.md "Resources and user files", "Conventions", "API
+// tokens", "Sharing items with groups"). The route × caller matrix in test/security.test.ts covers anonymous callers
+// and tokens on every route; this file covers the rules of the resource API itself, through the real app with a disk
+// blob store.
 import { describe, expect, test } from 'bun:test'
 import { createS3BlobStore } from '../../server/blob'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, heldBodies, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
@@ -188,7 +189,7 @@ describe('visibility', () => {
     const w = await items()
     const other = await w.s.createGroup('other', [w.member.uid])
     const r = await create(w.s, w.owner.jwt, { GroupACL: [w.gid] })
-    // groups the owner is not in (or that do not exist) only by an admin (decisions §5)
+    // groups the owner is not in (or that do not exist) only by an admin (docs/api.md "Sharing items with groups")
     expect((await w.s.call('PUT', `/api/resources/${r.GUID}`, { jwt: w.admin, json: { GroupACL: [w.gid, other, 4242] } })).status).toBe(200)
     const del = await w.s.call('DELETE', `/api/groups/${w.gid}`, { jwt: w.admin })
     expect(del.status).toBe(200)
@@ -203,7 +204,7 @@ describe('visibility', () => {
   test('a GID of a group created later grants access once it exists', async () => {
     const w = await items()
     const r = await create(w.s, w.owner.jwt)
-    // a group that does not exist yet only by an admin (decisions §5)
+    // a group that does not exist yet only by an admin (docs/api.md "Sharing items with groups")
     expect((await w.s.call('PUT', `/api/resources/${r.GUID}`, { jwt: w.admin, json: { GroupACL: [w.gid + 1] } })).status).toBe(200)
     expectError(await w.s.call('GET', `/api/resources/${r.GUID}`, { jwt: w.stranger.jwt }), 404)
     const gid = await w.s.createGroup('later', [w.stranger.uid])
@@ -257,7 +258,7 @@ describe('PUT /api/resources/{guid}', () => {
     await refused(s, 404, 'PUT', `/api/resources/${r.GUID}`, { jwt: stranger.jwt, json: { ResourceName: 'x' } })
     for (const json of [{ ResourceName: ' \t ' }, { ResourceName: 5 }, { GroupACL: [0] }, { GroupACL: 'x' }, { Description: 3 }, { Global: 1 }])
       await refused(s, 400, 'PUT', `/api/resources/${r.GUID}`, { jwt: owner.jwt, json })
-    // an empty or null name keeps the name (null strings are empty ones, decisions §1)
+    // an empty or null name keeps the name (null strings are empty ones, docs/api.md "Conventions")
     for (const ResourceName of ['', null])
       expect((await s.call('PUT', `/api/resources/${r.GUID}`, { jwt: owner.jwt, json: { ResourceName } })).body.ResourceName).toBe(r.ResourceName)
   })

@@ -4,7 +4,7 @@ import { JsonId } from '../groups/schema'
 import type { ResourceRow } from './repo'
 import { OptionalText } from '../../server/http/wire'
 
-/** Resource metadata as the spec lists it; Domain and Labels are always present (the clone answer needs them). */
+/** Resource metadata as the clients read it; Domain and Labels are always present (the clone answer needs them). */
 export const ResourceMetadata = t.Object({
   UID: t.Integer(),
   GUID: t.String(),
@@ -24,7 +24,7 @@ export type ResourceMetadata = typeof ResourceMetadata.static
 
 export const ResourceName = t.String({ minLength: 1, maxLength: 256, pattern: '\\S' })
 const Description = t.String({ maxLength: 4096 })
-/** Any positive GID, also of a group that does not exist yet (decisions §5); null means not shared. */
+/** Any positive GID, also of a group that does not exist yet (docs/api.md, sharing); null means not shared. */
 const GroupACL = t.Union([t.Array(JsonId, { maxItems: 1024 }), t.Null()])
 
 export const CreateResourceBody = t.Object({

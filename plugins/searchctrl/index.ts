@@ -1,4 +1,4 @@
-// Search control (spec "Search control", "States and transitions"; decisions §6), launching searches on the
+// Search control (docs/api.md "Searches", "Search states"), launching searches on the
 // embedded engine, result downloads and the search history. The state machine lives in server/search/manager.ts;
 // this plugin maps callers and requests onto it.
 // Who may do what: view (list, detail, attach, detach, background, save, download): owner, members of the
@@ -62,7 +62,7 @@ function textStream(chunks: AsyncGenerator<string>): ReadableStream<Uint8Array> 
   })
 }
 
-/** The answer of background, save, stop and delete: the spec's "Body null". */
+/** The answer of background, save, stop and delete: `null`, as the clients expect. */
 const jsonNull = () => new Response('null', { headers: { 'content-type': JSON_TYPE } })
 
 /**
@@ -83,7 +83,7 @@ export const tokenClient = (tokenId: string) => `token:${tokenId}`
 /** When the caller stops being a client by itself: an API token's expiry (0: never; sessions end by events). */
 const clientExpiresOf = (caller: Caller) => caller.token?.expires ?? 0
 
-/** Search ids are strings of digits (decisions §1). */
+/** Search ids are strings of digits (docs/api.md "Conventions"). */
 function checkId(id: string): string {
   if (!/^\d{1,20}$/.test(id)) throw Errors.badRequest('invalid search id: expected digits')
   return id
@@ -293,7 +293,7 @@ export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock
         access: 'Search',
         body: LaunchBody,
         response: { 200: Launched, ...refusals(429) },
-        detail: { summary: 'Launch a search', description: 'Runs a query on the embedded engine (README "Query language"); you are attached to it.' },
+        detail: { summary: 'Launch a search', description: 'Runs a query on the embedded engine (docs/query-language.md); you are attached to it.' },
       },
     )
     .get(
@@ -315,7 +315,7 @@ export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock
       access: 'AttachSearch',
       params: IdParams,
       response: t.Array(Detail),
-      detail: { summary: 'Get a search\'s summary', description: 'A one-element array (the spec\'s shape).' },
+      detail: { summary: 'Get a search\'s summary', description: 'A one-element array (the shape the clients read).' },
     })
     .get(
       '/api/searchctrl/:id/details',

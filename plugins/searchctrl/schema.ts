@@ -34,7 +34,7 @@ export const ImportWire = t.Object({ Imported: t.Boolean(), Time: t.String(), Ba
 export const LaunchInfoWire = t.Object({ started: t.String(), expires: t.String(), method: t.String(), reference: t.String() })
 
 /**
- * Search list entry: the spec's fields (StoredData is the size of the stored results in bytes) and those the
+ * Search list entry: the clients' fields (StoredData is the size of the stored results in bytes) and those the
  * clients' list types declare (js-client RawSearch2, Go SearchCtrlStatus, which crash or misread without them):
  * every one always present, strings never null, GIDs an array, times RFC 3339 (zero time when unset).
  */
@@ -56,7 +56,7 @@ export const ListEntry = t.Object({
   LaunchInfo: LaunchInfoWire,
 })
 
-/** Search detail (spec), answered as a one-element array. */
+/** Search detail, answered as a one-element array (as the clients read it). */
 export const Detail = t.Object({
   ID: t.String(),
   UID: t.Integer(),
@@ -70,7 +70,7 @@ export const Detail = t.Object({
   IndexSize: t.Integer(),
 })
 
-/** The full record of decisions §6: the detail's fields (Finished among them) and more. */
+/** The full record of docs/api.md "Searches": the detail's fields (Finished among them) and more. */
 export const Details = t.Object({
   ...Detail.properties,
   GIDs: t.Array(t.Integer()),

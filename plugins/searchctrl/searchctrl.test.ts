@@ -857,7 +857,7 @@ describe('GET /api/searchhistory', () => {
 })
 
 describe('stats and notifications', () => {
-  /** The engine's key: where the server listens, as `<host>:<port>` (spec "status objects"). */
+  /** The engine's key: where the server listens, as `<host>:<port>` (GET /api/stats/ping). */
   const engine = (s: TestServer) => `${s.config.listenHost}:${s.config.listenPort}`
 
   test('ping: the web server and the embedded engine are OK; the engine is keyed <host>:<port>', async () => {

@@ -1,4 +1,4 @@
-// Status of the web server and the embedded engine (spec "status objects"): GET /api/stats/ping and
+// Status of the web server and the embedded engine (the status objects the clients read): GET /api/stats/ping and
 // GET /api/stats/sysDesc, keyed by `webserver` and by the address of each live replica (server/cluster: each
 // replica runs its own embedded engine; on SQLite the only one is this process). An app that does not listen (tests
 // through app.handle) has registered no replica: it answers its own key as a single server.
@@ -13,7 +13,7 @@ import { type SystemDescription, describeSystem } from './system'
 import { area } from '../../server/http/openapi'
 
 /**
- * The key of the embedded engine in the status objects: `<host>:<port>`, as the spec keys each indexer, taken from
+ * The key of the embedded engine in the status objects: `<host>:<port>`, as the clients key each indexer, taken from
  * where this server listens (the port it was given, or the one it got for port 0). A wildcard listen address
  * names no host, so the machine's host name stands in; an IPv6 literal is bracketed. The cluster issue will
  * add one such key per replica.

@@ -1,7 +1,7 @@
 // The OpenAPI document (GET /api/docs/json) and a page to browse it (GET /api/docs, Scalar, with its script from
 // GET /api/docs/scalar-VERSION.js), all public.
 // The document is generated once, from the assembled app (ApiDocs.learn), by plugins/system/document.ts, which is
-// imported on the first request for it: the generator is not loaded at start (issue 17, cold start).
+// imported on the first request for it: the generator is not loaded at start (bench/README.md, cold start).
 import { Elysia, type AnyElysia } from 'elysia'
 import { ScalarRender } from '@elysiajs/openapi/scalar'
 import { DOCS_CSP_BASE } from '../../server/http/headers'

@@ -3,7 +3,8 @@
 // form of an upload route (multipartUpload), its success and refusal schemas (`response`), the access rule its guard
 // checks (accessOf: permission and accepted credentials) and its plugin's area (tag). The refusals every route of a
 // kind can answer (401 without credentials, 400 for a bad request, ...) are derived here from the same declarations.
-// Imported when the document is first asked for, not at start (the generator and node:http cost ~10 ms, issue 17).
+// Imported when the document is first asked for, not at start (the generator and node:http cost ~10 ms,
+// bench/README.md).
 import { STATUS_CODES } from 'node:http'
 import type { AnyElysia } from 'elysia'
 import { Kind, type TSchema } from '@sinclair/typebox'
@@ -17,7 +18,7 @@ import pkg from '../../package.json'
 
 type Json = Record<string, any>
 
-/** What each refusal status means on this API (decisions §1), shown once in components.responses. */
+/** What each refusal status means on this API (docs/api.md "Conventions"), shown once in components.responses. */
 const REFUSALS: Record<number, [name: string, description: string]> = {
   400: ['BadRequest', 'Bad request: malformed JSON, a body, query or path value that breaks the schema, or a value the operation cannot take'],
   401: ['Unauthenticated', 'No credential, or an invalid, expired or ended JWT or API token (a download token outside the download routes too)'],
@@ -142,7 +143,7 @@ export function buildDocument(app: AnyElysia): Json {
       const schema = schemaOf(hooks.body)
       const content: Json = { 'application/json': { schema } }
       if (formable(schema)) content['application/x-www-form-urlencoded'] = { schema }
-      // an empty body is a body of nothing (decisions §1): required only when the schema requires members
+      // an empty body is a body of nothing (docs/api.md "Conventions"): required only when the schema requires members
       const required = schema.type === 'object' ? (schema.required?.length ?? 0) > 0 : schema.type !== undefined
       op.requestBody = { required, content }
     }

@@ -1,4 +1,4 @@
-// API tokens (spec "API tokens", decisions §3): restricted, optionally expiring credentials for scripts.
+// API tokens (docs/api.md "API tokens"): restricted, optionally expiring credentials for scripts.
 // A token is usable until it expires, and stays listed after that until it is refreshed or deleted.
 import { Elysia, t } from 'elysia'
 import type { Config } from '../../server/runtime/config'
@@ -45,8 +45,8 @@ export function tokensPlugin({ config, repos, auth, clock }: TokensDeps) {
 
   /**
    * The permissions a request asks for, singly and by category, checked against the owner's own rights and, when
-   * a token is asking, against that token's: a token can only restrict, never grant (decisions §3), and a token
-   * cannot make or change a token into one that may do more than itself.
+   * a token is asking, against that token's: a token can only restrict, never grant (docs/api.md "API tokens"), and a
+   * token cannot make or change a token into one that may do more than itself.
    */
   function permissionsOf(caller: Caller, owner: Caller['user'], body: { capabilities?: string[]; categories?: string[] }): Capability[] {
     const holds = (cap: Capability) => userHolds(owner, cap) && (!caller.token || caller.token.capabilities.includes(cap))
@@ -67,7 +67,7 @@ export function tokensPlugin({ config, repos, auth, clock }: TokensDeps) {
 
   /**
    * Expiry from the wire: 0 for never. A time already past is refused on create and refresh; `pastAllowed` (PUT)
-   * takes it, and the token is then expired and stays listed (decisions §3; the js-client sets "now").
+   * takes it, and the token is then expired and stays listed (docs/api.md "API tokens"; the js-client sets "now").
    */
   function expiryOf(value: string | null | undefined, pastAllowed = false): number {
     const ms = parseTime(value)
@@ -77,8 +77,8 @@ export function tokensPlugin({ config, repos, auth, clock }: TokensDeps) {
   }
 
   /**
-   * A token may not outlive the token that sets its expiry (decisions §3): an expiring token sets neither "never"
-   * nor a time past its own end, on itself or on a token it makes, changes or refreshes. A time already past is
+   * A token may not outlive the token that sets its expiry (docs/api.md "API tokens"): an expiring token sets neither
+   * "never" nor a time past its own end, on itself or on a token it makes, changes or refreshes. A time already past is
    * no extension and is left to expiryOf.
    */
   function checkOutlives(caller: Caller, expires: number) {

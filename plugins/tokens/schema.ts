@@ -3,7 +3,7 @@ import { formatTime } from '../../server/runtime/time'
 import type { TokenRow } from './repo'
 import { OptionalText } from '../../server/http/wire'
 
-/** The token record of decisions §3 (wire names in camelCase, as the published clients use them). */
+/** The token record of docs/api.md "API tokens" (wire names in camelCase, as the published clients use them). */
 export const TokenRecord = t.Object({
   id: t.String(),
   name: t.String(),

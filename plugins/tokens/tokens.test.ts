@@ -1,7 +1,7 @@
-// API tokens over HTTP (spec "API tokens", "Authentication" rule 6, "States and transitions › API token";
-// decisions §1 and §3). The route × caller matrix in test/security.test.ts already checks every route for
-// tokens with and without the route's permission, expired tokens, locked owners and admins' tokens on admin
-// routes; this file covers the token API itself and the overlay rules around it.
+// API tokens over HTTP (docs/api.md "API tokens", "Permissions", "Conventions"). The route × caller matrix in
+// test/security.test.ts already checks every route for tokens with and without the route's permission, expired tokens,
+// locked owners and admins' tokens on admin routes; this file covers the token API itself and the overlay rules around
+// it.
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -448,7 +448,7 @@ describe('PUT /api/tokens/{id}', () => {
     expect(await whoami(s, bearer(offered))).toBe('status 401')
   })
 
-  test('null strings are empty strings (decisions §1): a null description clears it, an empty or null name keeps it', async () => {
+  test('null strings are empty strings (docs/api.md "Conventions"): a null description clears it, an empty or null name keeps it', async () => {
     const s = await setup()
     const u = await s.createUser()
     const t = await makeToken(s, u.jwt, { name: 'a', description: 'first', capabilities: ['Search'] })
@@ -855,7 +855,7 @@ describe('permission lists', () => {
     expect((await s.call('GET', '/api/tokens/capabilities', bearer(t.token))).body).toEqual(CAPABILITY_NAMES)
   })
 
-  test('GET /api/info/capabilities gives Name, Desc and Category of each, grouped as decisions §3', async () => {
+  test('GET /api/info/capabilities gives Name, Desc and Category of each, grouped as docs/api.md "Permissions"', async () => {
     const s = await setup()
     const u = await s.createUser()
     const res = await s.call('GET', '/api/info/capabilities', { jwt: u.jwt })

@@ -1,5 +1,5 @@
 // Users: accounts, locking, passwords, admin status, default search group, preferences, memberships and
-// session lists (spec "Users and groups", decisions §4).
+// session lists (docs/api.md "Users and groups").
 import { Elysia, t } from 'elysia'
 import { rawBody } from '../../server/http/body'
 import { Errors, conflictOnDuplicate } from '../../server/http/errors'
@@ -25,7 +25,7 @@ import { rawJson } from '../../server/http/raw-json'
 import type { GroupsRepo } from '../groups/repo'
 import type { SessionsRepo } from '../auth/repo'
 
-/** The account that can never be renamed, deleted, demoted or locked (spec "Users and groups"). */
+/** The account that can never be renamed, deleted, demoted or locked (docs/api.md "Users and groups"). */
 export const PRIMARY_ADMIN = 'admin'
 const PREFS = 'prefs'
 const USER_TAKEN = 'user name is taken'
@@ -83,8 +83,8 @@ export function usersPlugin({ config, repos, auth, clock, log, onUserDeleted }: 
     .use(authGuard(auth))
     // The most frequent request of all (every client asks it first and often): its JSON is written here, without
     // Elysia's per-answer schema check (a copy that strips undeclared members, then a type check: about 1 µs of a
-    // 15 µs request, issue 17). toUserDetails builds exactly the declared members, and every answer of the test suite
-    // is checked closed against UserDetails (test/documented.ts), so the check belongs in the tests.
+    // 15 µs request, bench/README.md). toUserDetails builds exactly the declared members, and every answer of the test
+    // suite is checked closed against UserDetails (test/documented.ts), so the check belongs in the tests.
     .get(
       '/api/info/whoami',
       auth.answersAtOnce
@@ -191,7 +191,7 @@ export function usersPlugin({ config, repos, auth, clock, log, onUserDeleted }: 
       '/api/users/:id/pwd',
       async ({ caller, params, body }) => {
         const target = await ownOrAdmin(caller, params.id)
-        // Changing one's own password always needs the current one, admins included (decisions §4).
+        // Changing one's own password always needs the current one, admins included (docs/api.md "Users and groups").
         if (target.uid === caller.uid) await auth.confirmPassword(target, body.OrigPass)
         checkPassword(body.NewPass)
         await users.setPasswordHash(target.uid, await auth.hashPassword(body.NewPass))
@@ -240,9 +240,9 @@ export function usersPlugin({ config, repos, auth, clock, log, onUserDeleted }: 
       '/api/users/:id/searchgroup',
       async ({ caller, params, body }) => {
         const target = await ownOrAdmin(caller, params.id)
-        // decisions §4: an admin names any positive GID, also of a group that does not exist yet or that the user
-        // is not in (clients set it before they create the group); anyone else only a group they belong to, so
-        // that nobody shares their searches with a group they are not part of. `null` clears it (the js-client).
+        // docs/api.md "Users and groups": an admin names any positive GID, also of a group that does not exist yet or
+        // that the user is not in (clients set it before they create the group); anyone else only a group they belong
+        // to, so that nobody shares their searches with a group they are not part of. `null` clears it (the js-client).
         if (body.GID !== null && !caller.admin && !(await groups.isMember(caller.uid, body.GID)))
           throw Errors.forbidden(`you are not a member of group ${body.GID}`)
         await users.setDefaultGid(target.uid, body.GID)
@@ -269,7 +269,8 @@ export function usersPlugin({ config, repos, auth, clock, log, onUserDeleted }: 
       async ({ caller, params }) => {
         const target = await ownOrAdmin(caller, params.id)
         const prefs = await users.getPreference(target.uid, PREFS)
-        // Stored verbatim and answered as stored (decisions §4), so large numbers and key order survive.
+        // Stored verbatim and answered as stored (docs/api.md "Users and groups"), so large numbers and key order
+        // survive.
         return new Response(prefs?.data ?? 'null', { headers: { 'content-type': JSON_TYPE } })
       },
       { access: 'session', params: UidParams, detail: { summary: 'Get a user\'s preferences', description: 'The JSON as stored, `null` when none.' } },

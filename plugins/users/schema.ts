@@ -12,7 +12,7 @@ export const UserDetails = t.Object({
   Email: t.String(),
   Admin: t.Boolean(),
   Locked: t.Boolean(),
-  /** Omitted when unset (decisions §4). */
+  /** Omitted when unset (docs/api.md "Users and groups"). */
   DefaultGID: t.Optional(t.Integer()),
   TS: t.String(),
   Synced: t.Boolean(),
@@ -33,7 +33,7 @@ export const CreateUserBody = t.Object({
   Admin: t.Boolean(),
 })
 
-/** Empty strings and absent fields are ignored (decisions §4), hence no minLength here. */
+/** Empty strings and absent fields are ignored (docs/api.md "Users and groups"), hence no minLength here. */
 export const UpdateUserBody = t.Object({
   User: OptionalText(t.Union([t.Literal(''), Username])),
   Name: OptionalText(RealName),

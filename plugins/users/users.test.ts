@@ -1,5 +1,5 @@
-// HTTP-level tests of the users API (spec "Users and groups", "Account lock", "Errors", "Authentication";
-// decisions §1 and §4), through the real app on a temporary store.
+// HTTP-level tests of the users API (docs/api.md "Users and groups", "Errors", "Logging in and sessions",
+// "Conventions"), through the real app on a temporary store.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { migrate } from '../../server/store/db'
@@ -183,7 +183,7 @@ describe('whoami and reading users', () => {
     const own = await ok(s, 'GET', `/api/users/${a.uid}`, { jwt: a.jwt })
     expectUserShape(own.body)
     expect(own.body).toMatchObject({ UID: a.uid, User: a.User, Name: a.Name, Email: a.Email, Admin: false })
-    // the spec writes the path with a trailing slash
+    // the clients write the path with a trailing slash
     expect((await ok(s, 'GET', `/api/users/${a.uid}/`, { jwt: a.jwt })).body).toEqual(own.body)
 
     await refused(s, 403, 'GET', `/api/users/${b.uid}`, { jwt: a.jwt })

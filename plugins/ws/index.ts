@@ -3,7 +3,7 @@
 //
 // Guarantees:
 // - The upgrade is authenticated like any request (the auth guard's `access`): a JWT in `Authorization` or in
-//   `Sec-WebSocket-Protocol` (whose first value is then echoed back as the accepted subprotocol, decisions §2), or
+//   `Sec-WebSocket-Protocol` (whose first value is then echoed back as the accepted subprotocol, docs/websocket.md), or
 //   an API token (`Service-Token`) holding the route's permission; otherwise 401/403 and no upgrade. A socket ends
 //   (1008) when its session or token ends (logout, lock, deletion, expiry).
 // - A search launched here is an ordinary search of the search manager (the one GET /api/searchctrl lists and
@@ -1010,7 +1010,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
     .ws('/api/ws/search', {
       access: 'Search',
       upgrade: publicUpgrade,
-      detail: { summary: 'WebSocket: run and read searches', description: 'Launch, parse, attach to and read searches (the clients\' search protocol; README "WebSockets"). The JWT may come in Sec-WebSocket-Protocol.' },
+      detail: { summary: 'WebSocket: run and read searches', description: 'Launch, parse, attach to and read searches (the clients\' search protocol; docs/websocket.md). The JWT may come in Sec-WebSocket-Protocol.' },
       async open(ws) {
         await opened(ws as unknown as { raw: Raw; data: unknown }, 'search')
       },

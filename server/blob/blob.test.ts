@@ -287,7 +287,7 @@ describe('disk blob store', () => {
     }
   })
 
-  test('a put writes whole 1 MiB buffers however small the pieces it receives (issue 17: a write per 64 KiB piece held uploads back)', async () => {
+  test('a put writes whole 1 MiB buffers however small the pieces it receives (a write per 64 KiB piece held uploads back)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'quarry-blob-'))
     // Every FileHandle write of the process is counted by its size while the put runs.
     const probe = await open(join(dataDir, 'probe'), 'w')

@@ -36,7 +36,7 @@ const SYNC_EVERY = 64 * 1024 * 1024
 /**
  * A put gathers what it receives (64 KiB pieces from an HTTP body) into buffers of this size and writes whole buffers,
  * one write in flight while the next buffer fills: a write per 64 KiB cost a thread-pool round trip each, awaited
- * before the next piece was read (bench/README.md, "Upload stages"). Buffers are pooled across puts, a few kept.
+ * before the next piece was read (bench/README.md, "bench/resources-parts.ts"). Buffers are pooled across puts, a few kept.
  */
 const WRITE_BATCH = 1024 * 1024
 const WRITE_POOL_KEEP = 4

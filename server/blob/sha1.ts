@@ -2,7 +2,8 @@
 // depending on the CPU, about as long as `cp` + `sync` of the same GiB) runs alongside receiving, parsing and writing
 // on the JS thread instead of after each of them. It can run on the calling thread instead (QUARRY_UPLOAD_HASH=thread):
 // less CPU in all on 2 cores, but the body's pieces then pile up for the collector and a 1 GiB upload's peak RSS grew
-// 52-71 MiB against 35-41 MiB on the worker, past issue 4's 64 MiB, for 3-6 % of speed (bench/README.md, upload stages).
+// 52-71 MiB against 35-41 MiB on the worker, past the 64 MiB bound on an upload's memory, for 3-6 % of speed
+// (bench/README.md, upload stages).
 //
 // Guarantees, either way: the digest is that of the bytes passed to `update`, in order, as they were at the call
 // (hashed or copied at once, so the caller may reuse or hand on its chunk). On the worker, memory is bounded: bytes

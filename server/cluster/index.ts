@@ -1,4 +1,4 @@
-// The replicas of one Quarry (issue 13): the registry every process writes its heartbeat to, and, when several
+// The replicas of one Quarry (docs/cluster.md): the registry every process writes its heartbeat to, and, when several
 // processes share the store (PostgreSQL), the records of the searches each one holds and the forwarding of the
 // requests that need a search to the replica that holds it.
 //

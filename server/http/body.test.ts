@@ -1,6 +1,6 @@
-// Request bodies through the real app (issue 12, point 1): the caller is checked before a byte of the body is read,
-// multipart is refused outside the upload routes, and no body is read past its route's limit. Every body here is a
-// stream that counts what the server pulled from it, so "unread" is measured, not assumed.
+// Request bodies through the real app (docs/security.md, "Bodies"): the caller is checked before a byte of the body is
+// read, multipart is refused outside the upload routes, and no body is read past its route's limit. Every body here is
+// a stream that counts what the server pulled from it, so "unread" is measured, not assumed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type CallResult, createTestServer, expectError, storeSnapshotAsync, type TestServer } from '../../test/helpers'
 import { apiRoutes } from '../../test/routes'

@@ -6,8 +6,8 @@
 //   that check (server/upload/multipart.ts); Elysia's own parser would buffer the whole form in memory;
 // - every other body is read up to the route's limit and no further (413; a declared Content-Length over
 //   it is refused unread), also for bodies without Content-Length.
-// Then the wire rules of decisions §1 apply: an empty JSON body is a body of nothing, login forms arrive as
-// application/x-www-form-urlencoded, and JSON is JSON whatever its type.
+// Then the wire rules of docs/api.md "Conventions" apply: an empty JSON body is a body of nothing, login forms arrive
+// as application/x-www-form-urlencoded, and JSON is JSON whatever its type.
 import { Elysia } from 'elysia'
 import { Errors } from './errors'
 import { uploadFormOf } from '../upload/multipart'
@@ -124,7 +124,7 @@ export class BodyRules {
       this.rules.set(`${r.method === 'WS' ? 'GET' : r.method} ${r.path}`, rule)
       // Elysia never parses the body of a GET or HEAD, but a route with any parse hook (this one is global) is
       // compiled as an async function: a promise per request on the most frequent routes. Without it, a GET whose
-      // hooks and handler are plain functions is answered at once (issue 17; test/hot-path.test.ts).
+      // hooks and handler are plain functions is answered at once (bench/README.md; test/hot-path.test.ts).
       if (r.method === 'GET' || r.method === 'HEAD') r.hooks.parse = []
     }
   }

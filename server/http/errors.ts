@@ -1,5 +1,5 @@
 // The one error catalogue. Every refusal the API makes is an ApiError built here; the error plugin turns
-// it, and every error Elysia raises, into `{"Error": "..."}` with the status of decisions.md §1.
+// it, and every error Elysia raises, into `{"Error": "..."}` with the status of docs/api.md "Conventions".
 import { Elysia } from 'elysia'
 import { BlobUnavailableError } from '../blob'
 import type { Logger } from '../runtime/log'

@@ -1,8 +1,8 @@
-// Security headers (issue 12 point 3; decisions §5). Every answer of the API carries API_HEADERS: it is a JSON
-// API whose answers are never meant to be rendered, framed, cached by shared caches or sniffed into another
-// type. Downloads of user content (user files, resource contents, search results) must never run in the API's
-// origin, where the browser holds the `token` cookie: they carry DOWNLOAD_HEADERS on top (a sandboxed origin, no
-// sniffing) and go out as attachments unless their type is one of the few a browser only ever displays.
+// Security headers (docs/security.md, "User content never renders in the API's origin"). Every answer of the API
+// carries API_HEADERS: it is a JSON API whose answers are never meant to be rendered, framed, cached by shared caches
+// or sniffed into another type. Downloads of user content (user files, resource contents, search results) must never
+// run in the API's origin, where the browser holds the `token` cookie: they carry DOWNLOAD_HEADERS on top (a sandboxed
+// origin, no sniffing) and go out as attachments unless their type is one of the few a browser only ever displays.
 import { Elysia } from 'elysia'
 
 /** The API's own answers: no scripts, styles, frames or sub-resources of any kind, and no framing of them. */

@@ -1,5 +1,5 @@
-// Bounds on the shape of JSON the server keeps (issue 12 point 10): every stored JSON member (dashboard Data,
-// library Metadata, preferences, search metadata, archive descriptions) is at most MAX_JSON_DEPTH levels deep
+// Bounds on the shape of JSON the server keeps (docs/security.md, "Stored JSON"): every stored JSON member (dashboard
+// Data, library Metadata, preferences, search metadata, archive descriptions) is at most MAX_JSON_DEPTH levels deep
 // and holds at most MAX_JSON_VALUES values. Other clients of this API family parse these members with stock
 // parsers (Go's refuses past 10,000 levels, others recurse and overflow), so one stored value must not break
 // the listing of everyone it is shared with. The check is one linear pass over the text with a fixed-size

@@ -31,7 +31,7 @@ export type Area = keyof typeof AREAS
 export const area = (name: Area) => ({ tags: [name] as string[] })
 
 /**
- * The body of every refusal (decisions §1): `Error` always; `Cap` names a missing token permission (403),
+ * The body of every refusal (docs/api.md "Conventions"): `Error` always; `Cap` names a missing token permission (403),
  * `Position` the offset of a search query's problem (400).
  */
 export const ErrorBody = t.Object(

@@ -1,7 +1,7 @@
-// Members of a JSON request body kept byte for byte (dashboard Data, library Metadata; decisions §5): JSON.parse
-// would round large integers (12345678901234567890123) and a re-serialisation would not keep the client's
-// spelling, so the exact text of such a member is cut out of the raw body and spliced back into answers.
-// Only bodies JSON.parse accepted are scanned, so a cut-out text is always exactly one valid JSON value and
+// Members of a JSON request body kept byte for byte (dashboard Data, library Metadata; docs/api.md "Dashboards and the
+// search library"): JSON.parse would round large integers (12345678901234567890123) and a re-serialisation would not
+// keep the client's spelling, so the exact text of such a member is cut out of the raw body and spliced back into
+// answers. Only bodies JSON.parse accepted are scanned, so a cut-out text is always exactly one valid JSON value and
 // splicing it cannot add members to an answer.
 import { rawBody } from './body'
 import { Errors } from './errors'

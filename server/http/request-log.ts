@@ -136,9 +136,9 @@ export class RouteLabels {
  * Per-request bookkeeping for the whole app, in a wrapper around each handler (Elysia's `wrap`, which sees every
  * request and its final answer on every path: routes, errors, 404s), with no request hook: any request hook makes
  * Elysia build the URL and the query of every request and guard the hook with its own try (measured: 2–4 µs of CPU
- * of a 28 µs whoami over HTTP, issue 17). The wrapper gives the answer its X-Request-Id (and `Connection: close` when
- * the client sent it), counts it (server/runtime/metrics.ts) and writes its request line. A 500 message's id comes from the
- * same requestIdOf.
+ * of a 28 µs whoami over HTTP, bench/README.md). The wrapper gives the answer its X-Request-Id (and `Connection: close`
+ * when the client sent it), counts it (server/runtime/metrics.ts) and writes its request line. A 500 message's id comes
+ * from the same requestIdOf.
  * Call `learn` with the assembled app's routes before serving.
  */
 export function requestLogPlugin(

@@ -1,4 +1,4 @@
-// Small pieces of the wire format of decisions §1 that handlers apply themselves.
+// Small pieces of the wire format of docs/api.md "Conventions" that handlers apply themselves.
 import type { TLiteral, TString, TUnion } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { downloadHeaders } from './headers'
@@ -30,9 +30,9 @@ export function contents(body: Blob | ReadableStream<Uint8Array> | Uint8Array, t
 }
 
 /**
- * An optional string of a request body that also takes `null`, which the handler sees as `""` (decisions §1:
- * clients send null when they have nothing, for example the js-client's token description). Every optional
- * string field of every body schema is built with it, so the rule holds everywhere and in one place; the
+ * An optional string of a request body that also takes `null`, which the handler sees as `""` (docs/api.md
+ * "Conventions": clients send null when they have nothing, for example the js-client's token description). Every
+ * optional string field of every body schema is built with it, so the rule holds everywhere and in one place; the
  * OpenAPI document shows the field as the string schema or null. (Request bodies are only decoded; the encode
  * side exists for the type alone.)
  */

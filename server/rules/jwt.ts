@@ -1,5 +1,5 @@
 // The server's JWTs: HS256 only, signed and verified here. This replaces @elysiajs/jwt (and jose under it), whose
-// import cost ~7-10 ms of every start (issue 17, cold start) for the two calls Quarry made.
+// import cost ~7-10 ms of every start (bench/README.md, cold start) for the two calls Quarry made.
 // The tokens are the same: header {"alg":"HS256","typ":"JWT"}, the claims given plus `iat`. Verification takes
 // nothing but HS256 (no "none", no other algorithm, whatever the header says), compares the signature in constant
 // time, and refuses a token that has expired, is not yet valid, or whose claims are not a JSON object. Bun's HMAC

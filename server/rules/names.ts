@@ -1,4 +1,4 @@
-// Names other people read (issue 12 point 12): user names, real names, e-mail addresses, group names. A name
+// Names other people read (docs/security.md, "Names"): user names, real names, e-mail addresses, group names. A name
 // must show what it is: no control or format characters (NUL, zero-width spaces and joiners, bidi overrides
 // that reverse what follows), no line or paragraph separators, nothing unassigned, private or invisible. Names
 // are kept in Unicode NFC, so one name has one spelling. A user name must also not pass for another: it is

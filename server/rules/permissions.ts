@@ -62,11 +62,11 @@ export const CAPABILITY_NAMES = Object.keys(CAPABILITIES) as Capability[]
  * - 'self': any authenticated caller, any API token included, whatever permissions it lists. Only for reads
  *   that show a token nothing but who it acts for and facts of the server that are the same for everyone
  *   (testauth, whoami, settings, the permission lists: SELF_ROUTES); every route touching the owner's data declares a
- *   Capability, which every user holds, so that a token needs it there (issue 12);
+ *   Capability, which every user holds, so that a token needs it there (docs/security.md);
  * - 'session': a caller logged in with a session, never an API token (the session itself and the account:
  *   logout, refresh, password, account changes, session list, and the preferences, the UI state of the person
  *   logged in, for which the clients' permission list has no name);
- * - 'admin': an admin logged in with a session (never a token, decisions §3).
+ * - 'admin': an admin logged in with a session (never a token, docs/api.md "API tokens").
  * Public routes declare no access at all and are listed in PUBLIC_ROUTES.
  */
 export type AccessKey = Capability | 'self' | 'session' | 'admin'

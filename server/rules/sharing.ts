@@ -1,6 +1,6 @@
 // Who reaches an item that is owned by a user, shared with groups and maybe global (resources, user files,
-// dashboards, library entries), and which one a GUID names when several items share it (spec "User files":
-// owned by the caller, else shared with a group of the caller, else global).
+// dashboards, library entries), and which one a GUID names when several items share it (docs/api.md "Sharing items with
+// groups": owned by the caller, else shared with a group of the caller, else global).
 import { Errors } from '../http/errors'
 import type { Maybe } from '../store/maybe'
 
@@ -70,10 +70,10 @@ export async function requestedOwner(
 }
 
 /**
- * Refuses (403) a sharing list (GIDs, GroupACL) the caller may not set (decisions §5): an admin acting with a
- * session may name any positive GID; anyone else, an admin's API token included, only groups they belong to,
- * so that nobody puts an item in front of a group they are not part of (a GUID opens the group's item before a
- * global one). GIDs the item already has (`kept`) may stay: a client sends the whole list back on every update.
+ * Refuses (403) a sharing list (GIDs, GroupACL) the caller may not set (docs/api.md "Sharing items with groups"): an
+ * admin acting with a session may name any positive GID; anyone else, an admin's API token included, only groups they
+ * belong to, so that nobody puts an item in front of a group they are not part of (a GUID opens the group's item before
+ * a global one). GIDs the item already has (`kept`) may stay: a client sends the whole list back on every update.
  */
 export async function checkSharing(
   caller: { uid: number; admin: boolean },

@@ -359,7 +359,7 @@ describe('cluster configuration: QUARRY_ADVERTISE and QUARRY_CLUSTER_SECRET', ()
   })
 })
 
-describe('cluster configuration (issue 13)', () => {
+describe('cluster configuration (docs/cluster.md)', () => {
   const S3 = {
     QUARRY_S3_ENDPOINT: 'http://127.0.0.1:9000',
     QUARRY_S3_BUCKET: 'quarry',

@@ -43,7 +43,7 @@ export interface Config {
   wsPerUser: number
   /** Unreferenced blobs younger than this are left alone by the blob sweep (uploads in flight). */
   blobSweepGraceMs: number
-  /** Failed logins per account (or unknown user name) within loginFailureWindowMs before 429 (decisions §2). */
+  /** Failed logins per account (or unknown user name) within loginFailureWindowMs before 429 (docs/api.md). */
   /** After SIGTERM/SIGINT, in-flight requests get this long to finish; then their connections are closed. */
   shutdownGraceMs: number
   loginMaxFailures: number
@@ -53,7 +53,7 @@ export interface Config {
   /** Most rows the login throttle keeps at once: new user names past it get 429 until the sweep frees rows. */
   loginThrottleEntries: number
   minPasswordLength: number
-  /** The access-control policy of decisions §3: when true, only admins may use the token API. */
+  /** The access-control policy of docs/api.md "API tokens": when true, only admins may use the token API. */
   tokenApiAdminOnly: boolean
   logLevel: LogLevel
   /**

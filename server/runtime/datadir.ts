@@ -57,7 +57,7 @@ export function secureDataDir(dir: string): Tightened | undefined {
  * Whether the data directory exists as a private directory (0700 or tighter; not a link). Then no other account can
  * reach anything in it whatever its modes, so the walk over its contents (one lstat per blob: ~50 ms per 20,000
  * files, seconds for a large store) need not hold up the start: the server runs secureDataDirContents after it
- * listens (issue 17, cold start). A missing or looser directory is tightened whole before anything is read.
+ * listens (bench/README.md, cold start). A missing or looser directory is tightened whole before anything is read.
  */
 export function isPrivateDir(dir: string): boolean {
   try {

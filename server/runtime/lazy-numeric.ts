@@ -1,5 +1,5 @@
 // Elysia's t.Integer and t.Numeric, with their checkers compiled when first needed instead of when the schema is
-// made (issue 17, cold start). Elysia 1.4.30 compiles a TypeBox checker for the number inside each call (a
+// made (bench/README.md, cold start). Elysia 1.4.30 compiles a TypeBox checker for the number inside each call (a
 // `new Function` of generated code, ~0.28 ms each), and Quarry's routes make ~60 of them at start, plus those Elysia
 // makes itself when it coerces query and path schemas (its replace-schema calls t.Numeric): ~17 ms of a ~200 ms start.
 // Most are for answers or rarely used routes and are never run. Each replacement here builds the same schema (same

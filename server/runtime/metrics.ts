@@ -1,11 +1,11 @@
 // The server's Prometheus metrics, one set per app. What runs per request is kept to a Map lookup and plain
-// arithmetic (the whoami hot path is measured, issue 17); what needs the store or the search manager (live sessions,
-// searches by state) is computed only when /metrics is scraped. Labels are bounded: route templates (never raw
-// paths), methods, statuses, repository operations.
+// arithmetic (the whoami hot path is measured, bench/README.md); what needs the store or the search manager (live
+// sessions, searches by state) is computed only when /metrics is scraped. Labels are bounded: route templates (never
+// raw paths), methods, statuses, repository operations.
 // prom-client (its registry, the text format and the default process metrics) is not loaded at start: importing it
-// and starting its collectors cost about 30 ms of a ~200 ms cold start (issue 17). Every Quarry metric is counted
-// here in plain fields from the first request on; the registry is made on the first scrape, or by warmUp() which
-// the server calls shortly after it listens, so the default collectors (event loop lag, GC) run from then on.
+// and starting its collectors cost about 30 ms of a ~200 ms cold start (bench/README.md). Every Quarry metric is
+// counted here in plain fields from the first request on; the registry is made on the first scrape, or by warmUp()
+// which the server calls shortly after it listens, so the default collectors (event loop lag, GC) run from then on.
 import type { Registry } from 'prom-client'
 import type { BlobStore } from '../blob'
 import { BlobNotFoundError, BlobRangeError, BlobTooLargeError } from '../blob'

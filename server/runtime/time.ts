@@ -1,4 +1,4 @@
-// Wire times: RFC 3339 with fractional seconds in UTC; the unset time is the zero time (decisions §1).
+// Wire times: RFC 3339 with fractional seconds in UTC; the unset time is the zero time (docs/api.md "Conventions").
 // Inside the store every time is an integer of milliseconds since the epoch, 0 meaning unset.
 
 export const ZERO_TIME = '0001-01-01T00:00:00Z'

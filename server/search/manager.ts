@@ -1,12 +1,12 @@
-// The search manager: every search the server knows and its state machine (spec "States and transitions",
-// decisions §6). Running one search is the runner's (runner.ts).
+// The search manager: every search the server knows and its state machine (docs/api.md "Search states"). Running
+// one search is the runner's (runner.ts).
 //
 // A search is described by four facts, and its State words follow from them alone (stateWords):
 //   clients     the sessions (or API tokens) attached to it;
 //   background  set by Background at launch or PATCH .../background;
 //   save        'none' | 'saving' (asked to be saved, results not yet in the blob store) | 'saved';
 //   error       why it failed, '' when it did not.
-// Whether it still runs is not a state word (decisions §6: no STOPPED); `finished` tells it.
+// Whether it still runs is not a state word (docs/api.md "Search states": no STOPPED); `finished` tells it.
 //
 // Guarantees:
 // - Stopping or deleting a search halts its run (runner.ts) at its next step and gives up a batch it has on a worker.
@@ -139,7 +139,7 @@ export interface ManagerDeps extends Omit<RunnerDeps, 'tags'> {
   unsavedElsewhere?: (uid: number) => Promise<number>
 }
 
-/** The State words of a search, in the spec's order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
+/** The State words of a search, in the clients' order (ACTIVE/BACKGROUNDED, SAVED/ATTACHED, DORMANT/SAVED). */
 export function stateWords(s: Pick<Search, 'background' | 'save'> & { clients: { readonly size: number }; record: { error: string } }): string {
   const attached = s.clients.size > 0
   const words: string[] = []
@@ -246,7 +246,7 @@ export class SearchManager {
       )
     // A search's results are bounded by its owner's quota (the whole quota, not what is left: unsaved results are
     // working files, not stored bytes): one that could never be saved stops growing there, so a short launch
-    // request cannot make the server write unbounded results (issue 12 point 7).
+    // request cannot make the server write unbounded results (docs/security.md, "Searches").
     const maxResultBytes = await this.deps.quotas?.limitFor(req.uid)
     const resources = await this.runner.loadResources(req.uid, req.query)
     const now = this.deps.clock()
@@ -667,7 +667,7 @@ export function reaches(v: Viewer, s: Pick<Search, 'record'>): boolean {
   return s.record.uid === v.uid || (s.record.gid > 0 && v.groups.has(s.record.gid))
 }
 
-/** Admins may view every search (spec: "Admins may get, delete, load and background any search"). */
+/** Admins may view every search (docs/api.md "Searches": admins may do anything with any search). */
 export function canView(v: Viewer, s: Pick<Search, 'record'>): boolean {
   return v.admin || reaches(v, s)
 }

@@ -16,7 +16,7 @@ export interface LaunchInfo {
   client: 'session' | 'token'
 }
 
-/** What is known about a search besides its state: the details record of decisions §6. */
+/** What is known about a search besides its state: the details record of docs/api.md "Searches". */
 export interface SearchRecord {
   id: string
   uid: number
@@ -42,7 +42,10 @@ export interface SearchRecord {
   error: string
 }
 
-/** The query and times of a search as the wire writes them (the search detail of the spec, and an archive's description). */
+/**
+ * The query and times of a search as the wire writes them (the search detail of docs/api.md "Searches", and an
+ * archive's description).
+ */
 export function searchQueryAndTimes(r: SearchRecord) {
   return {
     UserQuery: r.userQuery,

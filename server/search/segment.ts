@@ -1,7 +1,7 @@
-// Sealed segments of the embedded engine (issue 17): a time-ordered run of entries written once, as one blob, by
-// the compaction (server/search/segments.ts), and read whole by searches. The per-entry rows (`entries`) stay the
-// durable ingest log; a segment holds entries that were rows, with their row ids, so the (ts, tag_id, id) order of
-// a search is the same whether an entry is a row or in a segment.
+// Sealed segments of the embedded engine (docs/operations.md, "Where data is kept"): a time-ordered run of entries
+// written once, as one blob, by the compaction (server/search/segments.ts), and read whole by searches. The per-entry
+// rows (`entries`) stay the durable ingest log; a segment holds entries that were rows, with their row ids, so the (ts,
+// tag_id, id) order of a search is the same whether an entry is a row or in a segment.
 //
 // Layout (little-endian; every section starts at a multiple of 8 bytes from the start):
 //   magic     8 bytes  "QSEG0001"

@@ -1,8 +1,9 @@
-// The entries of the embedded engine as rows plus sealed segments (issue 17). Ingest writes rows (`entries`, the
-// durable ingest log, server/search/entries*.ts); a compaction (one process at a time: a lease-guarded job) moves
-// the oldest rows, in (ts, tag_id, id) order, into segments of a few MiB (server/search/segment.ts), each a blob of
-// the blob store registered in `entry_segments` in the transaction that deletes its rows. A search walks the
-// segments and the rows merged in (ts, tag_id, id) order, so its results are those it would find over rows alone.
+// The entries of the embedded engine as rows plus sealed segments (docs/operations.md, "Where data is kept"). Ingest
+// writes rows (`entries`, the durable ingest log, server/search/entries*.ts); a compaction (one process at a time: a
+// lease-guarded job) moves the oldest rows, in (ts, tag_id, id) order, into segments of a few MiB
+// (server/search/segment.ts), each a blob of the blob store registered in `entry_segments` in the transaction that
+// deletes its rows. A search walks the segments and the rows merged in (ts, tag_id, id) order, so its results are those
+// it would find over rows alone.
 //
 // Guarantees:
 // - Durability: a segment's blob is fully written (fsynced on disk, acknowledged by S3) before the transaction that

@@ -28,7 +28,7 @@ export function openDatabase(path: string, opts: { migrate?: boolean } = {}): Da
  */
 export function migrate(db: Database): { version: number; name: string }[] {
   const known = Math.max(0, ...MIGRATIONS.map((m) => m.version))
-  // The usual start, on a current store: one read, no write lock, no transaction (issue 17, cold start).
+  // The usual start, on a current store: one read, no write lock, no transaction (bench/README.md, cold start).
   if (isCurrent(db)) return []
   db.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied INTEGER NOT NULL)')
   const done: { version: number; name: string }[] = []

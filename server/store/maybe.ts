@@ -2,8 +2,8 @@
 // methods on the request hot path (session lookup and touch, the token lookup, groups of a user, the dashboard
 // reads) answer `Maybe<T>`: the SQLite implementation the value itself, the PostgreSQL one a promise. Callers on
 // the hot path go on synchronously when they got a value and chain only on a promise (`then`), so a
-// request on SQLite pays for no promise, microtask or async frame per repository call (issue 17: about 1–2 µs each).
-// Elsewhere `await` of a Maybe is as correct as of a promise.
+// request on SQLite pays for no promise, microtask or async frame per repository call (about 1–2 µs each:
+// bench/README.md). Elsewhere `await` of a Maybe is as correct as of a promise.
 
 export type Maybe<T> = T | Promise<T>
 
@@ -18,7 +18,7 @@ export function then<T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe
 /**
  * The value of a store's answer, for the plain-function forms of the hottest routes, chosen on a store that answers at
  * once (SQLite; `AuthService.answersAtOnce`). Elysia compiles a route whose hooks and handler read as plain functions
- * without any await (issue 17); it decides that from their source, so those forms call no function right after a
+ * without any await (bench/README.md); it decides that from their source, so those forms call no function right after a
  * `return` or an arrow. A promise here would be a fault of ours: an error (a 500), never a wrong answer.
  */
 export function valueNow<T>(value: Maybe<T>): T {

@@ -1,5 +1,6 @@
 // Recognising PostgreSQL's refusal of text without loading the PostgreSQL client (server/store/pg.ts): the error plugin
-// needs it on every store, and a SQLite server does not load the PostgreSQL modules at all (issue 17, cold start).
+// needs it on every store, and a SQLite server does not load the PostgreSQL modules at all (bench/README.md, cold
+// start).
 
 /**
  * Whether the error is PostgreSQL refusing a character its text cannot hold (U+0000: SQLSTATE 22021, or 22P05

@@ -110,7 +110,7 @@ export async function streamUpload<T>(
   const contentType = request.headers.get('content-type') ?? ''
   if (!/^multipart\/form-data\s*;/i.test(contentType)) throw new MultipartError('expected a multipart/form-data body with a part named file')
   if (!request.body) throw new MultipartError('the multipart body is empty')
-  // The parser loads with the first upload, not at start (~5 ms of imports; issue 17, cold start).
+  // The parser loads with the first upload, not at start (~5 ms of imports; bench/README.md, cold start).
   const { Busboy: Parser } = await import('@fastify/busboy')
   let bb: InstanceType<typeof Busboy>
   try {

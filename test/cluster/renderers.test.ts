@@ -1,4 +1,4 @@
-// Stats searches with their renderers across three replicas (issue 23 point 10) through test/cluster/harness.ts: a
+// Stats searches with their renderers across three replicas (docs/query-language.md) through test/cluster/harness.ts: a
 // table, a chart and a numbercard search launched on A are read (REQ_GET_ENTRIES) and zoomed (REQ_TS_RANGE) over a
 // search WebSocket on B with A's answers, and downloaded (csv, json) through C with A's bytes; once saved and A is
 // killed, B takes them over and answers as A did. Every answer is also checked against counts and sums made by plain

@@ -1,4 +1,4 @@
-// Searches across three replicas (server/cluster, issue 13 points 3-4) through test/cluster/harness.ts: a search runs
+// Searches across three replicas (server/cluster; docs/cluster.md) through test/cluster/harness.ts: a search runs
 // on the replica that launched it; every replica lists it and answers for it as that replica would (forwarded over
 // the internal route); a replica killed mid-search takes its unsaved searches with it, within the heartbeat bound,
 // while its saved ones stay and the others keep answering.

@@ -1,6 +1,6 @@
 // Resources: metadata rows here, contents in the blob store under `blob_key` (NULL while a resource is empty).
-// Sharing lists hold any positive GID, also of a group that does not exist yet (decisions §5), so
-// resource_acl has no foreign key to groups; a trigger removes a deleted group from every list instead.
+// Sharing lists hold any positive GID, also of a group that does not exist yet (docs/api.md "Sharing items with
+// groups"), so resource_acl has no foreign key to groups; a trigger removes a deleted group from every list instead.
 export default /* sql */ `
 CREATE TABLE resources (
   guid        TEXT PRIMARY KEY,

@@ -1,7 +1,7 @@
 // User files: metadata rows here, contents in the blob store under `blob_key` (every file has a blob, also an
 // empty one). Several files may share a GUID (kits), so the primary key is the ThingUUID. Sharing lists hold
-// any positive GID, also of a group that does not exist yet (decisions §5), so user_file_gids has no foreign
-// key to groups; a trigger removes a deleted group from every list instead.
+// any positive GID, also of a group that does not exist yet (docs/api.md "Sharing items with groups"), so
+// user_file_gids has no foreign key to groups; a trigger removes a deleted group from every list instead.
 export default /* sql */ `
 CREATE TABLE user_files (
   thing_uuid  TEXT PRIMARY KEY,

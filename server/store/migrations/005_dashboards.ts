@@ -1,9 +1,9 @@
-// Dashboards: `data` holds the Data member's JSON text exactly as the client sent it (decisions §5). The id is
-// random below 2^53 (decisions §1); several dashboards may share a GUID (kits). Sharing lists hold any positive
-// GID, also of a group that does not exist yet (decisions §5), so dashboard_gids has no foreign key to groups;
-// a trigger removes a deleted group from every list instead. A listing is a union of three index searches
-// (owner, the partial index of global ones, the sharing rows of the caller's groups), so its cost follows
-// what the caller sees, not the size of the table.
+// Dashboards: `data` holds the Data member's JSON text exactly as the client sent it (docs/api.md "Dashboards and the
+// search library"). The id is random below 2^53 (docs/api.md "Conventions"); several dashboards may share a GUID
+// (kits). Sharing lists hold any positive GID, also of a group that does not exist yet (docs/api.md "Sharing items with
+// groups"), so dashboard_gids has no foreign key to groups; a trigger removes a deleted group from every list instead.
+// A listing is a union of three index searches (owner, the partial index of global ones, the sharing rows of the
+// caller's groups), so its cost follows what the caller sees, not the size of the table.
 export default /* sql */ `
 CREATE TABLE dashboards (
   id          INTEGER PRIMARY KEY,

@@ -1,5 +1,5 @@
-// The default search group may name a group that does not exist yet (decisions §4: an admin sets any positive
-// GID, as clients do before they create the group), so it moves to a column without a foreign key. The old
+// The default search group may name a group that does not exist yet (docs/api.md "Users and groups": an admin sets any
+// positive GID, as clients do before they create the group), so it moves to a column without a foreign key. The old
 // column cannot go: SQLite refuses to drop a column with a foreign key, and rebuilding `users` would cascade
 // through every table that references it; default_gid stays, always NULL, unread.
 // A deleted group stops being anyone's default search group, as it leaves every sharing list.

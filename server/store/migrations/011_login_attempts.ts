@@ -1,6 +1,7 @@
-// Login throttle (issue 12 point 5): one row per throttled subject (an account's UID, or the hash of a user name no
-// account has), reserving attempts before the password is verified. Replaces login_failures, which counted after it.
-// `subject` is at most ~70 characters whatever a client sends as user name; rows past window_end are dead and swept.
+// Login throttle (docs/security.md, "Passwords and the login throttle"): one row per throttled subject (an account's
+// UID, or the hash of a user name no account has), reserving attempts before the password is verified. Replaces
+// login_failures, which counted after it. `subject` is at most ~70 characters whatever a client sends as user name;
+// rows past window_end are dead and swept.
 export default /* sql */ `
 DROP TABLE login_failures;
 

@@ -1,8 +1,8 @@
-// Notifications (issue 14 point 7): one row per notification, addressed to exactly one of: every user (broadcast),
-// one user, or one group. A group notification is one row however many members the group has, so a sender's rows
-// are what bounds the store (QUARRY_NOTIFICATIONS_PER_USER live rows each). Ids are never reused (AUTOINCREMENT):
-// a client that remembers an id never reaches a later notification under it. Rows past `expires` are invisible and
-// swept; the rows of a deleted sender, target user or target group go with it.
+// Notifications (docs/api.md, "Notifications"): one row per notification, addressed to exactly one of: every user
+// (broadcast), one user, or one group. A group notification is one row however many members the group has, so a
+// sender's rows are what bounds the store (QUARRY_NOTIFICATIONS_PER_USER live rows each). Ids are never reused
+// (AUTOINCREMENT): a client that remembers an id never reaches a later notification under it. Rows past `expires` are
+// invisible and swept; the rows of a deleted sender, target user or target group go with it.
 export default /* sql */ `
 CREATE TABLE notifications (
   id           INTEGER PRIMARY KEY AUTOINCREMENT,

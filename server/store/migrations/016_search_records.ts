@@ -1,4 +1,4 @@
-// Search records of a cluster (issue 13): the record of every search a replica holds in memory (running, kept or
+// Search records of a cluster (docs/cluster.md): the record of every search a replica holds in memory (running, kept or
 // saved), written by that replica (`owner`) so that every replica lists it and knows where to forward requests
 // that need it. A record whose owner is no longer live is ignored (and swept): its unsaved search is gone, as on a
 // restart; a saved one is still in saved_searches and is taken over by the first replica that needs it.

@@ -1,4 +1,4 @@
-// Sealed segments of the embedded engine (issue 17, server/search/segments.ts): each row names a blob in the blob
+// Sealed segments of the embedded engine (server/search/segments.ts): each row names a blob in the blob
 // store holding a time-ordered run of entries that were rows of `entries` (with their row ids), and the first and
 // last (ts, tag_id, id) it holds. A segment is registered in the transaction that deletes its rows, so every
 // entry is either a row or in exactly one registered segment. Segments are never changed; `seq` orders them by
