@@ -225,6 +225,10 @@ describe('jsonscan: the same answer as JSON.parse, walkPath and jsonValue', () =
       expectSame(data, [path], scanned(data, [path])!, [want])
     }
     expect(scanDocument(Buffer.from('{"a":1,}'), scanPlan([[{ key: 'a' }]])!)).toBe(SCAN_INVALID)
+    // DATA that is a plain Uint8Array viewing part of a larger buffer (as a segment's entries may be).
+    const segment = new TextEncoder().encode('xx{"a":"é","b":[1,2]}yy')
+    const view = segment.subarray(2, segment.length - 2)
+    expect(values('tag=x json a b.[1] b', [entry(view)])).toEqual([{ a: 'é', '[1]': 2, b: '[1,2]' }])
     expect(scanPlan([[{ key: 'a' }, { any: true }]])).toBeNull()
   })
 })
