@@ -15,6 +15,7 @@
 // Nesting is followed with a fixed stack; a document deeper than MAX_DEPTH is left to the general path (TOO_DEEP).
 // Paths here hold keys and indexes only: `[]` (any element) needs the general path.
 import type { Value } from '../value'
+import { asBuffer } from './extractions'
 import type { PathPart } from './json'
 
 /** Containers nested deeper than this are not scanned: the caller reads such a document with JSON.parse. */
@@ -185,12 +186,10 @@ function keyNode(b: Uint8Array, start: number, end: number, parent: PathNode): P
     }
     return null
   }
-  const buf = asBuf(b)
+  const buf = asBuffer(b)
   const key: string = sawEscape ? JSON.parse(buf.toString('utf8', start, end)) : buf.toString('utf8', start + 1, end - 1)
   return parent.keys.get(key) ?? null
 }
-
-const asBuf = (d: Uint8Array): Buffer => (d instanceof Buffer ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength))
 
 /**
  * Scans the document in `b` and notes in plan.spans where each path's member is. SCAN_OK: the spans are the answer;
@@ -322,7 +321,7 @@ export function memberValue(d: Uint8Array, plan: ScanPlan, p: number): Value | u
   if (kind === ABSENT) return undefined
   const start = spans[p * 3]!
   const end = spans[p * 3 + 1]!
-  const b = asBuf(d)
+  const b = asBuffer(d)
   switch (kind) {
     case STRING_ASCII:
       // ASCII bytes read as latin1 are the same text, decoded faster.
