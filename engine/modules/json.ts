@@ -16,13 +16,16 @@
 // names, or a value set before): one entry per element, the element set as `name`; a value that is no array passes
 // the entry as it is, and an empty array passes it without the value.
 //
-// The document is parsed once per entry, whatever the number of paths.
+// The document is parsed once per entry, whatever the number of paths. When the entry's DATA is read (no -e), no -x is
+// given and no path holds `[]`, the document is scanned over its bytes instead (jsonscan.ts), with the same answer:
+// only the members named are decoded.
 import { type Entry, cloneEntry } from '../entry'
 import type { Token } from '../lex'
 import { type ModuleDef, argError, readFlags } from '../module'
 import type { ModuleCall } from '../parse'
 import type { Value } from '../value'
 import { type Extraction, applyExtractions, flagValue, inputText, readExtractions } from './extractions'
+import { SCAN_OK, SCAN_TOO_DEEP, memberValue, scanDocument, scanPlan } from './jsonscan'
 import { FILTER_OPS, splitFilter } from './filter'
 
 export type PathPart = { key: string } | { index: number } | { any: true }
@@ -251,8 +254,17 @@ export const json: ModuleDef = {
       stage() {
         const found: (Value | undefined)[] = new Array(items.length)
         const rule = { missing: 'lenient' as const, strict }
+        const plan = source === undefined && expand === undefined ? scanPlan(items.map((x) => x.path)) : null
         return {
           push(e, out) {
+            if (plan !== null) {
+              const scanned = scanDocument(e.data, plan)
+              if (scanned !== SCAN_TOO_DEEP) {
+                for (let i = 0; i < items.length; i++) found[i] = scanned === SCAN_OK ? memberValue(e.data, plan, i) : undefined
+                if (applyExtractions(e, items, found, rule)) out(e)
+                return
+              }
+            }
             const text = inputText(e, source)
             let doc: unknown
             if (text !== undefined) {
