@@ -24,7 +24,7 @@ import { type ImportBound, type ReadArchive, type SearchManager, type SearchView
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import { formatTime, parseTime } from '../../server/runtime/time'
 import { JSON_TYPE } from '../../server/http/wire'
-import { authGuard } from '../auth/guard'
+import { authGuard, releaseOnly } from '../auth/guard'
 import { rendererOf } from '../ws/protocol'
 import type { AuthService, Caller } from '../auth/service'
 import {
@@ -390,11 +390,21 @@ export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock
       async ({ caller, params, request }) => {
         const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
-        searches.detach(await viewer(caller), params.id, clientOf(caller))
+        const v = await viewer(caller)
+        // A token without AttachSearch may still leave a search it is attached to (one it launched): no more.
+        if (releaseOnly(request) && !searches.viewable(v, params.id).clients.has(clientOf(caller))) throw Errors.missingPermission('AttachSearch')
+        searches.detach(v, params.id, clientOf(caller))
         await cluster.sync()
         return jsonNull()
       },
-      { access: 'AttachSearch', params: IdParams, detail: { summary: 'Detach from a search', description: 'Detaches your session (or API token).' } },
+      {
+        access: { key: 'AttachSearch', releaseOwn: true },
+        params: IdParams,
+        detail: {
+          summary: 'Detach from a search',
+          description: 'Detaches your session (or API token). A token without AttachSearch may detach from a search it is attached to itself (one it launched), and from no other.',
+        },
+      },
     )
     .get(
       '/api/searchctrl/:id/download/:format',
