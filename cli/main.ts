@@ -8,6 +8,7 @@ import { EXAMPLES, command } from './command'
 import { bashScript, commandTree, zshScript } from './completion'
 import { type Globals, setGlobals } from './context'
 import { ApiError, CliError, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors'
+import { takeLauncherPid, watchLauncher } from './launcher'
 
 const GLOBAL_OPTIONS = {
   server: { type: 'string', valueHint: 'URL', description: 'Quarry server (env QUARRY_URL; default: the last login, else http://127.0.0.1:8080)' },
@@ -17,6 +18,8 @@ const GLOBAL_OPTIONS = {
 } as const
 
 let serving = false
+/** The npm launcher that started this process (cli/quarry.cjs), taken out of the environment before anything reads it. */
+const launcherPid = takeLauncherPid()
 
 const serve = command({
   name: 'serve',
@@ -24,6 +27,7 @@ const serve = command({
   examples: ['QUARRY_DATA_DIR=/var/lib/quarry QUARRY_LISTEN=0.0.0.0:8080 quarry serve'],
   async run() {
     serving = true
+    if (launcherPid !== undefined) watchLauncher(launcherPid)
     const { main } = await import('../server/main')
     await main()
   },

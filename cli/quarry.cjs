@@ -3,7 +3,7 @@
 // binary of the `bun` package this package depends on, so a machine with only Node runs it. A Bun already running
 // this file is used as it is. Arguments, stdin/stdout/stderr and the exit code pass through; SIGTERM,
 // SIGINT and SIGHUP are forwarded to Bun (so `quarry serve` under a supervisor drains and stops), and a Bun ended by a
-// signal ends this process by the same signal.
+// signal ends this process by the same signal. A server whose launcher dies otherwise (SIGKILL) stops by itself.
 'use strict'
 const { spawn } = require('node:child_process')
 const { existsSync } = require('node:fs')
@@ -34,7 +34,12 @@ if (!bun) {
   process.exit(1)
 }
 
-const child = spawn(bun, [join(__dirname, 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' })
+// QUARRY_LAUNCHER_PID: `quarry serve` ends when this process dies, even by SIGKILL, which cannot be forwarded
+// (cli/launcher.ts); other commands ignore it.
+const child = spawn(bun, [join(__dirname, 'main.ts'), ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: { ...process.env, QUARRY_LAUNCHER_PID: String(process.pid) },
+})
 const forward = (signal) => () => child.kill(signal)
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward(signal))
 child.on('error', (e) => {
