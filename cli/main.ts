@@ -65,6 +65,14 @@ export const cli: CommandDef<any> = defineCommand({
 })
 EXAMPLES.set(cli, ['quarry login admin', 'quarry user list', 'quarry --json token list', 'QUARRY_TOKEN=... quarry whoami'])
 
+/** Quarry's licence, by its SPDX id: package.json's `license`, which the LICENSE file beside it holds in full. */
+export const LICENSE = (pkg as { license?: string }).license ?? 'Apache-2.0'
+
+/** `quarry --version`: the name and version on the first line, the licence on the second. */
+export function versionText(): string {
+  return `quarry ${pkg.version}\nLicense: ${LICENSE}\n`
+}
+
 /** Takes the global options out of argv (anywhere before `--`); the environment fills what is not given. */
 export function extractGlobals(argv: string[], env: Record<string, string | undefined>): { globals: Globals; rest: string[] } {
   const globals: Globals = { server: env.QUARRY_URL || undefined, token: env.QUARRY_TOKEN || undefined, ca: env.QUARRY_CA || undefined, json: false }
@@ -141,7 +149,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
       return 0
     }
     if (rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v')) {
-      process.stdout.write(`${pkg.version}\n`)
+      process.stdout.write(versionText())
       return 0
     }
     setGlobals(globals)
