@@ -17,6 +17,16 @@ const GLOBAL_OPTIONS = {
   json: { type: 'boolean', description: 'Machine output: the server\'s JSON answer, no progress bars' },
 } as const
 
+/**
+ * The global options each command takes, for completion: the commands that act on this host (the server itself, its
+ * store, the completion script) use no server, token or CA; the rest use them all.
+ */
+const LOCAL_COMMANDS: Record<string, string[]> = { ' serve': [], ' migrate': ['--json'], ' admin': [], ' completion': [] }
+function globalsOf(path: string): string[] {
+  const local = Object.entries(LOCAL_COMMANDS).find(([p]) => path === p || path.startsWith(`${p} `))
+  return local ? local[1] : Object.keys(GLOBAL_OPTIONS).map((o) => `--${o}`)
+}
+
 let serving = false
 /** The npm launcher that started this process (cli/quarry.cjs), taken out of the environment before anything reads it. */
 const launcherPid = takeLauncherPid()
@@ -40,7 +50,7 @@ const completion = command({
   args: { shell: { type: 'positional', required: true, valueHint: 'bash|zsh', description: 'bash or zsh' } },
   async run({ args }) {
     if (args.shell !== 'bash' && args.shell !== 'zsh') throw new UsageError('name the shell: quarry completion bash|zsh')
-    const tree = await commandTree(cli, Object.keys(GLOBAL_OPTIONS).map((o) => `--${o}`))
+    const tree = await commandTree(cli, globalsOf)
     process.stdout.write(args.shell === 'bash' ? bashScript(tree) : zshScript(tree))
   },
 })
