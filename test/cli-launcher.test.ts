@@ -1,6 +1,8 @@
-// The server ends when its `quarry` launcher dies (issue 24 point 7): the npm launcher (cli/quarry.cjs) killed with
-// SIGKILL, which it cannot forward, leaves no server holding the data directory; a new start on the same directory
-// then succeeds. A server started without the launcher is not tied to its parent.
+// The server ends when its `quarry` launcher dies (issue 24 point 7): the Node launcher (cli/quarry.cjs run by Node)
+// killed with SIGKILL, which it cannot forward, leaves no server holding the data directory; a new start on the same
+// directory then succeeds. Run as the bin (its #! line, /bin/sh), the file execs Bun itself: no launcher process
+// stands between, so the PID the caller holds is the server's. A server started without the launcher is not tied to
+// its parent.
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -83,9 +85,11 @@ async function start(cmd: string[], dataDir: string) {
 }
 
 describe('the server and its launcher', () => {
-  test('SIGKILL to the `quarry` launcher running `serve`: the server stops within seconds, and a new start on the same data directory succeeds', async () => {
+  test('SIGKILL to the Node launcher running `serve`: the server stops within seconds, and a new start on the same data directory succeeds', async () => {
     const dataDir = tempDir()
-    const { proc, url, lines } = await start([LAUNCHER, 'serve'], dataDir)
+    const node = Bun.which('node')
+    if (!node) throw new Error('node is not on PATH')
+    const { proc, url, lines } = await start([node, LAUNCHER, 'serve'], dataDir)
     const [server] = childrenOf(proc.pid)
     expect(server).toBeGreaterThan(0)
     expect((await fetch(`${url}/api/health`)).ok).toBe(true)
@@ -95,6 +99,20 @@ describe('the server and its launcher', () => {
     await proc.exited
     await waitUntil('the server process is gone', () => !alive(server!), 10_000)
     // the data directory's lock went with it: a second server starts on the same directory
+    const again = await start([node, LAUNCHER, 'serve'], dataDir)
+    expect((await fetch(`${again.url}/api/health`)).ok).toBe(true)
+    again.proc.kill('SIGTERM')
+    expect(await again.proc.exited).toBe(0)
+  }, 60_000)
+
+  test('run as the bin, the launcher becomes Bun (exec): the PID is the server, SIGKILL to it frees the data directory', async () => {
+    const dataDir = tempDir()
+    const { proc, url } = await start([LAUNCHER, 'serve'], dataDir)
+    expect(readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8').split('\0')).toContain(MAIN)
+    expect(childrenOf(proc.pid)).toEqual([])
+    expect((await fetch(`${url}/api/health`)).ok).toBe(true)
+    proc.kill('SIGKILL')
+    await proc.exited
     const again = await start([LAUNCHER, 'serve'], dataDir)
     expect((await fetch(`${again.url}/api/health`)).ok).toBe(true)
     again.proc.kill('SIGTERM')
