@@ -5,7 +5,6 @@
 import { type CommandDef, defineCommand, renderUsage, runCommand } from 'citty'
 import pkg from '../package.json'
 import { EXAMPLES, command } from './command'
-import { bashScript, commandTree, zshScript } from './completion'
 import { type Globals, setGlobals } from './context'
 import { ApiError, CliError, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors'
 import { takeLauncherPid, watchLauncher } from './launcher'
@@ -50,6 +49,7 @@ const completion = command({
   args: { shell: { type: 'positional', required: true, valueHint: 'bash|zsh', description: 'bash or zsh' } },
   async run({ args }) {
     if (args.shell !== 'bash' && args.shell !== 'zsh') throw new UsageError('name the shell: quarry completion bash|zsh')
+    const { bashScript, commandTree, zshScript } = await import('./completion')
     const tree = await commandTree(cli, globalsOf)
     process.stdout.write(args.shell === 'bash' ? bashScript(tree) : zshScript(tree))
   },
