@@ -238,7 +238,7 @@ async function letGo(c: Client, out: Output, id: string, keep: boolean): Promise
  * columns; a chart's series by window (TS and a column per series); number cards and gauges as `name: value` lines;
  * a stack graph's bars as Key, Label, Value rows. Each is the server's json download of the search's renderer.
  */
-function resultsTable(out: Output, records: Record<string, unknown>[]): string {
+export function resultsTable(out: Output, records: Record<string, unknown>[]): string {
   if (records.length === 0) return '(no results)'
   const head = records[0]!
   const keys0 = Object.keys(head)
