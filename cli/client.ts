@@ -3,6 +3,7 @@
 // from and to disk (never held in memory) with an optional progress report.
 import { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
+import pkg from '../package.json'
 import { ApiError, CliError } from './errors'
 
 /** Called as bytes go out or come in; `total` is undefined when the server does not say. */
@@ -20,11 +21,19 @@ export interface ClientOptions {
 
 type Query = Record<string, string | number | boolean | undefined>
 
+/** What the server's request log shows for the CLI's requests. */
+export const USER_AGENT = `quarry/${pkg.version}`
+
 export class Client {
   constructor(readonly options: ClientOptions) {}
 
   get server(): string {
     return this.options.server
+  }
+
+  /** Whether requests carry an API token (whose permissions may be narrower than its owner's). */
+  get usesToken(): boolean {
+    return Boolean(this.options.token)
   }
 
   /** Whether requests carry any credential at all. */
@@ -39,7 +48,7 @@ export class Client {
   }
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
-    const h: Record<string, string> = { accept: 'application/json', ...extra }
+    const h: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT, ...extra }
     if (this.options.token) h['service-token'] = this.options.token
     else if (this.options.jwt) h.authorization = `Bearer ${this.options.jwt}`
     return h

@@ -1,6 +1,8 @@
 // `quarry completion bash|zsh`: a completion script generated from the command tree itself, so it always offers
 // exactly the commands and options this build has. The script walks the words typed so far down the tree and
-// offers the subcommands and options of the command reached.
+// offers what the command reached takes: its subcommands, its own options, the global options it uses (the commands
+// that act on this host rather than a server take none of --server, --token, --ca), and the literal values of its
+// positional arguments (the lower-case words of a value hint such as `bash|zsh`; `UID|NAME` names no literal value).
 import type { ArgsDef, CommandDef } from 'citty'
 
 interface Node { subs: string[]; options: string[] }
@@ -11,8 +13,17 @@ async function resolve<T>(v: T | Promise<T> | (() => T | Promise<T>)): Promise<T
 
 const kebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 
-/** Every command path ("" for the root, " token create" below it) with its subcommands and options. */
-export async function commandTree(root: CommandDef<any>, globalOptions: string[]): Promise<Map<string, Node>> {
+/** The literal values a positional argument's value hint lists (`bash|zsh`); none for placeholders (`UID|NAME`). */
+export function literalValues(valueHint: string | undefined): string[] {
+  const words = (valueHint ?? '').split('|')
+  return words.every((w) => /^[a-z][a-z0-9-]*$/.test(w)) ? words : []
+}
+
+/**
+ * Every command path ("" for the root, " token create" below it) with what it offers: subcommands, positional values,
+ * options. `globalsOf(path)` names the global options the command at `path` takes.
+ */
+export async function commandTree(root: CommandDef<any>, globalsOf: (path: string) => string[]): Promise<Map<string, Node>> {
   const tree = new Map<string, Node>()
   async function walk(cmd: CommandDef<any>, path: string) {
     const args = ((await resolve(cmd.args)) ?? {}) as ArgsDef
@@ -20,7 +31,10 @@ export async function commandTree(root: CommandDef<any>, globalOptions: string[]
     const options = Object.entries(args)
       .filter(([, d]) => d.type !== 'positional')
       .map(([n]) => `--${kebab(n)}`)
-    tree.set(path, { subs: Object.keys(subs), options: [...new Set([...options, ...globalOptions, '--help'])] })
+    const values = Object.values(args)
+      .filter((d) => d.type === 'positional')
+      .flatMap((d) => literalValues('valueHint' in d ? d.valueHint : undefined))
+    tree.set(path, { subs: [...Object.keys(subs), ...values], options: [...new Set([...options, ...globalsOf(path), '--help'])] })
     for (const [name, sub] of Object.entries(subs)) await walk(await resolve(sub), `${path} ${name}`)
   }
   await walk(root, '')

@@ -36,17 +36,32 @@ export function normalizeServer(raw: string): string {
   return url.href.replace(/\/+$/, '')
 }
 
-/** The PEM text of --ca (QUARRY_CA); undefined: the system's trusted CAs. A file that cannot be read is bad usage. */
-export function caCertificates(): string | undefined {
-  if (!globals.ca) return undefined
+/**
+ * The CA file for `server`: --ca (QUARRY_CA), else the one remembered with the saved login to that server; undefined:
+ * the system's trusted CAs.
+ */
+export function caFile(server: string): string | undefined {
+  return globals.ca || readCredentials().servers[server]?.ca
+}
+
+/** The PEM text of caFile(server). A file that cannot be read is bad usage. */
+export function caCertificates(server = serverUrl()): string | undefined {
+  const file = caFile(server)
+  if (!file) return undefined
+  const option = globals.ca ? '--ca' : `the CA file remembered with the login to ${server} (pass --ca to replace it)`
   let pem: string
   try {
-    pem = readFileSync(globals.ca, 'utf8')
+    pem = readFileSync(file, 'utf8')
   } catch (e) {
-    throw new UsageError(`--ca: cannot read ${globals.ca}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+    throw new UsageError(`${option}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca: ${globals.ca} holds no PEM certificate`)
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`${option}: ${file} holds no PEM certificate`)
   return pem
+}
+
+/** --ca as given, or undefined (login remembers it with the session, as an absolute path). */
+export function givenCa(): string | undefined {
+  return globals.ca
 }
 
 /** --server, QUARRY_URL, the server of the last login, or the default, in that order. */
@@ -58,7 +73,7 @@ export function serverUrl(): string {
 /** The client for the chosen server, with the token when one is given, else the saved login's JWT. */
 export function client(): Client {
   const server = serverUrl()
-  const ca = caCertificates()
+  const ca = caCertificates(server)
   if (globals.token) return new Client({ server, token: globals.token, ca })
   return new Client({ server, jwt: readCredentials().servers[server]?.jwt, ca })
 }

@@ -12,6 +12,8 @@ export interface SavedSession {
   jwt: string
   /** RFC 3339 time of the login. */
   since: string
+  /** The --ca file of the login (an absolute path): this server's certificates are checked against it from then on. */
+  ca?: string
 }
 
 export interface CredentialsFile {

@@ -5,9 +5,9 @@
 import { type CommandDef, defineCommand, renderUsage, runCommand } from 'citty'
 import pkg from '../package.json'
 import { EXAMPLES, command } from './command'
-import { bashScript, commandTree, zshScript } from './completion'
 import { type Globals, setGlobals } from './context'
 import { ApiError, CliError, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors'
+import { takeLauncherPid, watchLauncher } from './launcher'
 
 const GLOBAL_OPTIONS = {
   server: { type: 'string', valueHint: 'URL', description: 'Quarry server (env QUARRY_URL; default: the last login, else http://127.0.0.1:8080)' },
@@ -16,7 +16,19 @@ const GLOBAL_OPTIONS = {
   json: { type: 'boolean', description: 'Machine output: the server\'s JSON answer, no progress bars' },
 } as const
 
+/**
+ * The global options each command takes, for completion: the commands that act on this host (the server itself, its
+ * store, the completion script) use no server, token or CA; the rest use them all.
+ */
+const LOCAL_COMMANDS: Record<string, string[]> = { ' serve': [], ' migrate': ['--json'], ' admin': [], ' completion': [] }
+function globalsOf(path: string): string[] {
+  const local = Object.entries(LOCAL_COMMANDS).find(([p]) => path === p || path.startsWith(`${p} `))
+  return local ? local[1] : Object.keys(GLOBAL_OPTIONS).map((o) => `--${o}`)
+}
+
 let serving = false
+/** The npm launcher that started this process (cli/quarry.cjs), taken out of the environment before anything reads it. */
+const launcherPid = takeLauncherPid()
 
 const serve = command({
   name: 'serve',
@@ -24,6 +36,7 @@ const serve = command({
   examples: ['QUARRY_DATA_DIR=/var/lib/quarry QUARRY_LISTEN=0.0.0.0:8080 quarry serve'],
   async run() {
     serving = true
+    if (launcherPid !== undefined) watchLauncher(launcherPid)
     const { main } = await import('../server/main')
     await main()
   },
@@ -36,7 +49,8 @@ const completion = command({
   args: { shell: { type: 'positional', required: true, valueHint: 'bash|zsh', description: 'bash or zsh' } },
   async run({ args }) {
     if (args.shell !== 'bash' && args.shell !== 'zsh') throw new UsageError('name the shell: quarry completion bash|zsh')
-    const tree = await commandTree(cli, Object.keys(GLOBAL_OPTIONS).map((o) => `--${o}`))
+    const { bashScript, commandTree, zshScript } = await import('./completion')
+    const tree = await commandTree(cli, globalsOf)
     process.stdout.write(args.shell === 'bash' ? bashScript(tree) : zshScript(tree))
   },
 })
@@ -60,6 +74,14 @@ export const cli: CommandDef<any> = defineCommand({
   },
 })
 EXAMPLES.set(cli, ['quarry login admin', 'quarry user list', 'quarry --json token list', 'QUARRY_TOKEN=... quarry whoami'])
+
+/** Quarry's licence, by its SPDX id: package.json's `license`, which the LICENSE file beside it holds in full. */
+export const LICENSE = (pkg as { license?: string }).license ?? 'Apache-2.0'
+
+/** `quarry --version`: the name and version on the first line, the licence on the second. */
+export function versionText(): string {
+  return `quarry ${pkg.version}\nLicense: ${LICENSE}\n`
+}
 
 /** Takes the global options out of argv (anywhere before `--`); the environment fills what is not given. */
 export function extractGlobals(argv: string[], env: Record<string, string | undefined>): { globals: Globals; rest: string[] } {
@@ -137,7 +159,7 @@ export async function run(argv: string[], env: Record<string, string | undefined
       return 0
     }
     if (rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v')) {
-      process.stdout.write(`${pkg.version}\n`)
+      process.stdout.write(versionText())
       return 0
     }
     setGlobals(globals)

@@ -11,6 +11,7 @@ import { UsageError } from '../cli/errors'
 import { confirm } from '../cli/prompt'
 import { parseDuration, parseSize } from '../cli/units'
 import { MAIN, SLOW, cliHarness, expectFailure } from './cli'
+import pkg from '../package.json'
 
 const server = cliHarness()
 const { tempDir, quarry, ok, onTerminal, adminHome, savedJwt, api } = server
@@ -106,7 +107,7 @@ describe('quarry ingest', () => {
 })
 
 describe('quarry search run, attach, detach, save, export', () => {
-  test('run prints a table, JSON or CSV, follows the search to its end and leaves it without a client', async () => {
+  test('run prints a table, JSON or CSV, follows the search to its end and deletes it (neither saved nor backgrounded)', async () => {
     const home = await adminHome()
     await ok(home, ['ingest', '--tag', 'runs'], { stdin: 'alpha 1\nbeta 2\nalpha\t3\n' })
     const table = await ok(home, ['search', 'run', 'tag=runs grep alpha'])
@@ -115,8 +116,8 @@ describe('quarry search run, attach, detach, save, export', () => {
     expect(table.stdout).toMatch(/runs\s+-\s+alpha 3\n/) // a tab in Data does not break the table
     const id = /^Search (\d+): 2 results$/m.exec(table.stderr)?.[1]
     expect(id).toBeDefined()
-    // the CLI detached: nobody is attached, and the search is not kept
-    expect(await entryOf(home, id!)).toMatchObject({ State: 'ACTIVE', AttachedClients: 0 })
+    // printed, neither saved nor backgrounded: the CLI deleted it, so it does not count against the cap of unsaved searches
+    expect(await entryOf(home, id!)).toBeUndefined()
 
     expect((await ok(home, ['search', 'run', 'tag=runs | count'])).stdout).toMatch(/^COUNT\n3\n$/)
     expect((await ok(home, ['search', 'run', 'tag=runs', '--rows', '1'])).stderr).toContain('(2 more results not shown')
@@ -140,6 +141,11 @@ describe('quarry search run, attach, detach, save, export', () => {
     await ok(home, ['ingest', '--tag', 'bg'], { stdin: 'one\ntwo\n' })
     const launched = (await ok(home, ['search', 'run', 'tag=bg', '--background', '--json'])).json()
     expect(launched).toMatchObject({ Background: true, Save: false })
+    // without --json: the bare ID on standard output, as `id=$(quarry search run ... --background)` wants it
+    const bare = await ok(home, ['search', 'run', 'tag=bg', '--background'])
+    expect(bare.stdout).toMatch(/^\d+\n$/)
+    expect(bare.stderr).toContain(`search ${bare.stdout.trim()} goes on in the background`)
+    expect(await entryOf(home, bare.stdout.trim())).toBeDefined()
     await until('it finished', async () => (await ok(home, ['search', 'show', launched.ID, '--json'])).json()[0].Finished !== '0001-01-01T00:00:00Z')
     expect(await entryOf(home, launched.ID)).toMatchObject({ State: 'DORMANT/BACKGROUNDED', AttachedClients: 0 })
     // show prints the state
@@ -235,17 +241,22 @@ describe('search run and export on a terminal, and Ctrl-C', () => {
     await ok(other, ['search', 'detach', id])
   }, SLOW)
 
-  test('Ctrl-C while run follows a search detaches from it and exits 130', async () => {
+  test('Ctrl-C while run follows a search deletes it (not saved) and exits 130; it follows with the long-poll, as quarry/<version>', async () => {
     // A stand-in server whose search never finishes, recording the requests it gets.
     const seen: string[] = []
+    const agents = new Set<string | null>()
     let following!: () => void
     const polled = new Promise<void>((resolve) => (following = resolve))
     const stub = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
       fetch(req) {
-        const path = new URL(req.url).pathname
-        seen.push(`${req.method} ${path}`)
+        const url = new URL(req.url)
+        const path = url.pathname
+        seen.push(`${req.method} ${path}${url.search}`)
+        agents.add(req.headers.get('user-agent'))
+        // search 0: the permission checks of a token (this one holds them all)
+        if (path.startsWith('/api/searchctrl/0/')) return Response.json({ Error: 'search 0 not found' }, { status: 404 })
         if (path === '/api/searchctrl/launch') return Response.json({ SearchID: '42' })
         if (path === '/api/searchctrl/42/details') {
           following()
@@ -263,8 +274,10 @@ describe('search run and export on a terminal, and Ctrl-C', () => {
       await polled
       proc.kill('SIGINT')
       expect(await proc.exited).toBe(130)
-      expect(seen).toContain('PUT /api/searchctrl/42/detach')
+      expect(seen).toContain('DELETE /api/searchctrl/42')
+      expect(seen).toContain('GET /api/searchctrl/42/details?wait=5')
       expect(seen).not.toContain('GET /api/searchctrl/42/download/json')
+      expect([...agents]).toEqual([`quarry/${pkg.version}`])
     } finally {
       stub.stop(true)
     }

@@ -253,7 +253,7 @@ describe('bad usage', () => {
   }, SLOW)
 
   test('--help on every command, with usage and examples, exit 0', async () => {
-    const tree = await commandTree(cli, [])
+    const tree = await commandTree(cli, () => [])
     const written: string[] = []
     const write = process.stdout.write
     process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write
@@ -367,6 +367,14 @@ describe('shell completion', () => {
     expect(complete('quarry --json user groups ')).toEqual(expect.arrayContaining(['list', 'add', 'rm', '--help']))
     expect(complete('quarry token create x --p')).toEqual(['--perm'])
     expect(complete('quarry search import f.tar --b')).toEqual(['--batch-name', '--batch-info'])
+    // the values of a positional argument that lists them; only the options each command takes
+    expect(complete('quarry completion ').sort()).toEqual(['--help', 'bash', 'zsh'])
+    expect(complete('quarry serve ')).toEqual(['--help'])
+    expect(complete('quarry migrate ').sort()).toEqual(['--create', '--help', '--json'])
+    expect(complete('quarry admin reset-password --').sort()).toEqual(['--generate', '--help', '--password-stdin'])
+    expect(complete('quarry search run x --').sort()).toEqual(
+      ['--background', '--ca', '--csv', '--end', '--help', '--json', '--no-history', '--rows', '--save', '--server', '--start', '--token'],
+    )
   }, SLOW)
 
   test('zsh: valid syntax (checked with zsh -n where zsh is installed)', async () => {

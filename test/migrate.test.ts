@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { MAIN } from './cli'
 import { listening, spawnServer, tempDirs } from './helpers'
@@ -14,8 +15,8 @@ import { PG_MIGRATIONS } from '../server/store/migrations-pg'
 
 const tempDir = tempDirs('migrate')
 
-async function migrate(env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, 'run', MAIN, 'migrate'], {
+async function migrate(env: Record<string, string>, args = ['--create']) {
+  const proc = Bun.spawn([process.execPath, 'run', MAIN, 'migrate', ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: tempDir(), NO_COLOR: '1', ...env },
     stdin: 'ignore',
     stdout: 'pipe',
@@ -35,7 +36,7 @@ describe('quarry migrate', () => {
     const dataDir = tempDir()
     const first = await migrate({ QUARRY_DATA_DIR: dataDir })
     expect(first).toMatchObject({ code: 0, stderr: '' })
-    expect(first.stdout).toStartWith(`quarry: applied ${ALL.length} migration(s) to the SQLite store ${join(dataDir, 'quarry.db')}: 1 core, 2 tokens,`)
+    expect(first.stdout).toStartWith(`quarry: applied ${ALL.length} migration(s) to the new SQLite store ${join(dataDir, 'quarry.db')}: 1 core, 2 tokens,`)
     expect(appliedBy(first.stdout)).toEqual(ALL)
     const again = await migrate({ QUARRY_DATA_DIR: dataDir })
     expect(again).toEqual({ code: 0, stdout: `quarry: the SQLite store ${join(dataDir, 'quarry.db')} is up to date (schema version ${Math.max(...ALL)}); nothing applied`, stderr: '' })
@@ -104,6 +105,36 @@ describe('quarry migrate', () => {
     const bad = await migrate({ QUARRY_DATA_DIR: dataDir, QUARRY_DATABASE_URL: 'mysql://x/y' })
     expect(bad.code).toBe(2)
     expect(bad.stderr).toStartWith('quarry: invalid configuration: QUARRY_DATABASE_URL:')
+  }, 30_000)
+})
+
+describe('quarry migrate refuses to make a store unless asked, and speaks JSON', () => {
+  test('a data directory without a store (a mistyped QUARRY_DATA_DIR) is refused and left without one; --create makes it', async () => {
+    const dataDir = join(tempDir(), 'mistyped')
+    const refused = await migrate({ QUARRY_DATA_DIR: dataDir }, [])
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toBe(`quarry: no Quarry store in ${dataDir} (set QUARRY_DATA_DIR to the server's data directory, or pass --create to make a new store there)`)
+    expect(existsSync(dataDir)).toBe(false)
+    expect((await migrate({ QUARRY_DATA_DIR: dataDir }, ['--create'])).code).toBe(0)
+    expect(existsSync(join(dataDir, 'quarry.db'))).toBe(true)
+    // the store exists now: no --create needed
+    expect((await migrate({ QUARRY_DATA_DIR: dataDir }, [])).code).toBe(0)
+  }, 30_000)
+
+  test('--json: what was applied, as JSON on standard output', async () => {
+    const dataDir = tempDir()
+    const first = await migrate({ QUARRY_DATA_DIR: dataDir }, ['--create', '--json'])
+    expect(first).toMatchObject({ code: 0, stderr: '' })
+    const path = join(dataDir, 'quarry.db')
+    expect(JSON.parse(first.stdout)).toEqual({
+      Store: `the SQLite store ${path}`,
+      Created: true,
+      Applied: MIGRATIONS.map((m) => ({ Version: m.version, Name: m.name })),
+      SchemaVersion: Math.max(...ALL),
+    })
+    const again = await migrate({ QUARRY_DATA_DIR: dataDir }, ['--json'])
+    expect(JSON.parse(again.stdout)).toEqual({ Store: `the SQLite store ${path}`, Created: false, Applied: [], SchemaVersion: Math.max(...ALL) })
   }, 30_000)
 })
 

@@ -2,7 +2,7 @@
 // certificate made here with openssl), the CLI trusting it through --ca or QUARRY_CA, TLS files that cannot be used
 // stopping the start with one line, and the line that says a shutdown completed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { listening, spawnServer, tempDirs } from './helpers'
 
@@ -74,8 +74,13 @@ describe('HTTPS', () => {
     const whoami = await cli(['--json', 'whoami'], { HOME: home, QUARRY_CA: tls.cert })
     expect(whoami.stderr).toBe('')
     expect(JSON.parse(whoami.stdout)).toMatchObject({ UID: 1 })
-    const untrustedAgain = await cli(['whoami'], { HOME: home })
-    expect(untrustedAgain.code).toBe(1)
+    // --ca is remembered with the login (as an absolute path): later commands to that server need it no more
+    const remembered = await cli(['--json', 'whoami'], { HOME: home })
+    expect(remembered.stderr).toBe('')
+    expect(JSON.parse(remembered.stdout)).toMatchObject({ UID: 1 })
+    expect(JSON.parse(readFileSync(join(home, '.config', 'quarry', 'credentials.json'), 'utf8')).servers[url].ca).toBe(tls.cert)
+    // a wrong --ca still wins over the remembered one for the command it is given to
+    expect((await cli(['--ca', selfSigned(dir, 'third').cert, 'whoami'], { HOME: home })).code).toBe(1)
 
     const untrusted = await cli(['--server', url, 'login', 'admin', '--password-stdin'], {}, `${PASSWORD}\n`)
     expect(untrusted.code).toBe(1)

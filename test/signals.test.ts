@@ -119,8 +119,8 @@ describe('the quarry bin on a machine without Bun', () => {
     expect(Bun.which('bun', { PATH: nodeOnlyPath() })).toBeNull()
   })
 
-  test('quarry --version prints the package version', async () => {
-    expect(await run(['--version'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' })
+  test('quarry --version prints the package version and licence', async () => {
+    expect(await run(['--version'])).toEqual({ code: 0, stdout: `quarry ${pkg.version}\nLicense: Apache-2.0\n`, stderr: '' })
   })
 
   test('exit codes pass through: bad usage is 2, a failed command 1', async () => {
@@ -134,7 +134,7 @@ describe('the quarry bin on a machine without Bun', () => {
   test('`npx quarry --version` from the checkout', async () => {
     const proc = Bun.spawn(['npx', '--offline', 'quarry', '--version'], { cwd: ROOT, env: { PATH: nodeOnlyPath(), HOME: tempDir() }, stdout: 'pipe', stderr: 'pipe' })
     const [code, stdout] = await Promise.all([proc.exited, new Response(proc.stdout).text()])
-    expect({ code, stdout }).toEqual({ code: 0, stdout: `${pkg.version}\n` })
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `quarry ${pkg.version}\nLicense: Apache-2.0\n` })
   }, 30_000)
 })
 

@@ -1,7 +1,8 @@
 // login, logout, whoami: a login session kept in the credentials file, per server.
 import { Client } from '../client'
 import { command } from '../command'
-import { caCertificates, client, output, serverUrl, usingToken } from '../context'
+import { resolve } from 'node:path'
+import { caCertificates, client, givenCa, output, serverUrl, usingToken } from '../context'
 import { forgetSession, readCredentials, saveSession } from '../credentials'
 import { ApiError, CliError, UsageError } from '../errors'
 import { ask, askHidden, stdinLine } from '../prompt'
@@ -9,7 +10,7 @@ import { type User, userDetails } from '../records'
 
 export const login = command({
   name: 'login',
-  description: 'Log in and keep the session in the credentials file (mode 0600) for later commands',
+  description: 'Log in and keep the session in the credentials file (mode 0600) for later commands, with --ca if given',
   examples: [
     'quarry login admin                         # asks for the password without echo',
     'echo "$PASSWORD" | quarry login admin --password-stdin',
@@ -24,8 +25,11 @@ export const login = command({
     const server = serverUrl()
     const user = args.user ?? (await ask('User: '))
     const pass = args['password-stdin'] ? await stdinLine('the password') : await askHidden(`Password for ${user}: `)
-    const answer = await new Client({ server, ca: caCertificates() }).post<{ JWT: string; Admin: boolean }>('/api/login', { User: user, Pass: pass })
-    saveSession(server, { user, jwt: answer.JWT, since: new Date().toISOString() })
+    const answer = await new Client({ server, ca: caCertificates(server) }).post<{ JWT: string; Admin: boolean }>('/api/login', { User: user, Pass: pass })
+    // --ca is remembered with the session (a later login without it keeps the one remembered)
+    const given = givenCa()
+    const ca = given ? resolve(given) : readCredentials().servers[server]?.ca
+    saveSession(server, { user, jwt: answer.JWT, since: new Date().toISOString(), ...(ca ? { ca } : {}) })
     const out = output()
     out.result({ Server: server, User: user, Admin: answer.Admin }, () => `Logged in to ${server} as ${user}${answer.Admin ? ' (admin)' : ''}`)
   },

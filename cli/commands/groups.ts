@@ -1,4 +1,4 @@
-// quarry group ...: groups (decisions §4). Groups are named by GID or by name.
+// quarry group ...: groups (docs/api.md "Users and groups"). Groups are named by GID or by name.
 import { command, group, yesArg } from '../command'
 import { client, output } from '../context'
 import { UsageError } from '../errors'

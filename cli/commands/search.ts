@@ -1,10 +1,14 @@
-// quarry search ...: search control (spec "Search control", decisions §6). Archives are streamed from and to
+// quarry search ...: search control (docs/api.md "Searches"). Archives are streamed from and to
 // disk, with a progress bar on a terminal.
 //
 // The CLI is a client of a search only while a command runs: a command that launched or saved a search detaches
 // its session (or token) from it before it ends, unless told to stay attached (`search attach`, --keep-attached).
-// The spec moves a saved search to persistent storage only once it is DORMANT (no client attached), and only a
-// search moved there can be exported; a session left attached by a finished command would keep it SAVING for ever.
+// A saved search moves to persistent storage only once it is DORMANT (no client attached), and only a search moved
+// there can be exported; a session left attached by a finished command would keep it SAVING for ever. `search run`
+// without --save or --background deletes its search once it has printed it (also when interrupted): a finished
+// search left to wait out its grace period would count against its owner's cap of unsaved searches, and a script
+// running many searches would meet that cap. It follows the search with the server's long-poll (details?wait=S),
+// not by polling, and with an API token checks the permissions it needs before it launches anything.
 import type { Client } from '../client'
 import { command, group, positiveInt, yesArg } from '../command'
 import { client, output } from '../context'
@@ -27,7 +31,7 @@ interface SearchDetail {
   StoreSize: number
   IndexSize: number
 }
-/** GET .../details (decisions §6). */
+/** GET .../details (docs/api.md "Searches"). */
 interface SearchDetails extends SearchDetail {
   GIDs: number[]
   LastUpdate: string
@@ -40,12 +44,19 @@ interface SearchDetails extends SearchDetail {
 }
 
 const ZERO_TIME = '0001-01-01T00:00:00Z'
-/** How often a wait asks the server again (at most; a search being followed is asked sooner while young). */
+/** How often `search export` asks again whether a search is saved. */
 const POLL_MS = 250
 /**
- * The pause before the next look at a search that has run `elapsedMs`: a tenth of that, from 2 ms up to POLL_MS. The
- * end of a search is then seen at most about 10 % after it happened (a fixed 250 ms pause made a 140 ms search take
- * 1.5 times as long from the CLI), for about 40 cheap requests in its first second and 4 a second after that.
+ * How long one look at a running search may be held by the server (GET .../details?wait=S, a long-poll answered as
+ * soon as the search ends): the end is seen at once, without polling. On a terminal the count shown is refreshed
+ * every second.
+ */
+const FOLLOW_WAIT_S = 5
+const FOLLOW_WAIT_TERMINAL_S = 1
+/**
+ * The pause before the next look when the server answered a running search at once (one without the long-poll, an
+ * older Quarry): a tenth of the time the search has run, from 2 ms up to POLL_MS, so that its end is seen at most
+ * about 10 % after it happened, for about 40 cheap requests in its first second and 4 a second after that.
  */
 export function followPauseMs(elapsedMs: number): number {
   return Math.max(2, Math.min(POLL_MS, Math.round(elapsedMs / 10)))
@@ -53,7 +64,7 @@ export function followPauseMs(elapsedMs: number): number {
 /** What `search export` waits for a saving search by default. */
 const DEFAULT_WAIT = '10m'
 
-/** Search IDs are strings of digits (decisions §1); anything else is bad usage, never sent. */
+/** Search IDs are strings of digits (docs/api.md "Conventions"); anything else is bad usage, never sent. */
 const idArg = { id: { type: 'positional', required: true, description: 'Search ID' } } as const
 function searchPath(id: string, suffix = ''): string {
   if (!/^\d+$/.test(id)) throw new UsageError(`search ID "${id}" is not a string of digits`)
@@ -144,21 +155,82 @@ async function detachSelf(c: Client, out: Output, id: string): Promise<void> {
   }
 }
 
-/** Polls the search until it has finished (or failed), with a count of its results on a terminal. */
+/**
+ * Follows the search until it has finished (or failed), with a count of its results on a terminal: each look is a
+ * long-poll the server answers as soon as the search ends. A look answered at once while the search runs (a server
+ * without the long-poll) is followed by a short pause (followPauseMs) instead.
+ */
 async function follow(c: Client, out: Output, id: string, launched = Date.now()): Promise<SearchDetails> {
   const status = out.status(`search ${id}`)
-  const started = launched
+  const waitS = status ? FOLLOW_WAIT_TERMINAL_S : FOLLOW_WAIT_S
   try {
     for (;;) {
-      const d = await c.get<SearchDetails>(searchPath(id, '/details'))
-      status?.update(`${d.ItemCount} result${d.ItemCount === 1 ? '' : 's'} (${bytes(d.StoreSize)}), ${formatDuration(Math.floor((Date.now() - started) / 1000) * 1000)}`)
+      const asked = Date.now()
+      const d = await c.get<SearchDetails>(searchPath(id, '/details'), { wait: waitS })
+      status?.update(`${d.ItemCount} result${d.ItemCount === 1 ? '' : 's'} (${bytes(d.StoreSize)}), ${formatDuration(Math.floor((Date.now() - launched) / 1000) * 1000)}`)
       if (d.Error) throw new CliError(`search ${id} failed: ${d.Error}`)
       if (d.Finished !== ZERO_TIME) return d
-      await Bun.sleep(followPauseMs(Date.now() - started))
+      if (Date.now() - asked < (waitS * 1000) / 2) await Bun.sleep(followPauseMs(Date.now() - launched))
     }
   } finally {
     status?.stop()
   }
+}
+
+/** The permissions a token needs for `search run` besides Search (which the launch itself checks), with why. */
+function neededPermissions(args: { background?: boolean; save?: boolean }): [string, string][] {
+  const needs: [string, string][] = []
+  if (!args.background) needs.push(['AttachSearch', 'to follow the search'], ['Download', 'to read its results'])
+  if (args.save) needs.push(['SaveSearch', 'to save it'])
+  return needs
+}
+/** A route of each permission that refuses a token without it (403 naming it) before it looks at the search. */
+const PROBES: Record<string, [method: string, path: string]> = {
+  AttachSearch: ['GET', '/api/searchctrl/0/details'],
+  Download: ['GET', '/api/searchctrl/0/download/json'],
+  SaveSearch: ['PATCH', '/api/searchctrl/0/save'],
+}
+
+/**
+ * With an API token, checks before anything is launched that the token holds what the command needs: each
+ * permission's route is asked about search 0, which does not exist (the server refuses a missing permission before
+ * it looks for the search, so 403 names it and anything else means it is held). A login session holds them all.
+ */
+async function checkPermissions(c: Client, needs: [string, string][]): Promise<void> {
+  if (!c.usesToken || needs.length === 0) return
+  const missing = (
+    await Promise.all(
+      needs.map(async ([cap, why]) => {
+        const [method, path] = PROBES[cap]!
+        try {
+          await c.call(method, path)
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 403 && (e.body as { Cap?: unknown } | undefined)?.Cap === cap) return `${cap} (${why})`
+          if (!(e instanceof ApiError)) throw e
+        }
+        return undefined
+      }),
+    )
+  ).filter((m) => m !== undefined)
+  if (missing.length > 0)
+    throw new CliError(`the API token lacks ${missing.length === 1 ? 'the permission' : 'the permissions'} ${missing.join(', ')} that \`quarry search run\` needs; nothing was launched (docs/cli.md "Permissions")`)
+}
+
+/**
+ * Ends what the command holds of a search it launched: a search it neither saves nor backgrounds is deleted (its
+ * results were printed; left waiting out its grace period it would count against the owner's cap of unsaved
+ * searches), any other one is detached from. A refused delete falls back to the detach.
+ */
+async function letGo(c: Client, out: Output, id: string, keep: boolean): Promise<void> {
+  if (!keep) {
+    try {
+      await c.delete(searchPath(id))
+      return
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e
+    }
+  }
+  await detachSelf(c, out, id)
 }
 
 /**
@@ -166,7 +238,7 @@ async function follow(c: Client, out: Output, id: string, launched = Date.now())
  * columns; a chart's series by window (TS and a column per series); number cards and gauges as `name: value` lines;
  * a stack graph's bars as Key, Label, Value rows. Each is the server's json download of the search's renderer.
  */
-function resultsTable(out: Output, records: Record<string, unknown>[]): string {
+export function resultsTable(out: Output, records: Record<string, unknown>[]): string {
   if (records.length === 0) return '(no results)'
   const head = records[0]!
   const keys0 = Object.keys(head)
@@ -177,7 +249,8 @@ function resultsTable(out: Output, records: Record<string, unknown>[]): string {
     const parts = records.flatMap((r) => (r.Values as { Label: string; Value: number }[]).map((v) => ({ Key: r.Key, Label: v.Label, Value: v.Value })))
     return out.table(parts, ['Key', 'Label', 'Value'].map((k) => ({ header: k.toUpperCase(), value: (p: Record<string, unknown>) => p[k] })))
   }
-  const keys = 'Data' in records[0]! ? ['TS', 'Tag', 'SRC', 'Data'] : Object.keys(records[0]!)
+  // a time column comes first (a chart's windows), whatever order the download gives its members in
+  const keys = 'Data' in head ? ['TS', 'Tag', 'SRC', 'Data'] : 'TS' in head ? ['TS', ...keys0.filter((k) => k !== 'TS')] : keys0
   return out.table(
     records,
     keys.map((k) => ({
@@ -207,8 +280,8 @@ const runSearch = command({
     start: { type: 'string', valueHint: 'TIME|DURATION', description: `Start of the time range: a time, or a duration before now (${DURATION_HELP}); default: the beginning` },
     end: { type: 'string', valueHint: 'TIME|DURATION', description: 'End of the time range (excluded): a time, a duration before now, or now (default)' },
     csv: { type: 'boolean', description: 'Print every result as CSV instead of a table (entries: TS, Tag, SRC, Data as text; a table, chart or gauge: its own columns)' },
-    background: { type: 'boolean', description: 'Do not wait: print the search ID, detach, and let the search go on without a client' },
-    save: { type: 'boolean', description: 'Keep the search: it is saved (moved to storage) once finished, for show, export and attach later' },
+    background: { type: 'boolean', description: 'Do not wait: print the bare search ID, detach, and let the search go on without a client' },
+    save: { type: 'boolean', description: 'Keep the search: it is saved (moved to storage) once finished, for show, export and attach later (without --save or --background the search is deleted once printed)' },
     rows: { type: 'string', valueHint: 'N', description: 'At most N rows in the table (default 1000; --json and --csv print every result)' },
     'no-history': { type: 'boolean', description: 'Leave the search out of your search history' },
   },
@@ -225,6 +298,7 @@ const runSearch = command({
       ...(args['no-history'] ? { NoHistory: true } : {}),
     }
     const c = client()
+    await checkPermissions(c, neededPermissions(args))
     const launched = Date.now()
     const { SearchID: id } = await c.post<{ SearchID: string }>('/api/searchctrl/launch', body)
     if (args.background) {
@@ -233,15 +307,24 @@ const runSearch = command({
       } finally {
         await detachSelf(c, out, id)
       }
-      out.result({ ID: id, Background: true, Save: Boolean(args.save) }, () =>
-        `Launched search ${id} in the background${args.save ? '; it is saved once it finishes' : ''} (quarry search show ${id})`)
+      // The bare ID on standard output (for `id=$(quarry search run ... --background)`); words for people on stderr.
+      if (out.json) out.result({ ID: id, Background: true, Save: Boolean(args.save) }, () => undefined)
+      else {
+        process.stdout.write(`${id}\n`)
+        out.note(`quarry: search ${id} goes on in the background${args.save ? '; it is saved once it finishes' : ''} (quarry search show ${id})`)
+      }
       return
     }
-    // Ctrl-C while following: the search loses this client (and, unless it was saved, goes after the grace period).
-    const interrupted = () => {
-      void detachSelf(c, out, id).finally(() => process.exit(130))
+    const keep = Boolean(args.save)
+    // Interrupted while following (Ctrl-C, a TERM from `timeout`): the search is let go of as at the end (deleted
+    // unless saved), and the exit status says which signal.
+    const interrupted = (signal: NodeJS.Signals) => {
+      void letGo(c, out, id, keep)
+        .catch(() => undefined)
+        .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143))
     }
     process.once('SIGINT', interrupted)
+    process.once('SIGTERM', interrupted)
     try {
       const done = await follow(c, out, id, launched)
       // The results are read before the search is saved: a save moves them to storage once it is detached.
@@ -260,7 +343,8 @@ const runSearch = command({
       }
     } finally {
       process.off('SIGINT', interrupted)
-      await detachSelf(c, out, id)
+      process.off('SIGTERM', interrupted)
+      await letGo(c, out, id, keep)
     }
   },
 })
@@ -275,7 +359,7 @@ async function waitSaved(c: Client, out: Output, id: string, waitMs: number): Pr
   let noted = false
   try {
     for (;;) {
-      // ?admin=true: an admin waits for any search; others get their own view (decisions §1)
+      // ?admin=true: an admin waits for any search; others get their own view (docs/api.md "Conventions")
       const entry = (await c.get<SearchEntry[]>('/api/searchctrl', { admin: 'true' })).find((s) => s.ID === id)
       if (!entry) throw new CliError(`search ${id} is gone`)
       const words = entry.State.split('/')

@@ -1,4 +1,4 @@
-// quarry token ...: API tokens (decisions §3). Permissions are chosen singly (--perm) or by group (--group); the
+// quarry token ...: API tokens (docs/api.md "API tokens"). Permissions are chosen singly (--perm) or by group (--group); the
 // secret is printed once, by create and refresh.
 import type { Client } from '../client'
 import { allValues, command, group, yesArg } from '../command'

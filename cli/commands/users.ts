@@ -1,4 +1,4 @@
-// quarry user ...: accounts (decisions §4). Users are named by UID or by user name.
+// quarry user ...: accounts (docs/api.md "Users and groups"). Users are named by UID or by user name.
 import { command, group, rest, yesArg } from '../command'
 import { client, output } from '../context'
 import { UsageError } from '../errors'

@@ -70,8 +70,26 @@ export function bodyGate(auth: AuthService, hooks: AssembledRoute['hooks']): Bod
 function admitter(auth: AuthService, spec: AccessSpec) {
   return (request: Request, caller: Caller) => {
     noteCaller(request, caller)
+    if (spec.releaseOwn && caller.token && !caller.token.capabilities.includes(spec.key as never)) {
+      // Only what the token itself holds may be released (the route checks that, see releaseOnly); the rest of the
+      // rule (session-only, admin, a temporary download session) still applies.
+      auth.admit(caller, { ...spec, key: 'self' })
+      releasing.add(request)
+      return
+    }
     auth.admit(caller, spec)
   }
+}
+
+/** The requests admitted only to let go of the caller's own hold (AccessSpec releaseOwn). */
+const releasing = new WeakSet<Request>()
+
+/**
+ * Whether the request was admitted only under AccessSpec releaseOwn (a token without the route's permission): the
+ * route must then act on the caller's own attachment alone, and refuse anything else with the permission's 403.
+ */
+export function releaseOnly(request: Request): boolean {
+  return releasing.has(request)
 }
 
 /**

@@ -25,11 +25,11 @@ import { type SearchManager, type SearchView, type Viewer, reaches, stateWords }
 import { csv, jsonArray, removeWorkFiles, text, workDir } from '../../server/search/results'
 import { formatTime, parseTime } from '../../server/runtime/time'
 import { JSON_TYPE } from '../../server/http/wire'
-import { authGuard } from '../auth/guard'
+import { authGuard, releaseOnly } from '../auth/guard'
 import { rendererOf } from '../ws/protocol'
 import type { AuthService, Caller } from '../auth/service'
 import {
-  AdminQuery, Detail, Details, DownloadParams, HistoryEntry, IdParams, ImportQuery, LaunchBody, Launched, ListEntry, toDetail, toDetails, toListEntry,
+  AdminQuery, Detail, Details, DetailsQuery, DownloadParams, HistoryEntry, IdParams, ImportQuery, LaunchBody, Launched, ListEntry, toDetail, toDetails, toListEntry,
 } from './schema'
 import { area, refusals } from '../../server/http/openapi'
 import type { GroupsRepo } from '../groups/repo'
@@ -82,6 +82,31 @@ export const sessionClient = (sessionId: string) => `session:${sessionId}`
 export const tokenClient = (tokenId: string) => `token:${tokenId}`
 /** When the caller stops being a client by itself: an API token's expiry (0: never; sessions end by events). */
 const clientExpiresOf = (caller: Caller) => caller.token?.expires ?? 0
+
+/** The longest a details request holds its answer for a running search (well inside Bun's idle timeout of 10 s). */
+export const DETAILS_MAX_WAIT_S = 5
+
+/** The `wait` of a details request in milliseconds (0: answer at once); anything but 0 to DETAILS_MAX_WAIT_S seconds is a 400. */
+function waitOf(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0
+  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+  if (!(seconds >= 0 && seconds <= DETAILS_MAX_WAIT_S)) throw Errors.badRequest(`wait: expected seconds from 0 to ${DETAILS_MAX_WAIT_S}, got ${JSON.stringify(raw.slice(0, 32))}`)
+  return Math.round(seconds * 1000)
+}
+
+/** Resolves when `runner` settles, after `ms`, or when the request is given up, whichever comes first. */
+function untilSettled(runner: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done)
+    runner.then(done, done)
+  })
+}
 
 /** Search ids are strings of digits (docs/api.md "Conventions"). */
 function checkId(id: string): string {
@@ -319,9 +344,29 @@ export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock
     })
     .get(
       '/api/searchctrl/:id/details',
-      async ({ caller, params, request }) =>
-        ((await cluster.route(request, checkId(params.id), () => viewer(caller))) as never) ?? toDetails(searches.viewable(await viewer(caller), params.id), clock(), config.searchGraceMs),
-      { access: 'AttachSearch', params: IdParams, response: Details, detail: { summary: 'Get a search\'s full record' } },
+      async ({ caller, params, request, query }) => {
+        const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
+        if (forwarded) return forwarded as never
+        const waitMs = waitOf(query.wait)
+        const v = await viewer(caller)
+        const s = searches.viewable(v, params.id)
+        if (waitMs > 0 && s.running && s.runner) {
+          await untilSettled(s.runner, waitMs, request.signal)
+          // deleted (or no longer the caller's to see) meanwhile: 404 as for any later request
+          return toDetails(searches.viewable(v, params.id), clock(), config.searchGraceMs)
+        }
+        return toDetails(s, clock(), config.searchGraceMs)
+      },
+      {
+        access: 'AttachSearch',
+        params: IdParams,
+        query: DetailsQuery,
+        response: Details,
+        detail: {
+          summary: 'Get a search\'s full record',
+          description: 'With `wait`, a long-poll: a running search\'s record comes as soon as it finishes (or fails, or is stopped), at the latest after `wait` seconds; a client follows a search with it instead of polling.',
+        },
+      },
     )
     .patch(
       '/api/searchctrl/:id/background',
@@ -391,11 +436,21 @@ export function searchCtrlPlugin({ config, repos, auth, searches, cluster, clock
       async ({ caller, params, request }) => {
         const forwarded = await cluster.route(request, checkId(params.id), () => viewer(caller))
         if (forwarded) return forwarded
-        searches.detach(await viewer(caller), params.id, clientOf(caller))
+        const v = await viewer(caller)
+        // A token without AttachSearch may still leave a search it is attached to (one it launched): no more.
+        if (releaseOnly(request) && !searches.viewable(v, params.id).clients.has(clientOf(caller))) throw Errors.missingPermission('AttachSearch')
+        searches.detach(v, params.id, clientOf(caller))
         await cluster.sync()
         return jsonNull()
       },
-      { access: 'AttachSearch', params: IdParams, detail: { summary: 'Detach from a search', description: 'Detaches your session (or API token).' } },
+      {
+        access: { key: 'AttachSearch', releaseOwn: true },
+        params: IdParams,
+        detail: {
+          summary: 'Detach from a search',
+          description: 'Detaches your session (or API token). A token without AttachSearch may detach from a search it is attached to itself (one it launched), and from no other.',
+        },
+      },
     )
     .get(
       '/api/searchctrl/:id/download/:format',

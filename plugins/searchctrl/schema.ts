@@ -20,6 +20,15 @@ export const IdParams = t.Object({ id: t.String({ maxLength: 32 }) })
 export const DownloadParams = t.Object({ id: t.String({ maxLength: 32 }), format: t.String({ maxLength: 16 }) })
 export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
 
+/** GET .../details?wait=SECONDS: a long-poll for the end of a running search (DETAILS_MAX_WAIT_S at most). */
+export const DetailsQuery = t.Object({
+  wait: t.Optional(
+    t.String({
+      description: 'Seconds (0 to 5, fractions allowed) to hold the answer while the search runs: it comes as soon as the search ends, or when the time is up',
+    }),
+  ),
+})
+
 /** The import's group may also be named in the query, so that it is checked before any of the body is read. */
 export const ImportQuery = t.Object({ GID: t.Optional(t.String()), admin: t.Optional(t.String()) })
 

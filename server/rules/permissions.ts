@@ -77,6 +77,13 @@ export interface AccessSpec {
   download?: boolean
   /** The JWT is also accepted in cookie `token` (download routes and search import). */
   cookie?: boolean
+  /**
+   * Letting go of what the caller itself holds (detaching its own client from a search): a token without the key is
+   * admitted all the same, marked so (plugins/auth/guard.ts releaseOnly), and the route must then refuse with the
+   * key's 403 anything but the caller's own attachment. A client may always leave what it attached, whatever its
+   * token lists: otherwise a token that may launch but not detach leaves every search it launched attached.
+   */
+  releaseOwn?: boolean
 }
 
 export type Access = AccessKey | AccessSpec
