@@ -44,6 +44,11 @@ export interface RunEnv {
   end: number
   /** The query's renderer (`text`, `table`, `chart`...): condensing modules choose their mode by it (stats: temporal for charts). */
   renderer: string
+  /**
+   * Values this stage sets that nothing after it reads (a stats after it replaces every value: Pipeline's
+   * unreadAfter): an extraction may leave them unset. Its filters on them still apply.
+   */
+  unread?: ReadonlySet<string>
 }
 
 /** An auto-extractor as `ax` applies it: the module, its flags and its arguments, for one tag. */
@@ -79,6 +84,12 @@ export interface CompiledModule {
    * set before it, nothing but `consumes` is ever read. A head run elsewhere then sends back only those.
    */
   replacesValues?: boolean
+  /**
+   * True when this call's stage is one linear pass over the entry with a small constant, though its module's may not
+   * be in general (a regex whose pattern runs on the fast linear path): it may run on the thread that feeds the
+   * pipeline (Pipeline.headWorthSending).
+   */
+  inline?: boolean
   /** The stage of one running search. */
   stage(env: RunEnv): Stage
   /**

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { FLUSH_SLICE } from './module'
-import { HeadStages, Pipeline } from './pipeline'
+import { HeadStages, Pipeline, unreadAfter } from './pipeline'
 import { compileQueryNow } from './query'
-import { entriesOf, testEnv } from './testing'
+import { entriesOf, runQuery, testEnv } from './testing'
 import { TransferReader, TransferWriter, readEntryOut, writeEntryOut } from './transfer'
 
 describe('the pipeline', () => {
@@ -79,4 +79,30 @@ describe('the head run elsewhere sends back only the values the rest reads', () 
       expect(records(query, true)).toEqual(records(query, false))
     },
   )
+})
+
+describe('values nothing reads are not set', () => {
+  const unreadOf = (query: string, i: number) => [...unreadAfter(compileQueryNow(query), i)].sort()
+  test('known only up to a module that replaces every value, from what the modules between read', () => {
+    expect(unreadOf('tag=t kv a b c | count', 0)).toEqual(['a', 'b', 'c'])
+    expect(unreadOf('tag=t kv a b c | stats sum(b) by a', 0)).toEqual(['c'])
+    expect(unreadOf('tag=t kv a b c | eval d = c + 1 | stats count by d', 0)).toEqual(['a', 'b'])
+    expect(unreadOf('tag=t kv a b c | sort by a | stats count by b', 0)).toEqual(['c'])
+    expect(unreadOf('tag=t kv a b c | stats count by a | table', 0)).toEqual(['b', 'c'])
+    // Nothing replaces the values: the renderer shows them all.
+    expect(unreadOf('tag=t kv a b c | table a', 0)).toEqual([])
+    expect(unreadOf('tag=t kv a b c', 0)).toEqual([])
+  })
+
+  test('an inline filter on an unread value still applies, and the answer is the same', () => {
+    const lines = Array.from({ length: 300 }, (_, i) => ({ data: `a=${i % 5} b=${i % 3} c=${i}` }))
+    const q = 'tag=t kv a b==1 c | stats count by a'
+    expect(unreadOf(q, 0)).toEqual(['b', 'c'])
+    const { records } = runQuery(q, lines, { start: 1, end: 2 })
+    // The same counts by a plain loop.
+    const counts = new Map<string, number>()
+    for (let i = 0; i < 300; i++) if (i % 3 === 1) counts.set(String(i % 5), (counts.get(String(i % 5)) ?? 0) + 1)
+    const got = new Map(records.map((r) => JSON.parse(r)).map((r: { Enumerated: { Name: string; ValueStr: string }[] }) => [r.Enumerated.find((v) => v.Name === 'a')!.ValueStr, Number(r.Enumerated.find((v) => v.Name === 'count')!.ValueStr)]))
+    expect(got).toEqual(counts)
+  })
 })

@@ -37,7 +37,7 @@ export class Pipeline {
     /** Sees each entry that reaches the renderer (tests). */
     private readonly onFinal?: (e: Entry) => void,
   ) {
-    this.stages = query.modules.map((m) => m.stage(env))
+    this.stages = query.modules.map((m, i) => m.stage(envFor(query, i, env)))
     const render = query.renderer
     const n = this.stages.length
     const reported = n > 0 ? query.modules : [render]
@@ -84,7 +84,7 @@ export class Pipeline {
    * hand-over).
    */
   headWorthSending(): boolean {
-    return this.query.modules.slice(0, this.head).some((m) => !INLINE_MODULES.has(m.name))
+    return this.query.modules.slice(0, this.head).some((m) => !INLINE_MODULES.has(m.name) && !m.inline)
   }
 
   /**
@@ -156,6 +156,27 @@ export class Pipeline {
  */
 const INLINE_MODULES = new Set(['grep', 'kv', 'json', 'fields', 'csv', 'alias', 'require', 'upper', 'lower', 'enrich'])
 
+/**
+ * The values module `i` sets that no module after it reads: known when a module after it replaces every value
+ * (CompiledModule.replacesValues: stats, count...) and the modules up to that one say what they read (consumes).
+ * Empty when every value may be read (no such module: the renderer shows them all).
+ */
+export function unreadAfter(query: CompiledQuery, i: number): ReadonlySet<string> {
+  const modules = query.modules
+  const read = new Set<string>()
+  for (let k = i + 1; k < modules.length; k++) {
+    for (const name of modules[k]!.consumes) read.add(name)
+    if (modules[k]!.replacesValues) return new Set(modules[i]!.produces.filter((name) => !read.has(name)))
+  }
+  return new Set()
+}
+
+/** The RunEnv of module i's stage: the search's, with the values it need not set (unreadAfter). */
+function envFor(query: CompiledQuery, i: number, env: RunEnv): RunEnv {
+  const unread = unreadAfter(query, i)
+  return unread.size === 0 ? env : { ...env, unread }
+}
+
 /** How many leading modules of the query are stateless (CompiledModule.stateless). */
 export function statelessHead(query: CompiledQuery): number {
   let n = 0
@@ -179,7 +200,7 @@ export class HeadStages {
       out(e)
     }
     for (let i = n - 1; i >= 0; i--) {
-      const stage = query.modules[i]!.stage(env)
+      const stage = query.modules[i]!.stage(envFor(query, i, env))
       const after = next
       next =
         i === 0

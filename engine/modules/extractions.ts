@@ -108,7 +108,7 @@ export interface MissingRule {
  * found nothing and `rule` says that drops it (see MissingRule). Items without a filter that found nothing set
  * nothing and keep the entry unless strict.
  */
-export function applyExtractions(e: Entry, items: readonly Extraction[], found: (Value | undefined)[], rule?: MissingRule): boolean {
+export function applyExtractions(e: Entry, items: readonly Extraction[], found: (Value | undefined)[], rule?: MissingRule, unread?: ReadonlySet<string>): boolean {
   for (let i = 0; i < items.length; i++) {
     const x = items[i]!
     const v = found[i]
@@ -118,7 +118,8 @@ export function applyExtractions(e: Entry, items: readonly Extraction[], found: 
       continue
     }
     if (x.filter && !x.filter.test(v)) return false
-    e.values.set(x.as, v)
+    // A value nothing after this stage reads (RunEnv.unread) is not set: its filter above is all it is for.
+    if (unread === undefined || !unread.has(x.as)) e.values.set(x.as, v)
   }
   return true
 }

@@ -190,7 +190,7 @@ function indexModule(
     consumes: source !== undefined ? [source] : [],
     produces: [...new Set(items.map((x) => x.as))],
     stateless: true,
-    stage() {
+    stage(env) {
       const found: (Value | undefined)[] = new Array(items.length)
       const rule = { missing: 'lenient' as const, strict }
       return {
@@ -201,7 +201,7 @@ function indexModule(
             const f = fields[indexes[i]!]
             found[i] = f === undefined ? undefined : binary ? fromBytes(f) : f
           }
-          if (applyExtractions(e, items, found, rule)) out(e)
+          if (applyExtractions(e, items, found, rule, env.unread)) out(e)
         },
       }
     },

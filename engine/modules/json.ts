@@ -251,7 +251,7 @@ export const json: ModuleDef = {
       consumes: [...(source !== undefined ? [source] : []), ...(expand !== undefined && expandIndex < 0 ? [expand] : [])],
       produces,
       stateless: true,
-      stage() {
+      stage(env) {
         const found: (Value | undefined)[] = new Array(items.length)
         const rule = { missing: 'lenient' as const, strict }
         const plan = source === undefined && expand === undefined ? scanPlan(items.map((x) => x.path)) : null
@@ -261,7 +261,7 @@ export const json: ModuleDef = {
               const scanned = scanDocument(e.data, plan)
               if (scanned !== SCAN_TOO_DEEP) {
                 for (let i = 0; i < items.length; i++) found[i] = scanned === SCAN_OK ? memberValue(e.data, plan, i) : undefined
-                if (applyExtractions(e, items, found, rule)) out(e)
+                if (applyExtractions(e, items, found, rule, env.unread)) out(e)
                 return
               }
             }
@@ -280,7 +280,7 @@ export const json: ModuleDef = {
               if (i === expandIndex) array = raw
               found[i] = jsonValue(raw)
             }
-            if (!applyExtractions(e, items, found, rule)) return
+            if (!applyExtractions(e, items, found, rule, env.unread)) return
             if (expand === undefined) return out(e)
             if (expandIndex < 0) array = parseArray(e.values.get(expand))
             expandArray(e, expand, array, out)

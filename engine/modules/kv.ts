@@ -244,7 +244,7 @@ export const kv: ModuleDef = {
       consumes: source !== undefined ? [source] : [],
       produces: [...new Set(items.map((x) => x.as))],
       stateless: true,
-      stage() {
+      stage(env) {
         const found: (Value | undefined)[] = new Array(items.length)
         const rule = { missing: 'lenient' as const, strict }
         const plan = bytePlan(wanted, options)
@@ -255,13 +255,13 @@ export const kv: ModuleDef = {
             if (source === undefined && plan !== null) {
               const pairs = readPairsBytes(asBuffer(e.data), wanted, options, plan)
               for (let i = 0; i < items.length; i++) found[i] = pairs.get(items[i]!.source)
-              if (applyExtractions(e, items, found, rule)) out(e)
+              if (applyExtractions(e, items, found, rule, env.unread)) out(e)
               return
             }
             const text = inputText(e, source)
             const pairs = text === undefined ? undefined : readPairs(text, wanted, options)
             for (let i = 0; i < items.length; i++) found[i] = pairs?.get(items[i]!.source)
-            if (applyExtractions(e, items, found, rule)) out(e)
+            if (applyExtractions(e, items, found, rule, env.unread)) out(e)
           },
         }
       },

@@ -9,6 +9,7 @@ import { valueOf } from '../entry'
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import { valueText } from '../value'
+import { fastExtractor } from '../regex'
 import { applyExtractions, extractionsText, readExtractions } from './extractions'
 
 export const regex: ModuleDef = {
@@ -40,7 +41,10 @@ export const regex: ModuleDef = {
       produces,
       stateless: true,
       workerFilter: names.length === 0 && !invert && !permissive && !sourceName ? { op: 'regex', regex: re } : undefined,
-      stage() {
+      // Captures of DATA through the fast linear path (fastExtractor: RegExp where it provably matches as RE2 in linear
+      // time) cost about as much as kv; filters and other patterns run RE2, whose cost per byte can be large.
+      inline: captures.length > 0 && !invert && !sourceName && fastExtractor(patternToken.text) !== null,
+      stage(env) {
         const compiled = re.re
         const groups = compiled.namedGroups()
         const indexes = captures.map((c) => groups[c.source]!)
@@ -68,7 +72,7 @@ export const regex: ModuleDef = {
               return
             }
             const found = indexes.map((i) => groups[i])
-            if (applyExtractions(e, captures, found)) out(e)
+            if (applyExtractions(e, captures, found, undefined, env.unread)) out(e)
           },
         }
       },

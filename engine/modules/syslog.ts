@@ -272,7 +272,7 @@ export const syslog: ModuleDef = {
       consumes: source !== undefined ? [source] : [],
       produces: [...new Set(items.map((x) => x.as))],
       stateless: true,
-      stage() {
+      stage(env) {
         const found: (Value | undefined)[] = new Array(items.length)
         const rule = { missing: 'lenient' as const }
         return {
@@ -285,7 +285,7 @@ export const syslog: ModuleDef = {
               } else if (!sdidPasses(x, r)) return
             }
             for (let i = 0; i < items.length; i++) found[i] = fieldValue(r, fields[i]!)
-            if (applyExtractions(e, shared, found, rule)) out(e)
+            if (applyExtractions(e, shared, found, rule, env.unread)) out(e)
           },
         }
       },
