@@ -1,5 +1,6 @@
 // The wire rules every route follows (decisions §1) and the service routes of decisions §2.
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
@@ -479,11 +480,12 @@ describe('service routes', () => {
     }
   })
 
-  test('GET /api/version: the shape of decisions §2, no auth', async () => {
+  test('GET /api/version: the shape of decisions §2 and Quarry\'s version from package.json, no auth', async () => {
     const s = await setup()
     const res = await s.call('GET', '/api/version')
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
+      Version: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
       API: { Major: 0, Minor: 2 },
       Build: { Major: 5, Minor: 0, Point: 0, BuildDate: expect.stringMatching(ISO), BuildID: expect.any(String), GUIBuildID: '' },
     })
