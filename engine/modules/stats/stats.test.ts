@@ -1,4 +1,3 @@
-import { flushAll } from '../../module'
 // stats and the math shorthands against SQLite (bun:sqlite) over the same generated rows: per key and per time
 // window; stddev, variance and percentiles against plain loops; re-bucketing (merging the windows' aggregates equals
 // the whole-range result); -maxtracked, -b, the per-operation keying; the normal form and refused arguments.
@@ -7,12 +6,13 @@ import { describe, expect, test } from 'bun:test'
 import { loadAggregate } from './aggregates'
 import type { Aggregate } from '../../aggregate'
 import type { Entry } from '../../entry'
-import { QueryError, SearchLimitError } from '../../errors'
-import type { RunEnv, Sink } from '../../module'
+import { SearchLimitError } from '../../errors'
+import type { RunEnv } from '../../module'
 import { Pipeline } from '../../pipeline'
 import { compileQueryNow } from '../../query'
 import { type Value, valueText } from '../../value'
 import { RELATIVE_ACCURACY } from './aggregates'
+import { refusedAt, runStages } from '../../testing'
 import { chartWindowMs } from './stats'
 
 const T0 = Date.UTC(2026, 0, 1)
@@ -78,24 +78,14 @@ function env(over: Partial<RunEnv> = {}): RunEnv {
 
 /** The entries that leave the query's last module (the renderer aside), rows pushed in time order. */
 function run(query: string, rows: Row[], e: RunEnv = env()): Entry[] {
-  const q = compileQueryNow(query)
-  const stages = q.modules.map((m) => m.stage(e))
-  const got: Entry[] = []
-  const sinks: Sink[] = [(x) => got.push(x)]
-  for (let i = stages.length - 1; i >= 0; i--) {
-    const next = sinks[0]!
-    const stage = stages[i]!
-    sinks.unshift((x) => stage.push(x, next))
-  }
-  for (const r of rows) {
+  const entries = rows.map((r): Entry => {
     const values = new Map<string, Value>()
     if (r.host !== undefined) values.set('host', r.host)
     if (r.n !== undefined) values.set('n', r.n)
     if (r.user !== undefined) values.set('user', r.user)
-    sinks[0]!({ ts: r.ts, tag: 'web', src: '10.0.0.1', data: new TextEncoder().encode(r.body), values })
-  }
-  stages.forEach((s, i) => flushAll(s, sinks[i + 1]!))
-  return got
+    return { ts: r.ts, tag: 'web', src: '10.0.0.1', data: new TextEncoder().encode(r.body), values }
+  })
+  return runStages(query, entries, e)
 }
 
 const text = (d: Uint8Array) => new TextDecoder().decode(d)
@@ -491,14 +481,5 @@ describe('the query language', () => {
     ['tag=a count by n as n', 6, 0],
     ['tag=a grep x | count by', 23, 1],
     ['tag=a grep x | sum n over 0s', 26, 1],
-  ])('%j is refused at position %d, module %d', (input, position, moduleIndex) => {
-    let error: unknown
-    try {
-      compileQueryNow(input)
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(QueryError)
-    expect({ position: (error as QueryError).position, moduleIndex: (error as QueryError).moduleIndex }).toEqual({ position, moduleIndex })
-  })
+  ])('%j is refused at position %d, module %d', (input, position, moduleIndex) => refusedAt(input, position, moduleIndex))
 })
