@@ -22,7 +22,7 @@ import type { Token } from '../lex'
 import { type ModuleDef, argError, readFlags } from '../module'
 import type { ModuleCall } from '../parse'
 import type { Value } from '../value'
-import { type Extraction, applyExtractions, flagValue, inputText, readExtractions } from './extractions'
+import { type Extraction, extractingModule, flagValue, inputText, readExtractions } from './extractions'
 import { FILTER_OPS, splitFilter } from './filter'
 
 export type PathPart = { key: string } | { index: number } | { any: true }
@@ -239,20 +239,19 @@ export const json: ModuleDef = {
       if (x.as !== pathName(x.path)) s += ` as ${quoteName(x.as)}`
       parts.push(s)
     }
-    const produces = [...new Set(items.map((x) => x.as))]
     const expandIndex = expand === undefined ? -1 : items.findIndex((x) => x.as === expand)
-    return {
+    return extractingModule({
       name: 'json',
-      kind: 'extraction',
       text: parts.join(' '),
+      items,
+      source,
+      strict,
       consumes: [...(source !== undefined ? [source] : []), ...(expand !== undefined && expandIndex < 0 ? [expand] : [])],
-      produces,
-      stateless: true,
       stage() {
-        const found: (Value | undefined)[] = new Array(items.length)
-        const rule = { missing: 'lenient' as const, strict }
+        // the array -x expands, when one of the items is it
+        let array: unknown
         return {
-          push(e, out) {
+          read(e, found) {
             const text = inputText(e, source)
             let doc: unknown
             if (text !== undefined) {
@@ -262,20 +261,20 @@ export const json: ModuleDef = {
                 doc = undefined
               }
             }
-            let array: unknown
+            array = undefined
             for (let i = 0; i < items.length; i++) {
               const raw = doc === undefined ? undefined : walkPath(doc, items[i]!.path)
               if (i === expandIndex) array = raw
               found[i] = jsonValue(raw)
             }
-            if (!applyExtractions(e, items, found, rule)) return
-            if (expand === undefined) return out(e)
-            if (expandIndex < 0) array = parseArray(e.values.get(expand))
-            expandArray(e, expand, array, out)
           },
+          passOn:
+            expand === undefined
+              ? undefined
+              : (e, out) => expandArray(e, expand, expandIndex < 0 ? parseArray(e.values.get(expand)) : array, out),
         }
       },
-    }
+    })
   },
 }
 

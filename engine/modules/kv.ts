@@ -12,8 +12,7 @@
 // keep it (kv.md); -s (strict) drops every entry that lacks one of the keys. -e reads a value instead of DATA.
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
-import type { Value } from '../value'
-import { applyExtractions, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
+import { extractingModule, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
 
 export interface KvOptions {
   separator: string
@@ -114,25 +113,19 @@ export const kv: ModuleDef = {
     const strict = flags.has('s')
     const source = flagValue(flags, 'e')
     const wanted = new Set(items.map((x) => x.source))
-    return {
+    return extractingModule({
       name: 'kv',
-      kind: 'extraction',
       text: ['kv', ...flagsText(flags, quote), ...extractionsText(items)].join(' '),
-      consumes: source !== undefined ? [source] : [],
-      produces: [...new Set(items.map((x) => x.as))],
-      stateless: true,
-      stage() {
-        const found: (Value | undefined)[] = new Array(items.length)
-        const rule = { missing: 'lenient' as const, strict }
-        return {
-          push(e, out) {
-            const text = inputText(e, source)
-            const pairs = text === undefined ? undefined : readPairs(text, wanted, options)
-            for (let i = 0; i < items.length; i++) found[i] = pairs?.get(items[i]!.source)
-            if (applyExtractions(e, items, found, rule)) out(e)
-          },
-        }
-      },
-    }
+      items,
+      source,
+      strict,
+      stage: () => ({
+        read(e, found) {
+          const text = inputText(e, source)
+          const pairs = text === undefined ? undefined : readPairs(text, wanted, options)
+          for (let i = 0; i < items.length; i++) found[i] = pairs?.get(items[i]!.source)
+        },
+      }),
+    })
   },
 }

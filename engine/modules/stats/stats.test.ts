@@ -525,5 +525,7 @@ describe('the query language', () => {
     ['tag=a count by n as n', 6, 0],
     ['tag=a grep x | count by', 23, 1],
     ['tag=a grep x | sum n over 0s', 26, 1],
-  ])('%j is refused at position %d, module %d', (input, position, moduleIndex) => refusedAt(input, position, moduleIndex))
+  ])('%j is refused at position %d, module %d', (input, position, moduleIndex) => {
+    refusedAt(input, position, moduleIndex)
+  })
 })
