@@ -65,22 +65,34 @@ export function* sortedInSlices<T>(items: readonly T[], compare: (a: T, b: T) =>
     yield
   }
   const next = new Array<number>(runs.length).fill(0)
-  const before = (r: number, s: number) => {
-    const c = compare(runs[r]![next[r]!]!, runs[s]![next[s]!]!)
-    return c < 0 || (c === 0 && r < s)
-  }
-  // A binary min-heap of the runs that have items left, ordered by their next item.
+  // A binary min-heap of the runs that have items left, ordered by their next item (ties: the earlier run first).
   const heap = runs.map((_, r) => r)
+  /** Moves the run at `at` down to its place (the hole method: one write per level, no swaps). */
   const siftDown = (at: number) => {
+    const r = heap[at]!
+    const item = runs[r]![next[r]!]!
     let i = at
     for (;;) {
-      const l = 2 * i + 1
-      if (l >= heap.length) return
-      const least = l + 1 < heap.length && before(heap[l + 1]!, heap[l]!) ? l + 1 : l
-      if (!before(heap[least]!, heap[i]!)) return
-      ;[heap[i], heap[least]] = [heap[least]!, heap[i]!]
-      i = least
+      let child = 2 * i + 1
+      if (child >= heap.length) break
+      let c = heap[child]!
+      let childItem = runs[c]![next[c]!]!
+      if (child + 1 < heap.length) {
+        const d = heap[child + 1]!
+        const dItem = runs[d]![next[d]!]!
+        const k = compare(dItem, childItem)
+        if (k < 0 || (k === 0 && d < c)) {
+          child++
+          c = d
+          childItem = dItem
+        }
+      }
+      const k = compare(childItem, item)
+      if (!(k < 0 || (k === 0 && c < r))) break
+      heap[i] = c
+      i = child
     }
+    heap[i] = r
   }
   for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i)
   let sent = 0
@@ -88,8 +100,9 @@ export function* sortedInSlices<T>(items: readonly T[], compare: (a: T, b: T) =>
     const r = heap[0]!
     out(runs[r]![next[r]!]!)
     if (++next[r]! === runs[r]!.length) {
-      heap[0] = heap.at(-1)!
-      heap.pop()
+      const last = heap.pop()!
+      if (heap.length === 0) break
+      heap[0] = last
     }
     siftDown(0)
     if (++sent % FLUSH_SLICE === 0) yield
