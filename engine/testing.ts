@@ -1,6 +1,9 @@
-// Helpers for the engine's tests: run a query over entries in memory, the way a search runs it.
+// Helpers for the engine's tests: run a query over entries in memory, the way a search runs it (runQuery: the whole
+// pipeline and its renderer; runStages: the modules alone), and read the error a query is refused with.
+import { expect } from 'bun:test'
 import type { Entry } from './entry'
-import type { RunEnv } from './module'
+import { QueryError } from './errors'
+import { type RunEnv, flushAll } from './module'
 import { Pipeline } from './pipeline'
 import { compileQueryNow } from './query'
 
@@ -38,4 +41,34 @@ export function runQuery(query: string, list: readonly TestEntry[], env: Partial
   }
   pipeline.flush()
   return { out, records }
+}
+
+/**
+ * The entries that leave the query's modules (the renderer left out): each stage sees what the one before passed
+ * on, in order, then is flushed to its end, the first stage first (as Pipeline runs them).
+ */
+export function runStages(query: string, entries: readonly Entry[], env: RunEnv = testEnv()): Entry[] {
+  let current = [...entries]
+  for (const m of compileQueryNow(query).modules) {
+    const stage = m.stage(env)
+    const next: Entry[] = []
+    const out = (x: Entry) => next.push(x)
+    for (const e of current) stage.push(e, out)
+    flushAll(stage, out)
+    current = next
+  }
+  return current
+}
+
+/** Expects the query to be refused at `position` (in the module of index `moduleIndex`, 0 unless given); answers the reason. */
+export function refusedAt(query: string, position: number, moduleIndex = 0): string {
+  let error: unknown
+  try {
+    compileQueryNow(query)
+  } catch (e) {
+    error = e
+  }
+  expect(error).toBeInstanceOf(QueryError)
+  expect({ query, position: (error as QueryError).position, moduleIndex: (error as QueryError).moduleIndex }).toEqual({ query, position, moduleIndex })
+  return (error as QueryError).reason
 }

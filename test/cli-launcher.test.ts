@@ -1,4 +1,4 @@
-// The server ends when its `quarry` launcher dies (issue 24 point 7): the Node launcher (cli/quarry.cjs run by Node)
+// The server ends when its `quarry` launcher dies: the Node launcher (cli/quarry.cjs run by Node)
 // killed with SIGKILL, which it cannot forward, leaves no server holding the data directory; a new start on the same
 // directory then succeeds. Run as the bin (its #! line, /bin/sh), the file execs Bun itself: no launcher process
 // stands between, so the PID the caller holds is the server's. A server started without the launcher is not tied to

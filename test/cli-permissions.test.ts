@@ -1,4 +1,4 @@
-// `quarry search run` and the permissions of an API token (issue 24 points 6 and 8): a token without what the command
+// `quarry search run` and the permissions of an API token: a token without what the command
 // needs is refused before anything is launched, with the missing permission named; a token holding just enough runs;
 // and a script running more searches than the cap of unsaved searches is never refused, because each `search run`
 // deletes the search it printed.

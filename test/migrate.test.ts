@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { MAIN } from './cli'
 import { listening, spawnServer, tempDirs } from './helpers'
 import { freshDatabase } from './pg'
+import { testWithServers } from './services'
 import { MIGRATIONS } from '../server/store/migrations'
 import { openDatabase } from '../server/store/db'
 import { PG_MIGRATIONS } from '../server/store/migrations-pg'
@@ -57,7 +58,7 @@ describe('quarry migrate', () => {
     after.close()
   }, 30_000)
 
-  test('several at once on one store apply each migration once, and every one exits 0 (SQLite and PostgreSQL)', async () => {
+  testWithServers('several at once on one store apply each migration once, and every one exits 0 (SQLite and PostgreSQL)', async () => {
     const db = await freshDatabase()
     try {
       const dataDir = tempDir()
@@ -75,7 +76,7 @@ describe('quarry migrate', () => {
     }
   }, 30_000)
 
-  test('PostgreSQL: says what it applied, without the password of the URL; nothing the second time', async () => {
+  testWithServers('PostgreSQL: says what it applied, without the password of the URL; nothing the second time', async () => {
     const db = await freshDatabase()
     try {
       const env = { QUARRY_DATA_DIR: tempDir(), QUARRY_DATABASE_URL: db.url }

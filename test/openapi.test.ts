@@ -179,7 +179,9 @@ describe('the docs page', () => {
     const csp = res.headers.get('content-security-policy')!
     expect(csp).toBe(DOCS_CSP)
     // scripts: this origin and the page's own inline element only; requests to this origin only
-    expect(csp).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'$/)
+    expect(csp).toMatch(/script-src 'self'( 'sha256-[A-Za-z0-9+/]+=*')+$/)
+    const inline = [...res.text.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]!)
+    expect(csp.split("script-src 'self' ")[1]!.split(' ')).toEqual(inline.map((body) => `'sha256-${new Bun.CryptoHasher('sha256').update(body).digest('base64')}'`))
     expect(csp).not.toContain('http')
     expect(csp).not.toContain("'unsafe-eval'")
     expect(csp).toContain("connect-src 'self'")
@@ -189,6 +191,30 @@ describe('the docs page', () => {
       expect({ name, value: res.headers.get(name) }).toEqual({ name, value: API_HEADERS[name]! })
     // the document itself keeps the API's policy
     expect((await s.call('GET', '/api/docs/json')).headers.get('content-security-policy')).toBe(API_HEADERS['content-security-policy']!)
+  })
+
+  test('the page hides what cannot work offline, runs no eval under its CSP and asks for no /favicon.ico', async () => {
+    const s = await setup()
+    const page = (await s.call('GET', '/api/docs')).text
+    const configuration = JSON.parse(/data-configuration='([^']*)'/.exec(page)![1]!)
+    expect(configuration).toMatchObject({ agent: { disabled: true }, mcp: { disabled: true }, showDeveloperTools: 'never' })
+    const bundle = await Bun.file(new URL('../vendor/scalar/standalone.js', import.meta.url)).text()
+    // the bundle's configuration schema knows these switches (a Scalar update that renames one fails here)
+    expect(bundle).toContain('agent:w(C({key:w(S()),disabled:w(ue())')
+    expect(bundle).toContain('disabled:w(ue(),{typeComment:`When true, disables the MCP integration`})')
+    expect(bundle).toContain('showDeveloperTools:_e([T(`localhost`),T(`always`),T(`never`)]')
+    // the bundle's one use of Function or eval is Zod's probe, skipped when its global configuration says jitless,
+    // which an inline script sets before the bundle's script element runs
+    const evals = [...bundle.matchAll(/(?<![\w$.])(?:new\s+)?(?:Function|eval)\s*\(/g)]
+    expect(evals).toHaveLength(1)
+    expect(bundle.slice(evals[0]!.index! - 200, evals[0]!.index!)).toContain('if(vJ.jitless||')
+    expect(bundle).toContain('vJ=globalThis.__zod_globalConfig')
+    const jitless = page.indexOf('<script>globalThis.__zod_globalConfig = { jitless: true }</script>')
+    expect(jitless).toBeGreaterThan(0)
+    expect(jitless).toBeLessThan(page.indexOf(`<script src="${SCALAR_PATH}"`))
+    // an empty icon of its own (img-src admits data:): a browser asks for no /favicon.ico
+    expect(page).toContain('<link rel="icon" href="data:,">')
+    expect(DOCS_CSP).toContain("img-src 'self' data:")
   })
 
   test('GET /api/docs/scalar-VERSION.js: the vendored bundle, byte for byte, public, as JavaScript, cached for good', async () => {

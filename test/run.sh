@@ -4,6 +4,9 @@
 # Anything the tests need that is not an npm package is started here, by the project itself: the S3 server
 # (test/s3-server.sh) and the PostgreSQL server (test/pg-server.sh).
 #   QUARRY_TEST_STORES="sqlite pg" (default), "sqlite" or "pg": which stores the suite runs on.
+# With "sqlite" alone the run needs neither root nor anything installed: it starts no S3 or PostgreSQL server
+# (nor installs one), and leaves out what needs them (QUARRY_TEST_SERVICES=none, read by test/services.ts: the
+# S3 blob store, the PostgreSQL store, test/cluster/); its summary says so. CI runs the default, which runs all.
 # The cluster tests (test/cluster/) start their own replicas on PostgreSQL and S3 whatever the store of the pass,
 # so a whole-suite run runs them in its first pass only (left out of the later ones by selection, not skipped);
 # files named on the command line run in every pass.
@@ -12,6 +15,8 @@ cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "test/run.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
 STORES=${QUARRY_TEST_STORES:-sqlite pg}
+servers=yes
+case " $STORES " in *" pg "*) ;; *) servers=no ;; esac
 log=$(mktemp)
 s3dir=$(mktemp -d)
 pgdir=$(mktemp -d)
@@ -19,21 +24,26 @@ trap 'bash test/s3-server.sh stop "$s3dir" >/dev/null 2>&1; bash test/pg-server.
 trap 'exit 130' INT TERM # run the EXIT trap (and stop the servers) on Ctrl-C too
 
 # The S3 blob-store tests need a real S3 server, and the store contract suite (and the PostgreSQL run) a real
-# PostgreSQL; if either cannot start, the run fails here (the tests never skip).
-if ! bash test/s3-server.sh start "$s3dir" >/dev/null; then
+# PostgreSQL; if either cannot start, the run fails here (the tests never skip). A sqlite-only run starts neither.
+if [ "$servers" = no ]; then
+  export QUARRY_TEST_SERVICES=none
+  unset QUARRY_TEST_S3_ENDPOINT QUARRY_TEST_S3_BUCKET QUARRY_TEST_S3_ACCESS_KEY QUARRY_TEST_S3_SECRET_KEY QUARRY_TEST_S3_REGION QUARRY_TEST_DATABASE_URL
+elif ! bash test/s3-server.sh start "$s3dir" >/dev/null; then
   echo "test/run.sh: the S3 test server did not start (see above)" >&2
   echo "tests: 0 passed, 0 failed"
   exit 1
 fi
-if ! bash test/pg-server.sh start "$pgdir" >/dev/null; then
+if [ "$servers" = yes ] && ! bash test/pg-server.sh start "$pgdir" >/dev/null; then
   echo "test/run.sh: the PostgreSQL test server did not start (see above)" >&2
   echo "tests: 0 passed, 0 failed"
   exit 1
 fi
-# shellcheck disable=SC1091
-source "$s3dir/env" # exports QUARRY_TEST_S3_ENDPOINT, _BUCKET, _ACCESS_KEY, _SECRET_KEY, _REGION
-# shellcheck disable=SC1091
-source "$pgdir/env" # exports QUARRY_TEST_DATABASE_URL
+if [ "$servers" = yes ]; then
+  # shellcheck disable=SC1091
+  source "$s3dir/env" # exports QUARRY_TEST_S3_ENDPOINT, _BUCKET, _ACCESS_KEY, _SECRET_KEY, _REGION
+  # shellcheck disable=SC1091
+  source "$pgdir/env" # exports QUARRY_TEST_DATABASE_URL
+fi
 
 total_passed=0
 total_failed=0
@@ -43,6 +53,7 @@ for store in $STORES; do
   pass=$((pass + 1))
   select=()
   if [ "$#" -eq 0 ] && [ "$pass" -gt 1 ]; then select=(--path-ignore-patterns='test/cluster/**' --path-ignore-patterns='vendor/**'); fi
+  if [ "$servers" = no ]; then select=(--path-ignore-patterns='test/cluster/**'); fi
   echo "=== the suite on the $store store"
   start=$SECONDS
   # bunfig.toml's [test] timeout is not read by Bun 1.4.5 (a 6 s test failed at the 5 s default), so it is given here.
@@ -56,5 +67,8 @@ for store in $STORES; do
   total_failed=$((total_failed + ${failed:-0}))
   [ "$run_status" -eq 0 ] || status=$run_status
 done
+if [ "$servers" = no ]; then
+  echo "=== left out (QUARRY_TEST_STORES=$STORES starts no PostgreSQL or S3 server): test/cluster/, the PostgreSQL store contract and migrations, the S3 blob store; run QUARRY_TEST_STORES=\"sqlite pg\" (the default) for all"
+fi
 echo "tests: $total_passed passed, $total_failed failed"
 exit "$status"

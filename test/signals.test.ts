@@ -2,8 +2,8 @@
 // `quarry` bin (the Node launcher) running `serve`, stops the server itself and frees its port; the launcher passes
 // arguments, output and exit codes through; the container's health check finds the configured port.
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync, readdirSync, symlinkSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { tempDirs } from './helpers'
 import pkg from '../package.json'
 
@@ -44,11 +44,34 @@ async function waitUntil(what: string, ok: () => Promise<boolean>, ms = 20_000) 
   throw new Error(`timed out waiting until ${what}`)
 }
 
-/** Node on PATH, without any Bun: what a machine with only Node and npm offers. */
+/**
+ * A PATH with Node and the system's tools but no Bun: what a machine with only Node and npm offers. It is one
+ * directory of links to every program in Node's directory, /usr/bin and /bin (first one of a name wins, as on a
+ * PATH) except `bun` and `bunx`, so it holds on machines where Bun sits beside them (`npm i -g bun` puts it in
+ * /usr/bin, or in Node's directory under nvm). Made once per test file.
+ */
+let bunlessPath: string | undefined
 const nodeOnlyPath = () => {
+  if (bunlessPath) return bunlessPath
   const node = Bun.which('node')
   if (!node) throw new Error('node is not on PATH')
-  return [node.slice(0, node.lastIndexOf('/')), '/usr/bin', '/bin'].join(':')
+  const dir = tempDir()
+  const linked = new Set(['bun', 'bunx'])
+  for (const from of [dirname(node), '/usr/bin', '/bin']) {
+    let names: string[]
+    try {
+      names = readdirSync(from)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      if (linked.has(name)) continue
+      linked.add(name)
+      symlinkSync(join(from, name), join(dir, name))
+    }
+  }
+  bunlessPath = dir
+  return dir
 }
 
 function spawnStart(cmd: string[], port: number, extraEnv: Record<string, string> = {}) {
@@ -115,8 +138,10 @@ describe('the quarry bin on a machine without Bun', () => {
     return { code, stdout, stderr }
   }
 
-  test('there is no bun on the PATH these tests use', () => {
+  test('there is no bun on the PATH these tests use, and there is node', () => {
     expect(Bun.which('bun', { PATH: nodeOnlyPath() })).toBeNull()
+    expect(Bun.which('bunx', { PATH: nodeOnlyPath() })).toBeNull()
+    expect(Bun.which('node', { PATH: nodeOnlyPath() })).not.toBeNull()
   })
 
   test('quarry --version prints the package version and licence', async () => {

@@ -17,7 +17,14 @@ const SERVER_MAIN = join(ROOT, 'server', 'main.ts')
 const dirs: string[] = []
 /** Two real starts, the first hashing the admin password: on a loaded 2-core machine this took over 30 s. */
 const PROCESS_TEST_MS = 90_000
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+// The tests take write permission away (a 0500 blob directory): given back first, so that a user other than root
+// can remove what they made.
+afterAll(() =>
+  dirs.forEach((d) => {
+    Bun.spawnSync(['chmod', '-R', 'u+rwX', d])
+    rmSync(d, { recursive: true, force: true })
+  }),
+)
 
 /** Modes do not stop root: as root the server runs as `nobody`, for whom a 0400 file is read-only as for anyone. */
 const asRoot = process.getuid?.() === 0

@@ -1,6 +1,6 @@
 // One contract suite for every Store: SQLite in a temporary file, and PostgreSQL on the test server test/run.sh
 // starts (test/pg-server.sh; a fresh database per test). The PostgreSQL run never skips: without
-// QUARRY_TEST_DATABASE_URL it fails. Every repository method runs here with the same assertions on both.
+// QUARRY_TEST_DATABASE_URL it fails; only a run without the test servers (test/services.ts) leaves it out. Every repository method runs here with the same assertions on both.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,6 +13,7 @@ import { PG_MIGRATIONS } from '../server/store/migrations-pg'
 import { MIGRATIONS } from '../server/store/migrations'
 import { notificationsContract } from '../plugins/notifications/repo.contract'
 import { freshDatabase, testDatabaseUrl } from './pg'
+import { describeWithServers, withServers } from './services'
 import type { SavedSearchRow } from '../server/search/repo'
 
 interface Harness {
@@ -50,7 +51,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 
 const T0 = 1_700_000_000_000
 
-describe.each(engines)('store contract: %s', (_engine, open) => {
+describe.each(withServers ? engines : engines.filter(([name]) => name === 'sqlite'))('store contract: %s', (_engine, open) => {
   const harnesses: Harness[] = []
   afterEach(async () => {
     for (const h of harnesses.splice(0)) await h.cleanup()
@@ -793,7 +794,7 @@ describe.each(engines)('store contract: %s', (_engine, open) => {
   })
 })
 
-describe('PostgreSQL store: cluster guarantees', () => {
+describeWithServers('PostgreSQL store: cluster guarantees', () => {
   test('replicas opening one new database together migrate it once', async () => {
     const db = await freshDatabase()
     try {
@@ -883,8 +884,9 @@ describe('PostgreSQL store: cluster guarantees', () => {
 })
 
 // The notifications repository's contract (plugins/notifications/repo.contract.ts; repo.test.ts runs it on SQLite).
-notificationsContract('PostgreSQL', async () => {
-  const db = await freshDatabase()
-  const store = await createPgStore(db.url, { max: 8 })
-  return { store, close: async () => (await store.close(), await db.drop()) }
-})
+if (withServers)
+  notificationsContract('PostgreSQL', async () => {
+    const db = await freshDatabase()
+    const store = await createPgStore(db.url, { max: 8 })
+    return { store, close: async () => (await store.close(), await db.drop()) }
+  })

@@ -1,6 +1,7 @@
 // The wire rules every route follows (docs/api.md "Conventions") and the service routes of docs/api.md "Logging in and
 // sessions".
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
@@ -480,11 +481,12 @@ describe('service routes', () => {
     }
   })
 
-  test('GET /api/version: the shape of docs/api.md "Logging in and sessions", no auth', async () => {
+  test('GET /api/version: the shape of docs/api.md "Logging in and sessions" and Quarry\'s version from package.json, no auth', async () => {
     const s = await setup()
     const res = await s.call('GET', '/api/version')
     expect(res.status).toBe(200)
     expect(res.body).toEqual({
+      Version: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version,
       API: { Major: 0, Minor: 2 },
       Build: { Major: 5, Minor: 0, Point: 0, BuildDate: expect.stringMatching(ISO), BuildID: expect.any(String), GUIBuildID: '' },
     })

@@ -1,25 +1,19 @@
-// The stage runner and generated rows the tests of first/last and unique share: a query's modules run over entries
-// in memory and flushed to the end; rows of small value sets, so that keys repeat, each value sometimes missing.
+// What the tests of the condensing and processing modules share (sort, unique, first/last, eval, lookup): a query's
+// modules run over entries in memory and flushed to the end, and rows of small value sets, so that keys repeat,
+// each value sometimes missing.
 import fc from 'fast-check'
 import type { Entry } from '../entry'
-import { type RunEnv, flushAll } from '../module'
-import { compileQueryNow } from '../query'
+import type { RunEnv } from '../module'
+import { runStages, testEnv } from '../testing'
 import type { Value } from '../value'
 
-export const ENV: RunEnv = { resources: new Map(), extractors: new Map(), maxTracked: 1_000_000, start: 0, end: 0, renderer: 'text' }
+export { refusedAt } from '../testing'
+
+export const ENV: RunEnv = testEnv()
 const encoder = new TextEncoder()
 
-export function run(query: string, entries: Entry[], env = ENV): Entry[] {
-  const q = compileQueryNow(`tag=web ${query}`)
-  const stages = q.modules.map((m) => m.stage(env))
-  const out: Entry[] = []
-  const sinks: ((e: Entry) => void)[] = []
-  sinks[stages.length] = (e) => out.push(e)
-  for (let i = stages.length - 1; i >= 0; i--) sinks[i] = (e) => stages[i]!.push(e, sinks[i + 1]!)
-  for (const e of entries) sinks[0]!(e)
-  for (let i = 0; i < stages.length; i++) flushAll(stages[i]!, sinks[i + 1]!)
-  return out
-}
+/** The entries that leave the modules of `tag=web <query>` (the renderer left out). */
+export const run = (query: string, entries: Entry[], env = ENV): Entry[] => runStages(`tag=web ${query}`, entries, env)
 
 /** Rows of small value sets (so that keys repeat), each value sometimes missing. */
 export const rows = fc.array(

@@ -1,30 +1,15 @@
-import { flushAll } from '../module'
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import type { Entry } from '../entry'
 import { QueryError, SearchLimitError } from '../errors'
-import type { RunEnv } from '../module'
 import { compileQueryNow } from '../query'
 import { IPValue, TimeValue, type Value, parseIP } from '../value'
+import { ENV, run } from './condensing.testkit'
 
-const ENV: RunEnv = { resources: new Map(), extractors: new Map(), maxTracked: 1_000_000, start: 0, end: 0, renderer: 'text' }
 const encoder = new TextEncoder()
 
 function entry(values: Record<string, Value> = {}, data = '', ts = 0): Entry {
   return { ts, tag: 'web', src: '192.0.2.1', data: encoder.encode(data), values: new Map(Object.entries(values)) }
-}
-
-/** The entries that leave the query's modules (the renderer left out). */
-function run(query: string, entries: Entry[]): Entry[] {
-  const q = compileQueryNow(`tag=web ${query}`)
-  const stages = q.modules.map((m) => m.stage(ENV))
-  const out: Entry[] = []
-  const sinks: ((e: Entry) => void)[] = []
-  sinks[stages.length] = (e) => out.push(e)
-  for (let i = stages.length - 1; i >= 0; i--) sinks[i] = (e) => stages[i]!.push(e, sinks[i + 1]!)
-  for (const e of entries) sinks[0]!(e)
-  for (let i = 0; i < stages.length; i++) flushAll(stages[i]!, sinks[i + 1]!)
-  return out
 }
 
 /** The value `x` an assignment program sets on one entry (undefined: none). */

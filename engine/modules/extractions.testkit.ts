@@ -1,12 +1,12 @@
-import { flushAll } from '../module'
 // What the tests of the extraction and processing modules share: running a query's modules over entries, and
 // reading the error a query is refused with.
-import { expect } from 'bun:test'
 import type { Entry } from '../entry'
-import { QueryError } from '../errors'
 import type { RunEnv } from '../module'
 import { compileQueryNow } from '../query'
+import { runStages } from '../testing'
 import type { Value } from '../value'
+
+export { refusedAt } from '../testing'
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z')
 
@@ -19,18 +19,9 @@ export function entry(data: string | Uint8Array, values: Record<string, Value> =
   return { ts, tag: 'x', src: '192.0.2.1', data: typeof data === 'string' ? new TextEncoder().encode(data) : data, values: new Map(Object.entries(values)) }
 }
 
-/** The entries that leave the query's modules (the renderer left out), for entries made of `datas`. */
+/** The entries that leave the query's modules (the renderer left out), for entries made of `inputs`. */
 export function run(query: string, inputs: (string | Entry)[], resources: Record<string, string> = {}): Entry[] {
-  const q = compileQueryNow(query)
-  const stages = q.modules.map((m) => m.stage(env(resources)))
-  let current = inputs.map((d) => (typeof d === 'string' ? entry(d) : d))
-  for (const s of stages) {
-    const next: Entry[] = []
-    for (const e of current) s.push(e, (x) => next.push(x))
-    flushAll(s, (x) => next.push(x))
-    current = next
-  }
-  return current
+  return runStages(query, inputs.map((d) => (typeof d === 'string' ? entry(d) : d)), env(resources))
 }
 
 /** The values of the entries that leave the query, as plain objects. */
@@ -41,15 +32,3 @@ export function values(query: string, inputs: (string | Entry)[], resources: Rec
 /** The normal form of a query. */
 export const normal = (q: string) => compileQueryNow(q).text
 
-/** Expects the query to be refused at `position` (with the module's index 0 unless given); returns the reason. */
-export function refusedAt(q: string, position: number, moduleIndex = 0): string {
-  let error: unknown
-  try {
-    compileQueryNow(q)
-  } catch (e) {
-    error = e
-  }
-  expect(error).toBeInstanceOf(QueryError)
-  expect({ q, position: (error as QueryError).position, moduleIndex: (error as QueryError).moduleIndex }).toEqual({ q, position, moduleIndex })
-  return (error as QueryError).reason
-}

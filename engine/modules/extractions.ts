@@ -5,7 +5,7 @@
 import { type Entry, valueOf } from '../entry'
 import type { Token } from '../lex'
 import { quote } from '../lex'
-import { argError } from '../module'
+import { type CompiledModule, type Sink, argError } from '../module'
 import type { ModuleCall } from '../parse'
 import { type Value, valueText } from '../value'
 import { type FilterOp, type ValueTest, FILTER_OPS, splitFilter, valueTest } from './filter'
@@ -122,6 +122,54 @@ export function applyExtractions(e: Entry, items: readonly Extraction[], found: 
     if (unread === undefined || !unread.has(x.as)) e.values.set(x.as, v)
   }
   return true
+}
+
+/** What one stage of an extracting module does per entry (see extractingModule). */
+export interface ExtractingStage {
+  /** Sets found[i] to the value item i names in the entry (undefined: not there); false drops the entry at once. */
+  read(e: Entry, found: (Value | undefined)[]): boolean | void
+  /** Passes on an entry the items kept (default: as it is). */
+  passOn?(e: Entry, out: Sink): void
+}
+
+/**
+ * The compiled module of an extraction that reads values from its input (DATA, or the value `-e` names) by the
+ * platform's lenient rule (MissingRule): per entry the stage reads the items' values, applies their filters and
+ * renames (applyExtractions), and passes on the entries they keep. Stateless: the stage keeps nothing across entries.
+ */
+export function extractingModule(spec: {
+  name: string
+  text: string
+  items: readonly Extraction[]
+  /** The value read instead of DATA (`-e`). */
+  source: string | undefined
+  /** `-s`: an item that found nothing drops the entry. */
+  strict?: boolean
+  /** Values read besides `source` (default: `source` alone). */
+  consumes?: string[]
+  stage(): ExtractingStage
+}): CompiledModule {
+  const { items } = spec
+  return {
+    name: spec.name,
+    kind: 'extraction',
+    text: spec.text,
+    consumes: spec.consumes ?? (spec.source !== undefined ? [spec.source] : []),
+    produces: [...new Set(items.map((x) => x.as))],
+    stateless: true,
+    stage(env) {
+      const found: (Value | undefined)[] = new Array(items.length)
+      const rule: MissingRule = { missing: 'lenient', strict: spec.strict ?? false }
+      const { read, passOn } = spec.stage()
+      return {
+        push(e, out) {
+          if (read(e, found) === false || !applyExtractions(e, items, found, rule, env.unread)) return
+          if (passOn) passOn(e, out)
+          else out(e)
+        },
+      }
+    },
+  }
 }
 
 /**

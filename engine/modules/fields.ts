@@ -17,8 +17,8 @@ import { type Entry, valueOf } from '../entry'
 import { type Token, quote } from '../lex'
 import { type CompiledModule, type ModuleDef, argError, flagsText, readFlags } from '../module'
 import type { ModuleCall } from '../parse'
-import { type Value, valueText } from '../value'
-import { type Extraction, applyExtractions, extractionsText, flagValue, readExtractions } from './extractions'
+import { valueText } from '../value'
+import { type Extraction, extractingModule, extractionsText, flagValue, readExtractions } from './extractions'
 
 /** Go's base-0 integer syntax, as the index of a field: 10, 010 (octal), 0x1f, 0o17, 0b101. */
 export function parseIndex(text: string): number | null {
@@ -183,29 +183,23 @@ function indexModule(
   const strict = flags.has('s')
   const source = flagValue(flags, 'e')
   const last = Math.max(...indexes)
-  return {
+  return extractingModule({
     name: call.name,
-    kind: 'extraction',
     text: [call.name, ...flagsText(flags, quote), ...extractionsText(items, indexName)].join(' '),
-    consumes: source !== undefined ? [source] : [],
-    produces: [...new Set(items.map((x) => x.as))],
-    stateless: true,
-    stage(env) {
-      const found: (Value | undefined)[] = new Array(items.length)
-      const rule = { missing: 'lenient' as const, strict }
-      return {
-        push(e, out) {
-          const text = binary ? inputBytes(e, source) : textOf(e, source)
-          const fields = text === undefined ? [] : split(text, last)
-          for (let i = 0; i < items.length; i++) {
-            const f = fields[indexes[i]!]
-            found[i] = f === undefined ? undefined : binary ? fromBytes(f) : f
-          }
-          if (applyExtractions(e, items, found, rule, env.unread)) out(e)
-        },
-      }
-    },
-  }
+    items,
+    source,
+    strict,
+    stage: () => ({
+      read(e, found) {
+        const text = binary ? inputBytes(e, source) : textOf(e, source)
+        const fields = text === undefined ? [] : split(text, last)
+        for (let i = 0; i < items.length; i++) {
+          const f = fields[indexes[i]!]
+          found[i] = f === undefined ? undefined : binary ? fromBytes(f) : f
+        }
+      },
+    }),
+  })
 }
 
 function textOf(e: Entry, source: string | undefined): string | undefined {

@@ -24,7 +24,7 @@ import type { Token } from '../lex'
 import { type ModuleDef, argError, readFlags } from '../module'
 import type { ModuleCall } from '../parse'
 import type { Value } from '../value'
-import { type Extraction, applyExtractions, flagValue, inputText, readExtractions } from './extractions'
+import { type Extraction, extractingModule, flagValue, inputText, readExtractions } from './extractions'
 import { SCAN_OK, SCAN_TOO_DEEP, memberValue, scanDocument, scanPlan } from './jsonscan'
 import { FILTER_OPS, splitFilter } from './filter'
 
@@ -242,26 +242,24 @@ export const json: ModuleDef = {
       if (x.as !== pathName(x.path)) s += ` as ${quoteName(x.as)}`
       parts.push(s)
     }
-    const produces = [...new Set(items.map((x) => x.as))]
     const expandIndex = expand === undefined ? -1 : items.findIndex((x) => x.as === expand)
-    return {
+    const plan = source === undefined && expand === undefined ? scanPlan(items.map((x) => x.path)) : null
+    return extractingModule({
       name: 'json',
-      kind: 'extraction',
       text: parts.join(' '),
+      items,
+      source,
+      strict,
       consumes: [...(source !== undefined ? [source] : []), ...(expand !== undefined && expandIndex < 0 ? [expand] : [])],
-      produces,
-      stateless: true,
-      stage(env) {
-        const found: (Value | undefined)[] = new Array(items.length)
-        const rule = { missing: 'lenient' as const, strict }
-        const plan = source === undefined && expand === undefined ? scanPlan(items.map((x) => x.path)) : null
+      stage() {
+        // the array -x expands, when one of the items is it
+        let array: unknown
         return {
-          push(e, out) {
+          read(e, found) {
             if (plan !== null) {
               const scanned = scanDocument(e.data, plan)
               if (scanned !== SCAN_TOO_DEEP) {
                 for (let i = 0; i < items.length; i++) found[i] = scanned === SCAN_OK ? memberValue(e.data, plan, i) : undefined
-                if (applyExtractions(e, items, found, rule, env.unread)) out(e)
                 return
               }
             }
@@ -274,20 +272,20 @@ export const json: ModuleDef = {
                 doc = undefined
               }
             }
-            let array: unknown
+            array = undefined
             for (let i = 0; i < items.length; i++) {
               const raw = doc === undefined ? undefined : walkPath(doc, items[i]!.path)
               if (i === expandIndex) array = raw
               found[i] = jsonValue(raw)
             }
-            if (!applyExtractions(e, items, found, rule, env.unread)) return
-            if (expand === undefined) return out(e)
-            if (expandIndex < 0) array = parseArray(e.values.get(expand))
-            expandArray(e, expand, array, out)
           },
+          passOn:
+            expand === undefined
+              ? undefined
+              : (e, out) => expandArray(e, expand, expandIndex < 0 ? parseArray(e.values.get(expand)) : array, out),
         }
       },
-    }
+    })
   },
 }
 

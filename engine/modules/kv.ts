@@ -13,7 +13,7 @@
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import type { Value } from '../value'
-import { applyExtractions, asBuffer, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
+import { asBuffer, extractingModule, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
 
 export interface KvOptions {
   separator: string
@@ -237,34 +237,25 @@ export const kv: ModuleDef = {
     const strict = flags.has('s')
     const source = flagValue(flags, 'e')
     const wanted = new Set(items.map((x) => x.source))
-    return {
+    const plan = bytePlan(wanted, options)
+    const textPairs = (text: string | undefined) => (text === undefined ? undefined : readPairs(text, wanted, options))
+    return extractingModule({
       name: 'kv',
-      kind: 'extraction',
       text: ['kv', ...flagsText(flags, quote), ...extractionsText(items)].join(' '),
-      consumes: source !== undefined ? [source] : [],
-      produces: [...new Set(items.map((x) => x.as))],
-      stateless: true,
-      stage(env) {
-        const found: (Value | undefined)[] = new Array(items.length)
-        const rule = { missing: 'lenient' as const, strict }
-        const plan = bytePlan(wanted, options)
-        return {
-          push(e, out) {
-            // DATA is read as bytes when the delimiters and separator allow it (most queries): no decoding of the
-            // whole entry, only of the values found.
-            if (source === undefined && plan !== null) {
-              const pairs = readPairsBytes(asBuffer(e.data), wanted, options, plan)
-              for (let i = 0; i < items.length; i++) found[i] = pairs.get(items[i]!.source)
-              if (applyExtractions(e, items, found, rule, env.unread)) out(e)
-              return
-            }
-            const text = inputText(e, source)
-            const pairs = text === undefined ? undefined : readPairs(text, wanted, options)
-            for (let i = 0; i < items.length; i++) found[i] = pairs?.get(items[i]!.source)
-            if (applyExtractions(e, items, found, rule, env.unread)) out(e)
-          },
-        }
-      },
-    }
+      items,
+      source,
+      strict,
+      stage: () => ({
+        read(e, found) {
+          // DATA is read as bytes when the delimiters and separator allow it (most queries): no decoding of the whole
+          // entry, only of the values found.
+          const pairs =
+            source === undefined && plan !== null
+              ? readPairsBytes(asBuffer(e.data), wanted, options, plan)
+              : textPairs(inputText(e, source))
+          for (let i = 0; i < items.length; i++) found[i] = pairs?.get(items[i]!.source)
+        },
+      }),
+    })
   },
 }

@@ -1,27 +1,14 @@
-import { flushAll } from '../module'
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import type { Entry } from '../entry'
-import { QueryError, SearchLimitError } from '../errors'
-import type { RunEnv } from '../module'
+import { SearchLimitError } from '../errors'
+import { FLUSH_SLICE } from '../module'
 import { compileQueryNow } from '../query'
 import { type Value, compareValues, parseIP } from '../value'
-import { MAX_SORT_ENTRIES } from './sort'
+import { ENV, refusedAt, run } from './condensing.testkit'
+import { MAX_SORT_ENTRIES, SORT_RUN, sortedInSlices } from './sort'
 
-const ENV: RunEnv = { resources: new Map(), extractors: new Map(), maxTracked: 1_000_000, start: 0, end: 0, renderer: 'text' }
 const EMPTY = new Uint8Array(0)
-
-function run(query: string, entries: Entry[]): Entry[] {
-  const q = compileQueryNow(`tag=web ${query}`)
-  const stages = q.modules.map((m) => m.stage(ENV))
-  const out: Entry[] = []
-  const sinks: ((e: Entry) => void)[] = []
-  sinks[stages.length] = (e) => out.push(e)
-  for (let i = stages.length - 1; i >= 0; i--) sinks[i] = (e) => stages[i]!.push(e, sinks[i + 1]!)
-  for (const e of entries) sinks[0]!(e)
-  for (let i = 0; i < stages.length; i++) flushAll(stages[i]!, sinks[i + 1]!)
-  return out
-}
 
 /** Values of mixed kinds: integers, floats, numbers as text, IPs, words, or none. */
 const value: fc.Arbitrary<Value | undefined> = fc.oneof(
@@ -76,15 +63,7 @@ describe('sort', () => {
     ['tag=web sort by x sideways', 18, 'unexpected "sideways"'],
     ['tag=web sort by x asc desc', 22, 'unexpected "desc"'],
   ])('%j is refused at %d', (query, position, reason) => {
-    let error: unknown
-    try {
-      compileQueryNow(query)
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(QueryError)
-    expect((error as QueryError).position).toBe(position)
-    expect((error as QueryError).reason).toContain(reason)
+    expect(refusedAt(query, position)).toContain(reason)
   })
 
   test(`holding more than ${MAX_SORT_ENTRIES} entries ends the search with an error naming the bound`, () => {
@@ -94,4 +73,59 @@ describe('sort', () => {
     for (let i = 0; i < MAX_SORT_ENTRIES; i++) stage.push({ ts: i, tag: 'web', src: '', data: EMPTY, values }, drop)
     expect(() => stage.push({ ts: 0, tag: 'web', src: '', data: EMPTY, values }, drop)).toThrow(new SearchLimitError(`sort holds at most ${MAX_SORT_ENTRIES} entries and 512 MiB of their data: narrow the search, or condense it first (count by, stats, unique)`))
   })
+
+  test('a large sort passes on what a plain stable sort gives, a bounded amount of work per flush step', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }), { minLength: SORT_RUN * 2, maxLength: SORT_RUN * 5 }),
+        fc.boolean(),
+        (keys, desc) => {
+          const entries = keys.map((k, i): Entry => ({ ts: i, tag: 'web', src: '', data: EMPTY, values: k === undefined ? new Map() : new Map([['x', k]]) }))
+          const stage = compileQueryNow(`tag=web sort by x ${desc ? 'desc' : 'asc'}`).modules[0]!.stage(ENV)
+          for (const e of entries) stage.push(e, () => {})
+          const got: Entry[] = []
+          const steps = stage.flush!((e) => got.push(e)) as Iterable<unknown>
+          for (const _ of steps) expect(got.length % FLUSH_SLICE === 0 || got.length === 0).toBe(true)
+          const present = entries.filter((e) => e.values.has('x'))
+          const plain = present.sort((a, b) => (desc ? -1 : 1) * ((a.values.get('x') as number) - (b.values.get('x') as number)) || a.ts - b.ts)
+          expect(got).toEqual([...plain, ...entries.filter((e) => !e.values.has('x'))])
+        },
+      ),
+      // no shrinking: a failing case of thousands of entries would take minutes to shrink
+      { numRuns: 20, endOnFailure: true },
+    )
+  })
 })
+
+describe('sortedInSlices', () => {
+  test('orders as a stable Array.sort, and each step passes on at most FLUSH_SLICE items and compares a bounded number of times', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: SORT_RUN * 9, size: 'max' }), (keys) => {
+        const items = keys.map((key, id) => ({ key, id }))
+        let compares = 0
+        const compare = (a: { key: number }, b: { key: number }) => {
+          compares++
+          return a.key - b.key
+        }
+        const got: typeof items = []
+        const runs = Math.ceil(items.length / SORT_RUN)
+        const perRun = SORT_RUN * Math.ceil(Math.log2(SORT_RUN) + 1)
+        const perSlice = FLUSH_SLICE * (2 * Math.ceil(Math.log2(runs + 1)) + 2)
+        const steps = sortedInSlices(items, compare, (item) => got.push(item))
+        let step = 0
+        for (;;) {
+          const before = got.length
+          compares = 0
+          if (steps.next().done) break
+          expect(got.length - before).toBeLessThanOrEqual(FLUSH_SLICE)
+          expect(compares).toBeLessThanOrEqual(step < runs ? perRun : perSlice)
+          step++
+        }
+        expect(step).toBeGreaterThanOrEqual(runs + Math.floor(items.length / FLUSH_SLICE))
+        expect(got).toEqual([...items].sort((a, b) => a.key - b.key))
+      }),
+      { numRuns: 30, endOnFailure: true },
+    )
+  })
+})
+

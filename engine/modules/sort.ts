@@ -6,6 +6,8 @@
 // orders them: numbers (and text that reads as one) as numbers, IPs by their bytes, times and durations by their
 // count, everything else by text. Ties keep their order of arrival (the sort is stable); entries that lack the
 // value come last, in either direction.
+// Turns: the flush sorts runs of SORT_RUN entries, one run per step, then merges the runs lazily (a heap of their
+// heads), FLUSH_SLICE entries per step, so that a million entries never hold the event loop for one whole sort.
 // Memory: at most MAX_SORT_ENTRIES entries and MAX_SORT_BYTES of their data are held; one more ends the search with
 // a SearchLimitError naming the bound (sort fewer entries: filter, or count by first).
 import { valueOf } from '../entry'
@@ -17,6 +19,9 @@ import { IPValue, type Value, toNumber, valueText } from '../value'
 
 export const MAX_SORT_ENTRIES = 1_000_000
 export const MAX_SORT_BYTES = 512 * 1024 * 1024
+
+/** Entries sorted in one step of the flush (a run); the runs are merged afterwards. */
+export const SORT_RUN = 4 * FLUSH_SLICE
 
 type Intrinsic = 'time' | 'tag' | 'src'
 
@@ -45,6 +50,63 @@ function compareHeld(a: Held, b: Held): number {
   const s = (a.s ??= valueText(a.v))
   const t = (b.s ??= valueText(b.v))
   return s < t ? -1 : s > t ? 1 : 0
+}
+
+/**
+ * Passes `items` to `out` in the order a stable sort by `compare` gives, as a generator that does a bounded amount
+ * of work between yields: each step sorts one run of SORT_RUN items (about SORT_RUN·log2(SORT_RUN) comparisons),
+ * then each step of the merge passes on FLUSH_SLICE items (about 2·log2(runs) comparisons each). Ties keep the
+ * order of `items`: each run is sorted stably and the merge takes the earlier run's item first.
+ */
+export function* sortedInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, out: (item: T) => void): Generator<void> {
+  const runs: T[][] = []
+  for (let start = 0; start < items.length; start += SORT_RUN) {
+    runs.push(items.slice(start, start + SORT_RUN).sort(compare))
+    yield
+  }
+  const next = new Array<number>(runs.length).fill(0)
+  // A binary min-heap of the runs that have items left, ordered by their next item (ties: the earlier run first).
+  const heap = runs.map((_, r) => r)
+  /** Moves the run at `at` down to its place (the hole method: one write per level, no swaps). */
+  const siftDown = (at: number) => {
+    const r = heap[at]!
+    const item = runs[r]![next[r]!]!
+    let i = at
+    for (;;) {
+      let child = 2 * i + 1
+      if (child >= heap.length) break
+      let c = heap[child]!
+      let childItem = runs[c]![next[c]!]!
+      if (child + 1 < heap.length) {
+        const d = heap[child + 1]!
+        const dItem = runs[d]![next[d]!]!
+        const k = compare(dItem, childItem)
+        if (k < 0 || (k === 0 && d < c)) {
+          child++
+          c = d
+          childItem = dItem
+        }
+      }
+      const k = compare(childItem, item)
+      if (!(k < 0 || (k === 0 && c < r))) break
+      heap[i] = c
+      i = child
+    }
+    heap[i] = r
+  }
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i)
+  let sent = 0
+  while (heap.length > 0) {
+    const r = heap[0]!
+    out(runs[r]![next[r]!]!)
+    if (++next[r]! === runs[r]!.length) {
+      const last = heap.pop()!
+      if (heap.length === 0) break
+      heap[0] = last
+    }
+    siftDown(0)
+    if (++sent % FLUSH_SLICE === 0) yield
+  }
 }
 
 export const sort: ModuleDef = {
@@ -101,16 +163,12 @@ export const sort: ModuleDef = {
               )
             held.push(read(e))
           },
-          *flush(out) {
-            const present = held.filter((h) => h.v !== undefined)
-            const missing = held.filter((h) => h.v === undefined)
-            present.sort(descending ? (a, b) => compareHeld(b, a) : compareHeld)
-            held.length = 0
-            let sent = 0
-            for (const h of [present, missing].flat()) {
-              out(h.e)
-              if (++sent % FLUSH_SLICE === 0) yield
-            }
+          flush(out) {
+            // entries without the value last, in either direction, in their order of arrival
+            const order = (a: Held, b: Held) =>
+              a.v === undefined ? (b.v === undefined ? 0 : 1) : b.v === undefined ? -1 : descending ? compareHeld(b, a) : compareHeld(a, b)
+            const all = held.splice(0)
+            return sortedInSlices(all, order, (h) => out(h.e))
           },
         }
       },

@@ -18,11 +18,10 @@
 // kv). `Timestamp` compares with a time written in RFC 3339 (`Timestamp >= 2024-01-01T00:00:00Z`). A filter on
 // StructuredID is checked against the IDs of every element: `==` and `~` pass when one matches, `!=` and `!~` when
 // none is excluded (syslog.md).
-import type { Entry } from '../entry'
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import { TimeValue, type Value } from '../value'
-import { type Extraction, applyExtractions, extractionsText, flagValue, inputText, readExtractions } from './extractions'
+import { type Extraction, extractingModule, extractionsText, flagValue, inputText, readExtractions } from './extractions'
 
 export interface SDElement {
   id: string
@@ -265,30 +264,23 @@ export const syslog: ModuleDef = {
     // StructuredID filters are checked apart (every element), so the shared pass sees them without a filter.
     const shared = items.map((x, i) => (fields[i]!.kind === 'sdid' ? { ...x, filter: undefined } : x))
     const sdidChecks = items.filter((x, i) => fields[i]!.kind === 'sdid' && x.filter)
-    return {
+    return extractingModule({
       name: 'syslog',
-      kind: 'extraction',
       text: ['syslog', ...flagsText(flags, quote), ...extractionsText(items, defaultName)].join(' '),
-      consumes: source !== undefined ? [source] : [],
-      produces: [...new Set(items.map((x) => x.as))],
-      stateless: true,
-      stage(env) {
-        const found: (Value | undefined)[] = new Array(items.length)
-        const rule = { missing: 'lenient' as const }
-        return {
-          push(e: Entry, out) {
-            const text = inputText(e, source)
-            const r = text === undefined ? {} : parseSyslog(text, e.ts)
-            for (const x of sdidChecks) {
-              if (r.sd === undefined) {
-                if (x.filter!.op !== '!=' && x.filter!.op !== '!~') return
-              } else if (!sdidPasses(x, r)) return
-            }
-            for (let i = 0; i < items.length; i++) found[i] = fieldValue(r, fields[i]!)
-            if (applyExtractions(e, shared, found, rule, env.unread)) out(e)
-          },
-        }
-      },
-    }
+      items: shared,
+      source,
+      stage: () => ({
+        read(e, found) {
+          const text = inputText(e, source)
+          const r = text === undefined ? {} : parseSyslog(text, e.ts)
+          for (const x of sdidChecks) {
+            if (r.sd === undefined) {
+              if (x.filter!.op !== '!=' && x.filter!.op !== '!~') return false
+            } else if (!sdidPasses(x, r)) return false
+          }
+          for (let i = 0; i < items.length; i++) found[i] = fieldValue(r, fields[i]!)
+        },
+      }),
+    })
   },
 }

@@ -6,6 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { createS3BlobStore } from '../../server/blob'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, heldBodies, itemWorld, refused, serverPerTest, storeSnapshot } from '../../test/helpers'
 import { MISSING_S3, testS3 } from '../../test/s3'
+import { describeWithServers } from '../../test/services'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/
@@ -699,7 +700,7 @@ describe('paths', () => {
 })
 
 // --- the same upload path against the S3 blob store (test/run.sh starts the server; like blob.test.ts, never skipped)
-describe('resources on the S3 blob store', () => {
+describeWithServers('resources on the S3 blob store', () => {
   test('upload, download, abort, 413, clone and delete', async () => {
     const s3 = testS3()
     if (!s3) throw new Error(MISSING_S3)

@@ -43,14 +43,43 @@ export class ApiDocs {
   }
 }
 
+/**
+ * Scalar's configuration: the features that need Scalar's cloud or would show on localhost are off, since the page
+ * works offline and its CSP admits requests to this origin only: the AI agent ("Ask AI"), the MCP generator
+ * ("Generate MCP") and the developer tools ("Share", "Deploy", shown by default on localhost).
+ */
+export const SCALAR_CONFIGURATION = {
+  url: DOCS_JSON_PATH,
+  cdn: SCALAR_PATH,
+  withDefaultFonts: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: 'never',
+  _integration: 'elysiajs',
+}
+
+/**
+ * Runs before the bundle: the bundle's Zod (v4) probes whether it may compile validators with `Function('')` and,
+ * under a script-src without 'unsafe-eval', the browser reports that probe as a CSP violation although Zod catches
+ * it. Zod's global configuration (`globalThis.__zod_globalConfig`, read by the bundle when it loads) with
+ * `jitless` skips the probe and validates without generated code, so the page needs no 'unsafe-eval'.
+ */
+const ZOD_JITLESS = '<script>globalThis.__zod_globalConfig = { jitless: true }</script>'
+
+/**
+ * The page: Scalar's, with ZOD_JITLESS ahead of the bundle's script element and an empty icon, so that a browser
+ * asks for no /favicon.ico (which this API does not serve).
+ */
 const PAGE = ScalarRender(
   { title: 'Quarry web API', version: pkg.version, description: 'The Quarry web API reference' },
-  { url: DOCS_JSON_PATH, cdn: SCALAR_PATH, withDefaultFonts: false, _integration: 'elysiajs' } as never,
+  SCALAR_CONFIGURATION as never,
 )
+  .replace('<head>', '<head>\n    <link rel="icon" href="data:,">')
+  .replace(`<script src="${SCALAR_PATH}"`, `${ZOD_JITLESS}\n    <script src="${SCALAR_PATH}"`)
 
 /**
  * The page's own policy, on its path only: scripts from this origin (the one is the vendored Scalar bundle) and
- * the page's one inline script element (by its hash), inline styles, and requests to this origin only (the
+ * the page's inline script elements (by their hashes: the configuration and ZOD_JITLESS), inline styles, and requests to this origin only (the
  * document, and the "try it" requests). The page holds no user content; every other answer keeps API_CSP.
  */
 export const DOCS_CSP = `${DOCS_CSP_BASE}; script-src 'self' ${[...PAGE.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)]

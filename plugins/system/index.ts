@@ -12,6 +12,7 @@ import { area } from '../../server/http/openapi'
 import { MODULES } from '../../engine/registry'
 
 const Version = t.Object({
+  Version: t.String({ description: "Quarry's own version (its package.json); Build is the platform release whose API it speaks" }),
   API: t.Object({ Major: t.Integer(), Minor: t.Integer() }),
   Build: t.Object({
     Major: t.Integer(), Minor: t.Integer(), Point: t.Integer(), BuildDate: t.String(), BuildID: t.String(), GUIBuildID: t.String(),
@@ -82,6 +83,7 @@ export function systemPlugin({
   distributed?: boolean
 }) {
   const version = {
+    Version: pkg.version,
     API: { Major: 0, Minor: 2 },
     Build: { Major: 5, Minor: 0, Point: 0, BuildDate: formatTime(startedAt), BuildID: `${pkg.version}-${config.buildId}`, GUIBuildID: '' },
   }

@@ -1,18 +1,19 @@
-import { flushAll } from '../../module'
 // stats and the math shorthands against SQLite (bun:sqlite) over the same generated rows: per key and per time
 // window; stddev, variance and percentiles against plain loops; re-bucketing (merging the windows' aggregates equals
 // the whole-range result); -maxtracked, -b, the per-operation keying; the normal form and refused arguments.
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { loadAggregate } from './aggregates'
 import type { Aggregate } from '../../aggregate'
 import type { Entry } from '../../entry'
-import { QueryError, SearchLimitError } from '../../errors'
-import type { RunEnv, Sink } from '../../module'
+import { SearchLimitError } from '../../errors'
+import { FLUSH_SLICE, type RunEnv } from '../../module'
 import { Pipeline } from '../../pipeline'
 import { compileQueryNow } from '../../query'
 import { type Value, valueText } from '../../value'
 import { RELATIVE_ACCURACY } from './aggregates'
+import { refusedAt, runStages } from '../../testing'
 import { chartWindowMs } from './stats'
 
 const T0 = Date.UTC(2026, 0, 1)
@@ -78,24 +79,14 @@ function env(over: Partial<RunEnv> = {}): RunEnv {
 
 /** The entries that leave the query's last module (the renderer aside), rows pushed in time order. */
 function run(query: string, rows: Row[], e: RunEnv = env()): Entry[] {
-  const q = compileQueryNow(query)
-  const stages = q.modules.map((m) => m.stage(e))
-  const got: Entry[] = []
-  const sinks: Sink[] = [(x) => got.push(x)]
-  for (let i = stages.length - 1; i >= 0; i--) {
-    const next = sinks[0]!
-    const stage = stages[i]!
-    sinks.unshift((x) => stage.push(x, next))
-  }
-  for (const r of rows) {
+  const entries = rows.map((r): Entry => {
     const values = new Map<string, Value>()
     if (r.host !== undefined) values.set('host', r.host)
     if (r.n !== undefined) values.set('n', r.n)
     if (r.user !== undefined) values.set('user', r.user)
-    sinks[0]!({ ts: r.ts, tag: 'web', src: '10.0.0.1', data: new TextEncoder().encode(r.body), values })
-  }
-  stages.forEach((s, i) => flushAll(s, sinks[i + 1]!))
-  return got
+    return { ts: r.ts, tag: 'web', src: '10.0.0.1', data: new TextEncoder().encode(r.body), values }
+  })
+  return runStages(query, entries, e)
 }
 
 const text = (d: Uint8Array) => new TextDecoder().decode(d)
@@ -226,6 +217,49 @@ describe('stats against SQLite over the same rows', () => {
     const whole = run('tag=web stats sum(n) total(n)', rows)[0]!
     expect(whole.values.get('total')).toBe(whole.values.get('sum')!)
     db.close()
+  })
+
+  test('windows of many keys pass on in slices: at most FLUSH_SLICE rows per entry and per flush step, in window order, totals carried', () => {
+    // windows of up to 700 keys (more than FLUSH_SLICE), some of a few entries, so that windows end while earlier
+    // ones still wait to be passed on; compared with a plain loop over the same entries
+    const windowOf = fc.array(fc.record({ k: fc.integer({ min: 0, max: 699 }), n: fc.integer({ min: -5, max: 5 }) }), { minLength: 1, maxLength: 900, size: 'max' })
+    fc.assert(
+      fc.property(fc.array(windowOf, { minLength: 1, maxLength: 6 }), (windows) => {
+        const entries: Entry[] = windows.flatMap((w, wi) =>
+          w.map((r, i): Entry => ({ ts: T0 + wi * 1000 + Math.floor((i * 1000) / w.length), tag: 'web', src: '', data: new Uint8Array(0), values: new Map<string, Value>([['k', r.k], ['n', r.n]]) })),
+        )
+        const want: Record<string, Value>[] = []
+        const running = new Map<number, number>()
+        windows.forEach((w) => {
+          const cells = new Map<number, { count: number; sum: number }>()
+          for (const r of w) {
+            const c = cells.get(r.k) ?? { count: 0, sum: 0 }
+            c.count++
+            c.sum += r.n
+            cells.set(r.k, c)
+          }
+          for (const [k, c] of cells) {
+            running.set(k, (running.get(k) ?? 0) + c.sum)
+            want.push({ k, count: c.count, sum: c.sum, total: running.get(k)! })
+          }
+        })
+        const stage = compileQueryNow('tag=web stats count sum(n) total(n) by k over 1s').modules[0]!.stage(env())
+        const got: Entry[] = []
+        const out = (e: Entry) => got.push(e)
+        for (const e of entries) {
+          const before = got.length
+          stage.push(e, out)
+          expect(got.length - before).toBeLessThanOrEqual(FLUSH_SLICE)
+        }
+        const steps = stage.flush!(out) as Iterator<unknown> & Iterable<unknown>
+        for (let before = got.length; !steps.next().done; before = got.length) expect(got.length - before).toBeLessThanOrEqual(FLUSH_SLICE)
+        expect(got.map((e) => Object.fromEntries(e.values))).toEqual(want)
+        const windowStarts = got.map((e) => e.ts)
+        expect(windowStarts).toEqual(windowStarts.toSorted((a, b) => a - b))
+      }),
+      // no shrinking: a failing case of thousands of entries would take minutes to shrink
+      { numRuns: 40, endOnFailure: true },
+    )
   })
 
   test('merging the windows of a temporal run (as a renderer re-buckets) gives the condensed results', () => {
@@ -492,13 +526,6 @@ describe('the query language', () => {
     ['tag=a grep x | count by', 23, 1],
     ['tag=a grep x | sum n over 0s', 26, 1],
   ])('%j is refused at position %d, module %d', (input, position, moduleIndex) => {
-    let error: unknown
-    try {
-      compileQueryNow(input)
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(QueryError)
-    expect({ position: (error as QueryError).position, moduleIndex: (error as QueryError).moduleIndex }).toEqual({ position, moduleIndex })
+    refusedAt(input, position, moduleIndex)
   })
 })

@@ -19,8 +19,9 @@
 //
 // Modes (search/search.md "Temporal vs Non-temporal"):
 // - temporal, when `over` is given or the query's renderer is `chart`: windows are aligned on the epoch
-//   (start = floor(ts / span) * span); a window's entries are emitted when an entry of a later window arrives and at
-//   the end, each with TS = the window's start. Without `over`, the chart window is the smallest of 1s, 2s, 5s, 10s,
+//   (start = floor(ts / span) * span); a window's entries are emitted, in window order, once an entry of a later
+//   window arrives (at most FLUSH_SLICE of them per entry that comes after, the rest at the end) and at the end (by
+//   slices of FLUSH_SLICE), each with TS = the window's start: no window of many keys holds the event loop. Without `over`, the chart window is the smallest of 1s, 2s, 5s, 10s,
 //   15s, 30s, 1m, 2m, 5m, 10m, 15m, 30m, 1h, 2h, 3h, 6h, 12h, 1d (then whole days) that is at least 1 s and at least
 //   a 10,000th of the search's range, so a chart has at most about 10,000 windows whatever its range. Windows without
 //   entries emit nothing, and a key emits nothing in a window where it has no entry (a `total` then resumes from
@@ -38,6 +39,8 @@
 // Memory: -maxtracked (default RunEnv.maxTracked, at most MAX_TRACKED_LIMIT) bounds, per operation, the keys held at
 // once (in temporal mode: per window, and the running totals of `total` over the whole search) plus, for
 // unique_count, the distinct values held. Passing it ends the search with a SearchLimitError naming -maxtracked.
+// Windows that ended are held until passed on: each later entry passes on FLUSH_SLICE of their keys and adds at
+// most one per group, so they shrink as entries come.
 import type { Aggregate, Condensed } from '../../aggregate'
 import { type Entry, valueOf } from '../../entry'
 import { SearchLimitError } from '../../errors'
@@ -324,8 +327,22 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
 
   let windowStart: number | undefined
   let seen = false
+  /**
+   * Windows that ended and are not yet passed on whole, oldest first: each window's cells by group, and the
+   * emission of its rows (one row per step). Pushes and the flush advance them (passOn).
+   */
+  const closed: { cells: Map<string, Cell>[]; rows: Generator<void> }[] = []
 
-  const newCell = (g: Group, key: string, by: Value[], e: Entry): Cell => {
+  /** A key's running totals when a new window starts: from the newest closed window that has the key, else carry. */
+  const carriedTotals = (g: Group, gi: number, key: string): number[] | undefined => {
+    for (let w = closed.length - 1; w >= 0; w--) {
+      const cell = closed[w]!.cells[gi]!.get(key)
+      if (cell) return g.ops.map((o, i) => (o.op === 'total' ? totalCarry(cell.aggs[i]!) : 0))
+    }
+    return g.carry!.get(key)
+  }
+
+  const newCell = (g: Group, gi: number, key: string, by: Value[], e: Entry): Cell => {
     if (g.cells.size + 1 > maxTracked) throw limitError(g, 0)
     const cell: Cell = {
       by,
@@ -336,7 +353,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
       bodyFixed: false,
     }
     if (g.carry) {
-      const carried = g.carry.get(key)
+      const carried = carriedTotals(g, gi, key)
       if (carried) g.ops.forEach((o, i) => o.op === 'total' && setPrior(cell.aggs[i]!, carried[i]!))
       else if (g.carry.size + 1 > maxTracked) throw limitError(g, g.ops.findIndex((o) => o.op === 'total'))
     }
@@ -346,7 +363,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
 
   // A key is the group's by values as unique_count tells values apart (their text, long ones by hash: aggregates.ts
   // distinctKey), each length-prefixed so that no two lists of values share one.
-  const add = (g: Group, e: Entry) => {
+  const add = (g: Group, gi: number, e: Entry) => {
     let key = ''
     const by = g.scratch
     for (let k = 0; k < g.by.length; k++) {
@@ -356,7 +373,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
       const text = distinctKey(v)
       key += `${text.length}:${text}`
     }
-    const cell = g.cells.get(key) ?? newCell(g, key, [...by], e)
+    const cell = g.cells.get(key) ?? newCell(g, gi, key, [...by], e)
     cell.tag = e.tag
     cell.src = e.src
     for (let i = 0; i < g.ops.length; i++) {
@@ -382,13 +399,11 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
     if (spec.keepBody && !cell.bodyFixed && g.bodyOp < 0) cell.body = e.data
   }
 
-  /** Passes on every group's cells, yielding after each FLUSH_SLICE of them (Stage.flush). */
-  function* emitting(out: Sink, ts: number, start: number, spanMs: number): Generator<void> {
-    let sent = 0
-    for (const g of groups) {
-      if (!temporal && g.by.length === 0 && g.cells.size === 0)
-        g.cells.set('', { by: [], aggs: g.ops.map((o) => createAggregate(o.op, o.arg)!), tag: '', src: '', body: new Uint8Array(0), bodyFixed: false })
-      for (const [key, cell] of g.cells) {
+  /** Passes on the rows of one window's cells (by group), yielding after each one. */
+  function* rowsOf(cells: Map<string, Cell>[], out: Sink, ts: number, start: number, spanMs: number): Generator<void> {
+    for (let gi = 0; gi < groups.length; gi++) {
+      const g = groups[gi]!
+      for (const [key, cell] of cells[gi]!) {
         const values = new Map<string, Value>()
         g.by.forEach((name, i) => values.set(name, cell.by[i]!))
         const aggregates = new Map<string, Aggregate>()
@@ -404,14 +419,36 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
         if (g.carry) g.carry.set(key, g.ops.map((o, i) => (o.op === 'total' ? totalCarry(cell.aggs[i]!) : 0)))
         const condensed: Condensed = { start, span: spanMs, by: g.by, aggregates }
         out({ ts, tag: cell.tag, src: cell.src, data: spec.keepBody ? cell.body : encoder.encode(texts.join(' ')), values, condensed })
-        if (++sent % FLUSH_SLICE === 0) yield
+        yield
       }
-      g.cells = new Map()
-      g.distinct = g.ops.map(() => 0)
     }
   }
-  const emit = (out: Sink, ts: number, start: number, spanMs: number) => {
-    for (const _ of emitting(out, ts, start, spanMs));
+
+  /** Ends the current window: its cells wait in `closed` to be passed on, and the next window starts empty. */
+  const close = (out: Sink, ts: number, start: number, spanMs: number) => {
+    const cells = groups.map((g) => {
+      const held = g.cells
+      g.cells = new Map()
+      g.distinct = g.ops.map(() => 0)
+      return held
+    })
+    closed.push({ cells, rows: rowsOf(cells, out, ts, start, spanMs) })
+  }
+
+  /** Passes on up to `budget` rows of the closed windows, oldest first. */
+  const passOn = (budget: number) => {
+    while (budget > 0 && closed.length > 0) {
+      if (closed[0]!.rows.next().done) closed.shift()
+      else budget--
+    }
+  }
+
+  /** The flush: the windows still held, FLUSH_SLICE rows per step (Stage.flush). */
+  function* passingOnAll(): Generator<void> {
+    while (closed.length > 0) {
+      passOn(FLUSH_SLICE)
+      yield
+    }
   }
 
   return {
@@ -421,16 +458,25 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
         // Entries come in time order; one from an earlier window (never expected) joins the current one.
         if (windowStart === undefined) windowStart = ws
         else if (ws > windowStart) {
-          emit(out, windowStart, windowStart, span)
+          close(out, windowStart, windowStart, span)
           windowStart = ws
         }
+        // At most a slice of the closed windows per entry: a window of a million keys never holds one push.
+        passOn(FLUSH_SLICE)
       }
       seen = true
-      for (const g of groups) add(g, e)
+      for (let gi = 0; gi < groups.length; gi++) add(groups[gi]!, gi, e)
     },
     flush(out) {
-      if (temporal) return seen && windowStart !== undefined ? emitting(out, windowStart, windowStart, span) : undefined
-      return emitting(out, env.end || Date.now(), env.start, 0)
+      if (temporal) {
+        if (seen && windowStart !== undefined) close(out, windowStart, windowStart, span)
+      } else {
+        for (const g of groups)
+          if (g.by.length === 0 && g.cells.size === 0)
+            g.cells.set('', { by: [], aggs: g.ops.map((o) => createAggregate(o.op, o.arg)!), tag: '', src: '', body: new Uint8Array(0), bodyFixed: false })
+        close(out, env.end || Date.now(), env.start, 0)
+      }
+      return passingOnAll()
     },
   }
 }
