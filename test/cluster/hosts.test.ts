@@ -133,7 +133,7 @@ beforeAll(async () => {
   for (const shipped of [shippedHosts, shippedCompose]) expect(untouched(operatorEdit(shipped, 1, addresses))).toEqual(untouched(shipped))
   hosts = await startBalancer(haproxy, work, 'hosts', (port) => operatorEdit(shippedHosts, port, addresses))
   compose = await startBalancer(haproxy, work, 'compose', (port) => operatorEdit(shippedCompose, port, addresses))
-}, 120_000)
+}, 240_000) // the first run on a machine installs HAProxy (apt-get)
 
 afterAll(async () => {
   await hosts?.stop()
