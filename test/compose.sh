@@ -174,7 +174,7 @@ check "pg_dump in the postgres container backs up the store (pg_restore lists it
 rm -f "$dump"
 
 t=$(now)
-compose down -v -t 15 >/dev/null 2>&1
+compose down -v -t 5 >/dev/null 2>&1
 check "podman-compose down -v removes the project's containers" test -z "$(podman ps -a --filter "label=io.podman.compose.project=$PROJECT" -q)"
 echo "compose: down took $(since "$t") s; whole check $(since "$t0") s"
 summary
