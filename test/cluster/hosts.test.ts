@@ -71,7 +71,10 @@ async function startBalancer(haproxy: string, dir: string, name: string, config:
     const port = await freePort()
     const file = join(dir, `${name}.cfg`)
     writeFileSync(file, config(port))
-    const proc = Bun.spawn([haproxy, '-db', '-f', file], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+    // The configuration drops to the account `haproxy` as Debian's service does, which needs root: without it, through
+    // sudo (as test/haproxy-install.sh installs it), which passes SIGTERM on.
+    const command = [haproxy, '-db', '-f', file]
+    const proc = Bun.spawn(process.getuid?.() === 0 ? command : ['sudo', '-n', ...command], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
     let log = ''
     void (async () => {
       const decoder = new TextDecoder()
