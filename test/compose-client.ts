@@ -1,7 +1,7 @@
-// The API half of test/compose.sh, run on the host against the load balancer that deploy/compose.yaml publishes
-// (COMPOSE_URL): what a user of the compose cluster relies on. Every check prints `PASS: what` or
-// `FAIL: what (why)`; the shell script counts them.
-//   COMPOSE_URL       the load balancer (http://127.0.0.1:PORT)
+// The API half of test/compose.sh, run in a container on the compose file's network (`podman run -i ... bun run -
+// < this file`) against its load balancer (COMPOSE_URL): what a user of the compose cluster relies on. Every check
+// prints `PASS: what` or `FAIL: what (why)`; the shell script counts them.
+//   COMPOSE_URL       the load balancer (http://lb:8080)
 //   COMPOSE_PASSWORD  the admin's password (QUARRY_ADMIN_PASSWORD of the compose file)
 //   COMPOSE_SECRET    QUARRY_CLUSTER_SECRET of the compose file
 //   COMPOSE_REPLICAS  how many replicas the compose file runs (3)

@@ -57,10 +57,14 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 compose() { (cd "$ROOT/deploy" && command podman-compose -p "$PROJECT" -f "$COMPOSE_FILE" "$@"); }
 NETWORK=${PROJECT}_quarry
-cleanup() {
-  compose down -v -t 5 >/dev/null 2>&1
+# Everything the project made, removed at once (podman-compose down stops one container after the other: about 30 s).
+teardown() {
+  local label=io.podman.compose.project=$PROJECT
+  podman ps -aq --filter "label=$label" | xargs -r podman rm -f -t 3 >/dev/null 2>&1
+  podman volume ls -q --filter "label=$label" | xargs -r podman volume rm -f >/dev/null 2>&1
   podman network rm -f "$NETWORK" >/dev/null 2>&1
 }
+cleanup() { teardown; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -144,8 +148,16 @@ for s in "${REPLICAS[@]}"; do
   check "replica $s is healthy (the image's HEALTHCHECK)" $ok
 done
 
-COMPOSE_URL=http://127.0.0.1:$PORT COMPOSE_PASSWORD=$QUARRY_ADMIN_PASSWORD COMPOSE_SECRET=$QUARRY_CLUSTER_SECRET \
-  COMPOSE_REPLICAS=${#REPLICAS[@]} "$BUN" run test/compose-client.ts >"${TMPDIR:-/tmp}/$PROJECT.client.log" 2>&1
+# The published port is the stack's own HAProxy: it refuses the internal routes itself.
+body=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$PORT/api/internal/forward/api/info/whoami")
+check "the published port $PORT is the stack's HAProxy (its own 404 for /api/internal/*)" \
+  test "${body##* }" = 404 -a -n "$(grep -F '<html>' <<<"$body")"
+
+# The API checks from a container on the stack's network, through the load balancer's service name: what they see
+# does not depend on the host's ports.
+podman run --rm -i --network "$NETWORK" -e COMPOSE_URL=http://lb:8080 -e COMPOSE_PASSWORD="$QUARRY_ADMIN_PASSWORD" \
+  -e COMPOSE_SECRET="$QUARRY_CLUSTER_SECRET" -e COMPOSE_REPLICAS=${#REPLICAS[@]} localhost/quarry:local bun run - \
+  <test/compose-client.ts >"${TMPDIR:-/tmp}/$PROJECT.client.log" 2>&1
 client_status=$?
 while IFS= read -r line; do
   case $line in
@@ -173,8 +185,19 @@ check "pg_dump in the postgres container backs up the store (pg_restore lists it
   sh -c "podman exec -i '${PROJECT}_postgres_1' pg_restore -l <'$dump' 2>/dev/null | grep -q 'TABLE public users'"
 rm -f "$dump"
 
+# On a failure, what each container was doing, for its reason (the replicas' request lines left out).
+if [ "$failed" -gt 0 ]; then
+  echo "--- listening on port $PORT: $(ss -ltnp "sport = :$PORT" 2>/dev/null | tail -n +2 | tr -s ' ' | tr '\n' ';')"
+  echo "--- load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  for s in postgres minio lb "${REPLICAS[@]}"; do
+    echo "--- ${PROJECT}_${s}_1: $(podman inspect --format '{{.State.Status}}, exit {{.State.ExitCode}}, restarts {{.RestartCount}}, started {{.State.StartedAt}}' "${PROJECT}_${s}_1" 2>&1)"
+    podman logs -t "${PROJECT}_${s}_1" 2>&1 | grep -v '"msg":"request"' | tail -n 8
+  done
+fi
+
 t=$(now)
-compose down -v -t 5 >/dev/null 2>&1
-check "podman-compose down -v removes the project's containers" test -z "$(podman ps -a --filter "label=io.podman.compose.project=$PROJECT" -q)"
-echo "compose: down took $(since "$t") s; whole check $(since "$t0") s"
+teardown
+check "the project's containers, volumes and network are gone" \
+  test -z "$(podman ps -aq --filter "label=io.podman.compose.project=$PROJECT")$(podman volume ls -q --filter "label=io.podman.compose.project=$PROJECT")"
+echo "compose: removal took $(since "$t") s; whole check $(since "$t0") s"
 summary
