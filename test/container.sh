@@ -201,10 +201,16 @@ fi
 # The online backup of docs/container.md, as written there (podman for docker): the store copied by SQLite itself,
 # then the store copy and the blobs streamed out as one tar file.
 backup_online() {
-  podman exec "$NAME" bun -e 'new (require("bun:sqlite").Database)("/data/quarry.db", { readonly: true }).run("VACUUM INTO ?", ["/data/backup.db"])' &&
-    podman exec "$NAME" tar -C /data -cf - backup.db blobs >"$BACKUP/quarry-backup.tar" &&
-    podman exec "$NAME" rm /data/backup.db &&
-    tar -tf "$BACKUP/quarry-backup.tar" | grep -qx backup.db
+  local step
+  for step in 1 2 3; do
+    case $step in
+      1) podman exec "$NAME" bun -e 'const db = new (require("bun:sqlite").Database)("/data/quarry.db", { readonly: true }); db.run("PRAGMA busy_timeout = 10000"); db.run("VACUUM INTO ?", ["/data/backup.db"])' ;;
+      2) podman exec "$NAME" tar --ignore-failed-read -C /data -cf - backup.db blobs >"$BACKUP/quarry-backup.tar" ;;
+      3) podman exec "$NAME" rm /data/backup.db ;;
+    esac 2>"$BACKUP/step.err" || { echo "container: backup step $step failed (exit $?): $(tail -3 "$BACKUP/step.err")"; return 1; }
+  done
+  # (grep reads the whole listing: `grep -q` would end early, and pipefail count tar's SIGPIPE as a failure)
+  tar -tf "$BACKUP/quarry-backup.tar" | grep -x backup.db >/dev/null
 }
 check "the online backup of docs/container.md runs in the container" backup_online
 
