@@ -36,9 +36,15 @@ COPY plugins ./plugins
 COPY cli ./cli
 # the API reference page's script (GET /api/docs/scalar-VERSION.js): served from this server, no CDN needed
 COPY vendor ./vendor
-# `quarry` (the CLI: `docker exec CONTAINER quarry ...`) on PATH, run by the image's Bun.
-RUN mkdir -p /data && chown -R bun:bun /data \
- && printf '#!/bin/sh\nexec bun /app/cli/main.ts "$@"\n' > /usr/local/bin/quarry \
+# The licence (Apache-2.0) and the notices of what is bundled with it (the vendored Scalar bundle's MIT licence).
+COPY LICENSE NOTICE ./
+# `quarry` (the CLI: `docker exec CONTAINER quarry ...`) on PATH, run by the image's Bun, talking to this container's
+# own server (the address of QUARRY_LISTEN) unless --server or QUARRY_URL says otherwise: deploy/container-cli.ts.
+COPY deploy/container-cli.ts ./deploy/
+# /data is made as the server makes a data directory (0700, owned by the user that runs it): a named volume mounted
+# there starts as a copy of it, so a fresh container has nothing to tighten and logs no warning about it.
+RUN mkdir -p /data && chown bun:bun /data && chmod 0700 /data \
+ && printf '#!/bin/sh\nexec bun /app/deploy/container-cli.ts "$@"\n' > /usr/local/bin/quarry \
  && chmod 0755 /usr/local/bin/quarry
 USER bun
 VOLUME ["/data"]

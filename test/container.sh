@@ -9,14 +9,20 @@
 # $CE_CACHE, /var/tmp/container-engine).
 #
 # What it checks:
-#   the image keeps its HEALTHCHECK (built with --format docker) and has `quarry` on PATH;
-#   the container becomes healthy (the image's own HEALTHCHECK, whatever it is, run by `podman healthcheck run`);
+#   the image keeps its HEALTHCHECK (built with --format docker) and has `quarry` on PATH, LICENSE and NOTICE;
+#   the container becomes healthy (the image's own HEALTHCHECK, whatever it is, run by `podman healthcheck run`),
+#   listening on a port other than the image's 8080 (QUARRY_LISTEN), which its HEALTHCHECK and `quarry` follow;
+#   a fresh volume's /data is 0700 and the server logs no warning about its modes;
+#   `quarry login` and `quarry whoami` inside the container reach its server without --server;
+#   the backup of docs/container.md taken while it runs, restored into a new volume, serves what was written;
 #   admin login, a dashboard and an uploaded file written, the container restarted, both read back (named volume);
 #   no process in the container runs as root;
 #   SIGTERM stops it within the shutdown grace (QUARRY_SHUTDOWN_GRACE, 10s unless set), exit code 0 or 143, with the
 #   server's own shutdown line in its log (it drained rather than being killed).
 # The container runs with --network none: its HEALTHCHECK and the API checks (test/container-client.ts, run inside it
 # with `podman exec`) reach the server on the container's own loopback, so no host port is needed or can clash.
+# Then test/compose.sh runs deploy/compose.yaml (podman-compose) and its lines count here too; COMPOSE=0 leaves
+# it out.
 #
 # Env: CONTAINER_IMAGE (localhost/quarry-ci:test), QUARRY_SHUTDOWN_GRACE (10s), CE_CACHE.
 set -uo pipefail
@@ -46,9 +52,11 @@ summary() {
   echo "container: ${passed} passed, ${failed} failed"
   [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
 }
+BACKUP=$(mktemp -d)
 cleanup() {
-  podman rm -f -t 0 "$NAME" >/dev/null 2>&1
-  podman volume rm -f "$VOLUME" >/dev/null 2>&1
+  podman rm -f -t 0 "$NAME" "$NAME-restored" >/dev/null 2>&1
+  podman volume rm -f "$VOLUME" "$VOLUME-restored" >/dev/null 2>&1
+  rm -rf "$BACKUP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -168,12 +176,20 @@ no_root_process() {
 podman volume create "$VOLUME" >/dev/null
 t=$(now)
 podman run -d --name "$NAME" --network none -v "$VOLUME:/data" \
-  -e QUARRY_ADMIN_PASSWORD="$PASSWORD" -e QUARRY_SHUTDOWN_GRACE="$GRACE" "$IMAGE" >/dev/null ||
+  -e QUARRY_ADMIN_PASSWORD="$PASSWORD" -e QUARRY_SHUTDOWN_GRACE="$GRACE" -e QUARRY_LISTEN=0.0.0.0:8181 "$IMAGE" >/dev/null ||
   abort "the container starts"
 healthy "first start" || abort "the container serves"
 client write
 check "the server runs as a user other than root" no_root_process
 check "quarry is on PATH inside the container" podman exec "$NAME" sh -c 'command -v quarry >/dev/null && quarry --help >/dev/null'
+check "quarry inside the container logs in to its own server (QUARRY_LISTEN 0.0.0.0:8181) and says who it is" \
+  podman exec -e CHECK_PASSWORD="$PASSWORD" "$NAME" sh -c 'echo "$CHECK_PASSWORD" | quarry login admin --password-stdin >/dev/null && quarry whoami | grep -q admin'
+check "/data on a fresh volume is 0700, owned by the server's user" \
+  test "$(podman exec "$NAME" stat -c '%a %U' /data)" = "700 bun"
+check "the server logged no warning about the data directory's modes" \
+  sh -c "! podman logs '$NAME' 2>&1 | grep -q 'readable by other accounts'"
+check "the image holds the licence (LICENSE, Apache-2.0) and NOTICE" \
+  podman exec "$NAME" sh -c 'grep -q "Apache License" /app/LICENSE && test -s /app/NOTICE'
 
 t=$(now)
 podman restart -t $((grace_s + 5)) "$NAME" >/dev/null || fail "the container restarts"
@@ -181,6 +197,22 @@ echo "container: restart took $(since "$t") s"
 if healthy "after a restart"; then
   if [ -n "$STATE" ]; then client read "$STATE"; else fail "something was written to read back"; fi
 fi
+
+# The online backup of docs/container.md, as written there (podman for docker): the store copied by SQLite itself,
+# then the store copy and the blobs streamed out as one tar file.
+backup_online() {
+  local step
+  for step in 1 2 3; do
+    case $step in
+      1) podman exec "$NAME" bun -e 'const db = new (require("bun:sqlite").Database)("/data/quarry.db", { readonly: true }); db.run("PRAGMA busy_timeout = 10000"); db.run("VACUUM INTO ?", ["/data/backup.db"])' ;;
+      2) podman exec "$NAME" tar --ignore-failed-read -C /data -cf - backup.db blobs >"$BACKUP/quarry-backup.tar" ;;
+      3) podman exec "$NAME" rm /data/backup.db ;;
+    esac 2>"$BACKUP/step.err" || { echo "container: backup step $step failed (exit $?): $(tail -3 "$BACKUP/step.err")"; return 1; }
+  done
+  # (grep reads the whole listing: `grep -q` would end early, and pipefail count tar's SIGPIPE as a failure)
+  tar -tf "$BACKUP/quarry-backup.tar" | grep -x backup.db >/dev/null
+}
+check "the online backup of docs/container.md runs in the container" backup_online
 
 # The stop an orchestrator does: SIGTERM, then wait for the grace.
 t=$(now)
@@ -196,6 +228,33 @@ esac
 # two starts, two stops: the restart's and this one
 shutdowns=$(podman logs "$NAME" 2>&1 | grep -c 'shutting down')
 check "the server logged its own shutdown at both stops ($shutdowns): it drained rather than being killed" test "$shutdowns" -ge 2
+# The restore of docs/container.md, into a new volume, and a container on it: what was written is there.
+restore() {
+  podman volume create "$VOLUME-restored" >/dev/null &&
+    podman run --rm -i -v "$VOLUME-restored:/data" "$IMAGE" sh -c 'cd /data && rm -rf quarry.db quarry.db-wal quarry.db-shm blobs && tar -xf - && mv backup.db quarry.db' <"$BACKUP/quarry-backup.tar"
+}
+if check "the backup is restored into a new volume (docs/container.md)" restore; then
+  podman run -d --name "$NAME-restored" --network none -v "$VOLUME-restored:/data" -e QUARRY_ADMIN_PASSWORD="$PASSWORD" "$IMAGE" >/dev/null
+  NAME_BEFORE=$NAME
+  NAME=$NAME-restored
+  if healthy "restored from the backup"; then client read "$STATE"; fi
+  podman rm -f -t 5 "$NAME" >/dev/null 2>&1
+  NAME=$NAME_BEFORE
+fi
+echo "container: single-container checks took $(since "$t0") s"
+
+if [ "${COMPOSE:-1}" != 0 ]; then
+  out=$(bash test/compose.sh 2>&1)
+  status=$?
+  while IFS= read -r line; do
+    case $line in
+      PASS:*) passed=$((passed + 1)) ;;
+      FAIL:*) failed=$((failed + 1)) ;;
+    esac
+    echo "$line"
+  done <<<"$out"
+  if [ $status -ne 0 ] && ! grep -q '^FAIL:' <<<"$out"; then fail "test/compose.sh ran: exit $status"; fi
+fi
 echo "container: whole check took $(since "$t0") s"
 
 summary
