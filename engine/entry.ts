@@ -42,3 +42,11 @@ export function valueOf(e: Entry, name: string): Value | undefined {
 export function cloneEntry(e: Entry): Entry {
   return { ts: e.ts, tag: e.tag, src: e.src, data: e.data, values: new Map(e.values) }
 }
+
+/**
+ * Bytes as a Buffer, without a copy: entries' data mostly are Buffers already (views of a segment), and reading
+ * `.buffer` of a plain view costs more than the work done with it on a short entry.
+ */
+export function asBuffer(d: Uint8Array): Buffer {
+  return d instanceof Buffer ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength)
+}

@@ -2,6 +2,7 @@
 //   <name> [<op> <operand>] [as <newname>] ...
 // `name` is what the module extracts (a path, a key, an index), `as` names the value it sets (default: the name, or
 // the module's own default), and an inline filter drops entries whose extracted value fails it.
+import { asBuffer } from '../entry'
 import { type Entry, valueOf } from '../entry'
 import type { Token } from '../lex'
 import { quote } from '../lex'
@@ -198,10 +199,7 @@ export function decodeUtf8(d: Uint8Array): string {
   return asBuffer(d).toString('utf8')
 }
 
-/** The bytes as a Buffer, without a copy (entries' data mostly are Buffers already: views of a segment). */
-export function asBuffer(d: Uint8Array): Buffer {
-  return d instanceof Buffer ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength)
-}
+export { asBuffer }
 
 /** The value name of a `-e <name>` flag read by readFlags, or undefined. */
 export function flagValue(flags: Map<string, Token | true>, name: string): string | undefined {

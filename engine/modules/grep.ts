@@ -5,7 +5,7 @@
 // -v drops what matches instead; -i ignores ASCII case; -w matches whole words only (the pattern bounded by bytes
 // that are not letters, digits or `_`); -s (strict) needs every pattern to match (with -v: drops when all match);
 // -e reads the named value instead of DATA (an entry without it does not match).
-import { valueOf } from '../entry'
+import { asBuffer as asBufferOf, valueOf } from '../entry'
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import { type Value, valueText } from '../value'
@@ -113,7 +113,7 @@ export const grep: ModuleDef = {
       stage() {
         return {
           push(e, out) {
-            const d = sourceName ? asBuffer(valueOf(e, sourceName)) : Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength)
+            const d = sourceName ? asBuffer(valueOf(e, sourceName)) : asBufferOf(e.data)
             if (d === null) return
             const hay = caseless ? lowerAscii(d) : d
             const hit = strict ? tests.every((t) => t(hay)) : tests.some((t) => t(hay))

@@ -1,7 +1,7 @@
 // Renderers: the last module of a query. A renderer turns each entry that leaves the pipeline into one stored record
 // (a line of JSON that begins with its `{"TS":` when it has a time: the results index reads it there), and shapes
 // stored records into what the clients ask for (the answers of render/<name>.ts).
-import type { Entry } from '../entry'
+import { type Entry, asBuffer } from '../entry'
 import type { CompiledModule, Stage } from '../module'
 import { type Value, valueText } from '../value'
 import type { RecordSource, RenderAnswer, RenderRequest } from './records'
@@ -36,7 +36,7 @@ export const passAll: Stage = { push: (e, out) => out(e) }
 
 /** The record of an entry with its values: the text and raw renderers store these, and the archive holds them. */
 export function entryRecord(e: Entry): string {
-  let rec = `{"TS":"${new Date(e.ts).toISOString()}","Tag":${JSON.stringify(e.tag)},"SRC":${JSON.stringify(e.src)},"Data":"${Buffer.from(e.data.buffer, e.data.byteOffset, e.data.byteLength).toString('base64')}"`
+  let rec = `{"TS":"${new Date(e.ts).toISOString()}","Tag":${JSON.stringify(e.tag)},"SRC":${JSON.stringify(e.src)},"Data":"${asBuffer(e.data).toString('base64')}"`
   if (e.values.size > 0) rec += `,"Enumerated":${JSON.stringify(enumerated(e.values))}`
   return `${rec}}`
 }

@@ -293,7 +293,15 @@ interface Group {
   scratch: Value[]
 }
 
-const encoder = new TextEncoder()
+
+/** A cell's body without -b: none is ever read. */
+const NO_BODY = new Uint8Array(0)
+
+/**
+ * A copy of an entry's bytes, for a body a cell keeps (-b). An entry's data is a view of a larger buffer (a mapped
+ * segment, a batch from a worker): keeping the view would keep that whole buffer alive for as long as the cell.
+ */
+const ownBytes = (data: Uint8Array) => data.slice()
 
 
 function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
@@ -349,7 +357,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
       aggs: g.ops.map((o) => createAggregate(o.op, o.arg)!),
       tag: e.tag,
       src: e.src,
-      body: e.data,
+      body: spec.keepBody ? ownBytes(e.data) : NO_BODY,
       bodyFixed: false,
     }
     if (g.carry) {
@@ -392,11 +400,11 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
         if (g.cells.size + g.distinct[i]! > maxTracked) throw limitError(g, i)
       } else a.add(v, e.ts)
       if (spec.keepBody && i === g.bodyOp && (o.op === 'first' ? a.n === 1 : improved(a))) {
-        cell.body = e.data
+        cell.body = ownBytes(e.data)
         cell.bodyFixed = true
       }
     }
-    if (spec.keepBody && !cell.bodyFixed && g.bodyOp < 0) cell.body = e.data
+    if (spec.keepBody && !cell.bodyFixed && g.bodyOp < 0) cell.body = ownBytes(e.data)
   }
 
   /** Passes on the rows of one window's cells (by group), yielding after each one. */
@@ -418,7 +426,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
         })
         if (g.carry) g.carry.set(key, g.ops.map((o, i) => (o.op === 'total' ? totalCarry(cell.aggs[i]!) : 0)))
         const condensed: Condensed = { start, span: spanMs, by: g.by, aggregates }
-        out({ ts, tag: cell.tag, src: cell.src, data: spec.keepBody ? cell.body : encoder.encode(texts.join(' ')), values, condensed })
+        out({ ts, tag: cell.tag, src: cell.src, data: spec.keepBody ? cell.body : Buffer.from(texts.join(' ')), values, condensed })
         yield
       }
     }
