@@ -34,23 +34,11 @@ export QUARRY_ADMIN_PASSWORD=admin-$RANDOM$RANDOM$RANDOM
 export QUARRY_CLUSTER_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d " \n")
 REPLICAS=(quarry-a quarry-b quarry-c)
 
-podman() { command podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-check() { # check WHAT COMMAND...
-  local what=$1
-  shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
-summary() {
-  echo "compose: ${passed} passed, ${failed} failed"
-  [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-}
+# shellcheck source=test/checks.sh
+source test/checks.sh
 abort() {
   fail "$1"
-  summary
+  summary compose
   exit 1
 }
 now() { date +%s.%N; }
@@ -200,4 +188,4 @@ teardown
 check "the project's containers, volumes and network are gone" \
   test -z "$(podman ps -aq --filter "label=io.podman.compose.project=$PROJECT")$(podman volume ls -q --filter "label=io.podman.compose.project=$PROJECT")"
 echo "compose: removal took $(since "$t") s; whole check $(since "$t0") s"
-summary
+summary compose

@@ -35,23 +35,8 @@ VOLUME=quarry-check-data-$$
 PASSWORD=container-check-$RANDOM$RANDOM
 HEALTHY_WITHIN=90 # seconds from start to healthy: start-up is a few seconds, but the machine may be loaded
 
-# Podman without systemd says on every run/restart that it cannot add healthcheck timers: true, and expected here
-# (healthy() runs the check itself), so that line is left out; everything else it says stays.
-podman() { command podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "PASS: $1"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $1"; }
-check() { # check WHAT COMMAND...
-  local what=$1
-  shift
-  if "$@"; then pass "$what"; else fail "$what"; fi
-}
-summary() {
-  echo "container: ${passed} passed, ${failed} failed"
-  [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
-}
+# shellcheck source=test/checks.sh
+source test/checks.sh
 BACKUP=$(mktemp -d)
 cleanup() {
   podman rm -f -t 0 "$NAME" "$NAME-restored" >/dev/null 2>&1
@@ -64,7 +49,7 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 abort() {
   fail "$1"
-  summary
+  summary container
   exit 1
 }
 
@@ -257,4 +242,4 @@ if [ "${COMPOSE:-1}" != 0 ]; then
 fi
 echo "container: whole check took $(since "$t0") s"
 
-summary
+summary container
