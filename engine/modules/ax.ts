@@ -126,9 +126,11 @@ type TagStage = { stage: Stage } | { error: string }
 
 function axStage(env: RunEnv, items: readonly Extraction[]): Stage {
   const byTag = new Map<string, TagStage>()
+  // The inner stages set every value: ax reads them itself (RunEnv.unread names what ax's own output may leave out).
+  const { unread, ...inner } = env
   for (const [tag, d] of env.extractors) {
     try {
-      byTag.set(tag, { stage: compileExtractor(tag, d).stage(env) })
+      byTag.set(tag, { stage: compileExtractor(tag, d).stage(inner) })
     } catch (e) {
       byTag.set(tag, { error: definitionError(tag, e) })
     }
@@ -151,7 +153,7 @@ function axStage(env: RunEnv, items: readonly Extraction[]): Stage {
         out(e)
         return
       }
-      if (applyExtractions(e, items, items.map((x) => values.get(x.source)))) out(e)
+      if (applyExtractions(e, items, items.map((x) => values.get(x.source)), undefined, unread)) out(e)
     },
   }
 }
