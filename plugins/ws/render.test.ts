@@ -4,6 +4,7 @@
 // loops over the ingested entries.
 import { afterAll, describe, expect, test } from 'bun:test'
 import { type TestServer, createTestServer } from '../../test/helpers'
+import { type SocketClient as Client, openSocket } from '../../test/ws-client'
 import { REQ, RESP_ERROR } from './protocol'
 
 const servers: TestServer[] = []
@@ -14,38 +15,8 @@ afterAll(async () => {
   }
 })
 
-interface Client {
-  ws: WebSocket
-  send(message: unknown): void
-  next(match: (m: any) => boolean, timeoutMs?: number): Promise<any>
-}
-
-async function open(url: string, protocol: string): Promise<Client> {
-  const ws = new WebSocket(url, protocol)
-  const received: any[] = []
-  const taken = new Set<number>()
-  ws.onmessage = (e) => received.push(JSON.parse(String(e.data)))
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve()
-    ws.onerror = () => reject(new Error('socket failed'))
-  })
-  return {
-    ws,
-    send: (m) => ws.send(JSON.stringify(m)),
-    async next(match, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        const i = received.findIndex((m, k) => !taken.has(k) && match(m))
-        if (i >= 0) {
-          taken.add(i)
-          return received[i]
-        }
-        if (Date.now() > deadline) throw new Error(`no matching message; received: ${JSON.stringify(received).slice(0, 2000)}`)
-        await Bun.sleep(20)
-      }
-    },
-  }
-}
+/** A socket opened as the TypeScript client opens one (`new WebSocket(url, jwt)`). */
+const open = (url: string, protocol: string) => openSocket(url, { protocol })
 
 const HOSTS = ['a', 'b', 'c']
 const MIN = 60_000

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ADMIN_PASSWORD, type TestServer, createTestServer, expectError, listening as spawnedListening, spawnServer, tempDirs } from '../../test/helpers'
-import { frame, nonReadingClient } from '../../test/ws-client'
+import { type SocketClient as Client, frame, nonReadingClient, openSocket as open } from '../../test/ws-client'
 import { CREDENTIAL_CHECK_MS, MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
 import { writeSearchArchive } from '../../server/search/archive'
 import { ZERO_TIME } from '../../server/runtime/time'
@@ -28,57 +28,6 @@ async function listening(overrides: Parameters<typeof createTestServer>[0] = {})
   server.app.listen({ hostname: '127.0.0.1', port: 0 })
   const port = server.app.server!.port!
   return { server, port, base: `ws://127.0.0.1:${port}` }
-}
-
-interface Client {
-  ws: WebSocket
-  received: any[]
-  send(message: unknown): void
-  /** The next message (from now or already received and not yet taken) that `match` accepts. */
-  next(match: (m: any) => boolean, timeoutMs?: number): Promise<any>
-  closed: Promise<{ code: number; reason: string }>
-}
-
-/** Opens a socket as the TypeScript client does (`new WebSocket(url, jwt)`), or with headers. */
-async function open(url: string, auth: { protocol?: string; headers?: Record<string, string> }): Promise<Client> {
-  const ws = auth.headers
-    ? new WebSocket(url, { headers: auth.headers, protocols: auth.protocol ? [auth.protocol] : [] } as unknown as string[])
-    : new WebSocket(url, auth.protocol)
-  const received: any[] = []
-  const taken = new Set<number>()
-  const waiters: (() => void)[] = []
-  ws.onmessage = (e) => {
-    received.push(JSON.parse(String(e.data)))
-    for (const w of waiters.splice(0)) w()
-  }
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    ws.addEventListener('close', (e) => {
-      resolve({ code: e.code, reason: e.reason })
-      for (const w of waiters.splice(0)) w()
-    })
-  })
-  await new Promise<void>((resolve, reject) => {
-    ws.onopen = () => resolve()
-    ws.onerror = (e) => reject(new Error(`socket failed: ${(e as ErrorEvent).message}`))
-  })
-  return {
-    ws,
-    received,
-    closed,
-    send: (m) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)),
-    async next(match, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        const i = received.findIndex((m, k) => !taken.has(k) && match(m))
-        if (i >= 0) {
-          taken.add(i)
-          return received[i]
-        }
-        if (Date.now() > deadline) throw new Error(`no matching message; received: ${JSON.stringify(received).slice(0, 2000)}`)
-        await Promise.race([new Promise<void>((r) => waiters.push(r)), Bun.sleep(50)])
-      }
-    },
-  }
 }
 
 /** The raw answer to an upgrade request (status and body), for refused upgrades. */
