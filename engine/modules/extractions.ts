@@ -199,7 +199,6 @@ export function decodeUtf8(d: Uint8Array): string {
   return asBuffer(d).toString('utf8')
 }
 
-export { asBuffer }
 
 /** The value name of a `-e <name>` flag read by readFlags, or undefined. */
 export function flagValue(flags: Map<string, Token | true>, name: string): string | undefined {

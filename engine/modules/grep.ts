@@ -5,7 +5,7 @@
 // -v drops what matches instead; -i ignores ASCII case; -w matches whole words only (the pattern bounded by bytes
 // that are not letters, digits or `_`); -s (strict) needs every pattern to match (with -v: drops when all match);
 // -e reads the named value instead of DATA (an entry without it does not match).
-import { asBuffer as asBufferOf, valueOf } from '../entry'
+import { asBuffer, valueOf } from '../entry'
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import { type Value, valueText } from '../value'
@@ -76,9 +76,10 @@ function matcher(parts: Uint8Array[], word: boolean): (d: Buffer) => boolean {
   }
 }
 
-const asBuffer = (v: Value | undefined): Buffer | null => {
+/** A value's bytes as grep searches them: bytes as they are, anything else as its text. */
+const valueBytes = (v: Value | undefined): Buffer | null => {
   if (v === undefined) return null
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+  if (v instanceof Uint8Array) return asBuffer(v)
   return Buffer.from(valueText(v))
 }
 
@@ -113,7 +114,7 @@ export const grep: ModuleDef = {
       stage() {
         return {
           push(e, out) {
-            const d = sourceName ? asBuffer(valueOf(e, sourceName)) : asBufferOf(e.data)
+            const d = sourceName ? valueBytes(valueOf(e, sourceName)) : asBuffer(e.data)
             if (d === null) return
             const hay = caseless ? lowerAscii(d) : d
             const hit = strict ? tests.every((t) => t(hay)) : tests.some((t) => t(hay))

@@ -15,7 +15,7 @@
 // Nesting is followed with a fixed stack; a document deeper than MAX_DEPTH is left to the general path (TOO_DEEP).
 // Paths here hold keys and indexes only: `[]` (any element) needs the general path.
 import type { Value } from '../value'
-import { asBuffer } from './extractions'
+import { asBuffer } from '../entry'
 import type { PathPart } from './json'
 
 /** Containers nested deeper than this are not scanned: the caller reads such a document with JSON.parse. */

@@ -13,7 +13,8 @@
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import type { Value } from '../value'
-import { asBuffer, extractingModule, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
+import { asBuffer } from '../entry'
+import { extractingModule, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
 
 export interface KvOptions {
   separator: string
