@@ -341,7 +341,7 @@ export class AuthService {
    * guard then runs without any await of its own. A refusal may be a synchronous throw or a rejected promise.
    */
   authenticate(request: Request, spec: AccessSpec): Maybe<Caller> {
-    const credential = credentialOf(request, spec.cookie === true)
+    const credential = credentialOf(request, spec.cookie === true, spec.shipper === true)
     if (!credential) throw Errors.unauthenticated()
     const caller = credential.kind === 'jwt' ? this.bySession(credential.value) : this.byToken(credential.value)
     // A browser sends the cookie with requests other sites make it send; a header credential it never adds itself.
@@ -476,18 +476,44 @@ function tokenCallerOf(token: Pick<TokenRow, 'id' | 'capabilities' | 'expires'>,
   return { uid: user.uid, user, admin: false, token: { id: token.id, capabilities: token.capabilities, expires: token.expires } }
 }
 
+function bearerJwt(authz: string): { kind: 'jwt'; value: string } | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authz)
+  return m ? { kind: 'jwt', value: m[1]! } : undefined
+}
+
+/** A JWT has three dot-separated parts; an API token's secret is base64url, without a dot. */
+const JWT_SHAPE = /^[^.]+\.[^.]+\.[^.]*$/
+
+/**
+ * The credential in an Authorization header as log shippers send it (AccessSpec.shipper): a Bearer JWT, or an API
+ * token as `Bearer <token>`, `Splunk <token>` or Basic's password.
+ */
+function shipperCredential(authz: string): { kind: 'jwt' | 'token'; value: string } | undefined {
+  const m = /^(Bearer|Splunk|Basic)\s+(\S+)\s*$/i.exec(authz)
+  if (!m) return undefined
+  const scheme = m[1]!.toLowerCase()
+  const value = m[2]!
+  if (scheme === 'bearer') return JWT_SHAPE.test(value) ? { kind: 'jwt', value } : { kind: 'token', value }
+  if (scheme === 'splunk') return { kind: 'token', value }
+  const decoded = Buffer.from(value, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  return colon === -1 || colon === decoded.length - 1 ? undefined : { kind: 'token', value: decoded.slice(colon + 1) }
+}
+
 /**
  * The credential of a request: a JWT in `Authorization: Bearer`, else on a WebSocket upgrade in
  * `Sec-WebSocket-Protocol`, else (where the route allows it) in cookie `token`; or an API token in
- * `Service-Token` (or its alias `Gravwell-Token`).
+ * `Service-Token` (or its alias `Gravwell-Token`); on shipper routes also the token in `Authorization`
+ * (shipperCredential).
  */
-function credentialOf(request: Request, allowCookie: boolean): { kind: 'jwt' | 'token'; value: string; cookie?: true } | undefined {
+function credentialOf(
+  request: Request,
+  allowCookie: boolean,
+  shipper: boolean,
+): { kind: 'jwt' | 'token'; value: string; cookie?: true } | undefined {
   const headers = request.headers
   const authz = headers.get('authorization')
-  if (authz) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authz)
-    return m ? { kind: 'jwt', value: m[1]! } : undefined
-  }
+  if (authz) return shipper ? shipperCredential(authz) : bearerJwt(authz)
   const secret = headers.get('service-token') ?? headers.get('gravwell-token')
   if (secret) return { kind: 'token', value: secret.trim() }
   if (headers.get('upgrade')?.toLowerCase() === 'websocket') {

@@ -93,7 +93,7 @@ export function ingestPlugin({ config, repos, auth, clock, quotas, tags: directo
         return { Count: batch.length, Size: size, Tags: [...tags].sort() }
       },
       {
-        access: 'Ingest',
+        access: { key: 'Ingest', shipper: true },
         body: t.Array(Entry),
         response: { 200: Ingested, ...refusals(429, 507) },
         detail: {

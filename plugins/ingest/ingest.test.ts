@@ -254,3 +254,46 @@ describe('the number of distinct tags (QUARRY_MAX_TAGS)', () => {
     }
   }, 60_000)
 })
+
+describe('the ways log shippers send an API token (AccessSpec.shipper)', () => {
+  async function withToken(capabilities: string[]) {
+    const s = await server()
+    const u = await s.createUser()
+    const res = await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 'shipper', capabilities } })
+    expect(res.status).toBe(200)
+    return { s, u, token: res.body.token as string }
+  }
+  const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`
+  const post = (s: TestServer, authorization: string) =>
+    s.call('POST', '/api/ingest/json', { json: batch(1, 4, 'shipped'), headers: { authorization } })
+
+  test('Bearer <token>, Splunk <token> and Basic with the token as password each store the batch', async () => {
+    const { s, token } = await withToken(['Ingest'])
+    for (const authorization of [`Bearer ${token}`, `Splunk ${token}`, basic('anyone', token), basic('', token)]) {
+      const res = await post(s, authorization)
+      expect(res.status).toBe(200)
+      expect(res.body.Count).toBe(1)
+    }
+    expect(await entryCount(s)).toBe(4)
+  })
+
+  test('a session\'s JWT still works as Bearer; a wrong secret, an empty password or another scheme is 401', async () => {
+    const { s, u, token } = await withToken(['Ingest'])
+    expect((await post(s, `Bearer ${u.jwt}`)).status).toBe(200)
+    for (const authorization of [`Bearer ${token}x`, `Splunk x${token}`, basic('anyone', `${token}x`), basic(token, ''), `Digest ${token}`, 'Splunk'])
+      await refusedUnchanged(s, 401, [], () => post(s, authorization))
+    expect(await entryCount(s)).toBe(1)
+  })
+
+  test('a token without Ingest is 403 in every style; other routes take none of these styles', async () => {
+    const { s, token } = await withToken(['AttachSearch'])
+    for (const authorization of [`Bearer ${token}`, `Splunk ${token}`, basic('u', token)]) {
+      const res = await post(s, authorization)
+      expectError(res, 403, { Cap: 'Ingest' })
+    }
+    expect(await entryCount(s)).toBe(0)
+    const { s: s2, token: reader } = await withToken(['AttachSearch', 'Ingest'])
+    for (const authorization of [`Bearer ${reader}`, `Splunk ${reader}`, basic('u', reader)])
+      expectError(await s2.call('GET', '/api/searchctrl', { headers: { authorization } }), 401)
+  })
+})

@@ -84,6 +84,13 @@ export interface AccessSpec {
    * token lists: otherwise a token that may launch but not detach leaves every search it launched attached.
    */
   releaseOwn?: boolean
+  /**
+   * An API token is also accepted the ways log shippers send one (ingest routes only): `Authorization: Bearer <token>`
+   * (a value that is not a JWT), `Authorization: Basic` with the token as the password (any user name), and
+   * `Authorization: Splunk <token>` (Splunk's HTTP Event Collector). Such a credential is always a token, never a
+   * session, so it reaches nothing a token could not.
+   */
+  shipper?: boolean
 }
 
 export type Access = AccessKey | AccessSpec
