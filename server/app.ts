@@ -30,6 +30,7 @@ import { tokensPlugin } from '../plugins/tokens'
 import { resourcesPlugin } from '../plugins/resources'
 import { filesPlugin } from '../plugins/files'
 import { ingestPlugin } from '../plugins/ingest'
+import { IngestSink } from './ingest/sink'
 import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
@@ -86,6 +87,7 @@ export async function createApp(deps: AppDeps) {
   const { config, log } = deps
   const clock = deps.clock ?? Date.now
   let searches: SearchManager | undefined
+  let ingest: IngestSink | undefined
   const metrics = new Metrics({
     liveSessions: () => deps.store.sessions.countLive(clock(), config.sessionIdleMs),
     searchStates: () =>
@@ -95,6 +97,7 @@ export async function createApp(deps: AppDeps) {
         state: s.save !== 'none' ? s.save : s.background ? 'backgrounded' : s.clients.size > 0 ? 'active' : 'dormant',
         running: s.running,
       })),
+    ingest: () => ingest?.counts.values() ?? [],
   })
   // What the store and the blob store did last (GET /api/health, one log line per outage and per recovery).
   const dependencies = new Dependencies(log, clock)
@@ -128,6 +131,7 @@ export async function createApp(deps: AppDeps) {
   await tags.load()
   // The data directory's filesystem holds the SQLite store or the blobs on disk (with PostgreSQL and S3, neither).
   const space = new FreeSpaceFloor(store.kind === 'sqlite' || config.s3 === undefined ? config.dataDir : undefined, config.minFreeSpaceBytes)
+  ingest = new IngestSink({ config, entries: store.entries, quotas, tags, space })
   searches = new SearchManager({
     shared,
     quotas,
@@ -182,7 +186,7 @@ export async function createApp(deps: AppDeps) {
     .use(tokensPlugin({ config, repos: { users: store.users, tokens: store.tokens }, auth, clock }))
     .use(resourcesPlugin({ config, repos: { groups: store.groups, resources: store.resources }, blobs, auth, log, clock, quotas, space }))
     .use(filesPlugin({ config, repos: { users: store.users, groups: store.groups, files: store.files }, blobs, auth, log, clock, quotas, space }))
-    .use(ingestPlugin({ config, repos: { entries: store.entries }, auth, clock, quotas, tags, space }))
+    .use(ingestPlugin({ auth, clock, sink: ingest }))
     .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, log }))
@@ -195,7 +199,7 @@ export async function createApp(deps: AppDeps) {
   requestLog.routes.learn(app.routes)
   docs.learn(app)
   handleRef = (request) => app.handle(request)
-  return { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness }
+  return { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness, ingest }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

@@ -3,20 +3,16 @@
 // user's ingest rate is refused with 429 (Retry-After), past the free-space floor with 507, past the user's storage
 // quota (entries count toward it: server/store/quota.ts) or the store's number of distinct tags with 413.
 import { Elysia, t } from 'elysia'
-import type { Config } from '../../server/runtime/config'
-import type { FreeSpaceFloor } from '../../server/runtime/disk-space'
 import { Errors } from '../../server/http/errors'
 import { nodeNet } from '../../server/runtime/lazy-builtins'
-import { type Quotas, quotaChecked } from '../../server/store/quota'
 import { TAG_NAME } from '../../engine/parse'
-import { type NewEntry, TagLimitExceeded, entryBytes, type EntriesRepo } from '../../server/search/entries'
-import type { TagDirectory } from '../../server/search/tags'
+import type { NewEntry } from '../../server/search/entries'
+import { type IngestSink, IngestRefused, type IngestSource } from '../../server/ingest/sink'
 import { parseTime } from '../../server/runtime/time'
 import { OptionalText } from '../../server/http/wire'
 import { authGuard } from '../auth/guard'
 import type { AuthService } from '../auth/service'
 import { area, refusals } from '../../server/http/openapi'
-import { IngestRate } from './rate'
 
 const Entry = t.Object({
   TS: t.Optional(t.Union([t.String(), t.Null()])),
@@ -24,6 +20,8 @@ const Entry = t.Object({
   SRC: OptionalText(t.String()),
   Data: t.String(),
 })
+
+const JSON_SOURCE: IngestSource = { listener: 'http', protocol: 'json' }
 
 const Ingested = t.Object({ Count: t.Integer(), Size: t.Integer(), Tags: t.Array(t.String()) })
 
@@ -39,17 +37,19 @@ function isBase64(s: string): boolean {
 }
 
 export interface IngestDeps {
-  config: Pick<Config, 'maxTags' | 'ingestRateBytes'>
-  repos: { entries: EntriesRepo }
   auth: AuthService
   clock: () => number
-  quotas: Quotas
-  tags: TagDirectory
-  space: FreeSpaceFloor
+  sink: IngestSink
 }
 
-export function ingestPlugin({ config, repos, auth, clock, quotas, tags: directory, space }: IngestDeps) {
-  const rate = config.ingestRateBytes === undefined ? undefined : new IngestRate(config.ingestRateBytes)
+/** A refusal of the sink as the catalogue's error, with Retry-After where waiting helps. */
+export function sinkRefusal(e: unknown, set: { headers: Record<string, string | number> }): unknown {
+  if (!(e instanceof IngestRefused)) return e
+  if (e.retryAfterMs !== undefined) set.headers['retry-after'] = String(Math.ceil(e.retryAfterMs / 1000))
+  return e.error
+}
+
+export function ingestPlugin({ auth, clock, sink }: IngestDeps) {
   return new Elysia({ name: 'quarry-ingest', detail: area('Ingest') })
     .use(authGuard(auth))
     .post(
@@ -59,48 +59,39 @@ export function ingestPlugin({ config, repos, auth, clock, quotas, tags: directo
         const batch: NewEntry[] = []
         const tags = new Set<string>()
         let size = 0
-        let cost = 0
         body.forEach((e, i) => {
           const ts = parseTime(e.TS)
-          if (ts === undefined) throw Errors.badRequest(`entry ${i}: TS is not an RFC 3339 time`)
-          if (!TAG_NAME.test(e.Tag)) throw Errors.badRequest(`entry ${i}: Tag must be 1 to 128 letters, digits, '.', '_' or '-'`)
+          if (ts === undefined) throw refused(`entry ${i}: TS is not an RFC 3339 time`)
+          if (!TAG_NAME.test(e.Tag)) throw refused(`entry ${i}: Tag must be 1 to 128 letters, digits, '.', '_' or '-'`)
           const src = e.SRC ?? ''
-          if (src !== '' && nodeNet().isIP(src) === 0) throw Errors.badRequest(`entry ${i}: SRC is not an IP address`)
-          if (!isBase64(e.Data)) throw Errors.badRequest(`entry ${i}: Data is not base64`)
+          if (src !== '' && nodeNet().isIP(src) === 0) throw refused(`entry ${i}: SRC is not an IP address`)
+          if (!isBase64(e.Data)) throw refused(`entry ${i}: Data is not base64`)
           const data = Buffer.from(e.Data, 'base64')
           size += data.byteLength
           tags.add(e.Tag)
-          const entry = { ts: ts || now, tag: e.Tag, src, data }
-          cost += entryBytes(entry)
-          batch.push(entry)
+          batch.push({ ts: ts || now, tag: e.Tag, src, data })
         })
-        const wait = rate?.take(caller.uid, cost) ?? 0
-        if (wait > 0) {
-          set.headers['retry-after'] = String(Math.ceil(wait / 1000))
-          throw Errors.tooManyRequests(`ingest rate exceeded: each user may ingest ${config.ingestRateBytes} bytes per second (QUARRY_INGEST_RATE); retry in ${Math.ceil(wait / 1000)} s`)
-        }
         try {
-          await space.check(cost)
-          const stored = await quotaChecked(async () =>
-            repos.entries.ingest(batch, { owner: caller.uid, quota: await quotas.limitFor(caller.user), maxTags: config.maxTags }),
-          )
-          directory.stored(stored.tags, stored.created)
+          await sink.store(batch, caller, JSON_SOURCE)
         } catch (e) {
-          rate?.refund(caller.uid, cost)
-          if (e instanceof TagLimitExceeded) throw Errors.tooManyTags(e.limit, e.known, e.adding)
-          throw e
+          throw sinkRefusal(e, set)
         }
         return { Count: batch.length, Size: size, Tags: [...tags].sort() }
       },
       {
         access: { key: 'Ingest', shipper: true },
         body: t.Array(Entry),
-        response: { 200: Ingested, ...refusals(429, 507) },
+        response: { 200: Ingested, ...refusals(429, 503, 507) },
         detail: {
           summary: 'Ingest entries for searching',
           description:
-            'An array of entries `{TS, Tag, SRC, Data}` (Data base64); all are stored or none. Entries count toward the caller\'s storage quota (413 past it, or past the number of distinct tags); 429 with Retry-After past the ingest rate; 507 when the server\'s disk is nearly full.',
+            'An array of entries `{TS, Tag, SRC, Data}` (Data base64); all are stored or none. Entries count toward the caller\'s storage quota (413 past it, or past the number of distinct tags); 429 with Retry-After past the ingest rate; 503 with Retry-After while too much ingest is being stored at once; 507 when the server\'s disk is nearly full.',
         },
       },
     )
+
+  function refused(message: string) {
+    sink.refused(JSON_SOURCE, 'invalid')
+    return Errors.badRequest(message)
+  }
 }

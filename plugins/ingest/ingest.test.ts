@@ -297,3 +297,18 @@ describe('the ways log shippers send an API token (AccessSpec.shipper)', () => {
       expectError(await s2.call('GET', '/api/searchctrl', { headers: { authorization } }), 401)
   })
 })
+
+describe('ingest in /metrics', () => {
+  test('entries and bytes stored, and refusals by reason, per listener and protocol', async () => {
+    const s = await server({ userQuotaBytes: 1024 })
+    const u = await s.createUser()
+    expect((await ingest(s, u.jwt, batch(3, 10))).status).toBe(200)
+    expectError(await ingest(s, u.jwt, [{ Tag: 'web', Data: '!!' }]), 400)
+    expectError(await ingest(s, u.jwt, batch(1, 2000)), 413)
+    const text = (await s.call('GET', '/metrics')).text
+    expect(text).toContain('quarry_ingest_entries_total{listener="http",protocol="json"} 3')
+    expect(text).toContain('quarry_ingest_bytes_total{listener="http",protocol="json"} 30')
+    expect(text).toContain('quarry_ingest_refusals_total{listener="http",protocol="json",reason="invalid"} 1')
+    expect(text).toContain('quarry_ingest_refusals_total{listener="http",protocol="json",reason="quota"} 1')
+  })
+})

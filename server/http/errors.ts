@@ -31,6 +31,8 @@ export const Errors = {
   /** A body type the route does not take (multipart outside the upload routes). */
   unsupportedMediaType: (message: string) => new ApiError(415, message),
   tooManyRequests: (message: string) => new ApiError(429, message),
+  /** The server cannot take this now and may later (ingest back-pressure): answered with Retry-After. */
+  serviceUnavailable: (message: string) => new ApiError(503, message),
   /** A write that would take its owner past the storage quota (server/store/quota.ts); `adding` unknown while streaming. */
   quotaExceeded: (limit: number, used: number, adding?: number) =>
     new ApiError(

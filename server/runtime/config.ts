@@ -28,8 +28,10 @@ export interface Config {
   userQuotaBytes: number | undefined
   /** Distinct ingest tags the store may hold; a batch that would pass it is refused whole (413). */
   maxTags: number
-  /** Bytes per second each user may ingest, per replica (plugins/ingest/rate.ts); undefined: no limit. */
+  /** Bytes per second each user may ingest, per replica (server/ingest/rate.ts); undefined: no limit. */
   ingestRateBytes: number | undefined
+  /** Bytes of ingest batches being stored at once, all listeners together; past it a batch is refused (503, busy). */
+  ingestMaxPendingBytes: number
   /** Bytes that must stay free on the data directory's filesystem; writes past it are refused (507); 0: no floor. */
   minFreeSpaceBytes: number
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
@@ -121,7 +123,7 @@ const KNOWN = new Set([
   'QUARRY_LOGIN_MAX_FAILURES', 'QUARRY_LOGIN_FAILURE_WINDOW', 'QUARRY_MIN_PASSWORD_LENGTH', 'QUARRY_LOG_LEVEL',
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
-  'QUARRY_MAX_TAGS', 'QUARRY_INGEST_RATE', 'QUARRY_MIN_FREE_SPACE',
+  'QUARRY_MAX_TAGS', 'QUARRY_INGEST_RATE', 'QUARRY_INGEST_MAX_PENDING', 'QUARRY_MIN_FREE_SPACE',
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
@@ -413,6 +415,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // 64 MiB/s per user: above what one ingester sends over a typical link, well below what a few users together
     // could make the store write.
     ingestRateBytes: parseLimit('QUARRY_INGEST_RATE', get('QUARRY_INGEST_RATE') ?? '64MiB'),
+    // 64 MiB: a few dozen shippers' full batches at once; past it senders are told to come back (503, Retry-After)
+    // rather than held in memory.
+    ingestMaxPendingBytes: parseBytes('QUARRY_INGEST_MAX_PENDING', get('QUARRY_INGEST_MAX_PENDING') ?? '64MiB'),
     minFreeSpaceBytes: parseSizeOrZero('QUARRY_MIN_FREE_SPACE', get('QUARRY_MIN_FREE_SPACE') ?? '1GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
     // 32: a person watches a few searches at once, a dashboard launches one per tile (rarely more than 20-30); each

@@ -91,6 +91,8 @@ export interface MetricsSources {
   liveSessions?: () => Promise<number>
   /** The searches the server holds, by state. */
   searchStates?: () => { state: string; running: boolean }[]
+  /** What ingest stored and refused, per listener and protocol (server/ingest/sink.ts). */
+  ingest?: () => Iterable<{ listener: string; protocol: string; entries: number; bytes: number; refusals: Map<string, number> }>
 }
 
 export class Metrics {
@@ -134,6 +136,17 @@ export class Metrics {
           }
           return [...counts.values()]
         },
+      ),
+      new Family('quarry_ingest_entries_total', 'Entries stored by ingest, by listener and protocol.', 'counter', () =>
+        [...(sources.ingest?.() ?? [])].map((c) => ({ labels: { listener: c.listener, protocol: c.protocol }, value: c.entries })),
+      ),
+      new Family('quarry_ingest_bytes_total', 'Bytes of entry data stored by ingest, by listener and protocol.', 'counter', () =>
+        [...(sources.ingest?.() ?? [])].map((c) => ({ labels: { listener: c.listener, protocol: c.protocol }, value: c.bytes })),
+      ),
+      new Family('quarry_ingest_refusals_total', 'Ingest batches or messages refused, by listener, protocol and reason.', 'counter', () =>
+        [...(sources.ingest?.() ?? [])].flatMap((c) =>
+          [...c.refusals].map(([reason, value]) => ({ labels: { listener: c.listener, protocol: c.protocol, reason }, value })),
+        ),
       ),
       new Family(
         'quarry_store_query_duration_seconds',
