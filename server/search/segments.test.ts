@@ -44,3 +44,44 @@ test('a step searches GREP_BYTES_PER_BYTE times its budget with a needle, its bu
     await store.close()
   }
 })
+
+test('mapped segments stay mapped across walks up to their own bound, whatever the memory bound', async () => {
+  const dir = join(tmp, 'maps')
+  mkdirSync(dir, { recursive: true })
+  const { store } = await openTestStore(dir)
+  try {
+    const disk = await createDiskBlobStore({ dataDir: dir })
+    const mapped: string[] = []
+    const blobs = { ...disk, map: (key: string) => (mapped.push(key), disk.map!(key)) }
+    const n = 3000
+    await new SegmentedEntries(store.entries, store.segments, blobs).ingest(
+      Array.from({ length: n }, (_, i) => ({ ts: T0 + i, tag: 'web', src: '', data: Buffer.from(`${i} `.padEnd(ENTRY_BYTES, 'y')) })),
+    )
+    const sealer = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: 32 * 1024 })
+    while ((await sealer.compact({ all: true })) > 0) {}
+    const segments = (await store.segments.listAfter(0)).length
+    expect(segments).toBeGreaterThan(5)
+    const walkAll = async (entries: SegmentedEntries) => {
+      let after: Cursor = { ts: Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+      let seen = 0
+      for (;;) {
+        const rows = await entries.scan(null, after, Number.MAX_SAFE_INTEGER, 500)
+        if (rows.length === 0) return seen
+        seen += rows.filter((r) => r.data !== null).length
+        after = rows.at(-1)!
+      }
+    }
+    // a memory bound of one byte does not apply to mappings: three walks map each segment once
+    mapped.length = 0
+    const kept = new SegmentedEntries(store.entries, store.segments, blobs, { cacheBytes: 1 })
+    for (let round = 0; round < 3; round++) expect(await walkAll(kept)).toBe(n)
+    expect(mapped.length).toBe(segments)
+    // a mapping bound of one segment's size maps them again on every walk
+    mapped.length = 0
+    const oneMapping = new SegmentedEntries(store.entries, store.segments, blobs, { mapCacheBytes: 1 })
+    for (let round = 0; round < 3; round++) expect(await walkAll(oneMapping)).toBe(n)
+    expect(mapped.length).toBe(3 * segments)
+  } finally {
+    await store.close()
+  }
+})

@@ -31,6 +31,14 @@ export const SEGMENT_ENTRIES = 65_536
 /** Decoded segments kept in memory, in bytes (least recently used first out). */
 export const SEGMENT_CACHE_BYTES = 64 << 20
 /**
+ * Memory-mapped segments (blobs on disk) kept mapped, in bytes of the files. A mapping holds no heap: its pages are
+ * the page cache's, which the kernel reclaims as it needs. What a kept mapping saves is the page faults of mapping the
+ * file again: a grep over 182 MB of segments mapped afresh took 120 ms, 100 of them in first-touch faults, against
+ * 21-40 ms over mappings kept (in process, bench/README.md "engine"). The bound keeps address space and the count of
+ * mappings (vm.max_map_count, 65,530 by default) far from their limits: 4,096 segments of 4 MiB.
+ */
+export const SEGMENT_MAP_CACHE_BYTES = 16 * 2 ** 30
+/**
  * How many bytes of a segment a grep (the `needle` hint) searches for one byte of a walk step's budget: one
  * Buffer.indexOf over a segment's data runs at 5-10 GB/s, about 16 times faster than the entries of the same bytes
  * are handed out one by one, so a step searches 16 MiB where it hands out 1 MiB (a few ms either way). With
@@ -62,6 +70,7 @@ export interface SegmentedOptions {
   targetBytes?: number
   maxEntries?: number
   cacheBytes?: number
+  mapCacheBytes?: number
   log?: Logger
 }
 
@@ -80,11 +89,13 @@ export class SegmentedEntries implements EntriesRepo {
   private reach: Cursor[] = []
   /** The latest seq of the list (-1: not loaded yet). */
   private known = -1
-  private readonly cache = new Map<string, { size: number; segment: Promise<Segment> }>()
-  private cached = 0
+  /** Least recently used first; `mapped` entries count toward the mapping bound, the others toward memory's. */
+  private readonly cache = new Map<string, { size: number; mapped: boolean; segment: Promise<Segment> }>()
+  private readonly cached = { memory: 0, mapped: 0 }
   private readonly targetBytes: number
   private readonly maxEntries: number
   private readonly cacheBytes: number
+  private readonly mapCacheBytes: number
 
   constructor(
     private readonly base: EntriesRepo,
@@ -95,6 +106,7 @@ export class SegmentedEntries implements EntriesRepo {
     this.targetBytes = opts.targetBytes ?? SEGMENT_BYTES
     this.maxEntries = opts.maxEntries ?? SEGMENT_ENTRIES
     this.cacheBytes = opts.cacheBytes ?? SEGMENT_CACHE_BYTES
+    this.mapCacheBytes = opts.mapCacheBytes ?? SEGMENT_MAP_CACHE_BYTES
   }
 
   ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested> {
@@ -372,6 +384,7 @@ export class SegmentedEntries implements EntriesRepo {
       this.cache.set(meta.key, hit)
       return hit.segment
     }
+    const mapped = this.blobs.map !== undefined
     const segment = (async () => {
       // On disk, a memory map: the data section is searched straight from the page cache (a copy into memory cost
       // more than the search itself: measured 2.4 GB/s against about 10 GB/s for the indexOf).
@@ -380,19 +393,22 @@ export class SegmentedEntries implements EntriesRepo {
       const bytes = body instanceof Blob ? await body.arrayBuffer() : await new Response(body).arrayBuffer()
       return new Segment(new Uint8Array(bytes))
     })()
-    const entry = { size: meta.bytes, segment }
+    const entry = { size: meta.bytes, mapped, segment }
+    const tally = mapped ? 'mapped' : 'memory'
+    const bound = mapped ? this.mapCacheBytes : this.cacheBytes
     this.cache.set(meta.key, entry)
-    this.cached += entry.size
+    this.cached[tally] += entry.size
     segment.catch(() => {
       if (this.cache.get(meta.key) === entry) {
         this.cache.delete(meta.key)
-        this.cached -= entry.size
+        this.cached[tally] -= entry.size
       }
     })
     for (const [key, e] of this.cache) {
-      if (this.cached <= this.cacheBytes || e === entry) break
+      if (this.cached[tally] <= bound) break
+      if (e === entry || e.mapped !== mapped) continue
       this.cache.delete(key)
-      this.cached -= e.size
+      this.cached[tally] -= e.size
     }
     return segment
   }
