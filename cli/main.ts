@@ -8,6 +8,7 @@ import { EXAMPLES, command } from './command'
 import { type Globals, setGlobals } from './context'
 import { ApiError, CliError, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors'
 import { takeLauncherPid, watchLauncher } from './launcher'
+import { isTerminal, writeErr, writeOut } from './stdio'
 
 const GLOBAL_OPTIONS = {
   server: { type: 'string', valueHint: 'URL', description: 'Quarry server (env QUARRY_URL; default: the last login, else http://127.0.0.1:8080)' },
@@ -51,7 +52,7 @@ const completion = command({
     if (args.shell !== 'bash' && args.shell !== 'zsh') throw new UsageError('name the shell: quarry completion bash|zsh')
     const { bashScript, commandTree, zshScript } = await import('./completion')
     const tree = await commandTree(cli, globalsOf)
-    process.stdout.write(args.shell === 'bash' ? bashScript(tree) : zshScript(tree))
+    writeOut(args.shell === 'bash' ? bashScript(tree) : zshScript(tree))
   },
 })
 
@@ -155,16 +156,16 @@ export async function run(argv: string[], env: Record<string, string | undefined
     words = rest
     const beforeDashes = rest.slice(0, rest.includes('--') ? rest.indexOf('--') : undefined)
     if (beforeDashes.includes('--help') || beforeDashes.includes('-h')) {
-      process.stdout.write(await usage(rest, Boolean(process.stdout.isTTY)))
+      writeOut(await usage(rest, isTerminal(1)))
       return 0
     }
     if (rest.length === 1 && (rest[0] === '--version' || rest[0] === '-v')) {
-      process.stdout.write(versionText())
+      writeOut(versionText())
       return 0
     }
     setGlobals(globals)
     if (rest.length === 0) {
-      process.stderr.write(await usage([], Boolean(process.stderr.isTTY)))
+      writeErr(await usage([], isTerminal(2)))
       return EXIT_USAGE
     }
     await runCommand(cli, { rawArgs: rest })
@@ -173,16 +174,16 @@ export async function run(argv: string[], env: Record<string, string | undefined
     const err = e as Error
     if (err instanceof UsageError || err?.name === 'CLIError') {
       const { name } = await commandAt(words).catch(() => ({ name: 'quarry' }))
-      process.stderr.write(`quarry: ${stripAnsi(err.message).replace(/\.$/, '')}\nRun \`${name} --help\` for usage.\n`)
+      writeErr(`quarry: ${stripAnsi(err.message).replace(/\.$/, '')}\nRun \`${name} --help\` for usage.\n`)
       return EXIT_USAGE
     }
     if (err instanceof ApiError || err instanceof CliError) {
-      process.stderr.write(`quarry: ${err.message}\n`)
+      writeErr(`quarry: ${err.message}\n`)
       return EXIT_FAILURE
     }
     // Anything unforeseen: its message only (QUARRY_DEBUG=1 shows the stack for a bug report).
-    process.stderr.write(`quarry: ${err?.message ?? String(e)}\n`)
-    if (env.QUARRY_DEBUG) process.stderr.write(`${err?.stack}\n`)
+    writeErr(`quarry: ${err?.message ?? String(e)}\n`)
+    if (env.QUARRY_DEBUG) writeErr(`${err?.stack}\n`)
     return EXIT_FAILURE
   }
 }

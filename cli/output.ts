@@ -3,6 +3,7 @@
 import type { SingleBar } from 'cli-progress'
 import type TableClass from 'cli-table3'
 import type { Progress } from './client'
+import { isTerminal, writeErr, writeOut } from './stdio'
 
 // Loaded on first use: each costs tens of milliseconds at start-up, and many commands need neither.
 const Table = (): typeof TableClass => require('cli-table3')
@@ -41,7 +42,7 @@ export class Output {
   constructor(
     readonly json: boolean,
     /** Whether standard error is a terminal (progress bars go there). */
-    private readonly terminal = Boolean(process.stderr.isTTY),
+    private readonly terminal = isTerminal(2),
   ) {}
 
   /** Whether progress may be shown: standard error is a terminal. */
@@ -51,11 +52,11 @@ export class Output {
 
   /** A message for people, on standard error (standard output stays the command's result). */
   note(text: string) {
-    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+    writeErr(text.endsWith('\n') ? text : `${text}\n`)
   }
 
   private write(text: string) {
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+    writeOut(text.endsWith('\n') ? text : `${text}\n`)
   }
 
   /** The server's answer verbatim with --json; otherwise what `human` renders. */
@@ -83,8 +84,9 @@ export class Output {
    * A status line on standard error when it is a terminal and output is not JSON, redrawn in place by cli-progress;
    * otherwise none.
    */
-  status(label: string, stream: NodeJS.WriteStream = process.stderr): Status | undefined {
+  status(label: string, stream?: NodeJS.WriteStream): Status | undefined {
     if (this.json || !this.terminal) return undefined
+    stream ??= process.stderr
     const { Format, SingleBar } = progressBars()
     const bar = new SingleBar({
       format: (options, params, payload) => Format.Formatter({ ...options, format: `${label} {text}` }, params, payload),
@@ -102,8 +104,9 @@ export class Output {
    * A progress bar on standard error when it is a terminal and output is not JSON; otherwise none. When the size
    * is not known up front the bar shows the bytes so far and ends at 100% once the transfer is complete.
    */
-  progress(label: string, stream: NodeJS.WriteStream = process.stderr): Progress | undefined {
+  progress(label: string, stream?: NodeJS.WriteStream): Progress | undefined {
     if (this.json || !this.terminal) return undefined
+    const to = stream ?? process.stderr
     let bar: SingleBar | undefined
     let done = 0
     let known = true
@@ -116,7 +119,7 @@ export class Output {
           // without a known size there is nothing to fill: the bytes so far, until the end shows 100%
           format: (options, params, payload) =>
             Format.Formatter({ ...options, format: known ? withBar : `${label} {done}` }, params, payload),
-          stream,
+          stream: to,
           hideCursor: true,
           clearOnComplete: false,
           // the caller decided this is a terminal; cli-progress would check the stream again

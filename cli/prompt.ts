@@ -1,6 +1,7 @@
 // Secrets from the person at the terminal (without echo) or from standard input, for scripts.
 import { readSync } from 'node:fs'
 import { CliError, UsageError } from './errors'
+import { writeErr } from './stdio'
 
 let stdinLines: string[] | undefined
 
@@ -49,7 +50,7 @@ const terminalAsker: Asker = {
     return onTerminal()
   },
   ask(q) {
-    process.stderr.write(`${q} `)
+    writeErr(`${q} `)
     const buf = Buffer.alloc(1)
     let line = ''
     // Read byte by byte up to the newline: nothing typed after it is taken from a later reader of standard input.
@@ -90,7 +91,7 @@ export async function askHidden(question: string): Promise<string> {
   const stdin = process.stdin
   // Echo goes off before the prompt shows, so nothing typed after the prompt can be echoed.
   stdin.setRawMode(true)
-  process.stderr.write(question)
+  writeErr(question)
   stdin.resume()
   stdin.setEncoding('utf8')
   try {
@@ -115,7 +116,7 @@ export async function askHidden(question: string): Promise<string> {
   } finally {
     stdin.setRawMode(false)
     stdin.pause()
-    process.stderr.write('\n')
+    writeErr('\n')
   }
 }
 

@@ -7,6 +7,7 @@ import { commandTree } from '../cli/completion'
 import { Output } from '../cli/output'
 import { expiryOf } from '../cli/commands/tokens'
 import { cli, run } from '../cli/main'
+import { redirectOut } from '../cli/stdio'
 import { ADMIN_PASSWORD, SLOW, cliHarness, expectFailure } from './cli'
 
 const server = cliHarness()
@@ -255,8 +256,7 @@ describe('bad usage', () => {
   test('--help on every command, with usage and examples, exit 0', async () => {
     const tree = await commandTree(cli, () => [])
     const written: string[] = []
-    const write = process.stdout.write
-    process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write
+    const restore = redirectOut((text) => written.push(text))
     try {
       for (const path of tree.keys()) {
         written.length = 0
@@ -267,7 +267,7 @@ describe('bad usage', () => {
         expect({ path, examples: text.includes('EXAMPLES\n\n  $ ') }).toEqual({ path, examples: true })
       }
     } finally {
-      process.stdout.write = write
+      restore()
     }
     expect(tree.size).toBeGreaterThan(40)
   }, SLOW)

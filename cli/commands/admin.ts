@@ -22,6 +22,7 @@ import { PRIMARY_ADMIN } from '../../plugins/users'
 import { command, group } from '../command'
 import { CliError, UsageError } from '../errors'
 import { newPassword } from '../prompt'
+import { writeErr, writeOut } from '../stdio'
 
 interface ServerStore {
   config: Config
@@ -127,15 +128,15 @@ const resetPassword = command({
       const ended = await store.sessions.deleteForUser(user.uid)
       await store.sessions.clearLoginAttempts(throttleSubject(user, user.username))
       await announce({ kind: 'sessions-ended', ids: ended }).catch((e: unknown) =>
-        process.stderr.write(`quarry: the servers could not be told at once (${e instanceof Error ? e.message : e}); the sessions' WebSockets end at their next message\n`),
+        writeErr(`quarry: the servers could not be told at once (${e instanceof Error ? e.message : e}); the sessions' WebSockets end at their next message\n`),
       )
       // The generated first password is of no use any more. On a cluster the file is on the replica that created
       // the account; run here with that replica's QUARRY_DATA_DIR it goes at once, elsewhere that replica removes it
       // at its next start (it checks the file's password against the store).
       const removed = user.username === PRIMARY_ADMIN && removeInitialPassword(config.dataDir)
-      if (args.generate) process.stdout.write(`${password}\n`)
-      process.stderr.write(`quarry: the password of "${user.username}" (UID ${user.uid}) is reset; ${ended.length} session(s) ended\n`)
-      if (removed) process.stderr.write(`quarry: removed ${initialPasswordPath(config.dataDir)} (the generated first password)\n`)
+      if (args.generate) writeOut(`${password}\n`)
+      writeErr(`quarry: the password of "${user.username}" (UID ${user.uid}) is reset; ${ended.length} session(s) ended\n`)
+      if (removed) writeErr(`quarry: removed ${initialPasswordPath(config.dataDir)} (the generated first password)\n`)
     } finally {
       await store.close()
     }

@@ -17,6 +17,7 @@ import { type Output, bytes, cell } from '../output'
 import { confirm } from '../prompt'
 import { resolveGid } from '../records'
 import { DURATION_HELP, formatDuration, parseDuration } from '../units'
+import { writeOut } from '../stdio'
 
 interface SearchEntry { ID: string; UID: number; GID: number; State: string; AttachedClients: number; StoredData?: number }
 interface SearchDetail {
@@ -310,7 +311,7 @@ const runSearch = command({
       // The bare ID on standard output (for `id=$(quarry search run ... --background)`); words for people on stderr.
       if (out.json) out.result({ ID: id, Background: true, Save: Boolean(args.save) }, () => undefined)
       else {
-        process.stdout.write(`${id}\n`)
+        writeOut(`${id}\n`)
         out.note(`quarry: search ${id} goes on in the background${args.save ? '; it is saved once it finishes' : ''} (quarry search show ${id})`)
       }
       return
@@ -331,10 +332,10 @@ const runSearch = command({
       if (out.json || args.csv) {
         const res = await c.stream(searchPath(id, `/download/${args.csv ? 'csv' : 'json'}`))
         await Bun.write(Bun.stdout, res)
-        if (out.json) process.stdout.write('\n')
+        if (out.json) writeOut('\n')
       } else {
         const records = await c.get<Record<string, unknown>[]>(searchPath(id, '/download/json'))
-        process.stdout.write(`${resultsTable(out, records.slice(0, rows))}\n`)
+        writeOut(`${resultsTable(out, records.slice(0, rows))}\n`)
         if (records.length > rows) out.note(`(${records.length - rows} more results not shown: use --rows, --json or --csv)`)
       }
       if (args.save) await c.patch(searchPath(id, '/save'))

@@ -1,0 +1,53 @@
+// Standard output and error written with write(2), not through process.stdout/stderr: the first touch of either
+// builds Node's stream machinery (node:stream, fs.WriteStream), 20-130 ms of a command that otherwise takes about
+// 50 (measured with Bun 1.4.5), and a command writes a few lines. Writes are synchronous, so they keep their order
+// with each other and with `Bun.write(Bun.stdout, ...)` awaited in between. A descriptor some other process left
+// non-blocking (EAGAIN) is handed to the stream from then on, which waits for it; a reader that has gone (EPIPE)
+// makes the rest of the output go nowhere, as a pipe into `head` expects.
+import { writeSync } from 'node:fs'
+import { isatty } from 'node:tty'
+
+const viaStream = { 1: false, 2: false }
+const gone = { 1: false, 2: false }
+
+/** Where standard output goes instead, while redirected (tests of commands run in process). */
+let outSink: ((text: string) => void) | undefined
+
+/** Sends standard output to `sink` until the returned function is called. */
+export function redirectOut(sink: (text: string) => void): () => void {
+  outSink = sink
+  return () => (outSink = undefined)
+}
+
+function write(fd: 1 | 2, text: string): void {
+  if (fd === 1 && outSink) return outSink(text)
+  if (gone[fd]) return
+  if (viaStream[fd]) {
+    ;(fd === 1 ? process.stdout : process.stderr).write(text)
+    return
+  }
+  const bytes = Buffer.from(text)
+  let done = 0
+  while (done < bytes.byteLength) {
+    try {
+      done += writeSync(fd, bytes, done)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'EPIPE') {
+        gone[fd] = true
+        return
+      }
+      if (code !== 'EAGAIN') throw e
+      viaStream[fd] = true
+      ;(fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(done))
+      return
+    }
+  }
+}
+
+/** Writes `text` to standard output. */
+export const writeOut = (text: string): void => write(1, text)
+/** Writes `text` to standard error. */
+export const writeErr = (text: string): void => write(2, text)
+/** Whether standard output (1) or error (2) is a terminal. */
+export const isTerminal = (fd: 1 | 2): boolean => isatty(fd)
