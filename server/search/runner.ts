@@ -36,8 +36,13 @@ import { type CompiledQuery, compileQuery } from '../../engine/query'
 import { boundRegexes } from '../../engine/regex'
 import { TransferReader, readEntryOut } from '../../engine/transfer'
 
-/** Entries read per query (index entries; the rows of those whose tag is wanted). */
-export const CHUNK = 128
+/**
+ * Entries read per query (index entries; the rows of those whose tag is wanted). Each query costs the store a probe
+ * of its rows' index and of the segment list (about 70 µs together here), whatever it answers: at 128 a walk over
+ * 1,000,000 entries in segments spent 0.5 s of its 1.4 s in them. Steps stay short all the same: a step ends after
+ * STEP_MS, checked after every entry, and a query reads at most CHUNK_BYTES of data.
+ */
+export const CHUNK = 1024
 /** A query also ends once it has read this much entry data (an entry may be MiBs: see the ingest body limit). */
 export const CHUNK_BYTES = 1 << 20
 /**
