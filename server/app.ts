@@ -125,7 +125,7 @@ export async function createApp(deps: AppDeps) {
   // Several replicas share a PostgreSQL store: searches are published there and requests forwarded to their owner.
   const shared = isCluster(config)
   // Searches walk the sealed segments and the rows not compacted yet; ingest writes rows (server/search/segments.ts).
-  const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: config.segmentBytes, ...deps.segments, log })
+  const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: config.segmentBytes, cacheBytes: config.segmentCacheBytes, ...deps.segments, log })
   // Read whole once here; requests then resolve tags from memory (server/search/tags.ts).
   const tags = new TagDirectory(entries, deps.events, log)
   await tags.load()

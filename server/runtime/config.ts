@@ -1,5 +1,6 @@
 // Configuration: read once from the environment at start, typed and validated.
 // Nothing else in the server reads process.env; createApp() receives a Config.
+import { memoryLimit } from './memory'
 import type { S3Config } from '../blob/s3'
 import { type TrustedProxies, parseTrustedProxies } from '../http/client-address'
 
@@ -78,6 +79,8 @@ export interface Config {
   sweepIntervalMs: number
   /** Entries are compacted into sealed segments of about this many bytes (server/search/segments.ts). */
   segmentBytes: number
+  /** Bytes of decoded segments kept in memory between searches (server/search/segments.ts). */
+  segmentCacheBytes: number
   /** How often the compaction runs (by one replica of a cluster). */
   compactIntervalMs: number
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
@@ -127,7 +130,7 @@ const KNOWN = new Set([
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
-  'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_SEGMENT_SIZE', 'QUARRY_COMPACT_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
+  'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_SEGMENT_SIZE', 'QUARRY_SEGMENT_CACHE', 'QUARRY_COMPACT_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
   'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH', 'QUARRY_WS_PER_USER',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
@@ -381,6 +384,10 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
   if (sweepIntervalMs < 1000 || sweepIntervalMs > 86_400_000) throw new ConfigError('QUARRY_SWEEP_INTERVAL: must be from 1s to 24h')
   const segmentBytes = parseBytes('QUARRY_SEGMENT_SIZE', get('QUARRY_SEGMENT_SIZE') ?? '4MiB')
   if (segmentBytes < 1024 || segmentBytes > 1024 ** 3) throw new ConfigError('QUARRY_SEGMENT_SIZE: must be from 1KiB to 1GiB')
+  // A quarter of the memory the process may use, at most 1 GiB: searches over the recent days of a small server's logs
+  // read segments from memory (a decoded segment costs its decompression again once evicted), and the rest is left
+  // to searches and the store.
+  const segmentCacheBytes = parseSizeOrZero('QUARRY_SEGMENT_CACHE', get('QUARRY_SEGMENT_CACHE') ?? String(Math.min(2 ** 30, Math.floor(memoryLimit() / 4))))
   const compactIntervalMs = parseDuration('QUARRY_COMPACT_INTERVAL', get('QUARRY_COMPACT_INTERVAL') ?? '10s')
   if (compactIntervalMs < 100 || compactIntervalMs > 86_400_000) throw new ConfigError('QUARRY_COMPACT_INTERVAL: must be from 100ms to 24h')
   const blobTimeoutMs = parseDuration('QUARRY_BLOB_TIMEOUT', get('QUARRY_BLOB_TIMEOUT') ?? '10s')
@@ -443,6 +450,7 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     leaseTtlMs,
     sweepIntervalMs,
     segmentBytes,
+    segmentCacheBytes,
     compactIntervalMs,
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
