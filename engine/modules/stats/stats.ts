@@ -370,17 +370,24 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
   }
 
   // A key is the group's by values as unique_count tells values apart (their text, long ones by hash: aggregates.ts
-  // distinctKey), each length-prefixed so that no two lists of values share one.
+  // distinctKey), each length-prefixed so that no two lists of values share one; a single value is its own key (the
+  // common `by x`: no string built per entry).
   const add = (g: Group, gi: number, e: Entry) => {
     let key = ''
     const by = g.scratch
-    for (let k = 0; k < g.by.length; k++) {
-      const v = valueOf(e, g.by[k]!)
+    if (g.by.length === 1) {
+      const v = valueOf(e, g.by[0]!)
       if (v === undefined) return
-      by[k] = v
-      const text = distinctKey(v)
-      key += `${text.length}:${text}`
-    }
+      by[0] = v
+      key = distinctKey(v)
+    } else
+      for (let k = 0; k < g.by.length; k++) {
+        const v = valueOf(e, g.by[k]!)
+        if (v === undefined) return
+        by[k] = v
+        const text = distinctKey(v)
+        key += `${text.length}:${text}`
+      }
     const cell = g.cells.get(key) ?? newCell(g, gi, key, [...by], e)
     cell.tag = e.tag
     cell.src = e.src
