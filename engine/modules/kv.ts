@@ -13,7 +13,7 @@
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import type { Value } from '../value'
-import { asBuffer } from '../entry'
+import { asBuffer, utf8Text } from '../entry'
 import { extractingModule, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
 
 export interface KvOptions {
@@ -105,7 +105,7 @@ export function readPairsBytes(data: Buffer, wanted: ReadonlySet<string>, o: KvO
       pos = j + 1
       const key = keyOf(data, keyStart, p, o.clean, keysByLength)
       if (key === null || !wanted.has(key) || found.has(key)) continue
-      value = data.toString('utf8', v + 1, j)
+      value = utf8Text(data, v + 1, j)
       if (escaped) value = value.replaceAll('\\"', '"')
       found.set(key, value)
     } else {
@@ -114,7 +114,7 @@ export function readPairsBytes(data: Buffer, wanted: ReadonlySet<string>, o: KvO
       pos = end
       const key = keyOf(data, keyStart, p, o.clean, keysByLength)
       if (key === null || !wanted.has(key) || found.has(key)) continue
-      found.set(key, data.toString('utf8', o.clean ? v : afterSep, end))
+      found.set(key, utf8Text(data, o.clean ? v : afterSep, end))
     }
   }
   return found
