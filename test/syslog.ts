@@ -23,7 +23,7 @@ export interface SyslogServer {
   /** Every entry a search finds between `from` and `to` (default: the last day to the next), in time order. */
   search(query: string, from?: number, to?: number): Promise<Found[]>
   /** Waits until `query` finds `count` entries (or the deadline passes), and answers what it finds then. */
-  searchUntil(query: string, count: number, deadlineMs?: number): Promise<Found[]>
+  searchUntil(query: string, count: number, from?: number, to?: number): Promise<Found[]>
   /** The /metrics lines of quarry_ingest_* for the syslog listeners, as `name{labels} value`. */
   metrics(): Promise<Map<string, number>>
   stop(): Promise<number>
@@ -107,10 +107,10 @@ export async function startSyslogServer(env: Record<string, string>, dir = mkdte
     dir,
     jwt,
     search,
-    async searchUntil(query, count, deadlineMs = 20_000) {
-      const deadline = Date.now() + deadlineMs
+    async searchUntil(query, count, from, to) {
+      const deadline = Date.now() + 20_000
       for (;;) {
-        const found = await search(query)
+        const found = await search(query, from, to)
         if (found.length >= count || Date.now() > deadline) return found
         await Bun.sleep(100)
       }
