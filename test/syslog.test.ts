@@ -83,7 +83,7 @@ describe('syslog from logger', () => {
       const messages = Array.from({ length: 40 }, (_, i) => `message ${i} of ${c.app} with ünïcode`)
       let sent = await logger([...c.args, '-n', '127.0.0.1', '-P', String(s.ports[c.port]), '-t', c.app, '-p', 'local3.warning'], messages)
       // with --octet-count logger prints the frame: the message is what its count says
-      if (c.args.includes('--octet-count'))
+      if ((c.args as readonly string[]).includes('--octet-count'))
         sent = sent.map((frame) => {
           const [, count, message] = /^(\d+) (.*)$/s.exec(frame)!
           expect(Buffer.byteLength(message!)).toBe(Number(count))
