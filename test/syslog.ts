@@ -1,6 +1,6 @@
 // The real server (server/main.ts) with syslog listeners on free ports, for the tests that send to it with real
 // clients (logger, rsyslog, syslog-ng) and then search over HTTP for what they sent.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ADMIN_PASSWORD, listening, spawnServer } from './helpers'
@@ -64,8 +64,11 @@ export async function startSyslogServer(env: Record<string, string>, dir = mkdte
     if (Date.now() > end) throw new Error(`the syslog listeners did not start: ${lines.join('\n')}`)
     await Bun.sleep(20)
   }
+  // With QUARRY_TLS_CERT the HTTP API is HTTPS too: its certificate is the one CA trusted here.
+  const tls = env.QUARRY_TLS_CERT ? { tls: { ca: readFileSync(env.QUARRY_TLS_CERT, 'utf8') } } : {}
   const call = async (method: string, path: string, init: { jwt?: string; json?: unknown } = {}) => {
     const res = await fetch(`${url}${path}`, {
+      ...tls,
       method,
       headers: { ...(init.jwt ? { authorization: `Bearer ${init.jwt}` } : {}), ...(init.json ? { 'content-type': 'application/json' } : {}) },
       body: init.json === undefined ? undefined : JSON.stringify(init.json),
@@ -116,7 +119,7 @@ export async function startSyslogServer(env: Record<string, string>, dir = mkdte
       }
     },
     async metrics() {
-      const text = await (await fetch(`${url}/metrics`)).text()
+      const text = await (await fetch(`${url}/metrics`, tls)).text()
       const m = new Map<string, number>()
       for (const line of text.split('\n')) {
         const hit = /^(quarry_ingest_\w+\{[^}]*listener="syslog-[^}]*\}) (\S+)$/.exec(line)

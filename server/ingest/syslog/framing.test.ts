@@ -20,9 +20,10 @@ describe('syslog stream framing', () => {
     expect(run(1024, [stream])).toEqual({ messages: [m1, m2, 'x y', 'plain line 12'], refusals: [], partial: false })
   })
 
-  test('a message with LF inside survives octet counting; empty lines are skipped', () => {
+  test('a message with LF inside survives octet counting; a trailing LF counted in is dropped; empty lines are skipped', () => {
     const m = 'line one\nline two'
     expect(run(1024, [`\n\n${m.length} ${m}\n\nafter\n`]).messages).toEqual([m, 'after'])
+    expect(run(1024, [`${m.length + 1} ${m}\n${m.length + 2} ${m}\r\n`]).messages).toEqual([m, m])
   })
 
   test('every split of the stream into two chunks gives the same messages', () => {
@@ -66,6 +67,8 @@ describe('syslog stream framing', () => {
         const want: string[] = []
         for (const [m, counted] of list) {
           const lineSafe = !m.includes(0x0a) && !/^\d*( |$)/.test(m.toString('latin1')) && m[0] !== 0x0d && m.at(-1) !== 0x0d
+          // a counted message's own trailing LF is dropped as framing: none is generated
+          if (m.at(-1) === 0x0a) m[m.length - 1] = 0x61
           if (counted || !lineSafe) parts.push(Buffer.from(`${m.length} `), m)
           else parts.push(m, Buffer.from('\n'))
           want.push(m.toString('latin1'))

@@ -1,7 +1,8 @@
 // Messages out of a syslog byte stream (TCP, TLS), in both framings of RFC 6587, told apart per message as rsyslog
 // and syslog-ng do: a frame that starts with digits and a space is octet-counted (`MSG-LEN SP MSG`, RFC 5425 for
 // TLS); any other is a line ended by LF (a CR before the LF is dropped too). So a line that itself starts with a
-// number and a space (`200 OK`) is read as a count, as those daemons read it.
+// number and a space (`200 OK`) is read as a count, as those daemons read it. An octet-counted message that ends with
+// an LF (syslog-ng's syslog() driver counts one in) loses it, as rsyslog drops it on reception.
 //
 // Bounds: the deframer holds at most one partial frame (a count, a space and `maxMessage` bytes); a message longer
 // than `maxMessage` is dropped whole (its count's bytes, or its line up to the next LF) and reported as too large, not
@@ -82,7 +83,9 @@ export class StreamDeframer {
             continue
           }
           if (start + count > n) break // the message goes on in the next chunk
-          message(b.subarray(start, start + count))
+          let end = start + count
+          if (b[end - 1] === LF) end -= b[end - 2] === CR && end - 2 >= start ? 2 : 1
+          if (end > start) message(b.subarray(start, end))
           i = start + count
           continue
         }
