@@ -34,15 +34,13 @@ export class StreamDeframer {
   }
 
   /**
-   * Reads `chunk`: calls `message` with each whole message (a view into `chunk` or a copy: valid until the next
-   * push) and `refused` with each message dropped.
+   * Reads `chunk`: calls `message` with each whole message and `refused` with each message dropped. The messages are
+   * views into a copy of the chunk (one copy of each byte), so they stay valid after the caller's buffer is reused.
+   * (Views by `slice`: Bun's Buffer `subarray` costs a microsecond each, a fifth of the whole cost of a message.)
    */
   push(chunk: Buffer, message: (m: Buffer) => void, refused: (reason: FrameRefusal) => void): void {
-    let b = chunk
-    if (this.rest) {
-      b = Buffer.concat([this.rest, chunk])
-      this.rest = undefined
-    }
+    const b = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk)
+    this.rest = undefined
     let i = 0
     const n = b.length
     while (i < n) {
@@ -85,7 +83,7 @@ export class StreamDeframer {
           if (start + count > n) break // the message goes on in the next chunk
           let end = start + count
           if (b[end - 1] === LF) end -= b[end - 2] === CR && end - 2 >= start ? 2 : 1
-          if (end > start) message(b.subarray(start, end))
+          if (end > start) message(b.slice(start, end))
           i = start + count
           continue
         }
@@ -102,10 +100,10 @@ export class StreamDeframer {
       }
       const end = b[lf - 1] === CR ? lf - 1 : lf
       if (end - i > this.maxMessage) refused('too-large')
-      else message(b.subarray(i, end))
+      else message(b.slice(i, end))
       i = lf + 1
     }
-    if (i < n) this.rest = Buffer.from(b.subarray(i))
+    if (i < n) this.rest = b.slice(i)
   }
 }
 

@@ -83,11 +83,9 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
         const c = socket.data
         if (!c) return
         const now = clock()
-        // The messages are kept past this call (until stored): they must not be views of a buffer the runtime reuses.
-        const owned = Buffer.from(chunk)
         let whole = 0
         c.deframer.push(
-          owned,
+          chunk,
           (m) => {
             whole++
             c.batcher.add(m, c.src, now)
