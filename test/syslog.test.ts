@@ -4,8 +4,11 @@
 // messages as logger printed them (`-s`), their times read independently here, the tag, the sender's address, and
 // the syslog module's fields; bad input is counted under its reason in /metrics and the server still answers.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
-import { hostname } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openStoreAt, spawnServer } from './helpers'
 import { type Found, type SyslogServer, metric, startSyslogServer } from './syslog'
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
@@ -191,5 +194,52 @@ describe('syslog bad input', () => {
     const after = await s.metrics()
     expect(metric(after, 'refusals', 'syslog-tcp', 'frame', 'busy') - metric(before, 'refusals', 'syslog-tcp', 'frame', 'busy')).toBe(22)
     for (const c of alive) c.end()
+  }, 30_000)
+})
+
+describe('syslog start and stop', () => {
+  test('TLS without the server certificate, or a bad address, stops the start with one line (exit 2)', async () => {
+    for (const [env, words] of [
+      [{ QUARRY_SYSLOG_TLS: '127.0.0.1:0' }, 'QUARRY_SYSLOG_TLS: needs the server\'s certificate'],
+      [{ QUARRY_SYSLOG_TCP: 'nowhere' }, 'QUARRY_SYSLOG_TCP: "nowhere" must be host:port'],
+    ] as const) {
+      const proc = spawnServer({ QUARRY_DATA_DIR: join(tmpdir(), `quarry-syslog-never-${process.pid}`), ...env })
+      expect(await proc.exited).toBe(2)
+      const err = (await new Response(proc.stderr).text()).trim()
+      expect(err.split('\n')).toHaveLength(1)
+      expect(err).toContain(words)
+    }
+  })
+
+  test('a syslog port in use stops the start with one line naming it (exit 1)', async () => {
+    const taken = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-syslog-inuse-'))
+    try {
+      const proc = spawnServer({ QUARRY_DATA_DIR: dir, QUARRY_ADMIN_PASSWORD: 'admin-password-1', QUARRY_MIN_FREE_SPACE: '0', QUARRY_SYSLOG_TCP: `127.0.0.1:${taken.port}` })
+      expect(await proc.exited).toBe(1)
+      expect(await new Response(proc.stderr).text()).toContain(`quarry: cannot listen for syslog over TCP on 127.0.0.1:${taken.port}: address in use`)
+    } finally {
+      taken.stop(true)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('SIGTERM: what the listeners read is stored before the store closes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-syslog-stop-'))
+    const t = await startSyslogServer({ QUARRY_SYSLOG_TCP: '127.0.0.1:0' }, dir)
+    const dataDir = join(dir, 'data')
+    const lines = Array.from({ length: 5000 }, (_, i) => `<13>1 - h stopping - - - message ${i}\n`)
+    await sendTcp(t.ports.tcp!, lines.join(''))
+    // the stop comes right after the sender closed: the listener may still hold batches, which must reach the store
+    const exited = t.stopKeepingData()
+    expect(await exited).toBe(0)
+    const store = await openStoreAt(dataDir)
+    try {
+      const rows = await store.rows('SELECT count(*) AS n FROM entries')
+      expect(Number(rows[0]!.n)).toBe(5000)
+    } finally {
+      await store.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 30_000)
 })

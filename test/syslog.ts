@@ -27,6 +27,8 @@ export interface SyslogServer {
   /** The /metrics lines of quarry_ingest_* for the syslog listeners, as `name{labels} value`. */
   metrics(): Promise<Map<string, number>>
   stop(): Promise<number>
+  /** SIGTERM, leaving the data directory for checks; answers the exit code. */
+  stopKeepingData(): Promise<number>
   kill(): void
 }
 
@@ -132,6 +134,10 @@ export async function startSyslogServer(env: Record<string, string>, dir = mkdte
       const code = await proc.exited
       rmSync(dir, { recursive: true, force: true })
       return code
+    },
+    async stopKeepingData() {
+      proc.kill('SIGTERM')
+      return proc.exited
     },
     kill() {
       proc.kill('SIGKILL')
