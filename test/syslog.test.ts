@@ -4,12 +4,13 @@
 // messages as logger printed them (`-s`), their times read independently here, the tag, the sender's address, and
 // the syslog module's fields; bad input is counted under its reason in /metrics and the server still answers.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStoreAt, spawnServer } from './helpers'
-import { type Found, type SyslogServer, metric, startSyslogServer } from './syslog'
+import { type Found, type SyslogServer, metric, selfSignedCertificate, startSyslogServer } from './syslog'
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
 
@@ -240,6 +241,35 @@ describe('syslog start and stop', () => {
     } finally {
       await store.close()
       rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+})
+
+describe('syslog over TLS', () => {
+  test('RFC 5425: octet-counted and LF-framed messages over TLS with the server certificate, found with their tag and source', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quarry-syslog-tls-'))
+    const { cert, key } = selfSignedCertificate(dir)
+    const t = await startSyslogServer({ QUARRY_SYSLOG_TLS: '127.0.0.1:0', QUARRY_SYSLOG_TLS_TAG: 'secure', QUARRY_TLS_CERT: cert, QUARRY_TLS_KEY: key }, dir)
+    try {
+      const m1 = '<13>1 2026-01-02T03:04:05.006Z tlshost tlsapp - - - over tls, counted'
+      const m2 = '<13>1 2026-01-02T03:04:06Z tlshost tlsapp - - - over tls, a line'
+      await new Promise<void>((resolve, reject) => {
+        // checked against the server's certificate by name, as rsyslog's x509/name mode does
+        const sock = tlsConnect({ host: '127.0.0.1', port: t.ports.tls!, servername: 'localhost', ca: readFileSync(cert) }, () => {
+          sock.end(`${Buffer.byteLength(m1)} ${m1}${m2}\n`)
+        })
+        sock.on('error', reject)
+        sock.on('close', () => resolve())
+      })
+      const at = Date.UTC(2026, 0, 2, 3, 4, 5)
+      const found = await t.searchUntil('tag=secure syslog Hostname==tlshost Appname==tlsapp', 2, at - 1000, at + 2000)
+      expect(found.map((f) => [f.text, f.SRC, Date.parse(f.TS)])).toEqual([
+        [m1, '127.0.0.1', at + 6],
+        [m2, '127.0.0.1', at + 1000],
+      ])
+      expect(metric(await t.metrics(), 'entries', 'syslog-tls', 'rfc5424')).toBe(2)
+    } finally {
+      expect(await t.stop()).toBe(0)
     }
   }, 30_000)
 })

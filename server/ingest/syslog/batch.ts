@@ -43,7 +43,7 @@ export class Batcher {
   private pending = new Map<SyslogFormat, NewEntry[]>()
   private count = 0
   private bytes = 0
-  private storing = 0
+  private storingBytes = 0
   private running: Promise<void> | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private abandoned = false
@@ -51,9 +51,14 @@ export class Batcher {
 
   constructor(private readonly o: BatcherOptions) {}
 
+  /** Whether a batch is being stored (its owner paused meanwhile). */
+  get storing(): boolean {
+    return this.running !== undefined
+  }
+
   /** Bytes read and not yet stored (waiting, or in the batch being stored). */
   get held(): number {
-    return this.bytes + this.storing
+    return this.bytes + this.storingBytes
   }
 
   /** Adds a message received at `receivedAt` from `src`; `m` must stay unchanged until it is stored. */
@@ -98,13 +103,13 @@ export class Batcher {
     while (this.count > 0 && !this.abandoned) {
       const batches = this.pending
       this.pending = new Map()
-      this.storing = this.bytes
+      this.storingBytes = this.bytes
       this.count = 0
       this.bytes = 0
       // A UDP listener's queue may have grown past one batch while the last one was stored.
       for (const [format, batch] of batches)
         for (let k = 0; k < batch.length; k += BATCH_ENTRIES) await this.store(batch.length <= BATCH_ENTRIES ? batch : batch.slice(k, k + BATCH_ENTRIES), format)
-      this.storing = 0
+      this.storingBytes = 0
     }
   }
 

@@ -73,6 +73,9 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
           log,
           pause: () => socket.pause(),
           resume: () => {
+            // The time the connection was paused by the store is not the sender's: its partial frame's clock restarts.
+            const c = socket.data
+            if (c?.partialSince !== undefined) c.partialSince = clock()
             if (!stopping) socket.resume()
           },
         })
@@ -113,7 +116,7 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
     const now = clock()
     for (const socket of connections) {
       const c = socket.data
-      if (c?.partialSince !== undefined && now - c.partialSince >= config.frameTimeoutMs) {
+      if (c?.partialSince !== undefined && !c.batcher.storing && now - c.partialSince >= config.frameTimeoutMs) {
         log.debug('syslog connection closed: a frame was not completed in time', { listener: label, src: c.src, timeoutMs: config.frameTimeoutMs })
         c.partialSince = undefined
         socket.end()
