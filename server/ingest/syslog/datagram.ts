@@ -37,6 +37,7 @@ export async function listenDatagram(listener: SyslogListenerConfig, config: Sys
     host: listener.host,
     port: socket.port,
     tag: listener.tag,
+    held: () => batcher.held,
     async stop(graceMs: number) {
       stopping = true
       socket.close()

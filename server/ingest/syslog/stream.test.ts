@@ -10,6 +10,7 @@ import type { NewEntry } from '../../search/entries'
 import { IngestRefused, type IngestSource } from '../sink'
 import { BATCH_ENTRIES } from './batch'
 import type { SyslogConfig } from './config'
+import { listenDatagram } from './datagram'
 import { type RunningListener, listenStream } from './stream'
 import { parseZone } from './zone'
 
@@ -166,5 +167,33 @@ describe('syslog TCP back-pressure', () => {
     await stopped
     await closed
     expect(r.texts()).toEqual(['<13>read before the stop'])
+  })
+})
+
+describe('syslog UDP queue', () => {
+  test('while the store is held, datagrams past QUARRY_SYSLOG_UDP_QUEUE are dropped and counted; the rest are stored once it frees', async () => {
+    const r = recordingSink()
+    const queue = 64 * 1024
+    const l = await listenDatagram({ transport: 'udp', host: '127.0.0.1', port: 0, tag: 'u' }, { ...config, udpQueueBytes: queue }, { sink: r.sink, log, clock: Date.now })
+    running.push(l)
+    const gate = r.hold(() => true)
+    const udp = await Bun.udpSocket({})
+    const message = (i: number) => `<13>1 - h app - - - ${String(i).padStart(6, '0')} ${'y'.repeat(1000)}`
+    // the first one starts a batch being stored (held); then 200 of about 1 KiB each: about 64 fit the queue
+    udp.send(message(0), l.port, '127.0.0.1')
+    await until(() => gate.reached === 1, 'the first datagram being stored')
+    // one at a time, each taken (held or refused) before the next: the kernel's own buffer never fills
+    for (let i = 1; i <= 200; i++) {
+      const [held, refused] = [l.held(), r.refusals.length]
+      udp.send(message(i), l.port, '127.0.0.1')
+      await until(() => l.held() > held || r.refusals.length > refused, `datagram ${i} taken`)
+    }
+    const fits = Math.floor((queue - message(0).length) / message(0).length)
+    expect(l.held()).toBe((1 + fits) * message(0).length)
+    expect(r.refusals).toEqual(Array.from({ length: 200 - fits }, () => 'busy'))
+    gate.release()
+    await until(() => r.stored.reduce((n, s) => n + s.batch.length, 0) === 1 + fits, 'the queue stored')
+    expect(r.texts()).toEqual(Array.from({ length: 1 + fits }, (_, i) => message(i)))
+    udp.close()
   })
 })

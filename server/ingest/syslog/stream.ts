@@ -15,6 +15,8 @@ export interface RunningListener {
   /** The bound port (the one chosen when the configuration said 0). */
   port: number
   tag: string
+  /** Bytes read and not yet stored, all connections together. */
+  held(): number
   /** Stops accepting and reading, stores what was read within `graceMs`, drops the rest (logged), closes. */
   stop(graceMs: number): Promise<void>
 }
@@ -130,6 +132,7 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
     host: listener.host,
     port: server.port,
     tag: listener.tag,
+    held: () => [...connections].reduce((n, s) => n + (s.data?.batcher.held ?? 0), 0),
     async stop(graceMs: number) {
       stopping = true
       clearInterval(sweep)
