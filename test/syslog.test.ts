@@ -251,8 +251,19 @@ describe('syslog over TLS', () => {
   test('RFC 5425: octet-counted and LF-framed messages over TLS with the server certificate, found with their tag and source', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'quarry-syslog-tls-'))
     const { cert, key } = selfSignedCertificate(dir)
-    const t = await startSyslogServer({ QUARRY_SYSLOG_TLS: '127.0.0.1:0', QUARRY_SYSLOG_TLS_TAG: 'secure', QUARRY_TLS_CERT: cert, QUARRY_TLS_KEY: key }, dir)
+    const t = await startSyslogServer(
+      { QUARRY_SYSLOG_TLS: '127.0.0.1:0', QUARRY_SYSLOG_TLS_TAG: 'secure', QUARRY_TLS_CERT: cert, QUARRY_TLS_KEY: key, QUARRY_SYSLOG_FRAME_TIMEOUT: '300ms' },
+      dir,
+    )
     try {
+      // a connection that never starts its handshake is closed by the frame timeout, and counted
+      const stalled = await new Promise<boolean>((resolve) => {
+        const sock = connect(t.ports.tls!, '127.0.0.1')
+        sock.on('close', () => resolve(true))
+        sock.on('error', () => resolve(true))
+      })
+      expect(stalled).toBe(true)
+      expect(metric(await t.metrics(), 'refusals', 'syslog-tls', 'frame', 'invalid')).toBe(1)
       const m1 = '<13>1 2026-01-02T03:04:05.006Z tlshost tlsapp - - - over tls, counted'
       const m2 = '<13>1 2026-01-02T03:04:06Z tlshost tlsapp - - - over tls, a line'
       await new Promise<void>((resolve, reject) => {

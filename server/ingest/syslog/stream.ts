@@ -34,6 +34,8 @@ interface Connection {
   deframer: StreamDeframer
   batcher: Batcher
   src: string
+  /** A TLS connection whose handshake is not done: it counts toward the bound and the frame timeout like a partial frame. */
+  handshaking: boolean
   /** When the partial frame now held began to be held (receipt time); undefined when none is. */
   partialSince: number | undefined
 }
@@ -81,9 +83,29 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
             if (!stopping) socket.resume()
           },
         })
-        socket.data = { deframer: new StreamDeframer(config.maxMessageBytes), batcher, src: senderAddress(socket.remoteAddress), partialSince: undefined }
+        const tls = listener.transport === 'tls'
+        socket.data = {
+          deframer: new StreamDeframer(config.maxMessageBytes),
+          batcher,
+          src: senderAddress(socket.remoteAddress),
+          handshaking: tls,
+          partialSince: tls ? clock() : undefined,
+        }
         connections.add(socket)
       },
+      // With this handler `open` runs at the connect, before the handshake: a connection stalled in its handshake is
+      // bounded (QUARRY_SYSLOG_MAX_CONNECTIONS) and timed out (QUARRY_SYSLOG_FRAME_TIMEOUT) like any other.
+      ...(listener.transport === 'tls'
+        ? {
+            handshake(socket: Socket<Connection | undefined>, success: boolean) {
+              const c = socket.data
+              if (!c) return
+              if (!success) return void socket.end()
+              c.handshaking = false
+              if (!c.deframer.partial) c.partialSince = undefined
+            },
+          }
+        : {}),
       data(socket, chunk) {
         const c = socket.data
         if (!c) return
@@ -97,15 +119,15 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
           },
           (reason) => sink.refused(frameSource, reason),
         )
-        if (!c.deframer.partial) c.partialSince = undefined
+        if (!c.deframer.partial && !c.handshaking) c.partialSince = undefined
         else if (whole > 0 || c.partialSince === undefined) c.partialSince = now
       },
       close(socket) {
         connections.delete(socket)
         const c = socket.data
         if (!c) return
-        // A frame cut off by the close is not a message: counted, not stored.
-        if (c.deframer.partial) sink.refused(frameSource, 'invalid')
+        // A frame cut off by the close is not a message, nor is a handshake that never finished: counted, not stored.
+        if (c.deframer.partial || c.handshaking) sink.refused(frameSource, 'invalid')
         void c.batcher.flush()
       },
       error(socket, error) {
