@@ -31,6 +31,7 @@ import { Jobs } from './runtime/jobs'
 import { sweepBlobs } from './blob/sweep'
 import { setHashOnWorker } from './blob/sha1'
 import { MULTIPART_OVERHEAD } from './upload/multipart'
+import { type SyslogListeners, SyslogListenError, startSyslog } from './ingest/syslog'
 
 /** Unattended searches past their grace period are removed at least this often (and on every search request). */
 const SEARCH_SWEEP_MS = 10_000
@@ -194,12 +195,13 @@ export async function main(env: Record<string, string | undefined> = process.env
     throw e
   })
   await blobsWritable()
-  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness } = built
+  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness, ingest } = built
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
   let partialSweep: ReturnType<typeof setInterval> | undefined
   let dependencyWatch: ReturnType<typeof setInterval> | undefined
+  let syslog: SyslogListeners | undefined
   let stopping = false
   const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return
@@ -219,6 +221,8 @@ export async function main(env: Record<string, string | undefined> = process.env
         await server.stop(true)
       }
     }
+    // Syslog connections stop being read; what was read is stored within the grace, before the store closes.
+    await syslog?.stop(config.shutdownGraceMs)
     // The uploads cut off fail and remove their partial files (temporary files, S3 multipart uploads).
     if (!(await uploads.settled(UPLOAD_CLEANUP_MS))) log.warn('an upload cut off by the shutdown did not finish removing its partial file')
     await cluster.stop() // the other replicas stop listing this one and its searches at once
@@ -284,6 +288,15 @@ export async function main(env: Record<string, string | undefined> = process.env
     await shutdown('start-up failure', 1)
   }
   log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind, replica })
+  if (config.syslog.listeners.length > 0) {
+    try {
+      syslog = await startSyslog(config.syslog, { sink: ingest, log, clock: Date.now, tls: tls && { ...tls, ciphers: TLS12_CIPHERS } })
+    } catch (e) {
+      if (!(e instanceof SyslogListenError)) throw e
+      console.error(`quarry: ${e.message}`)
+      await shutdown('start-up failure', 1)
+    }
+  }
   if (contentsLater)
     secureDataDirContents(config.dataDir).then(reportTightened, (e: unknown) => log.error('the data directory could not be walked to tighten its modes', { error: firstLine(e) }))
   setTimeout(() => {

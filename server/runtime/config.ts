@@ -3,6 +3,7 @@
 import { memoryLimit } from './memory'
 import type { S3Config } from '../blob/s3'
 import { type TrustedProxies, parseTrustedProxies } from '../http/client-address'
+import { type SyslogConfig, parseSyslogConfig } from '../ingest/syslog/config'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -114,6 +115,8 @@ export interface Config {
    * (read by server/main.ts at start); undefined: the system's CAs.
    */
   peerCaFile: string | undefined
+  /** The syslog listeners (QUARRY_SYSLOG_*; none unless configured) and their bounds (server/ingest/syslog). */
+  syslog: SyslogConfig
 }
 
 export class ConfigError extends Error {}
@@ -135,6 +138,9 @@ const KNOWN = new Set([
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
   ...S3_VARIABLES,
+  'QUARRY_SYSLOG_TCP', 'QUARRY_SYSLOG_UDP', 'QUARRY_SYSLOG_TLS', 'QUARRY_SYSLOG_TAG', 'QUARRY_SYSLOG_TCP_TAG', 'QUARRY_SYSLOG_UDP_TAG',
+  'QUARRY_SYSLOG_TLS_TAG', 'QUARRY_SYSLOG_MAX_MESSAGE', 'QUARRY_SYSLOG_MAX_CONNECTIONS', 'QUARRY_SYSLOG_FRAME_TIMEOUT',
+  'QUARRY_SYSLOG_UDP_QUEUE', 'QUARRY_TIMESTAMP_ZONE',
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG', 'QUARRY_CA',
 ])
@@ -466,6 +472,11 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     clusterSecret: parseClusterSecret(get('QUARRY_CLUSTER_SECRET')),
     blobTimeoutMs,
     peerCaFile: get('QUARRY_PEER_CA'),
+    syslog: parseSyslogConfig(get, get('QUARRY_TLS_CERT') !== undefined && get('QUARRY_TLS_KEY') !== undefined, {
+      bytes: parseBytes,
+      duration: parseDuration,
+      count: parseCount,
+    }),
   }
   return { config, warnings }
 }
