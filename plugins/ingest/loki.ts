@@ -11,8 +11,10 @@ import type { IngestSource } from '../../server/ingest/sink'
 import { decodeLokiPush } from '../../server/ingest/loki'
 import { decodeContentEncoding, snappyUncompress } from '../../server/ingest/snappy'
 import { authGuard } from '../auth/guard'
-import { area, refusals } from '../../server/http/openapi'
+import { area } from '../../server/http/openapi'
 import { type ShipperIngestDeps, encodingOf, shipperRefusal } from './otlp'
+
+const refusal = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } })
 
 export const LOKI_SOURCE: IngestSource = { listener: 'http', protocol: 'loki' }
 
@@ -55,7 +57,6 @@ export function lokiPlugin({ auth, clock, sink, config, clientOf }: ShipperInges
       },
       {
         access: { key: 'Ingest', shipper: true },
-        response: refusals(400, 413, 429, 503, 507),
         detail: {
           summary: 'Ingest Loki pushes (Promtail, Alloy, Loki clients)',
           description:
@@ -63,7 +64,14 @@ export function lokiPlugin({ auth, clock, sink, config, clientOf }: ShipperInges
             '(`application/x-protobuf`, as Promtail and Alloy send it); `Content-Encoding: gzip` also. Each line becomes an entry whose data is the line, whose time is its ' +
             'timestamp and whose tag is the label QUARRY_LOKI_TAG_LABEL (job), else QUARRY_LOKI_DEFAULT_TAG; other labels and structured metadata are not kept. ' +
             '204 when every entry was stored; 400 naming the entries left out when some could not be (the others are stored, as Loki does).',
-          responses: { 204: { description: 'Every entry was stored' } },
+          responses: {
+            204: { description: 'Every entry was stored' },
+            400: refusal('The body is no push request of its type, or some entries were left out (named; the others were stored)'),
+            413: refusal('The body is over QUARRY_MAX_BODY_SIZE, decompresses past QUARRY_INGEST_MAX_DECOMPRESSED, or holds more than QUARRY_INGEST_MAX_RECORDS entries, or the owner\'s quota or QUARRY_MAX_TAGS would be passed'),
+            429: refusal('The owner\'s ingest rate is passed (QUARRY_INGEST_RATE); Retry-After says when to retry'),
+            503: refusal('Too much ingest is being stored at once (QUARRY_INGEST_MAX_PENDING); Retry-After says when to retry'),
+            507: refusal('The server\'s disk is nearly full (QUARRY_MIN_FREE_SPACE)'),
+          },
         } as Record<string, unknown>,
       },
     )

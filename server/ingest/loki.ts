@@ -7,7 +7,7 @@
 // its data, and the data is the line, which the line-reading modules (regex, syslog, json...) read as sent.
 // An entry that cannot be stored (a timestamp that is no time, a line that is no string, a stream whose labels do
 // not parse) is rejected alone; the others are stored, and the answer says what was rejected, as Loki does.
-import { type Int64, type PbPushRequest, PushRequest, countNested } from './protobuf'
+import { type Int64, type PbPushRequest, countNested, protobufMessages } from './protobuf'
 import type { NewEntry } from '../search/entries'
 import { MAX_JSON_DEPTH, jsonShapeProblem } from '../http/json-shape'
 import { TooManyRecords, UndecodableRequest, sanitizeTag } from './otlp'
@@ -132,7 +132,7 @@ function decodeProtobuf(body: Uint8Array, opts: LokiOptions, now: number): Decod
   try {
     // streams (1) > entries (2)
     if (countNested(body, [1, 2], opts.maxRecords) > opts.maxRecords) throw new TooManyRecords(opts.maxRecords, 'entries')
-    request = PushRequest.decode(body) as unknown as PbPushRequest
+    request = protobufMessages().PushRequest.decode(body) as unknown as PbPushRequest
   } catch (e) {
     if (e instanceof TooManyRecords) throw e
     throw new UndecodableRequest(`the body is no protobuf PushRequest: ${(e as Error).message}`)

@@ -8,7 +8,7 @@
 // A record that cannot be made an entry (an id of the wrong length, a time that is no integer, a value nested past
 // MAX_VALUE_DEPTH) is rejected alone and counted, as OTLP's partial success reports it; a body that is no request
 // at all is refused whole (UndecodableRequest).
-import { type Int64, type PbAnyValue, type PbExportLogsRequest, type PbKeyValue, type PbLogRecord, ExportLogsServiceRequest, ExportLogsServiceResponse, RpcStatus, countNested } from './protobuf'
+import { type Int64, type PbAnyValue, type PbExportLogsRequest, type PbKeyValue, type PbLogRecord, countNested, protobufMessages } from './protobuf'
 import type { NewEntry } from '../search/entries'
 import { MAX_JSON_DEPTH, jsonShapeProblem } from '../http/json-shape'
 
@@ -172,7 +172,7 @@ function decodeProtobuf(body: Uint8Array, opts: OtlpOptions, now: number): Decod
   try {
     // resource_logs (1) > scope_logs (2) > log_records (2)
     if (countNested(body, [1, 2, 2], opts.maxRecords) > opts.maxRecords) throw new TooManyRecords(opts.maxRecords, 'log records')
-    request = ExportLogsServiceRequest.decode(body) as unknown as PbExportLogsRequest
+    request = protobufMessages().ExportLogsServiceRequest.decode(body) as unknown as PbExportLogsRequest
   } catch (e) {
     if (e instanceof TooManyRecords) throw e
     throw new UndecodableRequest(`the body is no protobuf ExportLogsServiceRequest: ${(e as Error).message}`)
@@ -407,21 +407,25 @@ export function decodeOtlpLogs(body: Uint8Array, encoding: OtlpEncoding, opts: O
 export function exportResponse(encoding: OtlpEncoding, rejected: number, errorMessage: string): Uint8Array | string {
   if (encoding === 'json') return JSON.stringify(rejected > 0 ? { partialSuccess: { rejectedLogRecords: String(rejected), errorMessage } } : {})
   const message = rejected > 0 ? { partialSuccess: { rejectedLogRecords: rejected, errorMessage } } : {}
+  const { ExportLogsServiceResponse } = protobufMessages()
   return ExportLogsServiceResponse.encode(ExportLogsServiceResponse.create(message)).finish()
 }
 
 /** google.rpc.Status, the body of OTLP's refusals; code 3 (INVALID_ARGUMENT) or another of google.rpc.Code. */
 export function statusBody(encoding: OtlpEncoding, code: number, message: string): Uint8Array | string {
   if (encoding === 'json') return JSON.stringify({ code, message })
+  const { RpcStatus } = protobufMessages()
   return RpcStatus.encode(RpcStatus.create({ code, message })).finish()
 }
 
 /** A google.rpc.Status body as protobufjs reads it back (tests, and clients that show it). */
 export function readStatus(bytes: Uint8Array): { code: number; message: string } {
+  const { RpcStatus } = protobufMessages()
   return RpcStatus.toObject(RpcStatus.decode(bytes), { defaults: true }) as { code: number; message: string }
 }
 
 /** An ExportLogsServiceResponse as protobufjs reads it back. */
 export function readExportResponse(bytes: Uint8Array): { partialSuccess?: { rejectedLogRecords: string; errorMessage: string } } {
+  const { ExportLogsServiceResponse } = protobufMessages()
   return ExportLogsServiceResponse.toObject(ExportLogsServiceResponse.decode(bytes), { longs: String }) as never
 }

@@ -4,7 +4,9 @@
 // only the messages and fields Quarry reads or writes are declared (protobuf skips the others on decode).
 // Decoding and encoding are protobufjs's (its generated code per type); nothing here reads the wire by hand except
 // counting records before a decode (countNested), which uses protobufjs's own Reader.
-import protobuf from 'protobufjs/light.js'
+// protobufjs and the types are loaded at the first use, not at the start: together about 250 ms of import and setup
+// (test/lazy-imports.test.ts checks a start loads none of it).
+import type * as Protobuf from 'protobufjs/light.js'
 
 const OTLP = {
   nested: {
@@ -137,7 +139,29 @@ const OTLP = {
   },
 }
 
-const root = protobuf.Root.fromJSON(OTLP)
+interface Messages {
+  ExportLogsServiceRequest: Protobuf.Type
+  ExportLogsServiceResponse: Protobuf.Type
+  RpcStatus: Protobuf.Type
+  PushRequest: Protobuf.Type
+  Reader: typeof Protobuf.Reader
+}
+
+let messages: Messages | undefined
+
+/** The message types (and protobufjs's Reader), built at the first call. */
+export function protobufMessages(): Messages {
+  if (messages) return messages
+  const protobuf = require('protobufjs/light.js') as typeof Protobuf
+  const root = protobuf.Root.fromJSON(OTLP)
+  return (messages = {
+    ExportLogsServiceRequest: root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest'),
+    ExportLogsServiceResponse: root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse'),
+    RpcStatus: root.lookupType('google.rpc.Status'),
+    PushRequest: root.lookupType('logproto.PushRequest'),
+    Reader: protobuf.Reader,
+  })
+}
 
 /** A 64-bit integer as protobufjs decodes it (a Long, or a number when it fits). */
 export interface Int64 {
@@ -184,11 +208,6 @@ export interface PbPushRequest {
   }[]
 }
 
-export const ExportLogsServiceRequest = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest')
-export const ExportLogsServiceResponse = root.lookupType('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse')
-export const RpcStatus = root.lookupType('google.rpc.Status')
-export const PushRequest = root.lookupType('logproto.PushRequest')
-
 /** Wire type 2: a length-delimited field (a message, a string, bytes). */
 const LENGTH_DELIMITED = 2
 
@@ -200,7 +219,7 @@ const LENGTH_DELIMITED = 2
  */
 export function countNested(bytes: Uint8Array, path: readonly number[], max: number): number {
   let count = 0
-  const walk = (reader: protobuf.Reader, end: number, depth: number): void => {
+  const walk = (reader: Protobuf.Reader, end: number, depth: number): void => {
     while (reader.pos < end && count <= max) {
       const tag = reader.uint32()
       const field = tag >>> 3
@@ -222,6 +241,6 @@ export function countNested(bytes: Uint8Array, path: readonly number[], max: num
     }
     if (reader.pos > end) throw new RangeError(`index out of range: ${reader.pos} > ${end}`)
   }
-  walk(protobuf.Reader.create(bytes), bytes.byteLength, 0)
+  walk(protobufMessages().Reader.create(bytes), bytes.byteLength, 0)
   return count
 }

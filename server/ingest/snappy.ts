@@ -1,9 +1,16 @@
 // Bounded decompression of shippers' request bodies: Loki's snappy block format (snappyjs) and Content-Encoding gzip
 // or deflate (node:zlib). Neither allocates or produces more than `max` bytes: snappy's declared length is checked
 // before the output is allocated, zlib stops at maxOutputLength. A body past the bound or malformed is a
-// DecompressionRefused, which says which.
-import { gunzipSync, inflateSync } from 'node:zlib'
-import SnappyJS from 'snappyjs'
+// DecompressionRefused, which says which. snappyjs and node:zlib load at the first use (not at the start).
+import { nodeZlib } from '../runtime/lazy-builtins'
+
+/** What Quarry calls of snappyjs (it ships no types): a block decompressed, refused past `maxLength` declared bytes. */
+interface SnappyJS {
+  uncompress(compressed: Uint8Array, maxLength?: number): Uint8Array
+}
+
+let snappyjs: SnappyJS | undefined
+const snappy = () => (snappyjs ??= require('snappyjs') as SnappyJS)
 
 export class DecompressionRefused extends Error {
   override name = 'DecompressionRefused'
@@ -34,7 +41,7 @@ export function snappyUncompress(bytes: Uint8Array, max: number): Uint8Array {
   if (declared < 0) throw new DecompressionRefused('invalid', 'the body is not snappy-compressed (no length)')
   if (declared > max) throw tooLarge(max)
   try {
-    return SnappyJS.uncompress(bytes, max)
+    return snappy().uncompress(bytes, max)
   } catch (e) {
     throw new DecompressionRefused('invalid', `the body is not valid snappy: ${(e as Error).message}`)
   }
@@ -46,7 +53,8 @@ export function decodeContentEncoding(bytes: Uint8Array, encoding: string | null
   if (name === '' || name === 'identity') return bytes
   if (name !== 'gzip' && name !== 'deflate') throw new DecompressionRefused('invalid', `Content-Encoding ${name} is not supported (gzip, deflate or none)`)
   try {
-    return (name === 'gzip' ? gunzipSync : inflateSync)(bytes, { maxOutputLength: max })
+    const zlib = nodeZlib()
+    return (name === 'gzip' ? zlib.gunzipSync : zlib.inflateSync)(bytes, { maxOutputLength: max })
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(max)
     throw new DecompressionRefused('invalid', `the body is not valid ${name}: ${(e as Error).message}`)
