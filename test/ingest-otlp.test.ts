@@ -5,6 +5,7 @@
 // (garbage and truncated protobuf, a wrong type, a gzip bomb, too many records, a token without Ingest, a locked
 // owner) gets its refusal with nothing stored and the server still serving.
 import { afterEach, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
 import { gzipSync } from 'node:zlib'
 import { SeverityNumber, TraceFlags, context, trace } from '@opentelemetry/api'
 import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs'
@@ -13,7 +14,8 @@ import { OTLPLogExporter as JsonExporter } from '@opentelemetry/exporter-logs-ot
 import { OTLPLogExporter as ProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto'
 import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer'
 import type { Config } from '../server/runtime/config'
-import { readExportResponse, readStatus } from '../server/ingest/otlp'
+import { decodeOtlpLogs, readExportResponse, readStatus } from '../server/ingest/otlp'
+import { protobufMessages } from '../server/ingest/protobuf'
 import { type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from './helpers'
 
 const servers: TestServer[] = []
@@ -306,5 +308,40 @@ describe('OTLP answers through the documented API (in-process)', () => {
     expect(bad.status).toBe(400)
     const pb = await s.call('POST', '/api/ingest/otlp/v1/logs', { jwt: u.jwt, body: protobufRequest(1), headers: { 'content-type': 'application/x-protobuf' } })
     expect(pb.status).toBe(200)
+  })
+})
+
+describe('64-bit values, exactly', () => {
+  const opts = { tagAttribute: 'service.name', defaultTag: 'otlp', maxRecords: 10 }
+  /** A one-record request, protobuf-encoded by protobufjs from its JSON-like form (64-bit values as decimal text). */
+  const request = (record: Record<string, unknown>) => {
+    const { ExportLogsServiceRequest } = protobufMessages()
+    return ExportLogsServiceRequest.encode(ExportLogsServiceRequest.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [record] }] }] })).finish()
+  }
+  const decoded = (record: Record<string, unknown>) => decodeOtlpLogs(request(record), 'protobuf', opts, 42).entries[0]!
+
+  test('any nanosecond time up to 2^64 becomes its millisecond, rounded down, in protobuf and in JSON', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 1n, max: 2n ** 64n - 1n }), (ns) => {
+        const ms = Number(ns / 1_000_000n) || 42
+        expect(decoded({ timeUnixNano: ns.toString() }).ts).toBe(ms)
+        const json = JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ timeUnixNano: ns.toString() }] }] }] })
+        expect(decodeOtlpLogs(Buffer.from(json), 'json', opts, 42).entries[0]!.ts).toBe(ms)
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  test('any int64 value is kept exact, in protobuf and in JSON: a number from -2^53 to below 2^53, its decimal text past it', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom(2n ** 53n, 2n ** 53n - 1n, -(2n ** 53n), -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), 0n)), (v) => {
+        const exact = v >= -(2n ** 53n) && v < 2n ** 53n
+        const body = JSON.parse(Buffer.from(decoded({ body: { intValue: v.toString() } }).data).toString()).body
+        expect(body).toEqual(exact ? Number(v) : v.toString())
+        const json = JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { intValue: v.toString() } }] }] }] })
+        expect(JSON.parse(Buffer.from(decodeOtlpLogs(Buffer.from(json), 'json', opts, 42).entries[0]!.data).toString()).body).toEqual(exact ? Number(v) : v.toString())
+      }),
+      { numRuns: 500 },
+    )
   })
 })

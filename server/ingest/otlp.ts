@@ -57,7 +57,7 @@ export function sanitizeTag(value: string): string | undefined {
   return tag === '' || /^_+$/.test(tag) ? undefined : tag
 }
 
-/** A record the request is built from, whichever the encoding: what the entry is made of. */
+/** Why one record cannot be an entry: it is rejected alone (partial success), the others stored. */
 class RecordProblem extends Error {}
 
 // Protobuf: 64-bit integers come as protobufjs Longs (low and high 32 bits) or plain numbers.
@@ -80,7 +80,8 @@ function int64Value(v: Int64 | number): number | string {
   if (typeof v === 'number') return v
   const high = v.high | 0
   const low = v.low >>> 0
-  // Exact as a number from -2^53 to 2^53; past that, its decimal text (the json module would round it).
+  // A number from -2^53 up to 2^53 (excluded), where every integer is exact; past that, its decimal text (the json
+  // module would round it).
   if (v.unsigned ? v.high >>> 0 < 0x200000 : high >= -0x200000 && high < 0x200000) return (v.unsigned ? v.high >>> 0 : high) * TWO_32 + low
   const big = v.unsigned ? (BigInt(v.high >>> 0) << 32n) | BigInt(low) : BigInt.asIntN(64, (BigInt(v.high >>> 0) << 32n) | BigInt(low))
   return big.toString()
@@ -241,7 +242,8 @@ function jsonInt64(v: unknown, name: string): number | string {
   if (typeof v === 'string' && /^-?\d{1,19}$/.test(v)) {
     const big = BigInt(v)
     if (big > 9223372036854775807n || big < -9223372036854775808n) throw new RecordProblem(`${name} is out of the int64 range`)
-    return big >= -9007199254740992n && big <= 9007199254740992n ? Number(big) : big.toString()
+    // the same bound as the protobuf form (int64Value): from -2^53 up to, not including, 2^53
+    return big >= -9007199254740992n && big < 9007199254740992n ? Number(big) : big.toString()
   }
   throw new RecordProblem(`${name} is not an integer`)
 }
