@@ -4,6 +4,9 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { ProtobufLogsSerializer } from '@opentelemetry/otlp-transformer'
+import { resourceFromAttributes } from '@opentelemetry/resources'
 import { listening } from './helpers'
 
 const ROOT = join(import.meta.dir, '..')
@@ -61,6 +64,22 @@ async function searchesOnTheMatchWorkers(url: string, auth: Record<string, strin
   })
 }
 
+/**
+ * An OTLP protobuf export (the SDK's own serializer) and a Loki protobuf push compressed with snappy (winston-loki's
+ * protobuf code): the decoders the server loads at the first such request (protobufjs, snappyjs) are in the build.
+ */
+async function shippersDecode(url: string, auth: Record<string, string>) {
+  const resource = resourceFromAttributes({ 'service.name': 'built' })
+  const record = { hrTime: [1_790_000_000, 0], hrTimeObserved: [1_790_000_000, 0], severityNumber: 9, severityText: 'INFO', body: 'otlp line', attributes: {}, droppedAttributesCount: 0, resource, instrumentationScope: { name: 's' } }
+  const otlp = await fetch(`${url}/api/ingest/otlp/v1/logs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-protobuf' }, body: ProtobufLogsSerializer.serializeRequest([record] as never)! })
+  expect({ status: otlp.status, type: otlp.headers.get('content-type') }).toEqual({ status: 200, type: 'application/x-protobuf' })
+  const require = createRequire(import.meta.url)
+  const { logproto } = require('winston-loki/src/proto')
+  const push = logproto.PushRequest.encode({ streams: [{ labels: '{job="built"}', entries: [{ timestamp: { seconds: 1_790_000_000, nanos: 0 }, line: 'loki line' }] }] }).finish()
+  const loki = await fetch(`${url}/api/ingest/loki/api/v1/push`, { method: 'POST', headers: { ...auth, 'content-type': 'application/x-protobuf' }, body: require('snappy').compressSync(push) })
+  expect(loki.status).toBe(204)
+}
+
 test('the compiled executable serves and answers `quarry whoami` about itself', async () => {
   const exe = join(dir, 'quarry')
   const build = Bun.spawnSync(['npm', 'run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, OUTFILE: exe }, stderr: 'pipe', stdout: 'pipe' })
@@ -92,6 +111,7 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
     const auth = await uploadsThroughTheHashWorker(url)
 
     await searchesOnTheMatchWorkers(url, auth)
+    await shippersDecode(url, auth)
   } finally {
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)
@@ -113,6 +133,7 @@ test('the server as one bytecode bundle (`npm run build:server`) serves: uploads
     const { url } = await listening(server)
     const auth = await uploadsThroughTheHashWorker(url)
     await searchesOnTheMatchWorkers(url, auth)
+    await shippersDecode(url, auth)
     // modules the server loads on first use (server/runtime/metrics.ts, plugins/system/document.ts) are in the bundle
     const metrics = await fetch(`${url}/metrics`)
     expect({ status: metrics.status, families: (await metrics.text()).includes('# TYPE process_cpu_seconds_total counter') }).toEqual({ status: 200, families: true })

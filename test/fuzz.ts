@@ -13,6 +13,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import fc from 'fast-check'
+import { gzipSync } from 'node:zlib'
 import { PUBLIC_BODY_LIMIT } from '../server/http/body'
 import { CAPABILITY_NAMES, userHolds } from '../server/rules/permissions'
 import { MULTIPART_OVERHEAD } from '../server/upload/multipart'
@@ -285,6 +286,45 @@ function jsonJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
     method: route.method,
     path: route.path,
     ...c,
+  }))
+}
+
+/** The shippers' routes that read their body as bytes (server/http/body.ts): protobuf, snappy and gzip junk. */
+const SHIPPER_ROUTES = new Set(['POST /api/ingest/otlp/v1/logs', 'POST /api/ingest/loki/api/v1/push'])
+
+/** `n` as a protobuf/snappy varint: the length a snappy block declares first. */
+function varint(n: number): number[] {
+  const out: number[] = []
+  for (; n >= 0x80; n = Math.floor(n / 0x80)) out.push((n & 0x7f) | 0x80)
+  out.push(n)
+  return out
+}
+
+/**
+ * Junk for the shippers' binary bodies: random bytes, gzip of random bytes (valid gzip, junk inside), snappy blocks
+ * declaring any length up to 4 GiB over junk, each sent as protobuf, JSON, another type or none, with or without a
+ * Content-Encoding (some unsupported). Junk that happens to be a valid empty request may succeed.
+ */
+function shipperJunk(route: RouteInfo): fc.Arbitrary<FuzzCase> {
+  const bytes = fc.uint8Array({ maxLength: 2048 })
+  const body = fc.oneof(
+    bytes,
+    bytes.map((b) => new Uint8Array(gzipSync(b))),
+    fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), bytes).map(([n, b]) => new Uint8Array([...varint(n), ...b])),
+  )
+  const type = fc.constantFrom('application/x-protobuf', 'application/json', 'text/plain', '')
+  const encoding = fc.constantFrom('', 'gzip', 'deflate', 'br')
+  return fc.record({ caller: callerArb, params: paramsArb(route), body, type, encoding }).map((c) => ({
+    kind: 'shipper-junk',
+    route: route.key,
+    mustRefuse: false,
+    method: route.method,
+    path: route.path,
+    caller: c.caller,
+    params: c.params,
+    query: '',
+    headers: { ...(c.type ? { 'content-type': c.type } : {}), ...(c.encoding ? { 'content-encoding': c.encoding } : {}) },
+    body: c.body,
   }))
 }
 
@@ -578,6 +618,8 @@ export function caseArbitrary(routes: RouteInfo[]): fc.Arbitrary<FuzzCase> {
     ...routes.filter((r) => r.upload).flatMap((r) => Array.from({ length: 6 }, () => multipartJunk(r))),
     ...writes.filter((r) => !r.upload).map(multipartJunk),
     ...writes.map(hugeJunk),
+    // the shippers' binary bodies: few routes, the most decoding: weighted up
+    ...routes.filter((r) => SHIPPER_ROUTES.has(r.key)).flatMap((r) => Array.from({ length: 10 }, () => shipperJunk(r))),
   ]
   return fc.oneof({ weight: 1, arbitrary: fc.oneof(...refuse) }, { weight: 1, arbitrary: fc.oneof(...junk) })
 }
@@ -883,7 +925,10 @@ export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promi
     if (res.status >= 400) {
       // the one refusal of another shape is the login's, as docs/api.md "Logging in and sessions" gives it:
       // {"LoginStatus": false, "Reason": ...}
-      const wellFormed = typeof res.body?.Error === 'string' || (res.body?.LoginStatus === false && typeof res.body?.Reason === 'string')
+      // {"LoginStatus": false, "Reason": ...}; and OTLP's to a protobuf request, a protobuf google.rpc.Status as its
+      // specification says, whose message (the reason) reads as text inside the bytes
+      const otlpStatus = res.headers.get('content-type') === 'application/x-protobuf' && /[\x20-\x7e]{10,}/.test(res.text)
+      const wellFormed = typeof res.body?.Error === 'string' || (res.body?.LoginStatus === false && typeof res.body?.Reason === 'string') || otlpStatus
       if (req.method !== 'HEAD' && !wellFormed) throw problem('a refusal without an {"Error": ...} body')
       stats.refusedChecked++
       const after = await snapshot()

@@ -30,7 +30,7 @@ async function afterStart(script: string, port = freePort()): Promise<string[]> 
   const code = `
     const { main } = await import(${JSON.stringify(join(ROOT, 'server', 'main.ts'))})
     await main({ ...process.env, QUARRY_DATA_DIR: ${JSON.stringify(dataDir)}, QUARRY_LISTEN: '127.0.0.1:${port}', QUARRY_ADMIN_PASSWORD: 'lazy-imports-password', QUARRY_LOG_LEVEL: 'warn' })
-    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js|prom-client|@fastify\\/busboy)\\/|@elysiajs\\/openapi\\/dist\\/openapi\\.mjs$|plugins\\/system\\/document\\.ts$|\\/server\\/store\\/pg\\.ts$|\\.pg\\.ts$|migrations-pg\\//.test(k) && !k.endsWith('.umd.js'))
+    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(minio|tar-stream|re2js|prom-client|@fastify\\/busboy|protobufjs|snappyjs)\\/|@elysiajs\\/openapi\\/dist\\/openapi\\.mjs$|plugins\\/system\\/document\\.ts$|\\/server\\/store\\/pg\\.ts$|\\.pg\\.ts$|migrations-pg\\//.test(k) && !k.endsWith('.umd.js'))
     const names = () => [...new Set(loaded().map((k) => k.includes('node_modules/') ? k.split('node_modules/')[1].split('/').slice(0, k.includes('node_modules/@') ? 2 : 1).join('/') : k.slice(k.indexOf('plugins/'))))].sort()
     const PORT = ${port}
     ${script}
@@ -41,7 +41,7 @@ async function afterStart(script: string, port = freePort()): Promise<string[]> 
   return out.trim().split('\n').filter((l) => l.startsWith('{'))
 }
 
-test('a started server on the disk store has not loaded minio, tar-stream, re2js, prom-client, busboy, the OpenAPI generator or the PostgreSQL store; a regex compiled loads re2js only', async () => {
+test('a started server on the disk store has not loaded minio, tar-stream, re2js, prom-client, busboy, protobufjs, snappyjs, the OpenAPI generator or the PostgreSQL store; a regex compiled loads re2js only', async () => {
   const lines = await afterStart(`
     console.log(JSON.stringify({ atStart: loaded() }))
     const { compileRegex } = await import(${JSON.stringify(join(ROOT, 'engine', 'regex.ts'))})

@@ -33,6 +33,8 @@ interface Row {
   raw?: () => CallOptions
   /** Permissions the token column's token holds besides the route's: a token gives a token only what it holds. */
   tokenAlso?: string[]
+  /** What a permitted call answers, when not 200 (Loki's push answers 204). */
+  ok?: number
 }
 
 /** A fresh token of the owner, for rows that change or delete the token they name. */
@@ -215,6 +217,8 @@ const MATRIX: Record<string, Row> = {
   'PUT /api/files/:id': fileWriteRow(undefined, uploadBody),
   'DELETE /api/files/:id': fileWriteRow(),
   'POST /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
+  'POST /api/ingest/otlp/v1/logs': { who: 'any', body: () => ({ resourceLogs: [] }) },
+  'POST /api/ingest/loki/api/v1/push': { who: 'any', body: () => ({ streams: [{ stream: { job: 'matrix' }, values: [['1767225600000000000', 'hi']] }] }), ok: 204 },
   'POST /api/searchctrl/launch': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x' }) },
   'POST /api/parse': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x', Sequence: 1 }) },
   'GET /api/searchctrl': { who: 'any' },
@@ -422,7 +426,8 @@ describe('route × caller matrix', () => {
       // Tokens of the owner. A token is refused where only a session or an admin may go; elsewhere it passes
       // exactly when it lists the route's permission ('self' routes need none), and then acts as its owner.
       const tokenRefused = permission === 'admin' || permission === 'session'
-      const asOwner = allowed(row.who, 'owner') ? 200 : deny
+      const ok = row.ok ?? 200
+      const asOwner = allowed(row.who, 'owner') ? ok : deny
       const granted = permission === 'self' || tokenRefused ? [UNRELATED] : [permission, ...(row.tokenAlso ?? [])]
       const withIt = await f.makeToken(f.ownerJwt, granted)
       await record('tokenWithPermission', tokenRefused ? 403 : asOwner, withToken(withIt))
@@ -448,7 +453,7 @@ describe('route × caller matrix', () => {
       // The owner's JWT as cookie `token`, where the route takes one: from this server's page it acts as the owner; a
       // request that changes something, sent from another site or without saying where from, is refused with 403.
       if (route.cookie) {
-        const owner = allowed(row.who, 'owner') ? 200 : deny
+        const owner = allowed(row.who, 'owner') ? ok : deny
         const unsafe = method !== 'GET' && method !== 'HEAD'
         await record('cookieFromOtherSite', unsafe ? 403 : owner, { headers: { cookie: `token=${f.ownerJwt}`, origin: 'https://evil.example' } })
         await record('cookieFromNowhere', unsafe ? 403 : owner, { headers: { cookie: `token=${f.ownerJwt}` } })
@@ -457,7 +462,7 @@ describe('route × caller matrix', () => {
       }
 
       // Logins: admin last, as its call may delete what the others need.
-      for (const role of ROLES) await record(role, allowed(row.who, role) ? 200 : deny, { jwt: f.jwt[role] })
+      for (const role of ROLES) await record(role, allowed(row.who, role) ? ok : deny, { jwt: f.jwt[role] })
       expect(outcome).toEqual(expected)
       f.server.close()
     })

@@ -25,10 +25,13 @@ const rawBodies = new WeakMap<Request, string>()
  * generated-input test). Every other JSON body must be an object: Elysia would quietly turn `[]`, `"s"` or `5`
  * into `{}` for a schema whose fields are all optional.
  */
-const BODY_SHAPES: Record<string, 'any' | 'array'> = {
+const BODY_SHAPES: Record<string, 'any' | 'array' | 'bytes'> = {
   '/api/users/:id/preferences': 'any',
   '/api/searchctrl/:id/save': 'any',
   '/api/ingest/json': 'array',
+  // Shippers' protocols (protobuf, snappy, gzip): the body as read, a Uint8Array, which the route decodes itself.
+  '/api/ingest/otlp/v1/logs': 'bytes',
+  '/api/ingest/loki/api/v1/push': 'bytes',
 }
 
 /** Largest body of a route that answers without authentication (the login: a user name and a password). */
@@ -42,10 +45,10 @@ export function rawBody(request: Request): string {
   return rawBodies.get(request) ?? ''
 }
 
-async function readLimited(request: Request, limit: number): Promise<string> {
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? 0)
   if (declared > limit) throw Errors.tooLarge(limit)
-  if (!request.body) return ''
+  if (!request.body) return new Uint8Array(0)
   const chunks: Uint8Array[] = []
   let size = 0
   const reader = request.body.getReader()
@@ -65,7 +68,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   } finally {
     reader.releaseLock()
   }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  return Buffer.concat(chunks)
 }
 
 /**
@@ -151,7 +154,10 @@ export function bodyPlugin(rules: BodyRules) {
     if (rule.upload) return UNREAD
     const type = contentType.split(';')[0]!.trim().toLowerCase()
     if (type === 'multipart/form-data') throw Errors.unsupportedMediaType('multipart bodies are accepted only by the upload routes; send JSON')
-    const text = await readLimited(request, rule.limit)
+    const bytes = await readLimited(request, rule.limit)
+    const shape = Object.hasOwn(BODY_SHAPES, route) ? BODY_SHAPES[route] : 'object'
+    if (shape === 'bytes') return bytes
+    const text = new TextDecoder().decode(bytes)
     rawBodies.set(request, text)
     // An empty body, of any type or none, is a body of nothing: routes whose fields are all optional (refresh,
     // updates) take it as "no change"; routes with required fields say which one is missing.
@@ -177,7 +183,6 @@ export function bodyPlugin(rules: BodyRules) {
       } catch {
         throw Errors.badRequest('malformed JSON body')
       }
-      const shape = Object.hasOwn(BODY_SHAPES, route) ? BODY_SHAPES[route] : 'object'
       if (shape === 'array' && !Array.isArray(value)) throw Errors.badRequest('the request body must be a JSON array')
       if (shape === 'object' && (typeof value !== 'object' || value === null || Array.isArray(value)))
         throw Errors.badRequest('the request body must be a JSON object')

@@ -34,6 +34,18 @@ export interface Config {
   ingestRateBytes: number | undefined
   /** Bytes of ingest batches being stored at once, all listeners together; past it a batch is refused (503, busy). */
   ingestMaxPendingBytes: number
+  /** QUARRY_OTLP_TAG_ATTRIBUTE: the resource attribute whose value is an OTLP log record's tag. */
+  otlpTagAttribute: string
+  /** QUARRY_OTLP_DEFAULT_TAG: the tag of OTLP records whose resource lacks that attribute. */
+  otlpDefaultTag: string
+  /** QUARRY_LOKI_TAG_LABEL: the label whose value is a Loki push entry's tag. */
+  lokiTagLabel: string
+  /** QUARRY_LOKI_DEFAULT_TAG: the tag of Loki streams without that label. */
+  lokiDefaultTag: string
+  /** QUARRY_INGEST_MAX_DECOMPRESSED: the most a compressed shipper's body (gzip, snappy) may decompress to. */
+  ingestMaxDecompressedBytes: number
+  /** QUARRY_INGEST_MAX_RECORDS: the most records (OTLP log records, Loki entries) one shipper's request may hold. */
+  ingestMaxRecords: number
   /** Bytes that must stay free on the data directory's filesystem; writes past it are refused (507); 0: no floor. */
   minFreeSpaceBytes: number
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
@@ -137,6 +149,8 @@ const KNOWN = new Set([
   'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH', 'QUARRY_WS_PER_USER',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
+  'QUARRY_OTLP_TAG_ATTRIBUTE', 'QUARRY_OTLP_DEFAULT_TAG', 'QUARRY_LOKI_TAG_LABEL', 'QUARRY_LOKI_DEFAULT_TAG',
+  'QUARRY_INGEST_MAX_DECOMPRESSED', 'QUARRY_INGEST_MAX_RECORDS',
   ...S3_VARIABLES,
   'QUARRY_SYSLOG_TCP', 'QUARRY_SYSLOG_UDP', 'QUARRY_SYSLOG_TLS', 'QUARRY_SYSLOG_TAG', 'QUARRY_SYSLOG_TCP_TAG', 'QUARRY_SYSLOG_UDP_TAG',
   'QUARRY_SYSLOG_TLS_TAG', 'QUARRY_SYSLOG_MAX_MESSAGE', 'QUARRY_SYSLOG_MAX_CONNECTIONS', 'QUARRY_SYSLOG_FRAME_TIMEOUT',
@@ -186,6 +200,20 @@ function parseSizeOrZero(name: string, raw: string): number {
   } catch {
     throw new ConfigError(`${name}: "${raw}" is not a size (examples: 1GiB, 500MiB, 0 for none)`)
   }
+}
+
+/** A tag name (engine/parse.ts TAG_NAME): 1 to 128 letters, digits, '.', '_' or '-'. */
+function parseTag(name: string, raw: string): string {
+  const v = raw.trim()
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(v)) throw new ConfigError(`${name}: "${raw}" is not a tag (1 to 128 letters, digits, '.', '_' or '-')`)
+  return v
+}
+
+/** An attribute or label name: printable, no blanks, at most 256 characters. */
+function parseName(name: string, raw: string): string {
+  const v = raw.trim()
+  if (!/^[\x21-\x7e]{1,256}$/.test(v)) throw new ConfigError(`${name}: "${raw}" is not a name (1 to 256 printable characters without blanks)`)
+  return v
 }
 
 function parseBool(name: string, raw: string): boolean {
@@ -431,6 +459,17 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // 64 MiB: a few dozen shippers' full batches at once; past it senders are told to come back (503, Retry-After)
     // rather than held in memory.
     ingestMaxPendingBytes: parseBytes('QUARRY_INGEST_MAX_PENDING', get('QUARRY_INGEST_MAX_PENDING') ?? '64MiB'),
+    otlpTagAttribute: parseName('QUARRY_OTLP_TAG_ATTRIBUTE', get('QUARRY_OTLP_TAG_ATTRIBUTE') ?? 'service.name'),
+    otlpDefaultTag: parseTag('QUARRY_OTLP_DEFAULT_TAG', get('QUARRY_OTLP_DEFAULT_TAG') ?? 'otlp'),
+    // job: the label every Promtail scrape config and most Alloy pipelines set to name what they collect.
+    lokiTagLabel: parseName('QUARRY_LOKI_TAG_LABEL', get('QUARRY_LOKI_TAG_LABEL') ?? 'job'),
+    lokiDefaultTag: parseTag('QUARRY_LOKI_DEFAULT_TAG', get('QUARRY_LOKI_DEFAULT_TAG') ?? 'loki'),
+    // 16 MiB: four times the default body limit, past the 5-10x ratio of compressed log batches only for bodies near
+    // that limit; what a request can make the server hold stays a bounded multiple of it.
+    ingestMaxDecompressedBytes: parseBytes('QUARRY_INGEST_MAX_DECOMPRESSED', get('QUARRY_INGEST_MAX_DECOMPRESSED') ?? '16MiB'),
+    // 65,536: several times the batches shippers send (the Collector's batch processor sends 8,192 records, Promtail
+    // about 1 MiB of lines), while the entries built for one request stay tens of MiB at most.
+    ingestMaxRecords: parseCount('QUARRY_INGEST_MAX_RECORDS', get('QUARRY_INGEST_MAX_RECORDS') ?? '65536', 1, 10_000_000),
     minFreeSpaceBytes: parseSizeOrZero('QUARRY_MIN_FREE_SPACE', get('QUARRY_MIN_FREE_SPACE') ?? '1GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
     // 32: a person watches a few searches at once, a dashboard launches one per tile (rarely more than 20-30); each
