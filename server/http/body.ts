@@ -37,6 +37,20 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024
 /** What the upload routes' handlers get as `body`: nothing was read; they stream `request.body` themselves. */
 export const UNREAD = 'streamed'
 
+/** The parse hooks of routes that read their own body (see ownBody). */
+const ownBodies = new WeakSet<object>()
+
+/**
+ * Marks a route that reads its own body (`parse: ownBody()`): the shippers' protocols (NDJSON, concatenated JSON,
+ * gzip). The body parser admits the caller and leaves the body unread, like an upload's; the handler must bound what
+ * it reads (server/ingest/elastic-hec-body.ts). A new hook per route: Elysia writes into the hook objects it is given.
+ */
+export function ownBody() {
+  const leave = () => UNREAD
+  ownBodies.add(leave)
+  return leave
+}
+
 /** The body text of a request exactly as sent, for routes that must store it verbatim. */
 export function rawBody(request: Request): string {
   return rawBodies.get(request) ?? ''
@@ -117,7 +131,7 @@ export class BodyRules {
       const gate = this.opts.gateOf(r.hooks)
       const rule = {
         gate,
-        upload: parse.some((h) => uploadFormOf(h.fn) !== undefined),
+        upload: parse.some((h) => uploadFormOf(h.fn) !== undefined || ownBodies.has(h.fn as object)),
         limit: gate ? this.opts.limit : Math.min(this.opts.limit, PUBLIC_BODY_LIMIT),
       }
       // A WebSocket route is registered as method WS but reached by the GET of its upgrade (which has no body).

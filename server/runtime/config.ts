@@ -32,6 +32,14 @@ export interface Config {
   ingestRateBytes: number | undefined
   /** Bytes of ingest batches being stored at once, all listeners together; past it a batch is refused (503, busy). */
   ingestMaxPendingBytes: number
+  /** Bytes a gzip request body of the Elasticsearch bulk and Splunk HEC routes may inflate to; past it 413. */
+  ingestMaxInflatedBytes: number
+  /** Documents one Elasticsearch bulk request may hold; past it the request is refused whole (413). */
+  esMaxDocs: number
+  /** Events (or raw lines) one Splunk HEC request may hold; past it the request is refused whole (413). */
+  hecMaxEvents: number
+  /** The tag of a HEC event that names neither a sourcetype nor an index that is a valid tag. */
+  hecDefaultTag: string
   /** Bytes that must stay free on the data directory's filesystem; writes past it are refused (507); 0: no floor. */
   minFreeSpaceBytes: number
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
@@ -124,6 +132,7 @@ const KNOWN = new Set([
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
   'QUARRY_MAX_TAGS', 'QUARRY_INGEST_RATE', 'QUARRY_INGEST_MAX_PENDING', 'QUARRY_MIN_FREE_SPACE',
+  'QUARRY_INGEST_MAX_INFLATED', 'QUARRY_ES_MAX_DOCS', 'QUARRY_HEC_MAX_EVENTS', 'QUARRY_HEC_DEFAULT_TAG',
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
@@ -177,6 +186,11 @@ function parseSizeOrZero(name: string, raw: string): number {
   } catch {
     throw new ConfigError(`${name}: "${raw}" is not a size (examples: 1GiB, 500MiB, 0 for none)`)
   }
+}
+
+function parseTag(name: string, raw: string): string {
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(raw)) throw new ConfigError(`${name}: must be a tag: 1 to 128 letters, digits, '.', '_' or '-'`)
+  return raw
 }
 
 function parseBool(name: string, raw: string): boolean {
@@ -418,6 +432,13 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // 64 MiB: a few dozen shippers' full batches at once; past it senders are told to come back (503, Retry-After)
     // rather than held in memory.
     ingestMaxPendingBytes: parseBytes('QUARRY_INGEST_MAX_PENDING', get('QUARRY_INGEST_MAX_PENDING') ?? '64MiB'),
+    // 64 MiB: sixteen times the largest default body, above what gzip makes of a shipper's log batch (about 5 to 10
+    // times), while a bomb is cut off there instead of filling memory.
+    ingestMaxInflatedBytes: parseBytes('QUARRY_INGEST_MAX_INFLATED', get('QUARRY_INGEST_MAX_INFLATED') ?? '64MiB'),
+    // 100,000: a full default-size body of the smallest useful documents; Filebeat sends 1,600, Logstash 125 per batch.
+    esMaxDocs: parseCount('QUARRY_ES_MAX_DOCS', get('QUARRY_ES_MAX_DOCS') ?? '100000', 1, 10_000_000),
+    hecMaxEvents: parseCount('QUARRY_HEC_MAX_EVENTS', get('QUARRY_HEC_MAX_EVENTS') ?? '100000', 1, 10_000_000),
+    hecDefaultTag: parseTag('QUARRY_HEC_DEFAULT_TAG', get('QUARRY_HEC_DEFAULT_TAG') ?? 'hec'),
     minFreeSpaceBytes: parseSizeOrZero('QUARRY_MIN_FREE_SPACE', get('QUARRY_MIN_FREE_SPACE') ?? '1GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
     // 32: a person watches a few searches at once, a dashboard launches one per tile (rarely more than 20-30); each
