@@ -6,7 +6,9 @@ import { gzipSync } from 'node:zlib'
 import { Client, HttpConnection } from '@elastic/elasticsearch'
 import type { Config } from '../server/runtime/config'
 import { ES_VERSION } from '../plugins/ingest/elastic'
+import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import { type TestServer, createTestServer } from './helpers'
+import { apiRoutes } from './routes'
 
 const servers: TestServer[] = []
 afterEach(async () => {
@@ -245,5 +247,57 @@ describe('bad input: the refusal in Elasticsearch\'s shape, nothing stored', () 
     expect(ok.body.items.map((i: Record<string, { status: number }>) => Object.values(i)[0]!.status)).toEqual([201, 400])
     expect((await s.call('POST', '/api/ingest/elastic/_bulk', { body: 'x' })).status).toBe(401)
     expect((await s.call('POST', '/api/ingest/elastic/_bulk', { headers, body: 'x' })).status).toBe(400)
+  })
+})
+
+describe('every caller (the route × caller matrix of test/security.test.ts, in Elasticsearch\'s shape)', () => {
+  test('each protected route under /api/ingest/elastic: 401 without a valid credential, 403 without Ingest, 200 with it', async () => {
+    const { s, u, token } = await world()
+    const routes = apiRoutes(s.app).filter((r) => r.path.startsWith('/api/ingest/elastic') && !PUBLIC_ROUTES.has(r.key))
+    expect(routes.map((r) => r.key).sort()).toEqual([
+      'GET /api/ingest/elastic',
+      'GET /api/ingest/elastic/_license',
+      'HEAD /api/ingest/elastic',
+      'POST /api/ingest/elastic/:index/_bulk',
+      'POST /api/ingest/elastic/_bulk',
+    ])
+    const makeToken = async (capabilities: string[], expiresAt?: string) => {
+      const res = await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 'matrix', capabilities, expiresAt } })
+      expect(res.status).toBe(200)
+      return res.body.token as string
+    }
+    const without = await makeToken(['KitBuild'])
+    const expiring = await makeToken(['Ingest'], new Date(s.clock.now() + 1000).toISOString())
+    s.clock.advance(1000)
+    const other = await s.createUser()
+    const lockedOwner = await s.createUser()
+    const lockedToken = (await s.call('POST', '/api/tokens', { jwt: lockedOwner.jwt, json: { name: 'm', capabilities: ['Ingest'] } })).body.token as string
+    expect((await s.call('PUT', `/api/users/${lockedOwner.uid}/lock`, { jwt: s.adminJwt })).status).toBe(200)
+    const callers: Record<string, [Record<string, string>, number]> = {
+      anonymous: [{}, 401],
+      garbageJwt: [{ authorization: 'Bearer not.a.jwt' }, 401],
+      garbageToken: [{ 'Service-Token': 'not-a-token' }, 401],
+      tokenWithPermission: [{ 'Service-Token': token }, 200],
+      tokenAsBasicPassword: [{ authorization: `Basic ${Buffer.from(`elastic:${token}`).toString('base64')}` }, 200],
+      tokenWithoutPermission: [{ authorization: `Bearer ${without}` }, 403],
+      expiredToken: [{ authorization: `Bearer ${expiring}` }, 401],
+      tokenOfLockedOwner: [{ authorization: `Bearer ${lockedToken}` }, 401],
+      user: [{ authorization: `Bearer ${other.jwt}` }, 200],
+      admin: [{ authorization: `Bearer ${s.adminJwt}` }, 200],
+    }
+    for (const r of routes) {
+      const outcome: Record<string, number> = {}
+      const expected: Record<string, number> = {}
+      for (const [name, [headers, want]] of Object.entries(callers)) {
+        const body = r.method === 'POST' ? '{"index":{"_index":"matrix"}}\n{"m":1}\n' : undefined
+        const res = await s.call(r.method, r.path.replace(':index', 'matrix'), { headers, body })
+        outcome[name] = res.status
+        expected[name] = want
+        expect(res.headers.get('x-elastic-product')).toBe('Elasticsearch')
+        if (res.status >= 400) expect(res.body.error.type).toBe('security_exception')
+      }
+      expect({ route: r.key, outcome }).toEqual({ route: r.key, outcome: expected })
+    }
+    expect(await entryCount(s)).toBe(2 * 4)
   })
 })

@@ -9,7 +9,9 @@ import { gzipSync } from 'node:zlib'
 // @ts-expect-error splunk-logging ships no types
 import { Logger as SplunkLogger } from 'splunk-logging'
 import type { Config } from '../server/runtime/config'
+import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import { type TestServer, createTestServer } from './helpers'
+import { apiRoutes } from './routes'
 
 const servers: TestServer[] = []
 const dirs: string[] = []
@@ -239,5 +241,55 @@ describe('bad input: HEC\'s codes, and what Splunk stores', () => {
     expect((await s.call('POST', `${path}/event/2.0`, { headers, body: '{"event":"b"}' })).status).toBe(400)
     expect((await s.call('GET', `${path}/health`)).body).toEqual({ text: 'HEC is healthy', code: 17 })
     expect(await entryCount(s)).toBe(3)
+  })
+})
+
+describe('every caller (the route × caller matrix of test/security.test.ts, in HEC\'s codes)', () => {
+  test('each protected route under /api/ingest/splunk: 401 code 2 without a credential, 403 code 4 with a bad one or without Ingest, 200 with it', async () => {
+    const { s, u, token } = await world()
+    const routes = apiRoutes(s.app).filter((r) => r.path.startsWith('/api/ingest/splunk') && !PUBLIC_ROUTES.has(r.key))
+    expect(routes.map((r) => r.key).sort()).toEqual([
+      'POST /api/ingest/splunk/services/collector',
+      'POST /api/ingest/splunk/services/collector/event',
+      'POST /api/ingest/splunk/services/collector/event/:version',
+      'POST /api/ingest/splunk/services/collector/raw',
+      'POST /api/ingest/splunk/services/collector/raw/:version',
+    ])
+    const makeToken = async (capabilities: string[], expiresAt?: string) => {
+      const res = await s.call('POST', '/api/tokens', { jwt: u.jwt, json: { name: 'matrix', capabilities, expiresAt } })
+      expect(res.status).toBe(200)
+      return res.body.token as string
+    }
+    const without = await makeToken(['KitBuild'])
+    const expiring = await makeToken(['Ingest'], new Date(s.clock.now() + 1000).toISOString())
+    s.clock.advance(1000)
+    const other = await s.createUser()
+    const lockedOwner = await s.createUser()
+    const lockedToken = (await s.call('POST', '/api/tokens', { jwt: lockedOwner.jwt, json: { name: 'm', capabilities: ['Ingest'] } })).body.token as string
+    expect((await s.call('PUT', `/api/users/${lockedOwner.uid}/lock`, { jwt: s.adminJwt })).status).toBe(200)
+    const callers: Record<string, [Record<string, string>, number]> = {
+      anonymous: [{}, 401],
+      garbageJwt: [{ authorization: 'Bearer not.a.jwt' }, 403],
+      garbageToken: [{ 'Service-Token': 'not-a-token' }, 403],
+      tokenWithPermission: [{ authorization: `Splunk ${token}` }, 200],
+      tokenAsServiceToken: [{ 'Service-Token': token }, 200],
+      tokenWithoutPermission: [{ authorization: `Splunk ${without}` }, 403],
+      expiredToken: [{ authorization: `Splunk ${expiring}` }, 403],
+      tokenOfLockedOwner: [{ authorization: `Splunk ${lockedToken}` }, 403],
+      user: [{ authorization: `Bearer ${other.jwt}` }, 200],
+      admin: [{ authorization: `Bearer ${s.adminJwt}` }, 200],
+    }
+    for (const r of routes) {
+      const outcome: Record<string, number> = {}
+      const expected: Record<string, number> = {}
+      for (const [name, [headers, want]] of Object.entries(callers)) {
+        const res = await s.call(r.method, r.path.replace(':version', '1.0'), { headers, body: '{"event":"matrix"}' })
+        outcome[name] = res.status
+        expected[name] = want
+        expect(res.body.code).toBe(want === 200 ? 0 : want === 401 ? 2 : 4)
+      }
+      expect({ route: r.key, outcome }).toEqual({ route: r.key, outcome: expected })
+    }
+    expect(await entryCount(s)).toBe(5 * 4)
   })
 })

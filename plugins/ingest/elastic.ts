@@ -203,7 +203,7 @@ export function elasticPlugin({ auth, clock, sink, config, clientOf }: ElasticDe
       for (const [k, v] of Object.entries(set.headers)) if (k !== 'content-type' && v !== undefined) headers[k] = String(v)
       return esError(status, ERROR_TYPES[status] ?? (status >= 500 ? 'exception' : 'illegal_argument_exception'), String((response as { Error: unknown }).Error), headers)
     })
-    .get('/', () => esAnswer(200, info), {
+    .get('', () => esAnswer(200, info), {
       access: { key: 'Ingest', shipper: true },
       response: ES_REFUSALS,
       detail: {
@@ -212,7 +212,7 @@ export function elasticPlugin({ auth, clock, sink, config, clientOf }: ElasticDe
         ...rawAnswer(InfoAnswer),
       },
     })
-    .head('/', () => new Response(null, { status: 200, headers: HEADERS }), {
+    .head('', () => new Response(null, { status: 200, headers: HEADERS }), {
       access: { key: 'Ingest', shipper: true },
       response: ES_REFUSALS,
       detail: { summary: 'Elasticsearch ping', description: 'The clients\' ping: 200 without a body.' },

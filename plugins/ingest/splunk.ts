@@ -136,7 +136,7 @@ export function splunkPlugin({ auth, clock, sink, config, clientOf, timeOf }: Sp
     detail: { summary, description: RAW_DESCRIPTION },
   })
   const healthRoute = {
-    response: { 200: HecBody },
+    response: { 200: HecBody, 400: HecBody, 500: HecBody, 503: HecBody },
     detail: { summary: 'Splunk HEC health check', description: 'Public: `{"text":"HEC is healthy","code":17}`, nothing more.' },
   }
   const health = () => hecAnswer(200, HEC.healthy)
@@ -155,7 +155,7 @@ export function splunkPlugin({ auth, clock, sink, config, clientOf, timeOf }: Sp
       // Splunk answers an invalid token 403 (the catalogue says 401: no valid credential).
       return hecAnswer(status === 401 && answer.code === HEC.invalidToken.code ? 403 : status, answer, headers)
     })
-    .post('/', events, eventRoute('Splunk HEC events'))
+    .post('', events, eventRoute('Splunk HEC events'))
     .post('/event', events, eventRoute('Splunk HEC events'))
     .post('/event/:version', events, { ...eventRoute('Splunk HEC events'), params: VersionParams })
     .post('/raw', raw, rawRoute('Splunk HEC raw lines'))

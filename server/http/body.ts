@@ -51,6 +51,11 @@ export function ownBody() {
   return leave
 }
 
+/** Whether a parse hook is ownBody's (the route reads its own body, not a multipart form). */
+export function isOwnBody(parseHook: unknown): boolean {
+  return typeof parseHook === 'function' && ownBodies.has(parseHook)
+}
+
 /** The body text of a request exactly as sent, for routes that must store it verbatim. */
 export function rawBody(request: Request): string {
   return rawBodies.get(request) ?? ''
@@ -131,7 +136,7 @@ export class BodyRules {
       const gate = this.opts.gateOf(r.hooks)
       const rule = {
         gate,
-        upload: parse.some((h) => uploadFormOf(h.fn) !== undefined || ownBodies.has(h.fn as object)),
+        upload: parse.some((h) => uploadFormOf(h.fn) !== undefined || isOwnBody(h.fn)),
         limit: gate ? this.opts.limit : Math.min(this.opts.limit, PUBLIC_BODY_LIMIT),
       }
       // A WebSocket route is registered as method WS but reached by the GET of its upgrade (which has no body).
