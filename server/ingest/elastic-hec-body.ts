@@ -28,6 +28,9 @@ const tooLarge = (limit: number) => new BodyRefused(413, `request body exceeds t
 
 /** The body as sent, inflated when its Content-Encoding is gzip; throws BodyRefused. */
 export async function readShipperBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  // No shipper sends a form; a multipart body here is a mistake, refused as on every route that takes no upload.
+  if (/^\s*multipart\/form-data/i.test(request.headers.get('content-type') ?? ''))
+    throw new BodyRefused(415, 'multipart bodies are not taken here: send the protocol\'s own body (NDJSON, JSON events or lines)')
   const encoding = (request.headers.get('content-encoding') ?? '').trim().toLowerCase()
   const gzip = encoding === 'gzip' || encoding === 'x-gzip'
   if (!gzip && encoding !== '' && encoding !== 'identity')
