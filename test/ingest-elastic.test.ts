@@ -181,6 +181,17 @@ describe('bad input: the refusal in Elasticsearch\'s shape, nothing stored', () 
     await refusedWhole(s, await bulk(base, '\n\n', auth), 400, ['no requests'])
   })
 
+  test('UTF-8 documents are stored byte for byte; a document that is not UTF-8 is 400 in its item, the others stored', async () => {
+    const { s, u, base, token } = await world()
+    const good = '{"m":"ünïcödé ✓ \\" quoted"}'
+    const bad = Buffer.concat([Buffer.from('{"m":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])
+    const body = Buffer.concat([Buffer.from(`{"index":{"_index":"u"}}\n${good}\n{"index":{"_index":"u"}}\n`), bad, Buffer.from('\n{"index":{"_index":"u"}}\n{"m":"after"}\n')])
+    const res = await bulk(base, body, { authorization: `Bearer ${token}` })
+    const answer = (await res.json()) as { items: { index: { status: number } }[] }
+    expect(answer.items.map((i) => i.index.status)).toEqual([201, 400, 201])
+    expect((await search(s, u.jwt)).map((e) => e.data).sort()).toEqual(['{"m":"after"}', good].sort())
+  })
+
   test('a gzip body is inflated; a gzip bomb is cut at QUARRY_INGEST_MAX_INFLATED (413), a body past QUARRY_MAX_BODY_SIZE is 413', async () => {
     const { s, u, base, token } = await world({ ingestMaxInflatedBytes: 1024 * 1024, maxBodyBytes: 256 * 1024 })
     const auth = { authorization: `Bearer ${token}`, 'content-encoding': 'gzip' }

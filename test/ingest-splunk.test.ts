@@ -171,6 +171,14 @@ describe('bad input: HEC\'s codes, and what Splunk stores', () => {
     expect((await s.call('GET', '/metrics')).text).toContain('quarry_ingest_refusals_total{listener="http",protocol="hec",reason="invalid"} 5')
   })
 
+  test('events with escaped quotes, braces in strings and UTF-8 are stored as sent', async () => {
+    const { s, u, token, base } = await world()
+    const events = ['a "quoted" {brace} [bracket] \\ back', 'ünïcödé ✓', '}{']
+    const body = events.map((event) => JSON.stringify({ event })).join('\r\n') + JSON.stringify({ event: { nested: '"}' } })
+    await answered(await post(base, '/event', body, { authorization: `Splunk ${token}` }), 200, { text: 'Success', code: 0 })
+    expect((await search(s, u.jwt)).map((e) => e.data).sort()).toEqual([...events, '{"nested":"\\"}"}'].sort())
+  })
+
   test('no data 5; too many events, a body too large and a gzip bomb 413; bad gzip 400: nothing stored', async () => {
     const { s, token, base } = await world({ hecMaxEvents: 3, maxBodyBytes: 64 * 1024, ingestMaxInflatedBytes: 256 * 1024 })
     const auth = { authorization: `Splunk ${token}` }

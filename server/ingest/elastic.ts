@@ -62,6 +62,7 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
   const entries: NewEntry[] = []
   const items: BulkItem[] = []
   const itemOf: number[] = []
+  const text = textOf(body)
   let pos = 0
   let lineNo = 0
   /** The next line that holds anything but blanks, without its line end; undefined at the end of the body. */
@@ -80,7 +81,7 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
   }
   for (let line = nextLine(); line !== undefined; line = nextLine()) {
     const actionLine = lineNo
-    const { action, meta } = actionOf(line, actionLine)
+    const { action, meta } = actionOf(text(line), actionLine)
     const id = typeof meta._id === 'string' && meta._id !== '' ? meta._id : newId()
     const index = typeof meta._index === 'string' && meta._index !== '' ? meta._index : (opts.pathIndex ?? '')
     const item: BulkItem = { action, index, id, status: 201 }
@@ -106,7 +107,7 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
       item.error = { type: 'action_request_validation_exception', reason: 'index is missing: name it in the action (_index) or the path (/{index}/_bulk)' }
       continue
     }
-    const ts = documentTime(doc)
+    const ts = documentTime(text(doc))
     if (typeof ts === 'string') {
       item.status = 400
       item.error = { type: 'document_parsing_exception', reason: `[${lineNo}] ${ts}` }
@@ -118,15 +119,41 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
   return { entries, items, itemOf }
 }
 
+/**
+ * The text of a line of `body` (a view into it), or undefined when it is not UTF-8. The body is decoded once: when it
+ * is all ASCII, a line's text is a slice of that at the same offsets (decoding each line alone cost more than parsing
+ * it); otherwise each line is decoded alone.
+ */
+export function textOf(body: Uint8Array): (line: Uint8Array) => string | undefined {
+  let whole: string | undefined
+  try {
+    whole = utf8.decode(body)
+  } catch {
+    whole = undefined
+  }
+  if (whole !== undefined && whole.length === body.length) {
+    const base = body.byteOffset
+    return (line) => whole.slice(line.byteOffset - base, line.byteOffset - base + line.byteLength)
+  }
+  return (line) => {
+    try {
+      return utf8.decode(line)
+    } catch {
+      return undefined
+    }
+  }
+}
+
 function isBlank(line: Uint8Array): boolean {
   for (const b of line) if (b !== 32 && b !== 9 && b !== 13) return false
   return true
 }
 
-function actionOf(line: Uint8Array, lineNo: number): { action: BulkAction; meta: Record<string, unknown> } {
+function actionOf(line: string | undefined, lineNo: number): { action: BulkAction; meta: Record<string, unknown> } {
   let value: unknown
   try {
-    value = JSON.parse(utf8.decode(line))
+    if (line === undefined) throw new SyntaxError('not UTF-8')
+    value = JSON.parse(line)
   } catch {
     throw new BulkRefused(400, 'x_content_parse_exception', `line ${lineNo} is not a JSON action: expected {"index": {...}}, {"create": {...}}, {"update": {...}} or {"delete": {...}}`)
   }
@@ -150,10 +177,11 @@ function newId(): string {
  * The document's `@timestamp` in epoch ms; undefined when it has none; a string saying what is wrong when the line is
  * no JSON object or its `@timestamp` is neither a date (strict_date_optional_time) nor epoch milliseconds.
  */
-export function documentTime(doc: Uint8Array): number | undefined | string {
+export function documentTime(doc: string | undefined): number | undefined | string {
   let value: unknown
   try {
-    value = JSON.parse(utf8.decode(doc))
+    if (doc === undefined) throw new SyntaxError('not UTF-8')
+    value = JSON.parse(doc)
   } catch {
     return 'failed to parse: the document is not valid JSON (UTF-8)'
   }

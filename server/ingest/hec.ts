@@ -11,6 +11,7 @@
 import type { NewEntry } from '../search/entries'
 import { nodeNet } from '../runtime/lazy-builtins'
 import { tagOf } from './elastic-hec-body'
+import { textOf } from './elastic'
 
 /** The HEC answer body: `{"text", "code"}`, and the number of the bad event for code 6, 12 and 13. */
 export interface HecAnswer {
@@ -66,7 +67,6 @@ export interface ParsedEvents {
   bad?: HecAnswer
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true })
 const encoder = new TextEncoder()
 
 const tooMany = (max: number) =>
@@ -78,12 +78,15 @@ export function parseHecEvents(body: Uint8Array, opts: HecOptions): ParsedEvents
   const good = bounds.bad === undefined ? bounds.length : bounds.bad
   if (good > opts.maxEvents) throw tooMany(opts.maxEvents)
   const entries: NewEntry[] = []
+  const text = textOf(body)
   for (let i = 0; i < bounds.length; i++) {
     const start = bounds.starts[i]!
     const end = bounds.ends[i]!
     let event: unknown
     try {
-      event = JSON.parse(utf8.decode(body.subarray(start, end)))
+      const json = text(body.subarray(start, end))
+      if (json === undefined) throw new SyntaxError('not UTF-8')
+      event = JSON.parse(json)
     } catch {
       return { entries, bad: { ...HEC.invalidFormat, 'invalid-event-number': i } }
     }
@@ -140,8 +143,19 @@ export function parseHecRaw(body: Uint8Array, opts: RawOptions): NewEntry[] {
 
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
 
+/** The tags of the last few names, so a batch whose events name the same sourcetype makes its tag once. */
+const tagCache = new Map<string, string | undefined>()
+
+function cachedTag(name: string): string | undefined {
+  if (tagCache.has(name)) return tagCache.get(name)
+  if (tagCache.size >= 256) tagCache.clear()
+  const tag = tagOf(name)
+  tagCache.set(name, tag)
+  return tag
+}
+
 function tagFor(sourcetype: string | undefined, index: string | undefined, defaultTag: string): string {
-  return (sourcetype && tagOf(sourcetype)) ?? (index && tagOf(index)) ?? defaultTag
+  return (sourcetype && cachedTag(sourcetype)) || (index && cachedTag(index)) || defaultTag
 }
 
 function srcOf(host: string | undefined, sender: string): string {
@@ -175,8 +189,17 @@ function eventBounds(b: Uint8Array): Bounds {
     for (; i < n; i++) {
       const c = b[i]!
       if (inString) {
-        if (c === 92) i++
-        else if (c === 34) inString = false
+        // to the next quote at once (event text is most of a body); it ends the string unless escaped by an odd run
+        // of backslashes
+        const quote = b.indexOf(34, i)
+        if (quote === -1) {
+          i = n
+          break
+        }
+        let slashes = 0
+        while (b[quote - 1 - slashes] === 92) slashes++
+        i = quote
+        if (slashes % 2 === 0) inString = false
       } else if (c === 34) inString = true
       else if (c === 123 || c === 91) depth++
       else if (c === 125 || c === 93) {
