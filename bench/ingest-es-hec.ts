@@ -14,7 +14,7 @@
 // After the runs, the time from a 2xx to the entry being found by a search is measured (median of 5 single entries).
 import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const ROOT = join(import.meta.dir, '..')
@@ -218,10 +218,14 @@ async function bench() {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     const rate = (name: string) => median(results.get(name)!.map((x) => x.entries / x.seconds))
     const mbps = (name: string) => median(results.get(name)!.map((x) => x.bytes / x.seconds / 1e6))
-    console.log(`\n| Protocol | Quarry entries/s | Quarry MB/s | floor entries/s | floor MB/s | Quarry / floor |`)
-    console.log(`|---|---|---|---|---|---|`)
+    // Quarry's run and the floor's of the same round ran back to back: their ratio is the figure, its median over
+    // the rounds the one reported (the machine's load moves between rounds more than between two adjacent runs).
+    const ratios = (a: string, b: string) => results.get(a)!.map((x, i) => results.get(b)![i]!.seconds / x.seconds)
+    console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${entries} entries of ${LINE} bytes per run, ${batch} per request, ${concurrency} in flight, ${rounds} rounds`)
+    console.log(`\n| Protocol | Quarry entries/s | Quarry MB/s | floor entries/s | floor MB/s | Quarry / floor per round | median |`)
+    console.log(`|---|---|---|---|---|---|---|`)
     for (const [label, a, b] of [['ES bulk', 'Quarry ES bulk', 'floor ES bulk'], ['HEC event', 'Quarry HEC event', 'floor HEC event']] as const)
-      console.log(`| ${label} | ${rate(a).toFixed(0)} | ${mbps(a).toFixed(1)} | ${rate(b).toFixed(0)} | ${mbps(b).toFixed(1)} | ${(rate(a) / rate(b)).toFixed(2)} |`)
+      console.log(`| ${label} | ${rate(a).toFixed(0)} | ${mbps(a).toFixed(1)} | ${rate(b).toFixed(0)} | ${mbps(b).toFixed(1)} | ${ratios(a, b).map((r) => r.toFixed(2)).join(', ')} | ${median(ratios(a, b)).toFixed(2)} |`)
 
     // From a 2xx to the entry found by a search: one unique entry each time, searched until found.
     const waits: number[] = []

@@ -41,9 +41,7 @@ const BulkItemBody = t.Object({
   _id: t.String(),
   _version: t.Optional(t.Integer()),
   result: t.Optional(t.Literal('created')),
-  _shards: t.Optional(t.Object({ total: t.Integer(), successful: t.Integer(), failed: t.Integer() })),
   _seq_no: t.Optional(t.Integer()),
-  _primary_term: t.Optional(t.Integer()),
   status: t.Integer({ description: '201 stored, 400 refused (see error), 429 refused for now: send it again later' }),
   error: t.Optional(t.Object({ type: t.String(), reason: t.String() })),
 })
@@ -234,5 +232,5 @@ const BULK_DESCRIPTION =
 
 function itemBody(item: BulkItem, seq: number) {
   if (item.error) return { _index: item.index, _id: item.id, status: item.status, error: item.error }
-  return { _index: item.index, _id: item.id, _version: 1, result: 'created', _shards: { total: 1, successful: 1, failed: 0 }, _seq_no: seq, _primary_term: 1, status: 201 }
+  return { _index: item.index, _id: item.id, _version: 1, result: 'created', _seq_no: seq, status: 201 }
 }
