@@ -11,6 +11,7 @@ import { Logger as SplunkLogger } from 'splunk-logging'
 import type { Config } from '../server/runtime/config'
 import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import { type TestServer, createTestServer } from './helpers'
+import { parseHecRaw } from '../server/ingest/hec'
 import { apiRoutes } from './routes'
 
 const servers: TestServer[] = []
@@ -135,6 +136,24 @@ describe('curl: raw lines and the health check', () => {
       ].sort(byData),
     )
     expect((await s.call('GET', '/metrics')).text).toContain('quarry_ingest_entries_total{listener="http",protocol="hec-raw"} 5')
+  })
+
+  test('/raw takes each line\'s time from timeOf (server/ingest/timestamps.ts when wired), else the time of receipt', () => {
+    const seen: string[] = []
+    // a stand-in finder: a leading epoch in seconds
+    const timeOf = (line: Uint8Array, receivedAt: number) => {
+      seen.push(`${Buffer.from(line)}@${receivedAt}`)
+      const m = /^(\d{10}) /.exec(Buffer.from(line).toString())
+      return m ? Number(m[1]) * 1000 : undefined
+    }
+    const body = new TextEncoder().encode('1772366400 first\r\nno time here\n\n1772366460 third')
+    const entries = parseHecRaw(body, { defaultTag: 'hec', now: 5000, src: '192.0.2.1', maxEvents: 10, timeOf })
+    expect(entries.map((e) => [Buffer.from(e.data).toString(), e.ts, e.tag, e.src])).toEqual([
+      ['1772366400 first', 1772366400000, 'hec', '192.0.2.1'],
+      ['no time here', 5000, 'hec', '192.0.2.1'],
+      ['1772366460 third', 1772366460000, 'hec', '192.0.2.1'],
+    ])
+    expect(seen).toEqual(['1772366400 first@5000', 'no time here@5000', '1772366460 third@5000'])
   })
 
   test('health: 200 {"text":"HEC is healthy","code":17} without a credential, and nothing else', async () => {

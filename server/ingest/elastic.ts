@@ -79,9 +79,14 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
     }
     return undefined
   }
+  // Shippers repeat one action line for every document: it is parsed once while it stays the same.
+  let lastAction: string | undefined
+  let lastParsed: ReturnType<typeof actionOf> | undefined
   for (let line = nextLine(); line !== undefined; line = nextLine()) {
     const actionLine = lineNo
-    const { action, meta } = actionOf(text(line), actionLine)
+    const actionText = text(line)
+    const { action, meta } = actionText !== undefined && actionText === lastAction ? lastParsed! : (lastParsed = actionOf(actionText, actionLine))
+    lastAction = actionText
     const id = typeof meta._id === 'string' && meta._id !== '' ? meta._id : newId()
     const index = typeof meta._index === 'string' && meta._index !== '' ? meta._index : (opts.pathIndex ?? '')
     const item: BulkItem = { action, index, id, status: 201 }
