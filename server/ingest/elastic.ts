@@ -199,8 +199,21 @@ export function documentTime(doc: string | undefined): number | undefined | stri
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i
 
+/** RFC 3339 as shippers write @timestamp: read by Date.parse, which is far cheaper than DATE's groups. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
+
+const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
+
 /** An ISO 8601 date or date-time (zone-less means UTC, as Elasticsearch reads it), or digits as epoch milliseconds. */
 function dateOf(s: string): number | undefined {
+  if (RFC3339.test(s)) {
+    // Date.parse rolls 02-30 over into March and takes 24:00: those are refused, as Elasticsearch does
+    const month = Number(s.slice(5, 7))
+    const day = Number(s.slice(8, 10))
+    if (month < 1 || month > 12 || day < 1 || Number(s.slice(11, 13)) > 23 || (day > 28 && day > daysIn(Number(s.slice(0, 4)), month))) return undefined
+    const ms = Date.parse(s)
+    return Number.isNaN(ms) ? undefined : ms
+  }
   if (/^-?\d{1,16}$/.test(s)) return Number(s)
   const m = DATE.exec(s)
   if (!m) return undefined
