@@ -248,6 +248,22 @@ describe('bad input: the refusal in Elasticsearch\'s shape, nothing stored', () 
     expect((await s.call('GET', '/metrics')).text).toContain('quarry_ingest_refusals_total{listener="http",protocol="elastic",reason="rate"} 1')
   })
 
+  test('?filter_path= as Beats and Logstash send it keeps only errors and each item\'s status and error', async () => {
+    const { s, token } = await world()
+    const body = '{"index":{"_index":"a"}}\n{"m":1}\n{"create":{"_index":"a"}}\n"bad"\n'
+    const headers = { authorization: `Bearer ${token}` }
+    const beats = await s.call('POST', '/api/ingest/elastic/_bulk?filter_path=errors,items.*.error,items.*.status', { headers, body })
+    expect(beats.body).toEqual({ errors: true, items: [{ index: { status: 201 } }, { create: { status: 400, error: { type: 'document_parsing_exception', reason: expect.stringContaining('not a JSON object') } } }] })
+    const ids = await s.call('POST', '/api/ingest/elastic/_bulk?filter_path=took,items.*._index', { headers, body })
+    expect(Object.keys(ids.body)).toEqual(['took', 'items'])
+    expect(ids.body.items).toEqual([{ index: { _index: 'a' } }, { create: { _index: 'a' } }])
+    // a form it does not know keeps everything
+    const odd = await s.call('POST', '/api/ingest/elastic/_bulk?filter_path=-took', { headers, body })
+    expect(Object.keys(odd.body)).toEqual(['took', 'errors', 'items'])
+    expect(odd.body.items[0].index).toMatchObject({ _index: 'a', result: 'created', status: 201 })
+    expect(await entryCount(s)).toBe(3)
+  })
+
   test('through the app: the answers are the ones the API document describes', async () => {
     const { s, token } = await world()
     const headers = { authorization: `Bearer ${token}` }

@@ -37,26 +37,27 @@ const EsErrorBody = t.Object(
 )
 
 const BulkItemBody = t.Object({
-  _index: t.String(),
-  _id: t.String(),
+  _index: t.Optional(t.String()),
+  _id: t.Optional(t.String()),
   _version: t.Optional(t.Integer()),
   result: t.Optional(t.Literal('created')),
   _seq_no: t.Optional(t.Integer()),
-  status: t.Integer({ description: '201 stored, 400 refused (see error), 429 refused for now: send it again later' }),
+  status: t.Optional(t.Integer({ description: '201 stored, 400 refused (see error), 429 refused for now: send it again later' })),
   error: t.Optional(t.Object({ type: t.String(), reason: t.String() })),
 })
 
+// Every member is optional: `?filter_path=` keeps only some (filterPath).
 const BulkAnswer = t.Object({
-  took: t.Integer({ description: 'milliseconds' }),
-  errors: t.Boolean({ description: 'whether any item failed' }),
-  items: t.Array(
+  took: t.Optional(t.Integer({ description: 'milliseconds' })),
+  errors: t.Optional(t.Boolean({ description: 'whether any item failed' })),
+  items: t.Optional(t.Array(
     t.Object({
       index: t.Optional(BulkItemBody),
       create: t.Optional(BulkItemBody),
       update: t.Optional(BulkItemBody),
       delete: t.Optional(BulkItemBody),
     }),
-  ),
+  )),
 })
 
 const InfoAnswer = t.Object({
@@ -177,8 +178,13 @@ export function elasticPlugin({ auth, clock, sink, config, clientOf }: ElasticDe
       }
     }
     const errors = parsed.items.some((i) => i.status !== 201)
-    const items = bulkItemsJson(parsed.items)
-    return new Response(`{"took":${Math.round(performance.now() - started)},"errors":${errors},"items":${items}}`, { status: 200, headers: { ...HEADERS, ...headers } })
+    const filter = filterPath(new URL(request.url).searchParams.get('filter_path'))
+    const members = [
+      filter.has('took') ? `"took":${Math.round(performance.now() - started)}` : '',
+      filter.has('errors') ? `"errors":${errors}` : '',
+      filter.has('items') ? `"items":${bulkItemsJson(parsed.items, filter)}` : '',
+    ]
+    return new Response(`{${members.filter(Boolean).join(',')}}`, { status: 200, headers: { ...HEADERS, ...headers } })
   }
 
   const bulkDetail = (summary: string, description: string) => ({
@@ -227,13 +233,34 @@ export function elasticPlugin({ auth, clock, sink, config, clientOf }: ElasticDe
 }
 
 const BULK_DESCRIPTION =
-  'NDJSON action and document lines as Elasticsearch takes them (gzip with `Content-Encoding: gzip`). Each document of an `index` or `create` action is one entry: data = the document line, tag = its index made a valid tag, time = its `@timestamp` (a date or epoch milliseconds), else receipt. `update` and `delete` are answered 400 per item (entries are never changed). Good documents are stored, bad ones answered 400 per item; 429 per item when the ingest rate or the server\'s back-pressure refuses the batch (nothing stored; send those again). Not actions at all, over `QUARRY_ES_MAX_DOCS`, over the body or inflated size, the quota or the free-space floor: refused whole, nothing stored.'
+  'NDJSON action and document lines as Elasticsearch takes them (gzip with `Content-Encoding: gzip`). Each document of an `index` or `create` action is one entry: data = the document line, tag = its index made a valid tag, time = its `@timestamp` (a date or epoch milliseconds), else receipt. `update` and `delete` are answered 400 per item (entries are never changed). Good documents are stored, bad ones answered 400 per item; 429 per item when the ingest rate or the server\'s back-pressure refuses the batch (nothing stored; send those again). `?filter_path=` keeps only the members named, in the forms shippers send (`errors,items.*.error,items.*.status`). Not actions at all, over `QUARRY_ES_MAX_DOCS`, over the body or inflated size, the quota or the free-space floor: refused whole, nothing stored.'
 
 /**
  * The items of the bulk answer as JSON text, written out rather than built as objects and serialised: at a thousand
  * documents a request, building and serialising the objects cost as much as parsing the documents.
  */
-function bulkItemsJson(items: BulkItem[]): string {
+const ITEM_MEMBERS = ['_index', '_id', '_version', 'result', '_seq_no', 'status', 'error'] as const
+const ALL = new Set<string>(['took', 'errors', 'items', ...ITEM_MEMBERS])
+
+/**
+ * What `?filter_path=` keeps of the bulk answer, as Elasticsearch reads it for the forms shippers send (Beats and
+ * Logstash: `errors,items.*.error,items.*.status`): `took`, `errors`, `items`, `items.*.<member>`, `items.*.*`.
+ * Any other form keeps everything (a client asking for more than it reads loses nothing).
+ */
+export function filterPath(raw: string | null): Set<string> {
+  if (raw === null || raw.trim() === '') return ALL
+  const keep = new Set<string>()
+  for (const part of raw.split(',').map((p) => p.trim())) {
+    const m = /^items\.\*\.(\*|[_a-z]+)$/.exec(part)
+    if (part === 'took' || part === 'errors') keep.add(part)
+    else if (part === 'items' || part === 'items.*' || m?.[1] === '*') for (const k of ['items', ...ITEM_MEMBERS]) keep.add(k)
+    else if (m && (ITEM_MEMBERS as readonly string[]).includes(m[1]!)) keep.add('items').add(m[1]!)
+    else return ALL
+  }
+  return keep
+}
+
+function bulkItemsJson(items: BulkItem[], keep: Set<string>): string {
   const quoted = new Map<string, string>()
   const q = (s: string) => {
     let v = quoted.get(s)
@@ -242,13 +269,30 @@ function bulkItemsJson(items: BulkItem[]): string {
   }
   const parts: string[] = []
   let seq = 0
+  const all = ITEM_MEMBERS.every((m) => keep.has(m))
   for (const item of items) {
-    const head = `{"${item.action}":{"_index":${q(item.index)},"_id":${JSON.stringify(item.id)},`
-    parts.push(
-      item.error
-        ? `${head}"status":${item.status},"error":${JSON.stringify(item.error)}}}`
-        : `${head}"_version":1,"result":"created","_seq_no":${seq++},"status":201}}`,
-    )
+    if (all) {
+      const head = `{"${item.action}":{"_index":${q(item.index)},"_id":${JSON.stringify(item.id)},`
+      parts.push(
+        item.error
+          ? `${head}"status":${item.status},"error":${JSON.stringify(item.error)}}}`
+          : `${head}"_version":1,"result":"created","_seq_no":${seq++},"status":201}}`,
+      )
+      continue
+    }
+    const members: string[] = []
+    if (keep.has('_index')) members.push(`"_index":${q(item.index)}`)
+    if (keep.has('_id')) members.push(`"_id":${JSON.stringify(item.id)}`)
+    if (!item.error) {
+      if (keep.has('_version')) members.push('"_version":1')
+      if (keep.has('result')) members.push('"result":"created"')
+      if (keep.has('_seq_no')) members.push(`"_seq_no":${seq}`)
+      seq++
+    }
+    if (keep.has('status')) members.push(`"status":${item.status}`)
+    if (item.error && keep.has('error')) members.push(`"error":${JSON.stringify(item.error)}`)
+    // Elasticsearch leaves out an item that keeps no member; an empty object keeps the items in request order
+    parts.push(`{"${item.action}":{${members.join(',')}}}`)
   }
   return `[${parts.join(',')}]`
 }
