@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 // @ts-expect-error splunk-logging ships no types
 import { Logger as SplunkLogger } from 'splunk-logging'
-import type { Config } from '../server/runtime/config'
+import { type Config, ConfigError, loadConfig } from '../server/runtime/config'
 import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import { type TestServer, createTestServer } from './helpers'
 import { parseHecRaw } from '../server/ingest/hec'
@@ -319,4 +319,14 @@ describe('every caller (the route × caller matrix of test/security.test.ts, in 
     }
     expect(await entryCount(s)).toBe(5 * 4)
   })
+})
+
+test('configuration: the defaults, and a start refused with one clear line for each bad value', () => {
+  const { config } = loadConfig({})
+  expect([config.hecDefaultTag, config.hecMaxEvents, config.esMaxDocs, config.ingestMaxInflatedBytes]).toEqual(['hec', 100_000, 100_000, 64 * 1024 * 1024])
+  expect(loadConfig({ QUARRY_HEC_DEFAULT_TAG: 'splunk.events', QUARRY_INGEST_MAX_INFLATED: '1MiB' }).config).toMatchObject({ hecDefaultTag: 'splunk.events', ingestMaxInflatedBytes: 1024 * 1024 })
+  for (const [name, value] of [['QUARRY_HEC_DEFAULT_TAG', 'not a tag'], ['QUARRY_HEC_MAX_EVENTS', '0'], ['QUARRY_ES_MAX_DOCS', 'many'], ['QUARRY_INGEST_MAX_INFLATED', '-1']]) {
+    expect(() => loadConfig({ [name!]: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ [name!]: value })).toThrow(name)
+  }
 })

@@ -5,7 +5,7 @@
 // here too; a bad document, a missing index, and the actions that change stored documents (`update`, `delete`: entries
 // are never changed in place) are answered per item with 400, and the rest stored.
 import type { NewEntry } from '../search/entries'
-import { tagOf } from './elastic-hec-body'
+import { tagOf, textOf } from './elastic-hec-body'
 
 export type BulkAction = 'index' | 'create' | 'update' | 'delete'
 
@@ -45,7 +45,6 @@ export class BulkRefused extends Error {
 }
 
 const ACTIONS = new Set<string>(['index', 'create', 'update', 'delete'])
-const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 export interface BulkOptions {
   /** The `{index}` of `/{index}/_bulk`: the index of actions that name none. */
@@ -122,31 +121,6 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
     entries.push({ ts: ts ?? opts.now, tag, src: opts.src, data: doc })
   }
   return { entries, items, itemOf }
-}
-
-/**
- * The text of a line of `body` (a view into it), or undefined when it is not UTF-8. The body is decoded once: when it
- * is all ASCII, a line's text is a slice of that at the same offsets (decoding each line alone cost more than parsing
- * it); otherwise each line is decoded alone.
- */
-export function textOf(body: Uint8Array): (line: Uint8Array) => string | undefined {
-  let whole: string | undefined
-  try {
-    whole = utf8.decode(body)
-  } catch {
-    whole = undefined
-  }
-  if (whole !== undefined && whole.length === body.length) {
-    const base = body.byteOffset
-    return (line) => whole.slice(line.byteOffset - base, line.byteOffset - base + line.byteLength)
-  }
-  return (line) => {
-    try {
-      return utf8.decode(line)
-    } catch {
-      return undefined
-    }
-  }
 }
 
 function isBlank(line: Uint8Array): boolean {

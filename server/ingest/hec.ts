@@ -10,8 +10,7 @@
 // /raw: one entry per line (LF or CRLF; empty lines skipped), its time found in the line by `timeOf`, else receipt.
 import type { NewEntry } from '../search/entries'
 import { nodeNet } from '../runtime/lazy-builtins'
-import { tagOf } from './elastic-hec-body'
-import { textOf } from './elastic'
+import { tagOf, textOf } from './elastic-hec-body'
 
 /** The HEC answer body: `{"text", "code"}`, and the number of the bad event for code 6, 12 and 13. */
 export interface HecAnswer {
