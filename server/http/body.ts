@@ -5,7 +5,8 @@
 // - multipart bodies are refused with 415 except on the upload routes, which stream them themselves after
 //   that check (server/upload/multipart.ts); Elysia's own parser would buffer the whole form in memory;
 // - every other body is read up to the route's limit and no further (413; a declared Content-Length over
-//   it is refused unread), also for bodies without Content-Length.
+//   it is refused unread), also for bodies without Content-Length; except on the shippers' protocol routes
+//   (ownBody: NDJSON, concatenated JSON, gzip), which read and bound their own after the same caller check.
 // Then the wire rules of docs/api.md "Conventions" apply: an empty JSON body is a body of nothing, login forms arrive
 // as application/x-www-form-urlencoded, and JSON is JSON whatever its type.
 import { Elysia } from 'elysia'
