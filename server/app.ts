@@ -32,6 +32,8 @@ import { filesPlugin } from '../plugins/files'
 import { ingestPlugin } from '../plugins/ingest'
 import { otlpPlugin } from '../plugins/ingest/otlp'
 import { lokiPlugin } from '../plugins/ingest/loki'
+import { elasticPlugin } from '../plugins/ingest/elastic'
+import { splunkPlugin } from '../plugins/ingest/splunk'
 import { IngestSink } from './ingest/sink'
 import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
@@ -191,6 +193,9 @@ export async function createApp(deps: AppDeps) {
     .use(ingestPlugin({ auth, clock, sink: ingest }))
     .use(otlpPlugin({ auth, clock, sink: ingest, config, clientOf }))
     .use(lokiPlugin({ auth, clock, sink: ingest, config, clientOf }))
+    .use(elasticPlugin({ auth, clock, sink: ingest, config, clientOf: (request): string => clientOf(app.server, request) }))
+    // timeOf: server/ingest/timestamps.ts TimestampFinder.find, wired in when it is merged; until then receipt time.
+    .use(splunkPlugin({ auth, clock, sink: ingest, config, clientOf: (request): string => clientOf(app.server, request), timeOf: () => undefined }))
     .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, log }))

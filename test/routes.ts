@@ -3,6 +3,7 @@
 // running app (Elysia's `app.routes`), so a route added by any plugin is covered without a hand-written list.
 import type { TSchema } from '@sinclair/typebox'
 import type { App } from '../server/app'
+import { isOwnBody } from '../server/http/body'
 
 export interface RouteInfo {
   method: string
@@ -21,6 +22,8 @@ export interface RouteInfo {
   paramNames: string[]
   /** The route parses its own body (a route-level parser: multipart uploads streamed to the blob store). */
   upload: boolean
+  /** The route reads its own body in its protocol's format (server/http/body.ts ownBody: the shippers' protocols). */
+  ownBody: boolean
 }
 
 interface Hooks {
@@ -28,7 +31,7 @@ interface Hooks {
   body?: TSchema
   query?: TSchema
   params?: TSchema
-  parse?: { scope?: string }[] | { scope?: string }
+  parse?: { scope?: string; fn?: unknown }[] | { scope?: string; fn?: unknown }
 }
 
 export function apiRoutes(app: App): RouteInfo[] {
@@ -47,7 +50,8 @@ export function apiRoutes(app: App): RouteInfo[] {
       params: hooks.params,
       paramNames: [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!),
       // The global body parser is registered with scope 'global'; a parser without it belongs to the route.
-      upload: parsers.some((p) => p.scope !== 'global'),
+      upload: parsers.some((p) => p.scope !== 'global' && !isOwnBody(p.fn)),
+      ownBody: parsers.some((p) => isOwnBody(p.fn)),
     }
   })
 }

@@ -549,7 +549,8 @@ describe('service routes', () => {
       for (const [method, op] of Object.entries(ops)) permissions.set(`${method.toUpperCase()} ${path}`, op['x-permission'])
     expect(permissions.size).toBeGreaterThan(20)
     for (const [route, permission] of permissions) {
-      if (PUBLIC_ROUTES.has(route)) expect(permission).toBeUndefined()
+      // the document writes path parameters {x}, the route table :x
+      if (PUBLIC_ROUTES.has(route.replace(/\{(\w+)\}/g, ':$1'))) expect(permission).toBeUndefined()
       else expect(permission).toBeString()
     }
     expect(permissions.get('POST /api/groups')).toBe('admin')

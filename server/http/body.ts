@@ -5,7 +5,8 @@
 // - multipart bodies are refused with 415 except on the upload routes, which stream them themselves after
 //   that check (server/upload/multipart.ts); Elysia's own parser would buffer the whole form in memory;
 // - every other body is read up to the route's limit and no further (413; a declared Content-Length over
-//   it is refused unread), also for bodies without Content-Length.
+//   it is refused unread), also for bodies without Content-Length; except on the shippers' protocol routes
+//   (ownBody: NDJSON, concatenated JSON, gzip), which read and bound their own after the same caller check.
 // Then the wire rules of docs/api.md "Conventions" apply: an empty JSON body is a body of nothing, login forms arrive
 // as application/x-www-form-urlencoded, and JSON is JSON whatever its type.
 import { Elysia } from 'elysia'
@@ -39,6 +40,25 @@ export const PUBLIC_BODY_LIMIT = 64 * 1024
 
 /** What the upload routes' handlers get as `body`: nothing was read; they stream `request.body` themselves. */
 export const UNREAD = 'streamed'
+
+/** The parse hooks of routes that read their own body (see ownBody). */
+const ownBodies = new WeakSet<object>()
+
+/**
+ * Marks a route that reads its own body (`parse: ownBody()`): the shippers' protocols (NDJSON, concatenated JSON,
+ * gzip). The body parser admits the caller and leaves the body unread, like an upload's; the handler must bound what
+ * it reads (server/ingest/elastic-hec-body.ts). A new hook per route: Elysia writes into the hook objects it is given.
+ */
+export function ownBody() {
+  const leave = () => UNREAD
+  ownBodies.add(leave)
+  return leave
+}
+
+/** Whether a parse hook is ownBody's (the route reads its own body, not a multipart form). */
+export function isOwnBody(parseHook: unknown): boolean {
+  return typeof parseHook === 'function' && ownBodies.has(parseHook)
+}
 
 /** The body text of a request exactly as sent, for routes that must store it verbatim. */
 export function rawBody(request: Request): string {
@@ -120,7 +140,7 @@ export class BodyRules {
       const gate = this.opts.gateOf(r.hooks)
       const rule = {
         gate,
-        upload: parse.some((h) => uploadFormOf(h.fn) !== undefined),
+        upload: parse.some((h) => uploadFormOf(h.fn) !== undefined || isOwnBody(h.fn)),
         limit: gate ? this.opts.limit : Math.min(this.opts.limit, PUBLIC_BODY_LIMIT),
       }
       // A WebSocket route is registered as method WS but reached by the GET of its upgrade (which has no body).

@@ -122,6 +122,9 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/docs/scalar-1.72.1.js',
   // no user authentication: guarded by its own QUARRY_METRICS_TOKEN when set (plugins/metrics)
   'GET /metrics',
+  // Splunk HEC's health check, which load balancers and shippers call without a token; it says only that HEC is up
+  'GET /api/ingest/splunk/services/collector/health',
+  'GET /api/ingest/splunk/services/collector/health/:version',
 ])
 
 /**

@@ -42,10 +42,16 @@ export interface Config {
   lokiTagLabel: string
   /** QUARRY_LOKI_DEFAULT_TAG: the tag of Loki streams without that label. */
   lokiDefaultTag: string
-  /** QUARRY_INGEST_MAX_DECOMPRESSED: the most a compressed shipper's body (gzip, snappy) may decompress to. */
+  /** QUARRY_INGEST_MAX_DECOMPRESSED: the most a compressed shipper's body (gzip, snappy; every protocol) may decompress to. */
   ingestMaxDecompressedBytes: number
   /** QUARRY_INGEST_MAX_RECORDS: the most records (OTLP log records, Loki entries) one shipper's request may hold. */
   ingestMaxRecords: number
+  /** Documents one Elasticsearch bulk request may hold; past it the request is refused whole (413). */
+  esMaxDocs: number
+  /** Events (or raw lines) one Splunk HEC request may hold; past it the request is refused whole (413). */
+  hecMaxEvents: number
+  /** The tag of a HEC event that names neither a sourcetype nor an index that is a valid tag. */
+  hecDefaultTag: string
   /** Bytes that must stay free on the data directory's filesystem; writes past it are refused (507); 0: no floor. */
   minFreeSpaceBytes: number
   /** A search that is neither backgrounded nor saved is removed this long after its last client left. */
@@ -142,6 +148,7 @@ const KNOWN = new Set([
   'QUARRY_MAP_TILE_URL', 'QUARRY_DISABLE_MAP_TILE_PROXY',
   'QUARRY_USER_QUOTA',
   'QUARRY_MAX_TAGS', 'QUARRY_INGEST_RATE', 'QUARRY_INGEST_MAX_PENDING', 'QUARRY_MIN_FREE_SPACE',
+  'QUARRY_ES_MAX_DOCS', 'QUARRY_HEC_MAX_EVENTS', 'QUARRY_HEC_DEFAULT_TAG',
   'QUARRY_NOTIFICATIONS_PER_USER', 'QUARRY_NOTIFICATION_LIFETIME',
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
@@ -470,6 +477,10 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     // 65,536: several times the batches shippers send (the Collector's batch processor sends 8,192 records, Promtail
     // about 1 MiB of lines), while the entries built for one request stay tens of MiB at most.
     ingestMaxRecords: parseCount('QUARRY_INGEST_MAX_RECORDS', get('QUARRY_INGEST_MAX_RECORDS') ?? '65536', 1, 10_000_000),
+    // 100,000: a full default-size body of the smallest useful documents; Filebeat sends 1,600, Logstash 125 per batch.
+    esMaxDocs: parseCount('QUARRY_ES_MAX_DOCS', get('QUARRY_ES_MAX_DOCS') ?? '100000', 1, 10_000_000),
+    hecMaxEvents: parseCount('QUARRY_HEC_MAX_EVENTS', get('QUARRY_HEC_MAX_EVENTS') ?? '100000', 1, 10_000_000),
+    hecDefaultTag: parseTag('QUARRY_HEC_DEFAULT_TAG', get('QUARRY_HEC_DEFAULT_TAG') ?? 'hec'),
     minFreeSpaceBytes: parseSizeOrZero('QUARRY_MIN_FREE_SPACE', get('QUARRY_MIN_FREE_SPACE') ?? '1GiB'),
     searchGraceMs: parseDuration('QUARRY_SEARCH_GRACE', get('QUARRY_SEARCH_GRACE') ?? '10m'),
     // 32: a person watches a few searches at once, a dashboard launches one per tile (rarely more than 20-30); each

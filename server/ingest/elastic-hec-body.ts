@@ -1,0 +1,106 @@
+// The request body of the shippers' HTTP protocols that read their own (Elasticsearch bulk, Splunk HEC): at most
+// `maxBytes` are read off the wire (a larger declared Content-Length is refused unread), and a gzip body is inflated to
+// at most `maxInflatedBytes` (node:zlib stops there), so neither a large body nor a gzip bomb can hold more memory.
+import { nodeZlib } from '../runtime/lazy-builtins'
+
+/** Why a body was not taken: the HTTP status, the reason for the metrics, and a message that says which bound. */
+export class BodyRefused extends Error {
+  override name = 'BodyRefused'
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+  ) {
+    super(message)
+  }
+  get reason(): 'invalid' | 'too-large' {
+    return this.status === 413 ? 'too-large' : 'invalid'
+  }
+}
+
+export interface BodyLimits {
+  /** QUARRY_MAX_BODY_SIZE: bytes read off the wire. */
+  maxBytes: number
+  /** QUARRY_INGEST_MAX_DECOMPRESSED: bytes a gzip body may inflate to. */
+  maxInflatedBytes: number
+}
+
+const tooLarge = (limit: number) => new BodyRefused(413, `request body exceeds the limit of ${limit} bytes (QUARRY_MAX_BODY_SIZE)`)
+
+/** The body as sent, inflated when its Content-Encoding is gzip; throws BodyRefused. */
+export async function readShipperBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
+  // No shipper sends a form; a multipart body here is a mistake, refused as on every route that takes no upload.
+  if (/^\s*multipart\/form-data/i.test(request.headers.get('content-type') ?? ''))
+    throw new BodyRefused(415, 'multipart bodies are not taken here: send the protocol\'s own body (NDJSON, JSON events or lines)')
+  const encoding = (request.headers.get('content-encoding') ?? '').trim().toLowerCase()
+  const gzip = encoding === 'gzip' || encoding === 'x-gzip'
+  if (!gzip && encoding !== '' && encoding !== 'identity')
+    throw new BodyRefused(415, `Content-Encoding ${encoding} is not supported: send the body as is or gzip`)
+  const wire = await readLimited(request, limits.maxBytes)
+  if (!gzip) return wire
+  try {
+    return nodeZlib().gunzipSync(wire, { maxOutputLength: limits.maxInflatedBytes })
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new BodyRefused(413, `the gzip body inflates past the limit of ${limits.maxInflatedBytes} bytes (QUARRY_INGEST_MAX_DECOMPRESSED)`)
+    throw new BodyRefused(400, 'the body is not valid gzip (Content-Encoding: gzip)')
+  }
+}
+
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? 0)
+  if (declared > limit) throw tooLarge(limit)
+  if (!request.body) return new Uint8Array(0)
+  const chunks: Uint8Array[] = []
+  let size = 0
+  const reader = request.body.getReader()
+  try {
+    for (;;) {
+      let next: Awaited<ReturnType<typeof reader.read>>
+      try {
+        next = await reader.read()
+      } catch {
+        throw new BodyRefused(400, 'the request body broke off')
+      }
+      if (next.done) break
+      size += next.value.byteLength
+      if (size > limit) throw tooLarge(limit)
+      chunks.push(next.value)
+    }
+  } finally {
+    reader.releaseLock()
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+}
+
+/** An ingest tag made of `name`: characters a tag may not hold become '_', cut to 128; undefined when nothing is left. */
+export function tagOf(name: string): string | undefined {
+  const tag = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 128)
+  return tag === '' ? undefined : tag
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * The text of a line of `body` (a view into it), or undefined when it is not UTF-8. The body is decoded once: when it
+ * is all ASCII, a line's text is a slice of that at the same offsets (decoding each line alone cost more than parsing
+ * it); otherwise each line is decoded alone.
+ */
+export function textOf(body: Uint8Array): (line: Uint8Array) => string | undefined {
+  let whole: string | undefined
+  try {
+    whole = utf8.decode(body)
+  } catch {
+    whole = undefined
+  }
+  if (whole !== undefined && whole.length === body.length) {
+    const base = body.byteOffset
+    return (line) => whole.slice(line.byteOffset - base, line.byteOffset - base + line.byteLength)
+  }
+  return (line) => {
+    try {
+      return utf8.decode(line)
+    } catch {
+      return undefined
+    }
+  }
+}
