@@ -183,8 +183,8 @@ export class SqliteRemovalRepo implements RemovalRepo {
     now: number,
   ) {
     return this.db.transaction(() => {
-      if (this.db.query('DELETE FROM entry_segments WHERE seq = ? AND key = ?').run(old.seq, old.key).changes !== 1) return false
-      this.db.query('DELETE FROM entry_segment_tags WHERE seq = ?').run(old.seq)
+      if (!this.db.query('SELECT 1 FROM entry_segments WHERE seq = ? AND key = ?').get(old.seq, old.key)) return false
+      // The replacement is inserted while the old row still holds its seq, so its seq is above every seq given yet.
       if (next) {
         const s = next.meta
         const { seq } = this.db
@@ -196,6 +196,8 @@ export class SqliteRemovalRepo implements RemovalRepo {
         const put = this.db.query('INSERT INTO entry_segment_tags (seq, tag_id, count, bytes, min_ts, max_ts) VALUES (?, ?, ?, ?, ?, ?)')
         for (const t of next.tags) put.run(seq, t.tagId, t.count, t.bytes, t.minTs, t.maxTs)
       }
+      this.db.query('DELETE FROM entry_segments WHERE seq = ?').run(old.seq)
+      this.db.query('DELETE FROM entry_segment_tags WHERE seq = ?').run(old.seq)
       this.db.query('INSERT INTO entry_segment_removals (key, removed) VALUES (?, ?)').run(old.key, now)
       for (const r of removed) this.takeUsage(r.tagId, r.bytes)
       return true

@@ -342,6 +342,7 @@ export class DataRemoval {
     const removed: RemovedUsage[] = segmentStats(seg, nameBytes, dropped).map((s) => ({ tagId: s.tagId, bytes: s.bytes }))
     if (kept.length === 0) {
       if (!(await repo.replaceSegment(meta, null, removed, clock()))) return 'gone'
+      await this.removePendingBlobs()
       return { removed: dropped.length, whole: true }
     }
     const entries: SegmentEntry[] = kept.map((i) => ({ ts: seg.ts[i]!, tagId: seg.tag[i]!, id: seg.id[i]!, src: seg.srcs[seg.srcIdx[i]!]!, data: seg.entryData(i) }))
@@ -372,7 +373,10 @@ export class DataRemoval {
       // Not registered: the new blob goes now (if this process dies first, the blob sweep removes it).
       if (!replaced) await blobs.delete(key).catch(() => undefined)
     }
-    return replaced ? { removed: dropped.length, whole: false } : 'gone'
+    if (!replaced) return 'gone'
+    // The old blob goes at once (a large deletion does not hold two copies of what it rewrites until its end).
+    await this.removePendingBlobs()
+    return { removed: dropped.length, whole: false }
   }
 
   private count(report: SweepReport, outcome: { removed: number; whole: boolean } | 'gone'): void {
