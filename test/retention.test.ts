@@ -118,7 +118,7 @@ describe('POST /api/admin/entries/delete', () => {
     const files = segmentBlobs(s)
     expect(files.length).toBe(keys.length)
     expect(files.filter((f) => blobsBefore.includes(f)).length).toBeLessThan(blobsBefore.length)
-    expect(await s.rows('SELECT key FROM entry_segment_removals WHERE blob_gone = 0')).toEqual([])
+    expect(await s.rows('SELECT key FROM entry_segment_removals WHERE NOT blob_gone')).toEqual([])
     // Listed as finished.
     const listed = await s.call('GET', '/api/admin/entries/deletions', { jwt: s.adminJwt })
     expect(listed.body).toEqual([res.body])
