@@ -5,7 +5,7 @@
 // searches' results, and a search walking while a deletion rewrites its segments answers no entry twice and every
 // kept entry once.
 import { afterEach, describe, expect, test } from 'bun:test'
-import type { Config } from '../server/runtime/config'
+import { type Config, ConfigError, loadConfig } from '../server/runtime/config'
 import { type TestServer, type TestServerOptions, blobFiles, createTestServer, expectError, storeSnapshot } from './helpers'
 
 const DAY = 86_400_000
@@ -119,6 +119,9 @@ describe('POST /api/admin/entries/delete', () => {
     expect(files.length).toBe(keys.length)
     expect(files.filter((f) => blobsBefore.includes(f)).length).toBeLessThan(blobsBefore.length)
     expect(await s.rows('SELECT key FROM entry_segment_removals WHERE NOT blob_gone')).toEqual([])
+    // A count (rows and segments, without reading the entries) agrees.
+    const [audit] = await s.store.entries.tagsNamed(['audit'])
+    expect(await s.entries.count([audit!.id], T0, T0 + 11 * DAY)).toBe(sent.filter((e) => e.tag === 'audit' && !gone(e)).length)
     // Listed as finished.
     const listed = await s.call('GET', '/api/admin/entries/deletions', { jwt: s.adminJwt })
     expect(listed.body).toEqual([res.body])
@@ -300,5 +303,49 @@ describe('retention', () => {
       expectError(res, 400)
     }
     expect(storeSnapshot(s)).toEqual(before)
+  })
+})
+
+describe('retention variables', () => {
+  test('QUARRY_RETENTION, QUARRY_RETENTION_TAGS and QUARRY_RETENTION_SIZES are read into one rule per tag', () => {
+    const { config } = loadConfig({
+      QUARRY_RETENTION: '90d',
+      QUARRY_RETENTION_TAGS: 'web=30d, audit=none,debug=12h',
+      QUARRY_RETENTION_SIZES: 'web=10GiB,big=512MiB',
+      QUARRY_RETENTION_INTERVAL: '15m',
+    })
+    expect(config.retentionRules).toEqual([
+      { tag: '', maxAgeMs: 90 * DAY, maxBytes: null },
+      { tag: 'web', maxAgeMs: 30 * DAY, maxBytes: 10 * 1024 ** 3 },
+      { tag: 'audit', maxAgeMs: 0, maxBytes: null },
+      { tag: 'debug', maxAgeMs: 12 * 3_600_000, maxBytes: null },
+      { tag: 'big', maxAgeMs: null, maxBytes: 512 * 1024 ** 2 },
+    ])
+    expect(config.retentionIntervalMs).toBe(15 * 60_000)
+    expect(loadConfig({}).config.retentionRules).toEqual([])
+    expect(loadConfig({}).config.retentionIntervalMs).toBe(3_600_000)
+    expect(loadConfig({ QUARRY_RETENTION: 'none' }).config.retentionRules).toEqual([{ tag: '', maxAgeMs: 0, maxBytes: null }])
+  })
+
+  test('a bad value stops the start with one line naming the variable', () => {
+    for (const [env, words] of [
+      [{ QUARRY_RETENTION: 'a month' }, 'QUARRY_RETENTION: "a month" is not a period or none'],
+      [{ QUARRY_RETENTION_TAGS: 'web' }, 'QUARRY_RETENTION_TAGS: "web" is not tag=value'],
+      [{ QUARRY_RETENTION_TAGS: 'web=1d,web=2d' }, 'QUARRY_RETENTION_TAGS: tag web is named twice'],
+      [{ QUARRY_RETENTION_TAGS: 'bad tag=1d' }, 'QUARRY_RETENTION_TAGS: "bad tag=1d" is not tag=value'],
+      [{ QUARRY_RETENTION_TAGS: 'web=soon' }, 'QUARRY_RETENTION_TAGS (web): "soon" is not a period or none'],
+      [{ QUARRY_RETENTION_SIZES: 'web=lots' }, 'QUARRY_RETENTION_SIZES (web): "lots" is not a size'],
+      [{ QUARRY_RETENTION_INTERVAL: '10ms' }, 'QUARRY_RETENTION_INTERVAL: must be from 100ms to 7d'],
+    ] as [Record<string, string>, string][]) {
+      let error: unknown
+      try {
+        loadConfig(env)
+      } catch (e) {
+        error = e
+      }
+      expect(error).toBeInstanceOf(ConfigError)
+      expect((error as Error).message).toContain(words)
+      expect((error as Error).message).not.toContain('\n')
+    }
   })
 })

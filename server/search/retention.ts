@@ -187,7 +187,9 @@ export class DataRemoval {
       // Rows past their age.
       for (const [tagId, cutoff] of cutoffs) report.rowsRemoved += await this.deleteAllRows(tagId, Number.MIN_SAFE_INTEGER, cutoff)
       // Segments past their age: whole when every tag in them is, else rewritten without the expired entries.
-      const { list, stats } = await this.segmentsWithStats(names)
+      // Only segments starting before the latest cutoff can hold an expired entry (none at all without an age rule).
+      const latestCutoff = Math.max(Number.MIN_SAFE_INTEGER, ...cutoffs.values())
+      const { list, stats } = await this.segmentsWithStats(names, (m) => m.min.ts < latestCutoff)
       for (const meta of list) {
         const st = stats.get(meta.seq)!
         const expired = st.filter((s) => cutoffs.has(s.tagId) && s.minTs < cutoffs.get(s.tagId)!)
@@ -264,9 +266,8 @@ export class DataRemoval {
       for (let again = true; again; ) {
         again = false
         await this.keepDeletionLease()
-        const { list, stats } = await this.segmentsWithStats(names)
+        const { list, stats } = await this.segmentsWithStats(names, (m) => m.max.ts >= d.start && m.min.ts < d.end)
         for (const meta of list) {
-          if (meta.max.ts < d.start || meta.min.ts >= d.end) continue
           const st = stats.get(meta.seq)!
           const mine = st.find((s) => s.tagId === tag.id)
           if (!mine || mine.maxTs < d.start || mine.minTs >= d.end) continue
@@ -292,9 +293,16 @@ export class DataRemoval {
     }
   }
 
-  /** The registered segments (by first key) with the tag statistics of each, made now for those without. */
-  private async segmentsWithStats(names: Map<number, string>): Promise<{ list: readonly SegmentMeta[]; stats: Map<number, SegmentTagStats[]> }> {
-    const list = await this.deps.entries.segmentList()
+  /**
+   * The registered segments (by first key) that `wanted` picks (all by default), with the tag statistics of each, made
+   * now (reading the segment once) for those without.
+   */
+  private async segmentsWithStats(
+    names: Map<number, string>,
+    wanted: (meta: SegmentMeta) => boolean = () => true,
+  ): Promise<{ list: readonly SegmentMeta[]; stats: Map<number, SegmentTagStats[]> }> {
+    const list = (await this.deps.entries.segmentList()).filter(wanted)
+    if (list.length === 0) return { list, stats: new Map() }
     const stats = await this.deps.repo.segmentTags()
     const nameBytes = nameBytesOf(names)
     const known: SegmentMeta[] = []
