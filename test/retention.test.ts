@@ -6,6 +6,8 @@
 // kept entry once.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { type Config, ConfigError, loadConfig } from '../server/runtime/config'
+import { SegmentedEntries } from '../server/search/segments'
+import type { Cursor } from '../server/search/entries'
 import { type TestServer, type TestServerOptions, blobFiles, createTestServer, expectError, storeSnapshot } from './helpers'
 
 const DAY = 86_400_000
@@ -218,6 +220,39 @@ describe('POST /api/admin/entries/delete', () => {
     expect(sorted(found.filter((t) => !deleted.has(t)))).toEqual(sorted(kept))
     // Afterwards, none of the deleted.
     expect(sorted(await search(s, 'tag=db', T0, T0 + 7 * DAY))).toEqual(sorted(sent.filter((e) => e.tag === 'db' && !deleted.has(e.text)).map((e) => e.text)))
+  })
+})
+
+describe('another replica walking while segments go', () => {
+  test('its walk, on a segment list read before the deletions, answers every kept entry once; its count agrees afterwards', async () => {
+    const s = await server()
+    const T0 = Date.parse('2026-07-01T00:00:00Z')
+    const sent = generate(1200, T0, 6 * DAY, 8)
+    await ingest(s, s.adminJwt, sent)
+    await s.entries.compact({ all: true })
+    // A second reader over the same store and blobs: another replica, which hears of a deletion only from the store.
+    // It reads the segment list (a count reads no segment), then segments go before its walk reads any of them.
+    const other = new SegmentedEntries(s.store.entries, s.store.segments, s.blobs, { targetBytes: 2048 })
+    expect(await other.count(null, T0, T0 + 7 * DAY)).toBe(sent.length)
+    const first = (e: Sent) => e.tag === 'web' && e.ts < T0 + 4 * DAY
+    const second = (e: Sent) => e.tag === 'db' && e.ts >= T0 + 3 * DAY
+    expect((await s.removal.deleteEntries('web', T0, T0 + 4 * DAY, null)).deleted).toBe(sent.filter(first).length)
+    const found: string[] = []
+    let after: Cursor = { ts: Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+    let steps = 0
+    for (;;) {
+      const rows = await other.scan(null, after, T0 + 7 * DAY, 16)
+      if (rows.length === 0) break
+      for (const r of rows) if (r.data !== null) found.push(Buffer.from(r.data).toString())
+      after = rows.at(-1)!
+      // And during the walk, after its first step.
+      if (++steps === 1) expect((await s.removal.deleteEntries('db', T0 + 3 * DAY, T0 + 7 * DAY, null)).deleted).toBe(sent.filter(second).length)
+    }
+    expect(steps).toBeGreaterThan(10)
+    expect(new Set(found).size).toBe(found.length)
+    expect(found.filter((t) => sent.some((e) => e.text === t && first(e)))).toEqual([])
+    expect(sorted(found.filter((t) => !sent.some((e) => e.text === t && second(e))))).toEqual(sorted(sent.filter((e) => !first(e) && !second(e)).map((e) => e.text)))
+    expect(await other.count(null, T0, T0 + 7 * DAY)).toBe(sent.filter((e) => !first(e) && !second(e)).length)
   })
 })
 
