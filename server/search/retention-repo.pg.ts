@@ -122,9 +122,14 @@ export class PgRemovalRepo implements RemovalRepo {
   }
 }
 
-/** Inside a transaction: `bytes` of tag `tagId` leave its owners' usage (usageShares), under their rows' locks. */
+/**
+ * Inside a transaction: `bytes` of tag `tagId` leave its owners' usage (usageShares), under their rows' locks. The
+ * ingest_usage rows are locked first, in uid order, then ingest_usage_tags: the order an ingest takes them in
+ * (server/search/entries.pg.ts), so the two never wait for each other in a cycle.
+ */
 async function takeUsage(t: Pg, tagId: number, bytes: number): Promise<void> {
   if (bytes <= 0) return
+  await q(t, 'SELECT uid FROM ingest_usage WHERE uid IN (SELECT uid FROM ingest_usage_tags WHERE tag_id = $1) ORDER BY uid FOR UPDATE', [tagId])
   const owners = (await q(t, 'SELECT uid, bytes FROM ingest_usage_tags WHERE tag_id = $1 AND bytes > 0 ORDER BY uid FOR UPDATE', [tagId])).map(
     (r): [number, number] => [num(r.uid), num(r.bytes)],
   )

@@ -21,7 +21,7 @@
 //   segment's replacement commits only while the segment is still registered, so two rewrites of one segment never
 //   both commit (the loser drops its blob and looks again).
 // - Saved searches keep their results: those are blobs of their own (server/search/saving.ts), not segments.
-import type { BlobStore } from '../blob'
+import { BlobNotFoundError, type BlobStore } from '../blob'
 import type { LeasesRepo } from '../store/leases'
 import type { Logger } from '../runtime/log'
 import type { EntriesRepo, Tag } from './entries'
@@ -312,9 +312,13 @@ export class DataRemoval {
         try {
           seg = await this.deps.entries.open(meta)
         } catch (e) {
-          // Removed since the list was read (by another replica): not this sweep's to handle.
+          // Removed since the list was read (by another replica): not this sweep's to handle. A registered segment
+          // whose blob is missing (after a restore: the blob sweep reports it) is left as it is, and the rest goes on;
+          // any other failure (the blob store not answering) stops the sweep or deletion, to be done again later.
           if (!(await this.stillRegistered(meta))) continue
-          throw e
+          if (!(e instanceof BlobNotFoundError)) throw e
+          this.deps.log.warn('the blob of a segment is missing; retention and deletion leave it as it is', { key: meta.key })
+          continue
         }
         const st = segmentStats(seg, nameBytes)
         await this.deps.repo.putSegmentTags(meta.seq, st)
@@ -341,7 +345,9 @@ export class DataRemoval {
       seg = await this.deps.entries.open(meta)
     } catch (e) {
       if (!(await this.stillRegistered(meta))) return 'gone'
-      throw e
+      if (!(e instanceof BlobNotFoundError)) throw e
+      this.deps.log.warn('the blob of a segment is missing; retention and deletion leave it as it is', { key: meta.key })
+      return { removed: 0, whole: false }
     }
     const kept: number[] = []
     const dropped: number[] = []
