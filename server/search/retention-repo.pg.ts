@@ -85,12 +85,14 @@ export class PgRemovalRepo implements RemovalRepo {
     })
   }
   async deleteRows(tagId: number, start: number, end: number, limit: number) {
+    // Rows a compaction is moving are waited for (their locks): once it commits they are in its segment, which the
+    // caller's later look at the segment list finds.
     return tx(this.db, async (t) => {
       const [r] = await q(
         t,
         `WITH gone AS (
            DELETE FROM entries WHERE id IN (
-             SELECT id FROM entries WHERE ts >= $2 AND ts < $3 AND tag_id = $1 ORDER BY ts, tag_id, id LIMIT $4 FOR UPDATE SKIP LOCKED)
+             SELECT id FROM entries WHERE ts >= $2 AND ts < $3 AND tag_id = $1 ORDER BY ts, tag_id, id LIMIT $4 FOR UPDATE)
            RETURNING octet_length(data) + octet_length(src) + 16 AS usage)
          SELECT count(*) AS n, coalesce(sum(usage), 0) AS usage FROM gone`,
         [tagId, start, end, limit],

@@ -284,12 +284,16 @@ export class DataRemoval {
     return deleted
   }
 
+  /**
+   * Every row of the tag in [start, end), batch by batch, until a batch finds none (on PostgreSQL a batch can come
+   * short while rows remain: rows a compaction was moving meanwhile are passed over, already in its segment).
+   */
   private async deleteAllRows(tagId: number, start: number, end: number): Promise<number> {
     let n = 0
     for (;;) {
       const { count } = await this.deps.repo.deleteRows(tagId, start, end, DELETE_ROWS_BATCH)
+      if (count === 0) return n
       n += count
-      if (count < DELETE_ROWS_BATCH) return n
     }
   }
 
