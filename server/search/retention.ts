@@ -188,7 +188,8 @@ export class DataRemoval {
       for (const [tagId, cutoff] of cutoffs) report.rowsRemoved += await this.deleteAllRows(tagId, Number.MIN_SAFE_INTEGER, cutoff)
       // Segments past their age: whole when every tag in them is, else rewritten without the expired entries.
       // Only segments starting before the latest cutoff can hold an expired entry (none at all without an age rule).
-      const latestCutoff = Math.max(Number.MIN_SAFE_INTEGER, ...cutoffs.values())
+      let latestCutoff = Number.MIN_SAFE_INTEGER
+      for (const c of cutoffs.values()) if (c > latestCutoff) latestCutoff = c
       const { list, stats } = await this.segmentsWithStats(names, (m) => m.min.ts < latestCutoff)
       for (const meta of list) {
         const st = stats.get(meta.seq)!
