@@ -293,6 +293,8 @@ describe('retention', () => {
     for (const tag of ['web', 'audit', 'db', 'keep'])
       expect(sorted(await search(s, `tag=${tag}`, now - 41 * DAY, now + 1))).toEqual(sorted(sent.filter((e) => e.tag === tag && stays(e)).map((e) => e.text)))
     expect(segmentBlobs(s).length).toBe(await segmentCount(s))
+    // The admin (uid 1) ingested everything: what is left is what it stores.
+    expect(await s.store.quota.usage(1)).toBe(sent.filter(stays).reduce((n, e) => n + counted(e), 0))
     // A second sweep finds nothing more to do.
     expect(await s.removal.sweep()).toEqual({ deletionsResumed: 0, rowsRemoved: 0, segmentsRemoved: 0, segmentsRewritten: 0, entriesRemoved: 0 })
   })
@@ -319,6 +321,7 @@ describe('retention', () => {
     expect(Math.max(...removed.map((e) => e.ts))).toBeLessThanOrEqual(Math.min(...big.filter((e) => leftSet.has(e.text)).map((e) => e.ts)))
     // The other tag is untouched.
     expect(sorted(await search(s, 'tag=small', now - 11 * DAY, now + 1))).toEqual(sorted(sent.filter((e) => e.tag === 'small').map((e) => e.text)))
+    expect(await s.store.quota.usage(1)).toBe(sent.filter((e) => e.tag === 'small' || leftSet.has(e.text)).reduce((n, e) => n + counted(e), 0))
   })
 
   test('PUT /api/admin/retention refuses bad rules with 400 and changes nothing', async () => {
