@@ -135,10 +135,13 @@ export class SegmentedEntries implements EntriesRepo {
   private async refresh(): Promise<boolean> {
     const { seq: top, removed } = await this.repo.state()
     if (removed !== this.knownRemoved) {
-      // A segment went: the whole list again. The state was read first, so a change after it is seen at the next look.
+      // A segment went: the whole list again. The state was read first, so a change after it is seen at the next look;
+      // a segment registered in between is in the list already, and `known` covers it (it is not added twice).
       const list = await this.repo.listAfter(0)
       this.setList(list)
-      this.known = top
+      let known = top
+      for (const m of list) if (m.seq > known) known = m.seq
+      this.known = known
       this.knownRemoved = removed
       return true
     }
