@@ -26,7 +26,7 @@ import type { LeasesRepo } from '../store/leases'
 import type { Logger } from '../runtime/log'
 import type { EntriesRepo, Tag } from './entries'
 import type { RemovalRepo, RemovedUsage, RetentionRule, SegmentTagStats, DeletionRecord } from './retention-repo'
-import { type Segment, type SegmentEntry, type SegmentMeta, encodeSegment } from './segment'
+import type { Segment, SegmentEntry, SegmentMeta } from './segment'
 import type { SegmentedEntries } from './segments'
 
 /** Rows deleted per transaction: a store transaction stays short whatever the range. */
@@ -365,7 +365,7 @@ export class DataRemoval {
       return { removed: dropped.length, whole: true }
     }
     const entries: SegmentEntry[] = kept.map((i) => ({ ts: seg.ts[i]!, tagId: seg.tag[i]!, id: seg.id[i]!, src: seg.srcs[seg.srcIdx[i]!]!, data: seg.entryData(i) }))
-    const encoded = encodeSegment(entries)
+    const encoded = await this.deps.entries.seal(entries)
     const key = `segments/${crypto.randomUUID()}`
     // Durable before it is registered, as a compaction's segment (server/search/segments.ts).
     await blobs.put(key, new Blob([encoded]).stream())

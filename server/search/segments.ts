@@ -178,6 +178,11 @@ export class SegmentedEntries implements EntriesRepo {
     return this.load(meta)
   }
 
+  /** The blob of a segment of `entries` (sorted by key), in the format the compaction writes (a rewrite's segment). */
+  async seal(entries: readonly SegmentEntry[]): Promise<Uint8Array> {
+    return encodeSegment(entries)
+  }
+
   /**
    * The segments of a step's list, decoded. Null when one cannot be read and the list has changed meanwhile (it was
    * removed: the step is done again over the new list); the error when the list is unchanged.
