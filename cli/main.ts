@@ -69,6 +69,7 @@ export const cli: CommandDef<any> = defineCommand({
     group: () => import('./commands/groups').then((m) => m.default),
     search: () => import('./commands/search').then((m) => m.default),
     ingest: () => import('./commands/ingest').then((m) => m.ingest),
+    entries: () => import('./commands/entries').then((m) => m.default),
     admin: () => import('./commands/admin').then((m) => m.default),
     migrate: () => import('./commands/migrate').then((m) => m.default),
     completion,

@@ -50,6 +50,8 @@ import type { MatchPool } from './search/match'
 import { dashboardsPlugin } from '../plugins/dashboards'
 import { libraryPlugin } from '../plugins/library'
 import { autoExtractorsPlugin, extractorsFor } from '../plugins/autoextractors'
+import { adminDataPlugin } from '../plugins/admin-data'
+import { DataRemoval } from './search/retention'
 import { MODULES } from '../engine/registry'
 
 export interface AppDeps {
@@ -83,6 +85,8 @@ export interface AppDeps {
   events?: ClusterEvents
   /** QUARRY_PEER_CA's certificates (PEM), read at start: what the other replicas' https addresses are checked against. */
   peerCa?: string
+  /** This process's name among the lease holders (server/runtime/jobs.ts); 'local' by default. */
+  replica?: string
 }
 
 const JWT_KEY_SETTING = 'jwt_signing_key'
@@ -130,6 +134,19 @@ export async function createApp(deps: AppDeps) {
   const shared = isCluster(config)
   // Searches walk the sealed segments and the rows not compacted yet; ingest writes rows (server/search/segments.ts).
   const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: config.segmentBytes, cacheBytes: config.segmentCacheBytes, ...deps.segments, log })
+  // Retention and deletion of entries (server/search/retention.ts): its sweep is a job of server/main.ts.
+  const removal = new DataRemoval({
+    entries,
+    tags: store.entries,
+    repo: store.removal,
+    blobs,
+    leases: store.leases,
+    holder: deps.replica ?? 'local',
+    leaseTtlMs: config.leaseTtlMs,
+    variables: config.retentionRules,
+    log,
+    clock,
+  })
   // Read whole once here; requests then resolve tags from memory (server/search/tags.ts).
   const tags = new TagDirectory(entries, deps.events, log)
   await tags.load()
@@ -196,6 +213,7 @@ export async function createApp(deps: AppDeps) {
     .use(elasticPlugin({ auth, clock, sink: ingest, config, clientOf: (request): string => clientOf(app.server, request) }))
     // timeOf: server/ingest/timestamps.ts TimestampFinder.find, wired in when it is merged; until then receipt time.
     .use(splunkPlugin({ auth, clock, sink: ingest, config, clientOf: (request): string => clientOf(app.server, request), timeOf: () => undefined }))
+    .use(adminDataPlugin({ auth, removal, intervalMs: config.retentionIntervalMs }))
     .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, log }))
@@ -208,7 +226,7 @@ export async function createApp(deps: AppDeps) {
   requestLog.routes.learn(app.routes)
   docs.learn(app)
   handleRef = (request) => app.handle(request)
-  return { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness, ingest }
+  return { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness, ingest, removal }
 }
 
 export type App = Awaited<ReturnType<typeof createApp>>['app']

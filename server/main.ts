@@ -190,12 +190,12 @@ export async function main(env: Record<string, string | undefined> = process.env
     }
   }
   const jobs = new Jobs({ leases: store.leases, holder: replica, ttlMs: config.leaseTtlMs, log })
-  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events, peerCa }).catch(async (e: unknown) => {
+  const built = await createApp({ config, store, blobs, log, deferFirstAdmin: true, events, peerCa, replica }).catch(async (e: unknown) => {
     await blobsWritable()
     throw e
   })
   await blobsWritable()
-  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness, ingest } = built
+  const { app, auth, searches, cluster, metrics, createFirstAdmin, entries, readiness, ingest, removal } = built
 
   // Handlers go in before listening, so a signal that arrives as soon as the port is open still drains.
   let searchSweep: ReturnType<typeof setInterval> | undefined
@@ -322,6 +322,13 @@ export async function main(env: Record<string, string | undefined> = process.env
     // Rows into sealed segments (server/search/segments.ts): one replica at a time, so two do not write the same
     // segment (if they did, the second transaction finds its rows gone, writes nothing and drops its blob).
     run: () => entries.compact(),
+  })
+  jobs.start({
+    name: 'retention-sweep',
+    everyMs: config.retentionIntervalMs,
+    // At takeover too: a deletion cut off by a crash is finished at the restart (server/search/retention.ts).
+    atTakeover: true,
+    run: () => removal.sweep(),
   })
   jobs.start({
     name: 'orphaned-searches',

@@ -12,6 +12,7 @@ import { PgResourcesRepo } from '../plugins/resources/repo.pg'
 import { PgFilesRepo } from '../plugins/files/repo.pg'
 import { PgEntriesRepo } from './search/entries.pg'
 import { PgSegmentsRepo } from './search/segments.pg'
+import { PgRemovalRepo } from './search/retention-repo.pg'
 import { PgSearchesRepo } from './search/repo.pg'
 import { PgDashboardsRepo } from '../plugins/dashboards/repo.pg'
 import { PgLibraryRepo } from '../plugins/library/repo.pg'
@@ -38,6 +39,7 @@ export function pgStoreOn(sql: PgPool): Store & { sql: PgPool } {
     files: new PgFilesRepo(sql),
     entries: new PgEntriesRepo(sql),
     segments: new PgSegmentsRepo(sql),
+    removal: new PgRemovalRepo(sql),
     searches: new PgSearchesRepo(sql),
     dashboards: new PgDashboardsRepo(sql),
     library: new PgLibraryRepo(sql),

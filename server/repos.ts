@@ -18,6 +18,7 @@ import { SqliteResourcesRepo, type ResourcesRepo } from '../plugins/resources/re
 import { SqliteFilesRepo, type FilesRepo } from '../plugins/files/repo'
 import { SqliteEntriesRepo, type EntriesRepo } from './search/entries'
 import { SqliteSegmentsRepo, type SegmentsRepo } from './search/segments'
+import { SqliteRemovalRepo, type RemovalRepo } from './search/retention-repo'
 import { SqliteSearchesRepo, type SearchesRepo } from './search/repo'
 import { SqliteDashboardsRepo, type DashboardsRepo } from '../plugins/dashboards/repo'
 import { SqliteLibraryRepo, type LibraryRepo } from '../plugins/library/repo'
@@ -38,6 +39,8 @@ export interface Store {
   entries: EntriesRepo
   /** The sealed segments the entries are compacted into (server/search/segments.ts). */
   segments: SegmentsRepo
+  /** Retention rules, deletions and the removal of segments (server/search/retention.ts). */
+  removal: RemovalRepo
   /** Saved searches and the search history. */
   searches: SearchesRepo
   dashboards: DashboardsRepo
@@ -84,6 +87,7 @@ export function createSqliteStore(path: string, opts: { migrate?: boolean } = {}
     files: new SqliteFilesRepo(db),
     entries: new SqliteEntriesRepo(db),
     segments: new SqliteSegmentsRepo(db),
+    removal: new SqliteRemovalRepo(db),
     searches: new SqliteSearchesRepo(db),
     dashboards: new SqliteDashboardsRepo(db),
     library: new SqliteLibraryRepo(db),

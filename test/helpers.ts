@@ -175,7 +175,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
   const logs: string[] = []
   const log = createLogger('debug', (line) => void logs.push(line))
   const build = () => createApp({ config, store, blobs, log, clock: () => now, search: options.search, segments: options.segments })
-  let { app, auth, searches, cluster, entries } = await build()
+  let { app, auth, searches, cluster, entries, removal } = await build()
 
   /**
    * Sends a request as built by the caller (multipart bodies, streams) and reads the answer, which must be what the
@@ -259,7 +259,7 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
    */
   async function restart(opts: { crash?: boolean } = {}): Promise<void> {
     if (!opts.crash) await searches.close()
-    ;({ app, auth, searches, cluster, entries } = await build())
+    ;({ app, auth, searches, cluster, entries, removal } = await build())
   }
 
   return {
@@ -275,6 +275,10 @@ export async function createTestServer(overrides: Partial<Config> = {}, options:
     /** The entries as searches see them: rows and sealed segments; `compact()` runs a compaction. */
     get entries() {
       return entries
+    },
+    /** Retention and deletion (server/search/retention.ts); `sweep()` runs a retention sweep. */
+    get removal() {
+      return removal
     },
     /** The replica registry and search records (server/cluster); not started (no listening server). */
     get cluster() {

@@ -534,6 +534,98 @@ describe.each(withServers ? engines : engines.filter(([name]) => name === 'sqlit
     expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual(rows.slice(5))
   })
 
+  test('removal: a segment replaced or removed once (compare-and-swap), journaled, seen in state(); rows deleted in batches; usage taken back', async () => {
+    const s = await setup()
+    const alice = await user(s, 'alice')
+    const bob = await user(s, 'bob')
+    const entry = (i: number, tag: string) => ({ ts: T0 + i, tag, src: 's', data: new Uint8Array([i, i]) })
+    // alice ingests 3 entries of tag a, bob 1 of a and 2 of b: each entry counts 2 + 1 + 1 + 16 = 20 bytes.
+    await s.entries.ingest([entry(0, 'a'), entry(1, 'a'), entry(2, 'a')], { owner: alice })
+    await s.entries.ingest([entry(3, 'a'), entry(4, 'b'), entry(5, 'b')], { owner: bob })
+    expect([await s.quota.usage(alice), await s.quota.usage(bob)]).toEqual([60, 60])
+    const start = { ts: Number.MIN_SAFE_INTEGER, tagId: -1, id: -1 }
+    const rows = await s.entries.scan(null, start, T0 + 100, 100)
+    const [a, b] = [rows[0]!.tagId, rows[4]!.tagId]
+    const meta = (key: string, from: number, to: number) => ({
+      key,
+      count: to - from,
+      bytes: 100,
+      min: { ts: rows[from]!.ts, tagId: rows[from]!.tagId, id: rows[from]!.id },
+      max: { ts: rows[to - 1]!.ts, tagId: rows[to - 1]!.tagId, id: rows[to - 1]!.id },
+    })
+    expect(await s.segments.state()).toEqual({ seq: 0, removed: 0 })
+    expect(await s.segments.register(meta('segments/one', 0, 2), rows.slice(0, 2).map((r) => r.id), T0)).toBe(true)
+    const [one] = await s.segments.listAfter(0)
+    expect(await s.segments.state()).toEqual({ seq: one!.seq, removed: 0 })
+    // tag statistics: recorded once, for registered segments only
+    const stats = [{ tagId: a, count: 2, bytes: 40, minTs: T0, maxTs: T0 + 1 }]
+    await s.removal.putSegmentTags(one!.seq, stats)
+    await s.removal.putSegmentTags(one!.seq, [{ tagId: a, count: 9, bytes: 9, minTs: 0, maxTs: 0 }])
+    await s.removal.putSegmentTags(one!.seq + 100, stats)
+    expect(await s.removal.segmentTags()).toEqual(new Map([[one!.seq, stats]]))
+
+    // replaced by a segment of its second entry (the first deleted: 20 bytes of tag a, all alice's and bob's in 3:1)
+    const next = { meta: meta('segments/two', 1, 2), tags: [{ tagId: a, count: 1, bytes: 20, minTs: T0 + 1, maxTs: T0 + 1 }] }
+    expect(await s.removal.replaceSegment({ seq: one!.seq, key: 'segments/one' }, next, [{ tagId: a, bytes: 20 }], T0)).toBe(true)
+    expect([await s.quota.usage(alice), await s.quota.usage(bob)]).toEqual([45, 55])
+    // a second replacement of the same segment: refused, nothing changed
+    expect(await s.removal.replaceSegment({ seq: one!.seq, key: 'segments/one' }, null, [{ tagId: a, bytes: 20 }], T0)).toBe(false)
+    expect([await s.quota.usage(alice), await s.quota.usage(bob)]).toEqual([45, 55])
+    const [two] = await s.segments.listAfter(0)
+    expect(two).toMatchObject({ key: 'segments/two', count: 1 })
+    expect(two!.seq).toBeGreaterThan(one!.seq)
+    const afterReplace = await s.segments.state()
+    expect(afterReplace.seq).toBe(two!.seq)
+    expect(afterReplace.removed).toBeGreaterThan(0)
+    expect(await s.removal.segmentTags()).toEqual(new Map([[two!.seq, next.tags]]))
+    expect(await s.removal.pendingBlobRemovals()).toEqual([{ id: afterReplace.removed, key: 'segments/one' }])
+    expect((await s.segments.blobReferences()).map((r) => r.key)).toEqual(['segments/two'])
+
+    // removed without a replacement: the journal's id moves on; done rows are dropped but the latest
+    expect(await s.removal.replaceSegment({ seq: two!.seq, key: 'segments/two' }, null, [{ tagId: a, bytes: 20 }], T0)).toBe(true)
+    const afterRemove = await s.segments.state()
+    expect(afterRemove.removed).toBeGreaterThan(afterReplace.removed)
+    expect(await s.segments.listAfter(0)).toEqual([])
+    expect((await s.removal.pendingBlobRemovals()).map((p) => p.key)).toEqual(['segments/one', 'segments/two'])
+    await s.removal.blobsRemoved((await s.removal.pendingBlobRemovals()).map((p) => p.id))
+    expect(await s.removal.pendingBlobRemovals()).toEqual([])
+    expect(await s.segments.state()).toEqual(afterRemove)
+
+    // rows: of one tag in [start, end), oldest first, at most `limit`; their bytes as the quota counts them
+    expect(await s.removal.rowBytes(b)).toBe(40)
+    expect(await s.removal.deleteRows(b, T0, T0 + 5, 10)).toEqual({ count: 1, bytes: 20 })
+    expect(await s.removal.deleteRows(b, T0, T0 + 100, 10)).toEqual({ count: 1, bytes: 20 })
+    expect(await s.removal.deleteRows(b, T0, T0 + 100, 10)).toEqual({ count: 0, bytes: 0 })
+    // (the removal above took 15 from alice and 5 from bob: 45:15 of tag a)
+    expect(await s.quota.usage(bob)).toBe(10)
+    expect(await s.removal.deleteRows(a, T0, T0 + 100, 1)).toEqual({ count: 1, bytes: 20 })
+    expect(await s.entries.scan(null, start, T0 + 100, 100)).toEqual([rows[3]!])
+    expect(await s.removal.rowBytes(a)).toBe(20)
+    expect([await s.quota.usage(alice), await s.quota.usage(bob)]).toEqual([15, 5])
+    expect(await s.removal.replaceSegment({ seq: 999, key: 'x' }, null, [], T0)).toBe(false)
+
+    // rules: replaced as a whole
+    const rules = [
+      { tag: '', maxAgeMs: 5000, maxBytes: null },
+      { tag: 'web', maxAgeMs: null, maxBytes: 1024 },
+    ]
+    await s.removal.setRules(rules, T0)
+    expect(await s.removal.rules()).toEqual(rules)
+    await s.removal.setRules([rules[1]!], T0)
+    expect(await s.removal.rules()).toEqual([rules[1]!])
+
+    // deletions: pending first, then the finished ones, newest first
+    const d1 = await s.removal.addDeletion({ tag: 'a', start: T0, end: T0 + 10, uid: alice }, T0)
+    const d2 = await s.removal.addDeletion({ tag: 'b', start: T0, end: T0 + 10, uid: null }, T0 + 1)
+    await s.removal.finishDeletion(d1, 7, T0 + 2)
+    await s.removal.finishDeletion(d1, 8, T0 + 3)
+    expect(await s.removal.deletions(10)).toEqual([
+      { id: d2, tag: 'b', start: T0, end: T0 + 10, uid: null, created: T0 + 1, finished: null, deleted: 0 },
+      { id: d1, tag: 'a', start: T0, end: T0 + 10, uid: alice, created: T0, finished: T0 + 2, deleted: 7 },
+    ])
+    expect(await s.removal.deletions(0)).toHaveLength(1)
+  })
+
   test('cluster: replicas live by heartbeat, search records by live owner, a claim wins once', async () => {
     const s = await setup()
     const replica = (id: string, heartbeat: number) => ({ id, name: `${id}:80`, address: `http://${id}:80`, description: '{}', started: T0, heartbeat })

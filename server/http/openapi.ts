@@ -15,6 +15,7 @@ export const AREAS = {
   Resources: 'Named blobs with metadata, versions and group sharing, for lookups and other search modules.',
   'User files': 'Small files (icons, images) addressed by GUID or ThingUUID, with ownership and sharing.',
   Ingest: 'Entries sent to the embedded search engine, where searches find them.',
+  'Retention and deletion': 'How long ingested entries are kept, per tag and store-wide, and the deletion of a tag\'s entries in a time range (admins only).',
   Searches: 'Launch searches on the embedded engine, then inspect, background, save, stop, download, export and import them.',
   Stats: 'Status and host facts of the web server and the embedded engine.',
   WebSockets: 'The clients\' live protocols: search launch and results, and periodic system status.',

@@ -102,6 +102,13 @@ export interface Config {
   segmentCacheBytes: number
   /** How often the compaction runs (by one replica of a cluster). */
   compactIntervalMs: number
+  /**
+   * The retention rules of QUARRY_RETENTION (tag ''), QUARRY_RETENTION_TAGS and QUARRY_RETENTION_SIZES; the admin API's
+   * stored rules take precedence field by field (server/search/retention.ts). 0: no limit.
+   */
+  retentionRules: { tag: string; maxAgeMs: number | null; maxBytes: number | null }[]
+  /** How often the retention sweep runs (by one replica of a cluster). */
+  retentionIntervalMs: number
   /** Cost of the password hash; only tests lower it (never taken from the environment). */
   passwordHash: { memoryCost: number; timeCost: number }
   buildId: string
@@ -153,6 +160,7 @@ const KNOWN = new Set([
   'QUARRY_ADMIN_LOGIN_RATE', 'QUARRY_LOGIN_THROTTLE_ENTRIES',
   'QUARRY_BUILD_ID', 'QUARRY_TOKEN_API_ADMIN_ONLY', 'QUARRY_SEARCH_GRACE', 'QUARRY_MAX_IMPORT_SIZE', 'QUARRY_SHUTDOWN_GRACE',
   'QUARRY_DATABASE_URL', 'QUARRY_SINGLE_SERVER', 'QUARRY_LEASE_TTL', 'QUARRY_SWEEP_INTERVAL', 'QUARRY_SEGMENT_SIZE', 'QUARRY_SEGMENT_CACHE', 'QUARRY_COMPACT_INTERVAL', 'QUARRY_ADVERTISE', 'QUARRY_CLUSTER_SECRET',
+  'QUARRY_RETENTION', 'QUARRY_RETENTION_TAGS', 'QUARRY_RETENTION_SIZES', 'QUARRY_RETENTION_INTERVAL',
   'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH', 'QUARRY_WS_PER_USER',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
@@ -234,6 +242,42 @@ function parseCount(name: string, raw: string, min: number, max: number): number
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max)
     throw new ConfigError(`${name}: "${raw}" must be a whole number from ${min} to ${max}`)
   return Number(raw)
+}
+
+/** A retention period: a duration, or `none` (0: keep for ever). */
+function parseRetention(name: string, raw: string): number {
+  if (['none', 'forever', '0'].includes(raw.trim().toLowerCase())) return 0
+  try {
+    return parseDuration(name, raw)
+  } catch {
+    throw new ConfigError(`${name}: "${raw}" is not a period or none (examples: 30d, 720h, none)`)
+  }
+}
+
+/**
+ * `tag=value,tag=value` (QUARRY_RETENTION_TAGS, QUARRY_RETENTION_SIZES): each tag once, each value read by `value`.
+ */
+function parseTagList(name: string, raw: string | undefined, value: (name: string, raw: string) => number): Map<string, number> {
+  const out = new Map<string, number>()
+  if (raw === undefined || raw.trim() === '') return out
+  for (const item of raw.split(',')) {
+    const m = /^\s*([A-Za-z0-9._-]{1,128})\s*=\s*(\S+)\s*$/.exec(item)
+    if (!m) throw new ConfigError(`${name}: "${item.trim()}" is not tag=value (example: web=30d,audit=365d)`)
+    if (out.has(m[1]!)) throw new ConfigError(`${name}: tag ${m[1]} is named twice`)
+    out.set(m[1]!, value(`${name} (${m[1]})`, m[2]!))
+  }
+  return out
+}
+
+function parseRetentionRules(get: (name: string) => string | undefined): Config['retentionRules'] {
+  const rules = new Map<string, { tag: string; maxAgeMs: number | null; maxBytes: number | null }>()
+  const rule = (tag: string) => rules.get(tag) ?? rules.set(tag, { tag, maxAgeMs: null, maxBytes: null }).get(tag)!
+  const store = get('QUARRY_RETENTION')
+  if (store !== undefined) rule('').maxAgeMs = parseRetention('QUARRY_RETENTION', store)
+  for (const [tag, ms] of parseTagList('QUARRY_RETENTION_TAGS', get('QUARRY_RETENTION_TAGS'), parseRetention)) rule(tag).maxAgeMs = ms
+  const size = (n: string, raw: string) => (['none', 'unlimited', '0'].includes(raw.toLowerCase()) ? 0 : parseBytes(n, raw))
+  for (const [tag, bytes] of parseTagList('QUARRY_RETENTION_SIZES', get('QUARRY_RETENTION_SIZES'), size)) rule(tag).maxBytes = bytes
+  return [...rules.values()]
 }
 
 /**
@@ -431,6 +475,8 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
   const segmentCacheBytes = parseSizeOrZero('QUARRY_SEGMENT_CACHE', get('QUARRY_SEGMENT_CACHE') ?? String(Math.min(2 ** 30, Math.floor(memoryLimit() / 4))))
   const compactIntervalMs = parseDuration('QUARRY_COMPACT_INTERVAL', get('QUARRY_COMPACT_INTERVAL') ?? '10s')
   if (compactIntervalMs < 100 || compactIntervalMs > 86_400_000) throw new ConfigError('QUARRY_COMPACT_INTERVAL: must be from 100ms to 24h')
+  const retentionIntervalMs = parseDuration('QUARRY_RETENTION_INTERVAL', get('QUARRY_RETENTION_INTERVAL') ?? '1h')
+  if (retentionIntervalMs < 100 || retentionIntervalMs > 7 * 86_400_000) throw new ConfigError('QUARRY_RETENTION_INTERVAL: must be from 100ms to 7d')
   const blobTimeoutMs = parseDuration('QUARRY_BLOB_TIMEOUT', get('QUARRY_BLOB_TIMEOUT') ?? '10s')
   // Below 100 ms a healthy S3 round trip under load would fail; past 10 minutes a request would outlive its client.
   if (blobTimeoutMs < 100 || blobTimeoutMs > 600_000) throw new ConfigError('QUARRY_BLOB_TIMEOUT: must be from 100ms to 10m')
@@ -508,6 +554,8 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     segmentBytes,
     segmentCacheBytes,
     compactIntervalMs,
+    retentionRules: parseRetentionRules(get),
+    retentionIntervalMs,
     passwordHash: { memoryCost: 19456, timeCost: 2 },
     buildId: get('QUARRY_BUILD_ID') ?? 'dev',
     mapTileUrl: parsePublicUrl('QUARRY_MAP_TILE_URL', get('QUARRY_MAP_TILE_URL') ?? DEFAULT_MAP_TILE_URL),

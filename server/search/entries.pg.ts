@@ -56,6 +56,20 @@ export class PgEntriesRepo implements EntriesRepo {
         created.push(...(await q<Tag>(t, 'INSERT INTO ingest_tags (name) SELECT unnest($1::text[]) ON CONFLICT (name) DO NOTHING RETURNING id, name', [missing])))
         for (const r of await tagsIn(missing)) ids.set(r.name, r.id)
       }
+      if (rules.owner !== undefined) {
+        // The same bytes by tag, so that deleted entries leave their owners' usage (server/search/retention-repo.ts).
+        const byTag = new Map<number, number>()
+        for (const e of batch) {
+          const id = ids.get(e.tag)!
+          byTag.set(id, (byTag.get(id) ?? 0) + entryBytes(e))
+        }
+        await run(
+          t,
+          `INSERT INTO ingest_usage_tags (uid, tag_id, bytes) SELECT $1::int, unnest($2::int[]), unnest($3::bigint[])
+           ON CONFLICT (uid, tag_id) DO UPDATE SET bytes = ingest_usage_tags.bytes + excluded.bytes`,
+          [rules.owner, [...byTag.keys()], [...byTag.values()]],
+        )
+      }
       for (let i = 0; i < batch.length; i += INSERT_ROWS) {
         const part = batch.slice(i, i + INSERT_ROWS)
         const values: unknown[] = []

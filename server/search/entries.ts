@@ -147,6 +147,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
     tagsFrom: Statement<Tag, [number]>
     countTags: Statement<{ n: number }, []>
     addUsage: Statement<unknown, [number, number]>
+    addTagUsage: Statement<unknown, [number, number, number]>
     ping: Statement<{ one: number }, []>
     count: Statement<{ n: number }, [number, number, string | null]>
     countWith: Statement<{ n: number }, [number, number, string | null, Uint8Array]>
@@ -167,6 +168,10 @@ export class SqliteEntriesRepo implements EntriesRepo {
       tagsFrom: db.query('SELECT id, name FROM ingest_tags WHERE id >= ?'),
       countTags: db.query('SELECT count(*) AS n FROM ingest_tags'),
       addUsage: db.query('INSERT INTO ingest_usage (uid, bytes) VALUES (?1, ?2) ON CONFLICT (uid) DO UPDATE SET bytes = bytes + ?2'),
+      // The same bytes by tag, so that deleted entries leave their owners' usage (server/search/retention-repo.ts).
+      addTagUsage: db.query(
+        'INSERT INTO ingest_usage_tags (uid, tag_id, bytes) VALUES (?1, ?2, ?3) ON CONFLICT (uid, tag_id) DO UPDATE SET bytes = bytes + ?3',
+      ),
       ping: db.query('SELECT 1 AS one'),
       // The time range walks the entries_time_tag index (ts, tag_id): the count reads no table row.
       count: db.query(
@@ -207,6 +212,14 @@ export class SqliteEntriesRepo implements EntriesRepo {
           ids.set(name, id)
           created.push({ id, name })
         }
+      }
+      if (rules.owner !== undefined) {
+        const byTag = new Map<number, number>()
+        for (const e of batch) {
+          const id = ids.get(e.tag)!
+          byTag.set(id, (byTag.get(id) ?? 0) + entryBytes(e))
+        }
+        for (const [id, bytes] of byTag) this.q.addTagUsage.run(rules.owner, id, bytes)
       }
       // SQLite gives a new row the highest row id plus one: once compaction has deleted the highest rows, that is an id
       // a segment already holds, and a walk takes the row for that segment's entry and skips it (an entry lost to

@@ -10,6 +10,13 @@ export class PgSegmentsRepo implements SegmentsRepo {
   async latest() {
     return num((await q<{ seq: unknown }>(this.db, 'SELECT coalesce(max(seq), 0) AS seq FROM entry_segments'))[0]!.seq)
   }
+  async state() {
+    const [r] = await q<{ seq: unknown; removed: unknown }>(
+      this.db,
+      'SELECT coalesce((SELECT max(seq) FROM entry_segments), 0) AS seq, coalesce((SELECT max(id) FROM entry_segment_removals), 0) AS removed',
+    )
+    return { seq: num(r!.seq), removed: num(r!.removed) }
+  }
   async listAfter(seq: number) {
     return (await q<Parameters<typeof segmentOf>[0]>(this.db, `SELECT ${SEGMENT_COLUMNS} FROM entry_segments WHERE seq > $1 ORDER BY seq`, [seq])).map((r) =>
       segmentOf(r, num),

@@ -11,10 +11,17 @@
 //   an unregistered blob, which the blob sweep removes (registered segments are in blobReferences).
 // - No entry is lost or doubled: the transaction deletes exactly the rows it read (it fails, and the blob is
 //   removed, when any of them is gone already: another compaction took them), and a walk step reads the rows of its
-//   window and then checks that the segment list it used is still the whole list (segments are never removed and
-//   their seqs become visible in increasing order, so an unchanged latest seq is an unchanged list: one index probe);
-//   when a compaction registered one in between, the step is done again. An entry seen as a row and in a segment
-//   within one step is answered once.
+//   window and then checks that the segment list it used is still the whole list: registrations become visible in
+//   increasing seq order, and every unregistration (retention and deletion, server/search/retention.ts, replace or
+//   remove a segment) adds a journal row whose id never repeats, so an unchanged (latest seq, latest removal) pair is
+//   an unchanged list (one probe of two indexes). When either moved in between, the step is done again (after a
+//   removal, over the whole list read again). An entry seen as a row and in a segment within one step is answered
+//   once.
+// - Removal during a walk: a rewrite keeps each kept entry's (ts, tag_id, id), so a walk, whose steps go on from the
+//   last key answered, answers a kept entry once whichever list each step used, and an entry being deleted at most
+//   once (or not). A segment's blob is deleted only after it is unregistered; a step whose segment blob is gone
+//   already (it loaded the list just before) finds the list changed and is done again over the new one. A decoded
+//   segment held in memory (a disk segment is a memory map, which outlives the file's removal) stays readable.
 // - A walk step reads the rows only up to the end of the segment window it merges (an index range, usually empty),
 //   answers at most `limit` entries and examines about `maxBytes` of entry data, as over rows alone.
 // - A grep (the `needle` hint) searches a segment's data with one Buffer.indexOf loop and maps each hit to its
@@ -51,10 +58,16 @@ export const COMPACT_MAX_SEGMENTS = 64
 export interface SegmentsRepo {
   /**
    * The greatest `seq` registered (0 when none). Registrations are serialized and take their seq once they hold that
-   * turn, so seqs become visible in increasing order: nothing can appear later below the latest seen, and segments
-   * are never removed. A reader that has every segment up to its latest seq has them all.
+   * turn, so seqs become visible in increasing order: nothing can appear later below the latest seen. Segments are
+   * removed only with a journal row (see state): while that has not moved, a reader that has every segment up to its
+   * latest seq has them all.
    */
   latest(): Promise<number>
+  /**
+   * In one read: the latest seq, and the id of the latest unregistration (0 when none; it never repeats, and moves at
+   * every removal or replacement of a segment). While both are unchanged, the list is unchanged.
+   */
+  state(): Promise<{ seq: number; removed: number }>
   /** The registered segments with a seq above `seq`. */
   listAfter(seq: number): Promise<SegmentMeta[]>
   /**
@@ -89,6 +102,8 @@ export class SegmentedEntries implements EntriesRepo {
   private reach: Cursor[] = []
   /** The latest seq of the list (-1: not loaded yet). */
   private known = -1
+  /** The latest unregistration the list has seen (see SegmentsRepo.state). */
+  private knownRemoved = 0
   /** Least recently used first; `mapped` entries count toward the mapping bound, the others toward memory's. */
   private readonly cache = new Map<string, { size: number; mapped: boolean; segment: Promise<Segment> }>()
   private readonly cached = { memory: 0, mapped: 0 }
@@ -130,13 +145,43 @@ export class SegmentedEntries implements EntriesRepo {
 
   /** Loads the segments registered since the last look (one index probe when there are none); answers whether any were. */
   private async refresh(): Promise<boolean> {
-    const top = await this.repo.latest()
+    const { seq: top, removed } = await this.repo.state()
+    if (removed !== this.knownRemoved) {
+      // A segment went: the whole list again. The state was read first, so a change after it is seen at the next look;
+      // a segment registered in between is in the list already, and `known` covers it (it is not added twice).
+      const list = await this.repo.listAfter(0)
+      this.setList(list)
+      this.forgetRemoved(list)
+      let known = top
+      for (const m of list) if (m.seq > known) known = m.seq
+      this.known = known
+      this.knownRemoved = removed
+      return true
+    }
     if (top <= this.known) return false
     const fetched = await this.repo.listAfter(Math.max(0, this.known))
     // Another step of this process may have loaded some of them meanwhile (its refresh ran alongside this one).
     const added = fetched.filter((m) => m.seq > this.known)
     if (added.length === 0 && top <= this.known) return false
-    const list = [...this.metas, ...added]
+    this.setList([...this.metas, ...added])
+    this.known = Math.max(this.known, top, ...added.map((m) => m.seq))
+    return true
+  }
+
+  /**
+   * Drops what the cache holds of segments no longer registered: a removed segment's mapping would keep its deleted
+   * file's space taken (and its decoded data memory) until evicted. A walk that holds one of them keeps it readable.
+   */
+  private forgetRemoved(list: readonly SegmentMeta[]): void {
+    const registered = new Set(list.map((m) => m.key))
+    for (const [key, e] of this.cache) {
+      if (registered.has(key)) continue
+      this.cache.delete(key)
+      this.cached[e.mapped ? 'mapped' : 'memory'] -= e.size
+    }
+  }
+
+  private setList(list: SegmentMeta[]): void {
     list.sort((a, b) => compareCursors(a.min, b.min) || a.seq - b.seq)
     const reach: Cursor[] = []
     let far = FIRST_KEY
@@ -146,8 +191,36 @@ export class SegmentedEntries implements EntriesRepo {
     }
     this.metas = list
     this.reach = reach
-    this.known = Math.max(this.known, top, ...added.map((m) => m.seq))
-    return true
+  }
+
+  /** The registered segments now, by first key (for retention and deletion). */
+  async segmentList(): Promise<readonly SegmentMeta[]> {
+    await this.refresh()
+    return this.metas
+  }
+
+  /** A registered segment, decoded (from the cache when it is there). */
+  open(meta: SegmentMeta): Promise<Segment> {
+    return this.load(meta)
+  }
+
+  /** The blob of a segment of `entries` (sorted by key), in the format the compaction writes (a rewrite's segment). */
+  async seal(entries: readonly SegmentEntry[]): Promise<Uint8Array> {
+    return encodeSegment(entries)
+  }
+
+  /**
+   * The segments of a step's list, decoded. Null when one cannot be read and the list has changed meanwhile (it was
+   * removed: the step is done again over the new list); the error when the list is unchanged.
+   */
+  private async loadAll(metas: readonly SegmentMeta[], used: SegmentMeta[]): Promise<Segment[] | null> {
+    try {
+      return await Promise.all(metas.map((m) => this.load(m)))
+    } catch (e) {
+      await this.refresh()
+      if (this.metas !== used) return null
+      throw e
+    }
   }
 
   /**
@@ -196,7 +269,8 @@ export class SegmentedEntries implements EntriesRepo {
       }
       const hi = opts.upTo && compareCursors(opts.upTo, w.hi) < 0 ? opts.upTo : w.hi
       const rows = await this.base.scan(tagIds, after, end, limit, maxBytes, { upTo: hi })
-      const segments = await Promise.all(w.metas.map((m) => this.load(m)))
+      const segments = await this.loadAll(w.metas, used)
+      if (segments === null) continue
       // The rows were read against this list: a segment registered meanwhile may hold rows this read missed.
       await this.refresh()
       if (this.metas !== used) continue
@@ -229,10 +303,15 @@ export class SegmentedEntries implements EntriesRepo {
       const one = tagIds?.length === 1 ? tagIds[0]! : null
       const wanted = tagIds === null ? null : new Set(tagIds)
       const grep = needle !== undefined && needle.byteLength > 0 ? Buffer.from(needle.buffer, needle.byteOffset, needle.byteLength) : null
+      let gone = false
       for (const m of used) {
         if (m.max.ts < start || m.min.ts >= end) continue
         if (grep !== null) {
-          const seg = await this.load(m)
+          const [seg] = (await this.loadAll([m], used)) ?? []
+          if (seg === undefined) {
+            gone = true
+            break
+          }
           const p = seg.tsAtLeast(start)
           const q = seg.tsAtLeast(end, p)
           if (p >= q) continue
@@ -255,7 +334,11 @@ export class SegmentedEntries implements EntriesRepo {
           n += m.count
           continue
         }
-        const seg = await this.load(m)
+        const [seg] = (await this.loadAll([m], used)) ?? []
+        if (seg === undefined) {
+          gone = true
+          break
+        }
         const p = seg.tsAtLeast(start)
         const q = seg.tsAtLeast(end, p)
         if (wanted === null) n += q - p
@@ -264,6 +347,8 @@ export class SegmentedEntries implements EntriesRepo {
           for (let i = p; i < q; i++) if (tags[i] === one) n++
         } else for (let i = p; i < q; i++) if (wanted.has(seg.tag[i]!)) n++
       }
+      // A segment of the list was removed meanwhile: counted again over the new list.
+      if (gone) continue
       return n
     }
   }
@@ -526,6 +611,7 @@ export const SEGMENT_COLUMNS = 'seq, key, count, bytes, min_ts, min_tag, min_id,
 export class SqliteSegmentsRepo implements SegmentsRepo {
   private readonly q: {
     latest: Statement<{ seq: number | null }, []>
+    state: Statement<{ seq: number | null; removed: number | null }, []>
     listAfter: Statement<SegmentDbRow, [number]>
     remove: Statement<unknown, [number]>
     add: Statement<unknown, [string, number, number, number, number, number, number, number, number, number]>
@@ -534,6 +620,7 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
   constructor(private readonly db: Database) {
     this.q = {
       latest: db.query('SELECT max(seq) AS seq FROM entry_segments'),
+      state: db.query('SELECT (SELECT max(seq) FROM entry_segments) AS seq, (SELECT max(id) FROM entry_segment_removals) AS removed'),
       listAfter: db.query(`SELECT ${SEGMENT_COLUMNS} FROM entry_segments WHERE seq > ? ORDER BY seq`),
       remove: db.query('DELETE FROM entries WHERE id = ?'),
       add: db.query(
@@ -543,9 +630,14 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
       keys: db.query("SELECT key, 'entry segment ' || seq AS item FROM entry_segments"),
     }
   }
-  // One process writes a SQLite store and segments are never removed: seq (the rowid) grows with each registration.
+  // One process writes a SQLite store: seq (the rowid) grows with each registration. A seq freed by the removal of the
+  // latest segment may be given again, after the removal's journal row, which makes readers read the whole list.
   async latest() {
     return this.q.latest.get()?.seq ?? 0
+  }
+  async state() {
+    const r = this.q.state.get()!
+    return { seq: r.seq ?? 0, removed: r.removed ?? 0 }
   }
   async listAfter(seq: number) {
     return this.q.listAfter.all(seq).map((r) => segmentOf(r))

@@ -5,9 +5,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type Cluster, type Replica, startCluster } from './harness'
 
 const TTL_MS = 2000
-const CLUSTER_JOBS = ['blob-sweep', 'notification-sweep', 'orphaned-searches', 'segment-compaction', 'session-sweep']
-/** Jobs that do not run every second here: the blob sweep (at takeover, then every 6 h), the orphan check (every 10 s). */
-const SLOW_JOBS = new Set(['blob-sweep', 'orphaned-searches'])
+const CLUSTER_JOBS = ['blob-sweep', 'notification-sweep', 'orphaned-searches', 'retention-sweep', 'segment-compaction', 'session-sweep']
+/**
+ * Jobs that do not run every second here: the blob sweep (at takeover, then every 6 h), the orphan check (every 10 s),
+ * the retention sweep (at takeover, then every hour).
+ */
+const SLOW_JOBS = new Set(['blob-sweep', 'orphaned-searches', 'retention-sweep'])
 
 let cluster: Cluster
 

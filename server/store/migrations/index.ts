@@ -18,6 +18,7 @@ import leases from './013_leases'
 import segments from './017_segments'
 import ingestUsage from './018_ingest_usage'
 import autoextractors from './019_autoextractors'
+import retention from './023_retention'
 
 export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 1, name: 'core', sql: core },
@@ -38,4 +39,5 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   { version: 17, name: 'segments', sql: segments },
   { version: 18, name: 'ingest_usage', sql: ingestUsage },
   { version: 19, name: 'autoextractors', sql: autoextractors },
+  { version: 23, name: 'retention', sql: retention },
 ]
