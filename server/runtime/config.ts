@@ -2,6 +2,7 @@
 // Nothing else in the server reads process.env; createApp() receives a Config.
 import type { S3Config } from '../blob/s3'
 import { type TrustedProxies, parseTrustedProxies } from '../http/client-address'
+import { TIMESTAMP_FORMATS, timestampFormat, zoneProblem } from '../ingest/timestamps'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -111,6 +112,12 @@ export interface Config {
    * (read by server/main.ts at start); undefined: the system's CAs.
    */
   peerCaFile: string | undefined
+  /** QUARRY_TIMESTAMP_ZONE: the zone of times read from lines that write none (server/ingest/timestamps.ts). */
+  timestampZone: string
+  /** QUARRY_TIMESTAMP_FORMAT: the one timestamp format looked for in lines (the platform's name); undefined: any. */
+  timestampFormat: string | undefined
+  /** QUARRY_INGEST_MAX_LINE: the longest line POST /api/ingest/lines takes; a longer one refuses the request (400). */
+  ingestMaxLineBytes: number
 }
 
 export class ConfigError extends Error {}
@@ -131,6 +138,7 @@ const KNOWN = new Set([
   'QUARRY_MAX_SEARCHES_PER_USER', 'QUARRY_UPLOAD_HASH', 'QUARRY_WS_PER_USER',
   'QUARRY_METRICS_TOKEN', 'QUARRY_TRUSTED_PROXIES', 'QUARRY_TLS_CERT', 'QUARRY_TLS_KEY',
   'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
+  'QUARRY_TIMESTAMP_ZONE', 'QUARRY_TIMESTAMP_FORMAT', 'QUARRY_INGEST_MAX_LINE',
   ...S3_VARIABLES,
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG', 'QUARRY_CA',
@@ -335,6 +343,19 @@ export function advertisedOrigin(config: Config, port: number): string {
   return `${config.tls ? 'https' : 'http'}://${host}:${port}`
 }
 
+function parseTimestampZone(raw: string): string {
+  const problem = zoneProblem(raw)
+  if (problem) throw new ConfigError(`QUARRY_TIMESTAMP_ZONE: ${problem}`)
+  return raw.trim()
+}
+
+function parseTimestampFormat(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  const format = timestampFormat(raw)
+  if (!format) throw new ConfigError(`QUARRY_TIMESTAMP_FORMAT: "${raw}" is not a timestamp format (one of ${TIMESTAMP_FORMATS.join(', ')})`)
+  return format
+}
+
 function parseClusterSecret(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   if (Buffer.byteLength(raw) < MIN_CLUSTER_SECRET_BYTES)
@@ -458,6 +479,11 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
     clusterSecret: parseClusterSecret(get('QUARRY_CLUSTER_SECRET')),
     blobTimeoutMs,
     peerCaFile: get('QUARRY_PEER_CA'),
+    timestampZone: parseTimestampZone(get('QUARRY_TIMESTAMP_ZONE') ?? 'UTC'),
+    timestampFormat: parseTimestampFormat(get('QUARRY_TIMESTAMP_FORMAT')),
+    // 1 MiB: far longer than any log line (a Java stack trace is a few dozen KiB), as the platform's line reader bounds
+    // its token; a longer "line" is a file that is not line-oriented, refused rather than cut into arbitrary entries.
+    ingestMaxLineBytes: parseBytes('QUARRY_INGEST_MAX_LINE', get('QUARRY_INGEST_MAX_LINE') ?? '1MiB'),
   }
   return { config, warnings }
 }
