@@ -30,6 +30,7 @@ import { tokensPlugin } from '../plugins/tokens'
 import { resourcesPlugin } from '../plugins/resources'
 import { filesPlugin } from '../plugins/files'
 import { ingestPlugin } from '../plugins/ingest'
+import { linesIngestPlugin } from '../plugins/ingest/lines'
 import { IngestSink } from './ingest/sink'
 import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
@@ -187,6 +188,7 @@ export async function createApp(deps: AppDeps) {
     .use(resourcesPlugin({ config, repos: { groups: store.groups, resources: store.resources }, blobs, auth, log, clock, quotas, space }))
     .use(filesPlugin({ config, repos: { users: store.users, groups: store.groups, files: store.files }, blobs, auth, log, clock, quotas, space }))
     .use(ingestPlugin({ auth, clock, sink: ingest }))
+    .use(linesIngestPlugin({ auth, clock, sink: ingest, config }))
     .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, log }))

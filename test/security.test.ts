@@ -215,6 +215,10 @@ const MATRIX: Record<string, Row> = {
   'PUT /api/files/:id': fileWriteRow(undefined, uploadBody),
   'DELETE /api/files/:id': fileWriteRow(),
   'POST /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
+  'POST /api/ingest/lines': {
+    who: 'any',
+    raw: () => ({ ...uploadBody(), body: `--${UPLOAD_BOUNDARY}\r\nContent-Disposition: form-data; name="tag"\r\n\r\nmatrix\r\n${uploadBody().body}` }),
+  },
   'POST /api/searchctrl/launch': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x' }) },
   'POST /api/parse': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x', Sequence: 1 }) },
   'GET /api/searchctrl': { who: 'any' },
