@@ -102,6 +102,21 @@ describe('POST /api/ingest/lines', () => {
     ])
   })
 
+  test('a form-data body without its Content-Type (the Node client under Bun\'s fetch) is read by its boundary line', async () => {
+    const s = await server()
+    const u = await s.createUser()
+    // the npm form-data package, as the TypeScript client's Node build encodes the form
+    const FormDataPackage = require('form-data') as new () => { append(name: string, value: string, opts?: { filename: string }): void; getBuffer(): Buffer }
+    const fd = new FormDataPackage()
+    fd.append('tag', 'custom-test')
+    fd.append('file', 'This is\na file\nwith three lines\n', { filename: 'doesnt-matter.txt' })
+    const res = await s.call('POST', '/api/ingest/lines', { jwt: u.jwt, body: new Uint8Array(fd.getBuffer()) })
+    expect(res.body).toEqual({ Count: 3, Size: 29, Tags: ['custom-test'] })
+    expect((await stored(s)).map((r) => r.data)).toEqual(['This is', 'a file', 'with three lines'])
+    // without a boundary line it is no form
+    await refusedUnchanged(s, 400, ['multipart'], () => s.call('POST', '/api/ingest/lines', { jwt: u.jwt, body: 'just\nlines\n' }))
+  })
+
   test('zones: QUARRY_TIMESTAMP_ZONE for times without one; assumelocaltimezone reads every time in it; timezone and timestampformat fields', async () => {
     const s = await server({ timestampZone: 'America/New_York' })
     const u = await s.createUser()

@@ -84,6 +84,54 @@ async function readLines(stream: ReadableStream<Uint8Array>, maxLine: number): P
   return lines
 }
 
+/** Longest first line that can name a boundary: `--`, 70 characters (RFC 2046), CRLF. */
+const BOUNDARY_LINE = 74
+
+/**
+ * `request`, or for a body without a Content-Type whose first line is a multipart boundary, the same request
+ * declaring that form. The TypeScript client's Node build sends its `form-data` body through node-fetch, which Bun
+ * replaces by its own fetch: that one streams the form but drops the type the form-data object would have set.
+ * At most BOUNDARY_LINE bytes are read ahead; they are given back to the stream unchanged.
+ */
+async function declaringForm(request: Request): Promise<Request> {
+  if (request.headers.get('content-type') || !request.body) return request
+  const reader = request.body.getReader()
+  const head: Uint8Array[] = []
+  let size = 0
+  while (size < BOUNDARY_LINE) {
+    let next: Awaited<ReturnType<typeof reader.read>>
+    try {
+      next = await reader.read()
+    } catch {
+      throw new MultipartError('the request body broke off')
+    }
+    if (next.done) break
+    head.push(next.value)
+    size += next.value.byteLength
+    if (next.value.indexOf(10) !== -1) break
+  }
+  const first = Buffer.concat(head)
+  const eol = first.indexOf('\r\n')
+  const line = eol > 2 && eol <= BOUNDARY_LINE - 2 ? first.subarray(0, eol).toString('latin1') : ''
+  const boundary = /^--([0-9A-Za-z'()+_,\-./:=?]{1,70})$/.exec(line)?.[1]
+  let replayed = false
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!replayed) {
+        replayed = true
+        if (first.byteLength > 0) return controller.enqueue(first)
+      }
+      const next = await reader.read()
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+  const headers = new Headers(request.headers)
+  if (boundary !== undefined) headers.set('content-type', `multipart/form-data; boundary=${boundary}`)
+  return new Request(request.url, { method: request.method, headers, body, duplex: 'half' } as RequestInit)
+}
+
 export interface LinesIngestDeps {
   auth: AuthService
   clock: () => number
@@ -133,7 +181,7 @@ export function linesIngestPlugin({ auth, clock, sink, config }: LinesIngestDeps
         const now = clock()
         let form: Awaited<ReturnType<typeof streamUpload<Uint8Array[]>>>
         try {
-          form = await streamUpload(request, (stream) => readLines(stream, config.ingestMaxLineBytes), async () => {}, { maxBytes: config.maxBodyBytes })
+          form = await streamUpload(await declaringForm(request), (stream) => readLines(stream, config.ingestMaxLineBytes), async () => {}, { maxBytes: config.maxBodyBytes })
         } catch (e) {
           if (e instanceof UploadTooLargeError) {
             sink.refused(LINES_SOURCE, 'too-large')

@@ -25,6 +25,7 @@ describe('TimestampFinder on real log lines', () => {
     ],
     ['JSON with a time field', '{"level":"info","time":"2026-11-27T10:15:32.5Z","msg":"user 42 logged in","took_ms":17}', '2026-11-27T10:15:32.500Z'],
     ['Python logging', '2026-11-27 10:15:32,481 INFO werkzeug: 127.0.0.1 - - "GET / HTTP/1.1" 200 -', '2026-11-27T10:15:32.481Z'],
+    ['Go time.String()', 'started at 2026-11-27 10:15:32.123456789 +0100 CET m=+0.000071', '2026-11-27T09:15:32.123Z'],
     ['Go log with a zone', 'time=2026-11-27T10:15:32-05:00 level=warn msg="disk 91% full"', '2026-11-27T15:15:32Z'],
     ['ISO 8601 with a comma fraction and no zone', 'start 2026-11-27T10:15:32,75 done', '2026-11-27T10:15:32.750Z'],
     ['Unix date', 'Fri Nov 27 10:15:32 EST 2026 backup started', '2026-11-27T15:15:32Z'],

@@ -23,7 +23,8 @@
 //   DirectAdmin `2006:01:02-15:04:05` · Journald `__REALTIME_TIMESTAMP=1136214245000000` (microseconds; journalctl's
 //   export format, and its JSON `"__REALTIME_TIMESTAMP":"..."`)
 // The ISO 8601 variants are read by the same code: `T` or a space between date and time, a fraction after `.` or
-// `,` of any length (kept to the millisecond, truncated), a zone as `Z`, `±hh:mm`, `±hhmm` or `±hh`; zone
+// `,` of any length (kept to the millisecond, truncated), a zone as `Z`, `±hh:mm`, `±hhmm` or `±hh` (after a space
+// too when the date and time are separated by one, as Go's time.String() writes them); zone
 // abbreviations (`MST`, `UTC`...) by a fixed table, unknown ones as UTC (as Go's time.Parse does).
 
 /** How much of a line is searched for its timestamp. */
@@ -324,8 +325,13 @@ function fromYear(c: Cursor, year: number): Reading | undefined {
       return { format: frac.present ? 'RFC3339Nano' : 'RFC3339', ms, offset: zone.minutes }
     }
     if (zone !== undefined) return { format: frac.present ? 'RFC3339Nano' : 'RFC3339', ms, offset: zone.minutes }
-    if (frac.present) return { format: 'UnpaddedMilliDateTime', ms, shorter: allPadded ? { format: 'DPKG', ms: ms - frac.ms } : undefined }
-    return { format: allPadded ? 'DPKG' : 'UnpaddedDateTime', ms }
+    const zoneless: Reading = frac.present
+      ? { format: 'UnpaddedMilliDateTime', ms, shorter: allPadded ? { format: 'DPKG', ms: ms - frac.ms } : undefined }
+      : { format: allPadded ? 'DPKG' : 'UnpaddedDateTime', ms }
+    // Go's own time.String(): `2006-01-02 15:04:05.999 -0700 MST`, the offset after a space
+    const spaced = spacedZone(c)
+    if (spaced?.numeric) return { format: frac.present ? 'RFC3339Nano' : 'RFC3339', ms, offset: spaced.minutes, shorter: zoneless }
+    return zoneless
   }
   if (sep === 47) {
     const month = c.digits(2)
@@ -356,8 +362,9 @@ const fullYear = (yy: number) => (yy >= 69 ? 1900 + yy : 2000 + yy)
 function spacedZone(c: Cursor): { minutes: number; numeric: boolean } | undefined {
   const save = c.pos
   if (!c.char(32)) return undefined
-  const numeric = c.numericZone()
-  if (numeric && c.s.charCodeAt(c.pos - 1) !== 90) return { minutes: numeric.minutes, numeric: true }
+  const sign = c.at()
+  const numeric = sign === 43 || sign === 45 ? c.numericZone() : undefined
+  if (numeric) return { minutes: numeric.minutes, numeric: true }
   c.pos = save + 1
   const abbr = c.abbreviation()
   if (abbr !== undefined) return { minutes: abbr, numeric: false }
