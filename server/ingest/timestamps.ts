@@ -171,6 +171,8 @@ function daysIn(year: number, month: number): number {
 /** Wall time as UTC milliseconds, or NaN when a field is out of range. */
 function wall(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return Number.NaN
+  // Date.UTC reads years 0-99 as 1900-1999; those go the slower way
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, ms)
   const d = new Date(0)
   d.setUTCFullYear(year, month - 1, day)
   d.setUTCHours(hour, minute, second, ms)
