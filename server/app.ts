@@ -34,7 +34,9 @@ import { otlpPlugin } from '../plugins/ingest/otlp'
 import { lokiPlugin } from '../plugins/ingest/loki'
 import { elasticPlugin } from '../plugins/ingest/elastic'
 import { splunkPlugin } from '../plugins/ingest/splunk'
+import { linesIngestPlugin } from '../plugins/ingest/lines'
 import { IngestSink } from './ingest/sink'
+import { TimestampFinder } from './ingest/timestamps'
 import { notificationsPlugin } from '../plugins/notifications'
 import { searchCtrlPlugin } from '../plugins/searchctrl'
 import { statsPlugin } from '../plugins/stats'
@@ -152,6 +154,8 @@ export async function createApp(deps: AppDeps) {
   await tags.load()
   // The data directory's filesystem holds the SQLite store or the blobs on disk (with PostgreSQL and S3, neither).
   const space = new FreeSpaceFloor(store.kind === 'sqlite' || config.s3 === undefined ? config.dataDir : undefined, config.minFreeSpaceBytes)
+  // Times read from the lines of raw HEC requests, as the lines route reads them (server/ingest/timestamps.ts).
+  const lineTimes = new TimestampFinder({ zone: config.timestampZone, format: config.timestampFormat })
   ingest = new IngestSink({ config, entries: store.entries, quotas, tags, space })
   searches = new SearchManager({
     shared,
@@ -211,9 +215,9 @@ export async function createApp(deps: AppDeps) {
     .use(otlpPlugin({ auth, clock, sink: ingest, config, clientOf }))
     .use(lokiPlugin({ auth, clock, sink: ingest, config, clientOf }))
     .use(elasticPlugin({ auth, clock, sink: ingest, config, clientOf: (request): string => clientOf(app.server, request) }))
-    // timeOf: server/ingest/timestamps.ts TimestampFinder.find, wired in when it is merged; until then receipt time.
-    .use(splunkPlugin({ auth, clock, sink: ingest, config, clientOf: (request): string => clientOf(app.server, request), timeOf: () => undefined }))
+    .use(splunkPlugin({ auth, clock, sink: ingest, config, clientOf: (request): string => clientOf(app.server, request), timeOf: (line, at) => lineTimes.find(line, at) }))
     .use(adminDataPlugin({ auth, removal, intervalMs: config.retentionIntervalMs }))
+    .use(linesIngestPlugin({ auth, clock, sink: ingest, config }))
     .use(searchCtrlPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, quotas, space }))
     .use(statsPlugin({ config, auth, searches, cluster }))
     .use(wsPlugin({ config, repos: { groups: store.groups }, auth, searches, cluster, clock, log }))

@@ -80,6 +80,48 @@ describe('quarry ingest', () => {
     expect(await countOf(home, 'nd-bad')).toBe(0)
   }, SLOW)
 
+  test('times read from nginx lines (their own zones) so --start/--end select them; --zone, --timestamp-format, --no-timestamps', async () => {
+    const home = await adminHome()
+    const dir = tempDir()
+    const t0 = Date.parse('2020-03-01T10:00:00Z')
+    const months = ['Jan', 'Feb', 'Mar']
+    // 60 nginx lines one minute apart, written in UTC+02:00 (so 12:00 local is 10:00Z), and one line without a time
+    const lines = Array.from({ length: 60 }, (_, i) => {
+      const local = new Date(t0 + i * 60_000 + 2 * 3_600_000)
+      const p2 = (n: number) => String(n).padStart(2, '0')
+      const stamp = `${p2(local.getUTCDate())}/${months[local.getUTCMonth()]}/${local.getUTCFullYear()}:${p2(local.getUTCHours())}:${p2(local.getUTCMinutes())}:00 +0200`
+      return `198.51.100.${i % 200} - - [${stamp}] "GET /item/${i} HTTP/1.1" 200 ${100 + i} "-" "curl/8.5.0"`
+    })
+    const log = join(dir, 'access.log')
+    writeFileSync(log, `${lines.join('\n')}\nno time on this line\n`)
+    expect((await ok(home, ['ingest', log, '--tag', 'nginx-ts', '--json'])).json()).toMatchObject({ Count: 61 })
+    const rows = (await ok(home, ['search', 'run', 'tag=nginx-ts', '--start', '2020-03-01T10:15:00Z', '--end', '2020-03-01T10:45:00Z', '--json'])).json()
+    const got = rows.map((e: { TS: string; Data: string }) => [e.TS, Buffer.from(e.Data, 'base64').toString()]).sort()
+    const want = lines.slice(15, 45).map((l, k) => [new Date(t0 + (15 + k) * 60_000).toISOString(), l]).sort()
+    expect(got).toEqual(want)
+    // the line without a time got the time it was sent: outside 2020
+    expect(await countOf(home, 'nginx-ts')).toBe(61)
+    const [in2020] = (await ok(home, ['search', 'run', 'tag=nginx-ts | count', '--start', '2020-01-01', '--end', '2021-01-01', '--json'])).json()
+    expect(in2020.Count).toBe(60)
+
+    // --no-timestamps: every line is stamped now; none falls in 2020
+    await ok(home, ['ingest', log, '--tag', 'nginx-now', '--no-timestamps'])
+    expect(await countOf(home, 'nginx-now')).toBe(61)
+    expect((await ok(home, ['search', 'run', 'tag=nginx-now', '--start', '2020-01-01', '--end', '2021-01-01', '--json'])).json()).toEqual([])
+
+    // dpkg lines have no zone: --zone says which; --timestamp-format DPKG ignores the epoch that starts the line
+    const dpkg = join(dir, 'dpkg.log')
+    writeFileSync(dpkg, '1583056800 2020-03-01 12:00:00 status installed libc6:amd64 2.31-13\n')
+    await ok(home, ['ingest', dpkg, '--tag', 'dpkg-ts', '--zone', 'Europe/Paris', '--timestamp-format', 'DPKG'])
+    const dpkgRows = (await ok(home, ['search', 'run', 'tag=dpkg-ts', '--start', '2020-03-01', '--end', '2020-03-02', '--json'])).json()
+    expect(dpkgRows.map((e: { TS: string }) => e.TS)).toEqual(['2020-03-01T11:00:00.000Z'])
+    for (const [args, message] of [
+      [['ingest', '--tag', 'x', '--zone', 'Mars/Olympus'], '--zone: "Mars/Olympus" is neither an IANA time zone'],
+      [['ingest', '--tag', 'x', '--timestamp-format', 'Stardate'], '--timestamp-format: "Stardate" is not a timestamp format'],
+    ] as [string[], string][])
+      expectFailure(await quarry(home, args, { stdin: 'never read\n' }), 2, message)
+  }, SLOW)
+
   test('bad usage is refused before anything is read or sent', async () => {
     const home = await adminHome()
     const cases: [string[], string][] = [

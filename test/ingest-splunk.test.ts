@@ -113,7 +113,7 @@ describe('splunk-logging, Splunk\'s JavaScript logger, batching 25 events a requ
 })
 
 describe('curl: raw lines and the health check', () => {
-  test('/raw: one entry per line (CRLF and LF, empty lines skipped), tag and host from the query, gzip too', async () => {
+  test('/raw: one entry per line (CRLF and LF, empty lines skipped), its time from the line, tag and host from the query, gzip too', async () => {
     const { s, u, token, base } = await world()
     const dir = mkdtempSync(join(tmpdir(), 'quarry-hec-'))
     dirs.push(dir)
@@ -128,7 +128,8 @@ describe('curl: raw lines and the health check', () => {
     const now = s.clock.now()
     expect((await search(s, u.jwt)).sort(byData)).toEqual(
       [
-        { ts: now, tag: 'nginx', src: '192.0.2.7', data: lines[0]! },
+        // the line's own time, read as the lines route reads it (server/ingest/timestamps.ts); the others have none
+        { ts: Date.parse('2026-03-01T12:00:00Z'), tag: 'nginx', src: '192.0.2.7', data: lines[0]! },
         { ts: now, tag: 'nginx', src: '192.0.2.7', data: lines[1]! },
         { ts: now, tag: 'nginx', src: '192.0.2.7', data: lines[3]! },
         { ts: now, tag: 'idx', src: '127.0.0.1', data: 'zipped one' },
@@ -138,7 +139,7 @@ describe('curl: raw lines and the health check', () => {
     expect((await s.call('GET', '/metrics')).text).toContain('quarry_ingest_entries_total{listener="http",protocol="hec-raw"} 5')
   })
 
-  test('/raw takes each line\'s time from timeOf (server/ingest/timestamps.ts when wired), else the time of receipt', () => {
+  test('/raw takes each line\'s time from timeOf (the app gives it server/ingest/timestamps.ts), else the time of receipt', () => {
     const seen: string[] = []
     // a stand-in finder: a leading epoch in seconds
     const timeOf = (line: Uint8Array, receivedAt: number) => {

@@ -34,6 +34,8 @@ const SPEC_FILES = [
   'functions/searches/modify-one-query.spec.ts',
   'functions/search-modules/get-all-search-modules.spec.ts',
   'functions/render-modules/get-all-render-modules.spec.ts',
+  'functions/ingestors/ingest-multi-line-entry.spec.ts',
+  'functions/ingestors/ingest-json-entries.spec.ts',
   ...readdirSync(join(ROOT, 'vendor/js-client/src/functions/auto-extractors'))
     .filter((f) => f.endsWith('.spec.ts'))
     .sort()

@@ -219,6 +219,10 @@ const MATRIX: Record<string, Row> = {
   'POST /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
   'POST /api/ingest/otlp/v1/logs': { who: 'any', body: () => ({ resourceLogs: [] }) },
   'POST /api/ingest/loki/api/v1/push': { who: 'any', body: () => ({ streams: [{ stream: { job: 'matrix' }, values: [['1767225600000000000', 'hi']] }] }), ok: 204 },
+  'POST /api/ingest/lines': {
+    who: 'any',
+    raw: () => ({ ...uploadBody(), body: `--${UPLOAD_BOUNDARY}\r\nContent-Disposition: form-data; name="tag"\r\n\r\nmatrix\r\n${uploadBody().body}` }),
+  },
   'POST /api/searchctrl/launch': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x' }) },
   'POST /api/parse': { who: 'any', body: () => ({ SearchString: 'tag=matrix grep x', Sequence: 1 }) },
   'GET /api/searchctrl': { who: 'any' },

@@ -3,6 +3,10 @@
 // is read as a stream and sent in batches of at most --batch-size bytes of request body (and BATCH_ENTRIES
 // entries), one after the other: memory stays at one batch whatever the input, and a refusal names the file and
 // line of the entry the server refused and says how many entries earlier batches stored.
+// Each plain line's time is read from the line here, by the server's own TimestampFinder (the formats of
+// docs/shippers.md "Timestamps", --zone for times written without one, --timestamp-format to pin one), and sent as
+// its TS: batches stay JSON, so a refusal still names its file and line; a line without a time gets the time it is
+// sent (no TS), as on the server.
 import { isIP } from 'node:net'
 import { statSync } from 'node:fs'
 import { command, rest } from '../command'
@@ -10,12 +14,17 @@ import { client, output } from '../context'
 import { ApiError, CliError, UsageError } from '../errors'
 import { bytes } from '../output'
 import { SIZE_HELP, parseSize } from '../units'
+import { TimestampFinder } from '../../server/ingest/timestamps'
 
 /** The server's tag names (server/search/query.ts TAG_NAME), checked here so a bad tag is refused before anything is sent. */
 const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
 /** Entries per request at most, whatever their size: keeps one request's work on the server short. */
 const BATCH_ENTRIES = 5000
 const DEFAULT_BATCH = '1MiB'
+
+/** The times an RFC 3339 TS can carry: four-digit years. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00Z')
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
 
 interface WireEntry { TS?: string | null; Tag: string; SRC?: string; Data: string }
 interface Where { file: string; line: number }
@@ -73,7 +82,10 @@ export const ingest = command({
     file: { type: 'positional', required: false, valueHint: 'FILE|-', description: 'Files to read, in order (default, or -: standard input); more may follow' },
     tag: { type: 'string', description: 'Tag of the entries (letters, digits, ".", "_", "-"); required unless every NDJSON entry has its own "Tag"' },
     source: { type: 'string', valueHint: 'IP', description: 'Source address (SRC) of the entries, unless an NDJSON entry has its own' },
-    format: { type: 'string', valueHint: 'lines|ndjson', description: 'lines (default: each non-empty line is an entry\'s Data, time: now) or ndjson (objects with TS, Tag, SRC, Data as text)' },
+    format: { type: 'string', valueHint: 'lines|ndjson', description: 'lines (default: each non-empty line is an entry\'s Data, its time read from the line, else now) or ndjson (objects with TS, Tag, SRC, Data as text)' },
+    timestamps: { type: 'boolean', default: true, description: 'Read each line\'s time from the line (the default with --format lines); --no-timestamps: every entry gets the time it is sent' },
+    'timestamp-format': { type: 'string', valueHint: 'NAME', description: 'Look only for this timestamp format (RFC3339, Apache, NGINX, Syslog, DPKG, UnixSeconds...; see docs/shippers.md)' },
+    zone: { type: 'string', valueHint: 'ZONE', description: 'Zone of times written without one: an IANA name (Europe/Paris), an offset (+02:00) or local (default UTC)' },
     'batch-size': { type: 'string', valueHint: 'SIZE', description: `Request body size per batch (default ${DEFAULT_BATCH}; ${SIZE_HELP}); keep it under the server's QUARRY_MAX_BODY_SIZE` },
   },
   variadic: true,
@@ -85,6 +97,15 @@ export const ingest = command({
     if (args.tag === undefined && format === 'lines') throw new UsageError('name the tag of the entries with --tag NAME')
     if (args.source !== undefined && isIP(args.source) === 0) throw new UsageError(`--source: "${args.source}" is not an IP address`)
     const batchBytes = parseSize('--batch-size', args['batch-size'] ?? DEFAULT_BATCH)
+    let finder: TimestampFinder | undefined
+    if (format === 'lines' && args.timestamps !== false) {
+      const zone = args.zone === 'local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : args.zone
+      try {
+        finder = new TimestampFinder({ zone, format: args['timestamp-format'] })
+      } catch (e) {
+        throw new UsageError(`${args['timestamp-format'] !== undefined && !/zone|offset/.test((e as Error).message) ? '--timestamp-format' : '--zone'}: ${(e as Error).message}`)
+      }
+    }
     const files = args.file === undefined ? ['-'] : [args.file, ...rest(ctx, 1)]
     if (files.filter((f) => f === '-').length > 1) throw new UsageError('standard input (-) can be read only once')
     let total: number | undefined = 0
@@ -129,6 +150,11 @@ export const ingest = command({
       places = []
       body = 2
     }
+    /** The line's own time as TS; none (the server stamps the receipt) when it holds none the server could read back. */
+    const timeOf = (text: string): { TS?: string } => {
+      const ms = finder?.find(text, Date.now())
+      return ms !== undefined && ms >= EARLIEST && ms <= LATEST ? { TS: new Date(ms).toISOString() } : {}
+    }
     progress?.start(total)
     try {
       for (const file of files) {
@@ -143,7 +169,7 @@ export const ingest = command({
             entry =
               format === 'ndjson'
                 ? ndjsonEntry(text, `${name} line ${line}`, args.tag, args.source)
-                : { Tag: args.tag!, ...(args.source ? { SRC: args.source } : {}), Data: base64(text) }
+                : { ...timeOf(text), Tag: args.tag!, ...(args.source ? { SRC: args.source } : {}), Data: base64(text) }
           } catch (e) {
             throw e instanceof CliError ? new CliError(`${e.message}${stored()}`) : e
           }

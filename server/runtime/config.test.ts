@@ -141,6 +141,18 @@ describe('configuration', () => {
     expect(loadConfig({ QUARRY_INGEST_RATE: 'unlimited', QUARRY_MIN_FREE_SPACE: '0' }).config).toMatchObject({ ingestRateBytes: undefined, minFreeSpaceBytes: 0 })
   })
 
+  test('timestamps from lines: QUARRY_TIMESTAMP_ZONE (UTC by default), QUARRY_TIMESTAMP_FORMAT (any by default), QUARRY_INGEST_MAX_LINE', () => {
+    expect(loadConfig({}).config).toMatchObject({ timestampZone: 'UTC', timestampFormat: undefined, ingestMaxLineBytes: 1024 ** 2 })
+    const { config, warnings } = loadConfig({ QUARRY_TIMESTAMP_ZONE: 'Europe/Paris', QUARRY_TIMESTAMP_FORMAT: 'nginxformat', QUARRY_INGEST_MAX_LINE: '64KiB' })
+    expect(warnings).toEqual([])
+    expect(config).toMatchObject({ timestampZone: 'Europe/Paris', timestampFormat: 'NGINX', ingestMaxLineBytes: 64 * 1024 })
+    expect(loadConfig({ QUARRY_TIMESTAMP_ZONE: '-07:00' }).config.timestampZone).toBe('-07:00')
+    expect(refusal({ QUARRY_TIMESTAMP_ZONE: 'Mars/Olympus' }, 'QUARRY_TIMESTAMP_ZONE')).toContain('Mars/Olympus')
+    expect(refusal({ QUARRY_TIMESTAMP_ZONE: '+31:00' }, 'QUARRY_TIMESTAMP_ZONE')).toContain('+31:00')
+    expect(refusal({ QUARRY_TIMESTAMP_FORMAT: 'Stardate' }, 'QUARRY_TIMESTAMP_FORMAT')).toContain('RFC3339')
+    refusal({ QUARRY_INGEST_MAX_LINE: '0' }, 'QUARRY_INGEST_MAX_LINE')
+  })
+
   test('QUARRY_MAX_SEARCHES_PER_USER is read', () => {
     expect(loadConfig({ QUARRY_MAX_SEARCHES_PER_USER: '5' }).config.maxSearchesPerUser).toBe(5)
   })

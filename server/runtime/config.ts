@@ -4,6 +4,7 @@ import { memoryLimit } from './memory'
 import type { S3Config } from '../blob/s3'
 import { type TrustedProxies, parseTrustedProxies } from '../http/client-address'
 import { type SyslogConfig, parseSyslogConfig } from '../ingest/syslog/config'
+import { TIMESTAMP_FORMATS, timestampFormat, zoneProblem } from '../ingest/timestamps'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
@@ -142,6 +143,12 @@ export interface Config {
   peerCaFile: string | undefined
   /** The syslog listeners (QUARRY_SYSLOG_*; none unless configured) and their bounds (server/ingest/syslog). */
   syslog: SyslogConfig
+  /** QUARRY_TIMESTAMP_ZONE: the zone of times read from lines that write none (server/ingest/timestamps.ts). */
+  timestampZone: string
+  /** QUARRY_TIMESTAMP_FORMAT: the one timestamp format looked for in lines (the platform's name); undefined: any. */
+  timestampFormat: string | undefined
+  /** QUARRY_INGEST_MAX_LINE: the longest line POST /api/ingest/lines takes; a longer one refuses the request (400). */
+  ingestMaxLineBytes: number
 }
 
 export class ConfigError extends Error {}
@@ -166,10 +173,11 @@ const KNOWN = new Set([
   'QUARRY_BLOB_TIMEOUT', 'QUARRY_PEER_CA',
   'QUARRY_OTLP_TAG_ATTRIBUTE', 'QUARRY_OTLP_DEFAULT_TAG', 'QUARRY_LOKI_TAG_LABEL', 'QUARRY_LOKI_DEFAULT_TAG',
   'QUARRY_INGEST_MAX_DECOMPRESSED', 'QUARRY_INGEST_MAX_RECORDS',
+  'QUARRY_TIMESTAMP_ZONE', 'QUARRY_TIMESTAMP_FORMAT', 'QUARRY_INGEST_MAX_LINE',
   ...S3_VARIABLES,
   'QUARRY_SYSLOG_TCP', 'QUARRY_SYSLOG_UDP', 'QUARRY_SYSLOG_TLS', 'QUARRY_SYSLOG_TAG', 'QUARRY_SYSLOG_TCP_TAG', 'QUARRY_SYSLOG_UDP_TAG',
   'QUARRY_SYSLOG_TLS_TAG', 'QUARRY_SYSLOG_MAX_MESSAGE', 'QUARRY_SYSLOG_MAX_CONNECTIONS', 'QUARRY_SYSLOG_FRAME_TIMEOUT',
-  'QUARRY_SYSLOG_UDP_QUEUE', 'QUARRY_TIMESTAMP_ZONE',
+  'QUARRY_SYSLOG_UDP_QUEUE',
   // read by the CLI, not the server
   'QUARRY_URL', 'QUARRY_TOKEN', 'QUARRY_DEBUG', 'QUARRY_CA',
 ])
@@ -423,6 +431,19 @@ export function advertisedOrigin(config: Config, port: number): string {
   return `${config.tls ? 'https' : 'http'}://${host}:${port}`
 }
 
+function parseTimestampZone(raw: string): string {
+  const problem = zoneProblem(raw)
+  if (problem) throw new ConfigError(`QUARRY_TIMESTAMP_ZONE: ${problem}`)
+  return raw.trim()
+}
+
+function parseTimestampFormat(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  const format = timestampFormat(raw)
+  if (!format) throw new ConfigError(`QUARRY_TIMESTAMP_FORMAT: "${raw}" is not a timestamp format (one of ${TIMESTAMP_FORMATS.join(', ')})`)
+  return format
+}
+
 function parseClusterSecret(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined
   if (Buffer.byteLength(raw) < MIN_CLUSTER_SECRET_BYTES)
@@ -575,6 +596,11 @@ export function loadConfig(env: Record<string, string | undefined>): { config: C
       duration: parseDuration,
       count: parseCount,
     }),
+    timestampZone: parseTimestampZone(get('QUARRY_TIMESTAMP_ZONE') ?? 'UTC'),
+    timestampFormat: parseTimestampFormat(get('QUARRY_TIMESTAMP_FORMAT')),
+    // 1 MiB: far longer than any log line (a Java stack trace is a few dozen KiB), as the platform's line reader bounds
+    // its token; a longer "line" is a file that is not line-oriented, refused rather than cut into arbitrary entries.
+    ingestMaxLineBytes: parseBytes('QUARRY_INGEST_MAX_LINE', get('QUARRY_INGEST_MAX_LINE') ?? '1MiB'),
   }
   return { config, warnings }
 }
