@@ -22,6 +22,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { BlobStore } from '../blob'
 import type { Logger } from '../runtime/log'
+import { reclaimSpace } from '../store/db'
 import { type Cursor, type EntriesRepo, type IngestRules, type Ingested, type NewEntry, type ScanOptions, type ScanRow, type Tag } from './entries'
 import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, compressSegment, decodeSegment, encodeSegment } from './segment'
 
@@ -56,6 +57,8 @@ export interface SegmentsRepo {
   register(segment: Omit<SegmentMeta, 'seq'>, rowIds: readonly number[], created: number): Promise<boolean>
   /** The blob keys of the registered segments (for the blob sweep). */
   blobReferences(): Promise<{ key: string; item: string }[]>
+  /** Gives the space of the rows compaction deleted back to the file system, where the store does not do it itself. */
+  reclaim?(): Promise<void>
 }
 
 export interface SegmentedOptions {
@@ -466,7 +469,10 @@ export class SegmentedEntries implements EntriesRepo {
       }
       written++
     }
-    if (written > 0) await this.refresh()
+    if (written > 0) {
+      await this.refresh()
+      await this.repo.reclaim?.()
+    }
     return written
   }
 }
@@ -564,5 +570,8 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
   }
   async blobReferences() {
     return this.q.keys.all()
+  }
+  async reclaim() {
+    await reclaimSpace(this.db)
   }
 }
