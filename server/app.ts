@@ -131,7 +131,7 @@ export async function createApp(deps: AppDeps) {
   await tags.load()
   // The data directory's filesystem holds the SQLite store or the blobs on disk (with PostgreSQL and S3, neither).
   const space = new FreeSpaceFloor(store.kind === 'sqlite' || config.s3 === undefined ? config.dataDir : undefined, config.minFreeSpaceBytes)
-  ingest = new IngestSink({ config, entries: store.entries, quotas, tags, space })
+  ingest = new IngestSink({ config, entries, quotas, tags, space })
   searches = new SearchManager({
     shared,
     quotas,

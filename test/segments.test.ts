@@ -350,7 +350,33 @@ describe('searches over sealed segments', () => {
     expect(formats.get('QSEG0002')).toBeGreaterThan(3)
     expect((await counts(seg)).rows).toBe(0)
     await expectSame(seg, ctl)
-  })
+  }, 60_000)
+
+  test('with compactOnIngest, ingest starts short compaction runs: rows do not pile up, and only while allowed', async () => {
+    const [seg, ctl] = await Promise.all([server(), server()])
+    let allowed = false
+    seg.entries.compactOnIngest(() => allowed)
+    const list = entries(13, 1200, 0, 3000)
+    const half = list.length / 2
+    await Promise.all([ingest(seg, list.slice(0, half)), ingest(ctl, list.slice(0, half))])
+    // Not allowed (another replica holds the lease): nothing compacted.
+    expect((await counts(seg)).segments).toBe(0)
+    allowed = true
+    // Allowed: a batch once a segment's worth (1.5 KB) came in starts a run of at most two segments, so the rows
+    // go down while the ingest goes on (each run awaited here, so that the count does not depend on timing).
+    let runs = 0
+    for (let i = half; i < list.length; i += 50) {
+      const part = list.slice(i, i + 50)
+      await Promise.all([ingest(seg, part), ingest(ctl, part)])
+      await seg.entries.compacted()
+      runs++
+    }
+    const c = await counts(seg)
+    expect(c.segments).toBeGreaterThanOrEqual(runs / 2)
+    expect(c.rows + c.inSegments).toBe(await totalIngested(ctl))
+    expect(c.rows).toBeLessThan(half)
+    await expectSame(seg, ctl)
+  }, 60_000)
 
   test('a corrupt compressed segment fails the searches that read it with an error, and the server goes on', async () => {
     const [seg] = await Promise.all([server()])
@@ -367,7 +393,7 @@ describe('searches over sealed segments', () => {
     const details = await seg.call('GET', `/api/searchctrl/${id}/details`, { jwt: seg.adminJwt })
     expect(details.body.Error).toMatch(/corrupt segment/)
     expect((await seg.call('GET', '/api/info/whoami', { jwt: seg.adminJwt })).status).toBe(200)
-  })
+  }, 60_000)
 
   test('the blob sweep keeps registered segments and removes the blob of a compaction cut off before registering', async () => {
     const [seg, ctl] = await Promise.all([server(), server()])

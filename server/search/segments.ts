@@ -40,6 +40,11 @@ export const SEGMENT_CACHE_BYTES = 64 << 20
 export const GREP_BYTES_PER_BYTE = 16
 /** Segments one compaction run writes at most (the next run goes on). */
 export const COMPACT_MAX_SEGMENTS = 64
+/**
+ * Segments a run started by ingest writes at most (compactOnIngest): a bounded piece of work between batches, so
+ * that the compaction keeps up with a sustained ingest instead of waiting for its next period.
+ */
+export const INGEST_COMPACT_SEGMENTS = 2
 
 export interface SegmentsRepo {
   /**
@@ -88,6 +93,11 @@ export class SegmentedEntries implements EntriesRepo {
   private readonly targetBytes: number
   private readonly maxEntries: number
   private readonly cacheBytes: number
+  /** The compaction run of this process, if one runs (runs never overlap here: a later one waits for it). */
+  private compacting: Promise<number> | null = null
+  /** Bytes this process ingested since its last compaction run began, and whether it may start one (compactOnIngest). */
+  private ingestedSince = 0
+  private mayCompact: (() => boolean) | null = null
 
   constructor(
     private readonly base: EntriesRepo,
@@ -100,8 +110,31 @@ export class SegmentedEntries implements EntriesRepo {
     this.cacheBytes = opts.cacheBytes ?? SEGMENT_CACHE_BYTES
   }
 
-  ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested> {
-    return this.base.ingest(batch, rules)
+  async ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested> {
+    const stored = await this.base.ingest(batch, rules)
+    if (this.mayCompact) {
+      for (const e of batch) this.ingestedSince += e.data.byteLength
+      // Once a segment's worth is waiting, a short run (INGEST_COMPACT_SEGMENTS) starts between this batch and the next.
+      if (this.ingestedSince >= this.targetBytes && this.compacting === null && this.mayCompact()) {
+        void this.compact({ maxSegments: INGEST_COMPACT_SEGMENTS }).catch((e: unknown) =>
+          this.opts.log?.warn('a compaction started by ingest failed; the periodic one goes on', { error: e instanceof Error ? e.message : String(e) }),
+        )
+      }
+    }
+    return stored
+  }
+
+  /**
+   * Makes ingest start a short compaction run whenever a segment's worth of entries came in through this process
+   * since its last run, and `allowed()` says so (the process holds the compaction's lease: one replica compacts).
+   */
+  compactOnIngest(allowed: () => boolean): void {
+    this.mayCompact = allowed
+  }
+
+  /** Resolves once no compaction run of this process is in flight (tests; a clean stop). */
+  async compacted(): Promise<void> {
+    while (this.compacting) await this.compacting.catch(() => undefined)
   }
   allTags(): Promise<Tag[]> {
     return this.base.allTags()
@@ -439,6 +472,18 @@ export class SegmentedEntries implements EntriesRepo {
    * in rows (`all`: every row, the last segment smaller). Answers how many segments it wrote.
    */
   async compact(opts: { all?: boolean; maxSegments?: number } = {}): Promise<number> {
+    while (this.compacting) await this.compacting.catch(() => undefined)
+    this.ingestedSince = 0
+    const run = this.compactRun(opts)
+    this.compacting = run
+    try {
+      return await run
+    } finally {
+      this.compacting = null
+    }
+  }
+
+  private async compactRun(opts: { all?: boolean; maxSegments?: number }): Promise<number> {
     let written = 0
     while (written < (opts.maxSegments ?? COMPACT_MAX_SEGMENTS)) {
       const rows = await this.base.scan(null, FIRST_KEY, Number.MAX_SAFE_INTEGER, this.maxEntries, this.targetBytes)
@@ -526,6 +571,9 @@ export function segmentOf(r: SegmentDbRow, num: (v: unknown) => number = Number)
   }
 }
 
+/** The server_settings key of the highest row id a segment of a SQLite store holds. */
+export const SEGMENT_TOP_ID_KEY = 'entries.segment_top_id'
+
 export const SEGMENT_COLUMNS = 'seq, key, count, bytes, min_ts, min_tag, min_id, max_ts, max_tag, max_id'
 
 export class SqliteSegmentsRepo implements SegmentsRepo {
@@ -535,6 +583,7 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
     remove: Statement<unknown, [number]>
     add: Statement<unknown, [string, number, number, number, number, number, number, number, number, number]>
     keys: Statement<{ key: string; item: string }, []>
+    topId: Statement<unknown, [string]>
   }
   constructor(private readonly db: Database) {
     this.q = {
@@ -546,6 +595,10 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       keys: db.query("SELECT key, 'entry segment ' || seq AS item FROM entry_segments"),
+      topId: db.query(
+        `INSERT INTO server_settings (key, value) VALUES ('${SEGMENT_TOP_ID_KEY}', ?1)
+         ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT)`,
+      ),
     }
   }
   // One process writes a SQLite store and segments are never removed: seq (the rowid) grows with each registration.
@@ -561,6 +614,11 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
       this.db.transaction(() => {
         for (const id of rowIds) if (this.q.remove.run(id).changes !== 1) throw gone
         this.q.add.run(s.key, s.count, s.bytes, s.min.ts, s.min.tagId, s.min.id, s.max.ts, s.max.tagId, s.max.id, created)
+        // The highest row id any segment holds (a segment's max_id is that of its last key, not its highest): new rows
+        // are numbered above it (SqliteEntriesRepo.ingest), so no id of a segment is drawn again.
+        let top = 0
+        for (const id of rowIds) if (id > top) top = id
+        this.q.topId.run(String(top))
       })()
       return true
     } catch (e) {
