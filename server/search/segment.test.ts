@@ -117,7 +117,15 @@ test('corrupt compressed segments are refused with an error: flipped bytes, trun
   const bomb = Bun.zstdCompressSync(Buffer.alloc(64 << 20))
   const withBomb = Buffer.concat([b.subarray(0, dataAt), bomb])
   withBomb.writeDoubleLE(bomb.byteLength, 32)
-  expect(await readAll(withBomb)).toEqual(Array(2).fill('corrupt segment: a frame that decodes to more than its segment holds'))
+  expect(await readAll(withBomb)).toEqual(Array(2).fill(`corrupt segment: a frame of ${64 << 20} bytes where the segment holds ${b.readDoubleLE(16)}`))
+  // A frame whose header declares the segment's size but whose blocks hold 200 MiB: zstd stops at the declared size.
+  const big = Buffer.from(Bun.zstdCompressSync(Buffer.alloc(200 << 20)))
+  const fcsAt = 5 + ((big[4]! >> 5) & 1 ? 0 : 1)
+  expect(big[4]! >> 6).toBe(2)
+  big.writeUInt32LE(b.readDoubleLE(16), fcsAt)
+  const liar = Buffer.concat([b.subarray(0, dataAt), big])
+  liar.writeDoubleLE(big.byteLength, 32)
+  for (const m of await readAll(liar)) expect(m).toMatch(/^corrupt segment: its data do not decompress/)
   // The data frame of another segment: the right format, the wrong size and checksum.
   const other = Buffer.from(compressSegmentSync(encodeSegment([{ ts: 1, tagId: 1, id: 1, src: '', data: Buffer.from('another segment') }])))
   const otherDataAt = ((48 + 4 * other.readUInt32LE(44) + 7) & ~7) + other.readUInt32LE(24)
@@ -140,3 +148,22 @@ test('corrupt compressed segments are refused with an error: flipped bytes, trun
   await seg.loadData()
   expect(seg.count).toBe(2000)
 })
+
+test('segments of 4 MiB of access lines (many zstd blocks, split or not) decode at every level', async () => {
+  const list: SegmentEntry[] = []
+  let bytes = 0
+  for (let i = 0; bytes < 4 << 20; i++) {
+    const data = Buffer.from(`10.${i % 7}.${i % 250}.${i % 13} - - [01/Jan/2026:00:${String(i % 60).padStart(2, '0')}:00 +0000] "GET /p/${(i * 7919) % 99991}?q=${i % 50} HTTP/1.1" ${[200, 404, 500][i % 3]} ${(i * 31) % 9999} "-" "agent/${i % 100}"\n`)
+    list.push({ ts: 1_767_225_600_000 + i, tagId: 1, id: i + 1, src: '', data })
+    bytes += data.byteLength
+  }
+  const plain = encodeSegment(list)
+  for (const level of [1, 3, 9, 19]) {
+    const z = await compressSegment(plain, level)
+    expect(z.byteLength).toBeLessThan(plain.byteLength / 3)
+    const seg = await decodeSegment(z)
+    await seg.loadData()
+    expect(Buffer.from(seg.data).equals(Buffer.from(new Segment(plain).data))).toBe(true)
+    expect(seg.entryData(list.length - 1).toString()).toBe(list.at(-1)!.data.toString())
+  }
+}, 60_000)

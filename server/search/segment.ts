@@ -23,9 +23,9 @@
 //   tags      i32[tagsN] the distinct tag ids, ascending (a count by tag needs nothing else; padded to 8)
 //   index     zstd     one frame: the plain format's bytes from ts to the end of srcs (its padding included)
 //   data      zstd     one frame: the data section
-// Each frame is checked before it is decompressed (one frame, ending where the header says, whose blocks cannot
-// produce more than the header's size plus one block) and after (its exact size and CRC-32): corrupt data is an
-// error, never an unbounded allocation. The data are decompressed once per cache fill (SegmentedEntries' cache, whose
+// Each frame is checked before it is decompressed (one frame, ending where the header says, declaring the content
+// size the header says) and after (its exact size and CRC-32): corrupt data is an error, never an unbounded
+// allocation. The data are decompressed once per cache fill (SegmentedEntries' cache, whose
 // bound counts decoded bytes), and only by what reads them: a count by time and tag reads the index alone.
 // Entries are sorted by (ts, tag, id). The data section is contiguous once decoded, so a grep searches a whole segment
 // with one Buffer.indexOf loop and maps each hit to its entry by offset (binary search).
@@ -223,12 +223,11 @@ function readZstdHeader(b: Buffer): ZstdHeader {
 }
 
 const ZSTD_MAGIC = 0xfd2fb528
-/** zstd's largest block: no block decodes to more. */
-const ZSTD_BLOCK_MAX = 128 * 1024
 
 /**
- * Checks that `frame` is exactly one zstd frame (no skippable or trailing frames) whose blocks cannot decode to more
- * than `size` plus one block: the decompressor's output is then bounded before it runs, whatever the bytes.
+ * Checks that `frame` is exactly one zstd frame (no skippable or trailing frames: its blocks end where it ends) that
+ * declares `size` as its content size: zstd then decodes into a buffer of that size and fails a frame whose blocks
+ * would produce more, so the decompressor's output is bounded before it runs, whatever the bytes.
  */
 function checkFrame(frame: Buffer, size: number): void {
   const bad = (why: string) => new Error(`corrupt segment: ${why}`)
@@ -239,21 +238,20 @@ function checkFrame(frame: Buffer, size: number): void {
   const checksum = (fhd >> 2) & 1
   const dictFlag = fhd & 3
   let at = 5 + (single ? 0 : 1) + [0, 1, 2, 4][dictFlag]!
-  at += fcsFlag === 0 ? single : [0, 2, 4, 8][fcsFlag]!
-  let produced = 0
+  const fcsBytes = fcsFlag === 0 ? single : [0, 2, 4, 8][fcsFlag]!
+  if (fcsBytes === 0 || at + fcsBytes > frame.byteLength) throw bad('a frame without its content size')
+  const declared = fcsBytes === 1 ? frame[at]! : fcsBytes === 2 ? frame.readUInt16LE(at) + 256 : fcsBytes === 4 ? frame.readUInt32LE(at) : Number(frame.readBigUInt64LE(at))
+  if (declared !== size) throw bad(`a frame of ${declared} bytes where the segment holds ${size}`)
+  at += fcsBytes
   for (;;) {
     if (at + 3 > frame.byteLength) throw bad('truncated frame')
     const h = frame[at]! | (frame[at + 1]! << 8) | (frame[at + 2]! << 16)
     at += 3
-    const last = h & 1
     const type = (h >> 1) & 3
-    const blockSize = h >>> 3
     if (type === 3) throw bad('reserved block type')
-    // Raw and RLE blocks decode to their size; a compressed block to at most ZSTD_BLOCK_MAX.
-    produced += type === 2 ? ZSTD_BLOCK_MAX : blockSize
-    if (produced > size + ZSTD_BLOCK_MAX) throw bad('a frame that decodes to more than its segment holds')
-    at += type === 1 ? 1 : blockSize
-    if (last) break
+    // An RLE block holds one byte; raw and compressed blocks hold their size.
+    at += type === 1 ? 1 : h >>> 3
+    if (h & 1) break
   }
   if (at + 4 * checksum !== frame.byteLength) throw bad('a frame that does not end where its segment says')
 }

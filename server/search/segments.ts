@@ -70,6 +70,8 @@ export interface SegmentedOptions {
   targetBytes?: number
   maxEntries?: number
   cacheBytes?: number
+  /** The zstd level of new segments (SEGMENT_ZSTD_LEVEL); null: the plain format (bench/segments-zstd.ts compares). */
+  zstdLevel?: number | null
   log?: Logger
 }
 
@@ -492,7 +494,8 @@ export class SegmentedEntries implements EntriesRepo {
       if (rows.length === 0 || (!opts.all && bytes < this.targetBytes && rows.length < this.maxEntries)) break
       const entries: SegmentEntry[] = rows.map((r) => ({ ts: r.ts, tagId: r.tagId, id: r.id, src: r.src!, data: r.data! }))
       // Compressed off the event loop (Bun's zstd thread pool): the compaction runs beside the requests.
-      const encoded = await compressSegment(encodeSegment(entries))
+      const plain = encodeSegment(entries)
+      const encoded = this.opts.zstdLevel === null ? plain : await compressSegment(plain, this.opts.zstdLevel)
       const key = `segments/${crypto.randomUUID()}`
       // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
       await this.blobs.put(key, new Blob([encoded]).stream())
