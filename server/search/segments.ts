@@ -38,6 +38,11 @@ export const SEGMENT_CACHE_BYTES = 64 << 20
  * the same budget, a grep over 180 MB is 180 walk steps, each paying its index probes and the segment list's check.
  */
 export const GREP_BYTES_PER_BYTE = 16
+/**
+ * Segments after a walk step's window decoded ahead of the walk (their data decompressed on Bun's thread pool while
+ * this step's entries are walked on the event loop): a walk in time order pays the decompression on the other core.
+ */
+export const PREFETCH_SEGMENTS = 2
 /** Segments one compaction run writes at most (the next run goes on). */
 export const COMPACT_MAX_SEGMENTS = 64
 /**
@@ -223,6 +228,7 @@ export class SegmentedEntries implements EntriesRepo {
       const hi = opts.upTo && compareCursors(opts.upTo, w.hi) < 0 ? opts.upTo : w.hi
       const rows = await this.base.scan(tagIds, after, end, limit, maxBytes, { upTo: hi })
       const segments = await Promise.all(w.metas.map((m) => this.load(m)))
+      this.prefetch(w.hi, end)
       await Promise.all(segments.map((seg) => seg.loadData()))
       // The rows were read against this list: a segment registered meanwhile may hold rows this read missed.
       await this.refresh()
@@ -256,9 +262,12 @@ export class SegmentedEntries implements EntriesRepo {
       const one = tagIds?.length === 1 ? tagIds[0]! : null
       const wanted = tagIds === null ? null : new Set(tagIds)
       const grep = needle !== undefined && needle.byteLength > 0 ? Buffer.from(needle.buffer, needle.byteOffset, needle.byteLength) : null
-      for (const m of used) {
-        if (m.max.ts < start || m.min.ts >= end) continue
+      const inRange = used.filter((m) => m.max.ts >= start && m.min.ts < end)
+      for (let k = 0; k < inRange.length; k++) {
+        const m = inRange[k]!
         if (grep !== null) {
+          // The next segments' data decompressed on the thread pool while this one is searched.
+          for (const ahead of inRange.slice(k + 1, k + 1 + PREFETCH_SEGMENTS)) this.prefetchOne(ahead)
           const seg = await this.load(m)
           await seg.loadData()
           const p = seg.tsAtLeast(start)
@@ -413,6 +422,26 @@ export class SegmentedEntries implements EntriesRepo {
     // A window walked to its end without anything to answer: a marker at its end carries the walk on.
     if (out.length === 0 && compareCursors(bound, after) > 0 && bound.ts < end) out.push({ ts: bound.ts, tagId: bound.tagId, id: bound.id, src: null, data: null })
     return out
+  }
+
+  /** Starts decoding (data included) the PREFETCH_SEGMENTS segments that start after `hi`, before `end`. */
+  private prefetch(hi: Cursor, end: number): void {
+    const { metas } = this
+    let lo = 0
+    let top = metas.length
+    while (lo < top) {
+      const mid = (lo + top) >>> 1
+      if (compareCursors(metas[mid]!.min, hi) <= 0) lo = mid + 1
+      else top = mid
+    }
+    for (let j = lo; j < Math.min(metas.length, lo + PREFETCH_SEGMENTS) && metas[j]!.min.ts < end; j++) this.prefetchOne(metas[j]!)
+  }
+
+  /** Decodes a segment into the cache ahead of its use; a failure is left for the walk that needs it to meet. */
+  private prefetchOne(meta: SegmentMeta): void {
+    this.load(meta)
+      .then((seg) => seg.loadData())
+      .catch(() => undefined)
   }
 
   /** The decoded segment, from the cache or its blob. */
