@@ -100,8 +100,12 @@ export class SegmentedEntries implements EntriesRepo {
   private readonly targetBytes: number
   private readonly maxEntries: number
   private readonly cacheBytes: number
-  /** The compaction run of this process, if one runs (runs never overlap here: a later one waits for it). */
-  private compacting: Promise<number> | null = null
+  /**
+   * The compaction runs of this process in flight. Ingest starts none while one runs; the periodic job's run does not
+   * wait for one started by ingest (two runs over the same rows are safe: the second to register finds its rows gone
+   * and drops its blob), so its lease never waits on ingest.
+   */
+  private readonly compacting = new Set<Promise<number>>()
   /** Bytes this process ingested since its last compaction run began, and whether it may start one (compactOnIngest). */
   private ingestedSince = 0
   private mayCompact: (() => boolean) | null = null
@@ -122,7 +126,7 @@ export class SegmentedEntries implements EntriesRepo {
     if (this.mayCompact) {
       for (const e of batch) this.ingestedSince += e.data.byteLength
       // Once a segment's worth is waiting, a short run (INGEST_COMPACT_SEGMENTS) starts between this batch and the next.
-      if (this.ingestedSince >= this.targetBytes && this.compacting === null && this.mayCompact()) {
+      if (this.ingestedSince >= this.targetBytes && this.compacting.size === 0 && this.mayCompact()) {
         void this.compact({ maxSegments: INGEST_COMPACT_SEGMENTS }).catch((e: unknown) =>
           this.opts.log?.warn('a compaction started by ingest failed; the periodic one goes on', { error: e instanceof Error ? e.message : String(e) }),
         )
@@ -141,7 +145,7 @@ export class SegmentedEntries implements EntriesRepo {
 
   /** Resolves once no compaction run of this process is in flight (tests; a clean stop). */
   async compacted(): Promise<void> {
-    while (this.compacting) await this.compacting.catch(() => undefined)
+    while (this.compacting.size > 0) await Promise.allSettled([...this.compacting])
   }
   allTags(): Promise<Tag[]> {
     return this.base.allTags()
@@ -503,14 +507,13 @@ export class SegmentedEntries implements EntriesRepo {
    * in rows (`all`: every row, the last segment smaller). Answers how many segments it wrote.
    */
   async compact(opts: { all?: boolean; maxSegments?: number } = {}): Promise<number> {
-    while (this.compacting) await this.compacting.catch(() => undefined)
     this.ingestedSince = 0
     const run = this.compactRun(opts)
-    this.compacting = run
+    this.compacting.add(run)
     try {
       return await run
     } finally {
-      this.compacting = null
+      this.compacting.delete(run)
     }
   }
 
