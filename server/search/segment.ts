@@ -285,14 +285,19 @@ async function inflate(part: { frame: Buffer; size: number; crc: number }, what:
 }
 
 /**
- * Decodes a segment of either format, decompressing off the event loop: the index now, the data when
- * Segment.loadData is awaited (a count by time and tag never needs them).
+ * Decodes a segment of either format: the index now, on the calling thread (a few hundred KiB: a hop to the thread
+ * pool and back cost more than that under load), the data off the event loop when Segment.loadData is awaited (a
+ * count by time and tag never needs them).
  */
 export async function decodeSegment(bytes: Uint8Array): Promise<Segment> {
+  return new Segment(bytes)
+}
+
+/** The distinct tag ids of a compressed segment, from its header alone (nothing decompressed); null for a plain one. */
+export function headerTags(bytes: Uint8Array): number[] | null {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  if (b.byteLength < 8 || b.toString('latin1', 0, 8) !== MAGIC_ZSTD) return new Segment(bytes)
-  const h = readZstdHeader(b)
-  return new Segment(bytes, await inflate(h.index, 'index'))
+  if (b.byteLength < 8 || b.toString('latin1', 0, 8) !== MAGIC_ZSTD) return null
+  return readZstdHeader(b).tags
 }
 
 /** A decoded segment: typed views over its bytes (a plain segment's are not copied). */

@@ -24,7 +24,7 @@ import type { BlobStore } from '../blob'
 import type { Logger } from '../runtime/log'
 import { reclaimSpace } from '../store/db'
 import { type Cursor, type EntriesRepo, type IngestRules, type Ingested, type NewEntry, type ScanOptions, type ScanRow, type Tag } from './entries'
-import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, compressSegment, decodeSegment, encodeSegment } from './segment'
+import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, compressSegment, decodeSegment, encodeSegment, headerTags } from './segment'
 
 /** A segment is cut once its entries' data reach this many bytes (or SEGMENT_ENTRIES entries). */
 export const SEGMENT_BYTES = 4 << 20
@@ -271,7 +271,8 @@ export class SegmentedEntries implements EntriesRepo {
         const m = inRange[k]!
         if (grep !== null) {
           // The next segments' data decompressed on the thread pool while this one is searched.
-          for (const ahead of inRange.slice(k + 1, k + 1 + PREFETCH_SEGMENTS)) this.prefetchOne(ahead)
+          if (this.cacheBytes >= (PREFETCH_SEGMENTS + 2) * 2 * this.targetBytes)
+            for (const ahead of inRange.slice(k + 1, k + 1 + PREFETCH_SEGMENTS)) this.prefetchOne(ahead)
           const seg = await this.load(m)
           await seg.loadData()
           const p = seg.tsAtLeast(start)
@@ -296,18 +297,18 @@ export class SegmentedEntries implements EntriesRepo {
           n += m.count
           continue
         }
-        const seg = await this.load(m)
         if (wanted !== null && m.min.ts >= start && m.max.ts < end) {
           // Wholly inside the range: by its distinct tags alone when they are all wanted, or none is.
           let all = true
           let any = false
-          for (const t of seg.tags) {
+          for (const t of await this.tagsOf(m)) {
             if (wanted.has(t)) any = true
             else all = false
           }
           if (all) n += m.count
           if (all || !any) continue
         }
+        const seg = await this.load(m)
         const p = seg.tsAtLeast(start)
         const q = seg.tsAtLeast(end, p)
         if (wanted === null) n += q - p
@@ -428,8 +429,24 @@ export class SegmentedEntries implements EntriesRepo {
     return out
   }
 
+  /**
+   * A segment's distinct tag ids: from the cache when it is decoded there, else from a compressed segment's header
+   * (its blob read, nothing decompressed: a count by tag of segments not in the cache), else decoded.
+   */
+  private async tagsOf(meta: SegmentMeta): Promise<Iterable<number>> {
+    const hit = this.cache.get(meta.key)
+    if (hit) return (await hit.segment).tags
+    if (this.blobs.map) {
+      const tags = headerTags(await this.blobs.map(meta.key))
+      if (tags !== null) return tags
+    }
+    return (await this.load(meta)).tags
+  }
+
   /** Starts decoding (data included) the PREFETCH_SEGMENTS segments that start after `hi`, before `end`. */
   private prefetch(hi: Cursor, end: number): void {
+    // Not with a cache too small to keep them until the walk comes (they would be decoded twice).
+    if (this.cacheBytes < (PREFETCH_SEGMENTS + 2) * 2 * this.targetBytes) return
     const { metas } = this
     let lo = 0
     let top = metas.length
