@@ -338,7 +338,7 @@ describe('searches over sealed segments', () => {
     const stored = await seg.rows('SELECT key, bytes FROM entry_segments ORDER BY seq')
     const formats = new Map<string, number>()
     for (const r of stored) {
-      const body = new Uint8Array(await ((await seg.blobs.body(String(r.key))) as Blob).arrayBuffer())
+      const body = await blobBytes(seg, String(r.key))
       expect(body.byteLength).toBe(Number(r.bytes))
       const magic = Buffer.from(body.subarray(0, 8)).toString('latin1')
       formats.set(magic, (formats.get(magic) ?? 0) + 1)
@@ -383,7 +383,7 @@ describe('searches over sealed segments', () => {
     await ingest(seg, entries(12, 300, 0, 3000))
     await seg.entries.compact({ all: true })
     const [first] = await segmentBlobs(seg)
-    const body = Buffer.from(await ((await seg.blobs.body(first!)) as Blob).arrayBuffer())
+    const body = Buffer.from(await blobBytes(seg, first!))
     body[body.byteLength - 20]! ^= 0xff
     await seg.blobs.delete(first!)
     await seg.blobs.put(first!, new Blob([body]).stream())
@@ -417,6 +417,12 @@ describe('searches over sealed segments', () => {
     await expectSame(seg, ctl)
   })
 })
+
+/** A blob's bytes, from the disk store (a Blob) or S3 (a stream). */
+async function blobBytes(s: TestServer, key: string): Promise<Uint8Array> {
+  const body = await s.blobs.body(key)
+  return new Uint8Array(body instanceof Blob ? await body.arrayBuffer() : await new Response(body).arrayBuffer())
+}
 
 async function totalIngested(ctl: TestServer): Promise<number> {
   return Number((await ctl.rows('SELECT count(*) AS n FROM entries'))[0]!.n)
