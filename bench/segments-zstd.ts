@@ -7,6 +7,7 @@
 // decoded-segment cache (64 MiB) is smaller than the data, so every round decodes (and decompresses) every segment.
 //
 //   bun run bench/segments-zstd.ts [entries] [rounds] [levels]   (default 1000000 entries, 3 rounds, levels 1,3)
+//   BENCH_CACHE_MB=320 ...: a decoded-segment cache that holds every segment (the rounds after the first decode nothing)
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,7 +39,8 @@ try {
     mkdirSync(dir, { recursive: true })
     const store = createSqliteStore(join(dir, 'quarry.db'))
     const blobs = await createDiskBlobStore({ dataDir: dir })
-    const entries = new SegmentedEntries(store.entries, store.segments, blobs, { zstdLevel: mode.level })
+    const cacheBytes = process.env.BENCH_CACHE_MB ? Number(process.env.BENCH_CACHE_MB) << 20 : undefined
+    const entries = new SegmentedEntries(store.entries, store.segments, blobs, { zstdLevel: mode.level, cacheBytes })
     const lines = (await Bun.file(file).text()).split('\n')
     const t0 = Date.parse('2026-01-01T00:00:00Z')
     for (let i = 0; i < N; i += 5000)
