@@ -156,7 +156,7 @@ export async function createApp(deps: AppDeps) {
   const space = new FreeSpaceFloor(store.kind === 'sqlite' || config.s3 === undefined ? config.dataDir : undefined, config.minFreeSpaceBytes)
   // Times read from the lines of raw HEC requests, as the lines route reads them (server/ingest/timestamps.ts).
   const lineTimes = new TimestampFinder({ zone: config.timestampZone, format: config.timestampFormat })
-  ingest = new IngestSink({ config, entries: store.entries, quotas, tags, space })
+  ingest = new IngestSink({ config, entries, quotas, tags, space })
   searches = new SearchManager({
     shared,
     quotas,

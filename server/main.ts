@@ -323,6 +323,8 @@ export async function main(env: Record<string, string | undefined> = process.env
     // segment (if they did, the second transaction finds its rows gone, writes nothing and drops its blob).
     run: () => entries.compact(),
   })
+  // Between ingest batches too, in short runs, by the holder of the compaction's lease: it keeps up with the ingest.
+  entries.compactOnIngest(() => jobs.holds('segment-compaction'))
   jobs.start({
     name: 'retention-sweep',
     everyMs: config.retentionIntervalMs,

@@ -78,6 +78,23 @@ describe('quarry ingest', () => {
     writeFileSync(bad, `${JSON.stringify({ Tag: 'nd-bad', Data: 'a' })}\nnot json\n`)
     expectFailure(await quarry(home, ['ingest', bad, '--format', 'ndjson']), 1, `${bad} line 2: not a JSON object`)
     expect(await countOf(home, 'nd-bad')).toBe(0)
+
+    // Many batches, sent one after the other while the next is read: a refusal in a later batch (by the server, or
+    // of a line here while the batch before it is still being stored) says how many entries the earlier batches
+    // stored, and exactly those are stored.
+    const line = (i: number, ts?: string) => JSON.stringify({ Tag: 'nd-many', ...(ts ? { TS: ts } : {}), Data: `entry ${i} ${'y'.repeat(60)}` })
+    const many = Array.from({ length: 120 }, (_, i) => line(i))
+    writeFileSync(bad, [...many, line(120, 'yesterday'), line(121)].join('\r\n'))
+    const refused = await quarry(home, ['ingest', bad, '--format', 'ndjson', '--batch-size', '2kB'])
+    const stored = Number(/; the (\d+) entries of earlier batches are stored/.exec(refused.stderr)?.[1])
+    expectFailure(refused, 1, `${bad} line 121: TS is not an RFC 3339 time; the ${stored} entries of earlier batches are stored`)
+    expect(stored).toBeGreaterThan(80)
+    expect(await countOf(home, 'nd-many')).toBe(stored)
+    writeFileSync(bad, [...many, 'not json'].join('\n'))
+    const local = await quarry(home, ['ingest', bad, '--format', 'ndjson', '--batch-size', '2kB', '--tag', 'nd-more'])
+    const before = Number(/; the (\d+) entries of earlier batches are stored/.exec(local.stderr)?.[1])
+    expectFailure(local, 1, `${bad} line 121: not a JSON object (--format ndjson wants one object per line); the ${before} entries of earlier batches are stored`)
+    expect(await countOf(home, 'nd-many')).toBe(stored + before)
   }, SLOW)
 
   test('times read from nginx lines (their own zones) so --start/--end select them; --zone, --timestamp-format, --no-timestamps', async () => {

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createS3BlobStore } from '../server/blob'
 import { sweepBlobs } from '../server/blob/sweep'
-import { encodeSegment } from '../server/search/segment'
+import { Segment, encodeSegment } from '../server/search/segment'
 import { SegmentedEntries } from '../server/search/segments'
 import { blobReferences } from '../server/repos'
 import { type TestServer, type TestServerOptions, createTestServer } from './helpers'
@@ -318,6 +318,83 @@ describe('searches over sealed segments', () => {
     await expectSame(seg, ctl)
   })
 
+  test('segments written before compression (plain) and compressed ones give the same results, side by side', async () => {
+    const [seg, ctl] = await Promise.all([server(), server()])
+    const list = entries(11, 500, 0, 3000)
+    await Promise.all([ingest(seg, list), ingest(ctl, list)])
+    // What an earlier version's compaction left: plain segments of the oldest rows, registered as it did.
+    const rows = await seg.rows('SELECT id, ts, tag_id, src, data FROM entries ORDER BY ts, tag_id, id LIMIT 120')
+    for (let i = 0; i < rows.length; i += 40) {
+      const part = rows.slice(i, i + 40).map((r) => ({ ts: Number(r.ts), tagId: Number(r.tag_id), id: Number(r.id), src: String(r.src), data: new Uint8Array(r.data as Uint8Array) }))
+      const plain = encodeSegment(part)
+      const key = `segments/plain-${i}`
+      await seg.blobs.put(key, new Blob([plain]).stream())
+      const cursor = (e: (typeof part)[number]) => ({ ts: e.ts, tagId: e.tagId, id: e.id })
+      expect(await seg.store.segments.register({ key, count: part.length, bytes: plain.byteLength, min: cursor(part[0]!), max: cursor(part.at(-1)!) }, part.map((e) => e.id), Date.now())).toBe(true)
+    }
+    // The rest compacted now: compressed segments, smaller than the plain encoding of the same entries.
+    await seg.restart()
+    await seg.entries.compact({ all: true })
+    const stored = await seg.rows('SELECT key, bytes FROM entry_segments ORDER BY seq')
+    const formats = new Map<string, number>()
+    for (const r of stored) {
+      const body = await blobBytes(seg, String(r.key))
+      expect(body.byteLength).toBe(Number(r.bytes))
+      const magic = Buffer.from(body.subarray(0, 8)).toString('latin1')
+      formats.set(magic, (formats.get(magic) ?? 0) + 1)
+      const decoded = new Segment(body)
+      expect(decoded.compressed).toBe(magic === 'QSEG0002')
+      if (decoded.compressed) expect(body.byteLength).toBeLessThan(decoded.decodedBytes)
+    }
+    expect(formats.get('QSEG0001')).toBe(3)
+    expect(formats.get('QSEG0002')).toBeGreaterThan(3)
+    expect((await counts(seg)).rows).toBe(0)
+    await expectSame(seg, ctl)
+  }, 60_000)
+
+  test('with compactOnIngest, ingest starts short compaction runs: rows do not pile up, and only while allowed', async () => {
+    const [seg, ctl] = await Promise.all([server(), server()])
+    let allowed = false
+    seg.entries.compactOnIngest(() => allowed)
+    const list = entries(13, 1200, 0, 3000)
+    const half = list.length / 2
+    await Promise.all([ingest(seg, list.slice(0, half)), ingest(ctl, list.slice(0, half))])
+    // Not allowed (another replica holds the lease): nothing compacted.
+    expect((await counts(seg)).segments).toBe(0)
+    allowed = true
+    // Allowed: a batch once a segment's worth (1.5 KB) came in starts a run of at most two segments, so the rows
+    // go down while the ingest goes on (each run awaited here, so that the count does not depend on timing).
+    let runs = 0
+    for (let i = half; i < list.length; i += 50) {
+      const part = list.slice(i, i + 50)
+      await Promise.all([ingest(seg, part), ingest(ctl, part)])
+      await seg.entries.compacted()
+      runs++
+    }
+    const c = await counts(seg)
+    expect(c.segments).toBeGreaterThanOrEqual(runs / 2)
+    expect(c.rows + c.inSegments).toBe(await totalIngested(ctl))
+    expect(c.rows).toBeLessThan(half)
+    await expectSame(seg, ctl)
+  }, 60_000)
+
+  test('a corrupt compressed segment fails the searches that read it with an error, and the server goes on', async () => {
+    const [seg] = await Promise.all([server()])
+    await ingest(seg, entries(12, 300, 0, 3000))
+    await seg.entries.compact({ all: true })
+    const [first] = await segmentBlobs(seg)
+    const body = Buffer.from(await blobBytes(seg, first!))
+    body[body.byteLength - 20]! ^= 0xff
+    await seg.blobs.delete(first!)
+    await seg.blobs.put(first!, new Blob([body]).stream())
+    await seg.restart()
+    const id = await launch(seg, 'tag=* grep NEEDLE', 0, 3000)
+    await seg.searches.settled()
+    const details = await seg.call('GET', `/api/searchctrl/${id}/details`, { jwt: seg.adminJwt })
+    expect(details.body.Error).toMatch(/corrupt segment/)
+    expect((await seg.call('GET', '/api/info/whoami', { jwt: seg.adminJwt })).status).toBe(200)
+  }, 60_000)
+
   test('the blob sweep keeps registered segments and removes the blob of a compaction cut off before registering', async () => {
     const [seg, ctl] = await Promise.all([server(), server()])
     const list = entries(7, 200, 0, 3000)
@@ -340,6 +417,12 @@ describe('searches over sealed segments', () => {
     await expectSame(seg, ctl)
   })
 })
+
+/** A blob's bytes, from the disk store (a Blob) or S3 (a stream). */
+async function blobBytes(s: TestServer, key: string): Promise<Uint8Array> {
+  const body = await s.blobs.body(key)
+  return new Uint8Array(body instanceof Blob ? await body.arrayBuffer() : await new Response(body).arrayBuffer())
+}
 
 async function totalIngested(ctl: TestServer): Promise<number> {
   return Number((await ctl.rows('SELECT count(*) AS n FROM entries'))[0]!.n)

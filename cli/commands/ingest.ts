@@ -30,18 +30,24 @@ interface WireEntry { TS?: string | null; Tag: string; SRC?: string; Data: strin
 interface Where { file: string; line: number }
 interface Ingested { Count: number; Size: number; Tags: string[] }
 
-/** The lines of a stream, with the bytes read so far reported as they come (for the progress bar). */
+/**
+ * The lines of a stream, with the bytes read so far reported as they come (for the progress bar). Each chunk's lines
+ * are cut at their offsets and the rest kept once per chunk (cutting the rest after every line copied a chunk's
+ * tail once per line: quadratic in the lines of a chunk, most of the command's time).
+ */
 async function* linesOf(stream: ReadableStream<Uint8Array>, advance: (n: number) => void): AsyncGenerator<string> {
   const decoder = new TextDecoder()
   let pending = ''
   for await (const chunk of stream) {
     advance(chunk.byteLength)
     pending += decoder.decode(chunk, { stream: true })
+    let from = 0
     let nl: number
-    while ((nl = pending.indexOf('\n')) !== -1) {
-      yield pending.slice(0, nl).replace(/\r$/, '')
-      pending = pending.slice(nl + 1)
+    while ((nl = pending.indexOf('\n', from)) !== -1) {
+      yield pending.charCodeAt(nl - 1) === 0x0d && nl > from ? pending.slice(from, nl - 1) : pending.slice(from, nl)
+      from = nl + 1
     }
+    pending = pending.slice(from)
   }
   pending += decoder.decode()
   if (pending !== '') yield pending.replace(/\r$/, '')
@@ -131,8 +137,17 @@ export const ingest = command({
     let places: Where[] = []
     let body = 2 // "[]"
     const stored = () => (done.Count ? `; the ${done.Count} entries of earlier batches are stored` : '; nothing was stored')
-    const send = async () => {
-      if (batch.length === 0) return
+    // One request in flight while the next batch is read and built (the server stores one while this process makes
+    // the next): a batch is sent once the one before it is answered, so the entries stored are always the batches
+    // before the first refused one, as the refusal says.
+    let inflight: Promise<void> | undefined
+    let failure: { error: unknown } | undefined
+    const settle = async () => {
+      await inflight
+      inflight = undefined
+      if (failure) throw failure.error
+    }
+    const post = async (batch: WireEntry[], places: Where[]) => {
       try {
         const r = await c.post<Ingested>('/api/ingest/json', batch)
         done.Count += r.Count
@@ -146,6 +161,13 @@ export const ingest = command({
         const where = at ? `${at.file} line ${at.line}` : `${places[0]!.file} lines ${places[0]!.line}-${places.at(-1)!.line}`
         throw new ApiError(e.status, `${where}: ${index ? e.message.slice(index[0].length) : e.message}${stored()}`, e.body)
       }
+    }
+    const send = async () => {
+      if (batch.length === 0) return
+      await settle()
+      inflight = post(batch, places).catch((error: unknown) => {
+        failure = { error }
+      })
       batch = []
       places = []
       body = 2
@@ -171,6 +193,7 @@ export const ingest = command({
                 ? ndjsonEntry(text, `${name} line ${line}`, args.tag, args.source)
                 : { ...timeOf(text), Tag: args.tag!, ...(args.source ? { SRC: args.source } : {}), Data: base64(text) }
           } catch (e) {
+            await settle()
             throw e instanceof CliError ? new CliError(`${e.message}${stored()}`) : e
           }
           const size = JSON.stringify(entry).length + 1
@@ -181,6 +204,7 @@ export const ingest = command({
         }
       }
       await send()
+      await settle()
     } finally {
       progress?.stop()
     }

@@ -2,6 +2,8 @@
 // rate, the free-space floor, and the bound on distinct tags; and tags resolved from memory, not from a read of the
 // whole tag table per search.
 import { afterEach, describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { decodeBase64 } from '.'
 import type { Config } from '../../server/runtime/config'
 import { REQ } from '../ws/protocol'
 import { type CallResult, type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from '../../test/helpers'
@@ -310,5 +312,59 @@ describe('ingest in /metrics', () => {
     expect(text).toContain('quarry_ingest_bytes_total{listener="http",protocol="json"} 30')
     expect(text).toContain('quarry_ingest_refusals_total{listener="http",protocol="json",reason="invalid"} 1')
     expect(text).toContain('quarry_ingest_refusals_total{listener="http",protocol="json",reason="quota"} 1')
+  })
+})
+
+describe('the entries of a batch are checked one by one, as the wire format says', () => {
+  test('decodeBase64 takes exactly standard padded base64 (against Buffer and a strict alphabet check)', () => {
+    /** The old check, independent of Uint8Array.fromBase64: the alphabet, whole groups, padding only at the end. */
+    const reference = (s: string) => {
+      if (s.length % 4 !== 0 || /[^A-Za-z0-9+/=]/.test(s)) return undefined
+      const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0
+      const first = s.indexOf('=')
+      if (first !== -1 && first !== s.length - pad) return undefined
+      return Buffer.from(s, 'base64').toString('hex')
+    }
+    const text = fc.oneof(
+      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64')),
+      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64url')),
+      fc.string({ maxLength: 24, unit: fc.constantFrom(...'ABCabc019+/=-_ \n\t.'.split('')) }),
+    )
+    fc.assert(
+      fc.property(text, (s) => {
+        const got = decodeBase64(s)
+        expect(got === undefined ? undefined : Buffer.from(got).toString('hex')).toEqual(reference(s))
+      }),
+      { numRuns: 3000 },
+    )
+    for (const bad of ['QQ', 'QQ=', 'Q===', 'QQ==QQ==', ' QQ=', 'QUJD\nREVG', 'QUJ DRA=']) expect(decodeBase64(bad)).toBeUndefined()
+  })
+
+  test('a bad entry anywhere refuses the batch whole, naming its index; a good batch of mixed tags and sources stores every entry', async () => {
+    const s = await server()
+    const good = (i: number) => ({ TS: new Date(T0 + i).toISOString(), Tag: i % 3 ? 'web' : 'db', SRC: i % 2 ? '10.0.0.1' : undefined, Data: Buffer.from(`entry ${i}`).toString('base64') })
+    const base = Array.from({ length: 50 }, (_, i) => good(i))
+    const cases: [Record<string, unknown>, string][] = [
+      [{ Data: 'ZW50cnk=\n' }, 'Data is not base64'],
+      [{ Data: 'ZW50 cnk=' }, 'Data is not base64'],
+      [{ Data: 'ZW5=0cnk' }, 'Data is not base64'],
+      [{ Data: 'ZW50cn' }, 'Data is not base64'],
+      [{ Tag: 'no spaces' }, 'Tag must be'],
+      [{ SRC: '10.0.0.300' }, 'SRC is not an IP address'],
+      [{ TS: 'yesterday' }, 'TS is not an RFC 3339 time'],
+    ]
+    for (const [change, words] of cases)
+      for (const at of [0, 1, 37]) {
+        const list = base.map((e) => ({ ...e }))
+        list[at] = { ...list[at]!, ...change }
+        await refusedUnchanged(s, 400, [`entry ${at}:`, words], () => ingest(s, s.adminJwt, list))
+      }
+    const res = await ingest(s, s.adminJwt, [...base, { ...good(50), SRC: null }])
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ Count: 51, Size: base.reduce((n, e) => n + Buffer.from(e.Data, 'base64').byteLength, 0) + 8, Tags: ['db', 'web'] })
+    const rows = await s.rows('SELECT e.src AS src, e.data AS data, t.name AS tag FROM entries e JOIN ingest_tags t ON t.id = e.tag_id ORDER BY e.id')
+    expect(rows.map((r) => [r.tag, r.src, Buffer.from(r.data as Uint8Array).toString()])).toEqual(
+      [...base, { ...good(50), SRC: undefined }].map((e, i) => [i % 3 ? 'web' : 'db', e.SRC ?? '', `entry ${i}`]),
+    )
   })
 })

@@ -159,9 +159,13 @@ export class SqliteEntriesRepo implements EntriesRepo {
       addTag: db.query('INSERT INTO ingest_tags (name) VALUES (?) RETURNING id'),
       insert: db.query('INSERT INTO entries (ts, tag_id, src, data) VALUES (?, ?, ?, ?)'),
       insertAt: db.query('INSERT INTO entries (id, ts, tag_id, src, data) VALUES (?, ?, ?, ?, ?)'),
-      // The highest id a row has, and the highest a segment holds (rows compacted into segments were deleted).
+      // The highest id a row has, and the highest a segment holds (rows compacted into segments were deleted): the
+      // highest of the ids registrations deleted (server_settings, written by SqliteSegmentsRepo.register), and for
+      // segments registered before that was kept, the id of their last key.
       topIds: db.query(
-        'SELECT coalesce((SELECT max(id) FROM entries), 0) AS rows, coalesce((SELECT max(max_id) FROM entry_segments), 0) AS segments',
+        `SELECT coalesce((SELECT max(id) FROM entries), 0) AS rows,
+           max(coalesce((SELECT max(max_id) FROM entry_segments), 0),
+               coalesce((SELECT CAST(value AS INTEGER) FROM server_settings WHERE key = 'entries.segment_top_id'), 0)) AS segments`,
       ),
       tags: db.query('SELECT id, name FROM ingest_tags'),
       tagById: db.query('SELECT id, name FROM ingest_tags WHERE id = ?'),

@@ -2,7 +2,7 @@
 // row id plus one: with the rows compacted away, that was an id a segment holds, and the walk took the new row for
 // the segment's entry it had already passed (found by the count property test: 318 entries of 319).
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openTestStore } from '../../test/helpers'
@@ -40,6 +40,37 @@ test('rows ingested after every row was compacted keep ids of their own: a walk 
       }
       expect(found.sort()).toEqual(all.map((e) => e.data.toString()).sort())
     }
+  } finally {
+    await store.close()
+  }
+})
+
+test('a new row never takes the id of a segment entry, also when that entry is not the segment\'s last key', async () => {
+  const sub = join(dir, 'top-id')
+  mkdirSync(sub, { recursive: true })
+  const { store } = await openTestStore(sub)
+  try {
+    const blobs = await createDiskBlobStore({ dataDir: sub })
+    const entries = new SegmentedEntries(store.entries, store.segments, blobs)
+    // Ids 1-3; id 3 is the earliest, so the segment's last key is id 2 while it holds id 3.
+    await entries.ingest([
+      { ts: T0 + 10, tag: 'web', src: '', data: Buffer.from('one') },
+      { ts: T0 + 10, tag: 'web', src: '', data: Buffer.from('two') },
+      { ts: T0, tag: 'web', src: '', data: Buffer.from('three') },
+    ])
+    while ((await entries.compact({ all: true })) > 0) {}
+    // The same time and tag as entry 3: with id 3 again it would be the same key, taken for that entry and lost.
+    await entries.ingest([{ ts: T0, tag: 'web', src: '', data: Buffer.from('four') }])
+    const found: string[] = []
+    let cursor: Cursor = { ts: T0 - 1, tagId: -1, id: -1 }
+    for (;;) {
+      const rows = await entries.scan(null, cursor, T0 + 1000, 100)
+      if (rows.length === 0) break
+      cursor = rows.at(-1)!
+      for (const r of rows) if (r.data) found.push(Buffer.from(r.data).toString())
+    }
+    expect(found.sort()).toEqual(['four', 'one', 'three', 'two'])
+    expect(await entries.count(null, T0, T0 + 1000)).toBe(4)
   } finally {
     await store.close()
   }

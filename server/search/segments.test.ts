@@ -45,7 +45,7 @@ test('a step searches GREP_BYTES_PER_BYTE times its budget with a needle, its bu
   }
 })
 
-test('mapped segments stay mapped across walks up to their own bound, whatever the memory bound', async () => {
+test('decoded segments stay in the cache across walks up to its bound, and are read again past it', async () => {
   const dir = join(tmp, 'maps')
   mkdirSync(dir, { recursive: true })
   const { store } = await openTestStore(dir)
@@ -71,14 +71,14 @@ test('mapped segments stay mapped across walks up to their own bound, whatever t
         after = rows.at(-1)!
       }
     }
-    // a memory bound of one byte does not apply to mappings: three walks map each segment once
+    // a cache that holds them all: three walks read each segment once
     mapped.length = 0
-    const kept = new SegmentedEntries(store.entries, store.segments, blobs, { cacheBytes: 1 })
+    const kept = new SegmentedEntries(store.entries, store.segments, blobs, { cacheBytes: 64 << 20 })
     for (let round = 0; round < 3; round++) expect(await walkAll(kept)).toBe(n)
     expect(mapped.length).toBe(segments)
-    // a mapping bound of one segment's size maps them again on every walk
+    // a bound of one byte keeps none but the one being read: every walk reads them all again
     mapped.length = 0
-    const oneMapping = new SegmentedEntries(store.entries, store.segments, blobs, { mapCacheBytes: 1 })
+    const oneMapping = new SegmentedEntries(store.entries, store.segments, blobs, { cacheBytes: 1 })
     for (let round = 0; round < 3; round++) expect(await walkAll(oneMapping)).toBe(n)
     expect(mapped.length).toBe(3 * segments)
   } finally {

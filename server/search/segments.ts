@@ -29,22 +29,20 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { BlobStore } from '../blob'
 import type { Logger } from '../runtime/log'
+import { reclaimSpace } from '../store/db'
 import { type Cursor, type EntriesRepo, type IngestRules, type Ingested, type NewEntry, type ScanOptions, type ScanRow, type Tag } from './entries'
-import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, encodeSegment } from './segment'
+import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, compressSegment, decodeSegment, encodeSegment, headerTags } from './segment'
 
 /** A segment is cut once its entries' data reach this many bytes (or SEGMENT_ENTRIES entries). */
 export const SEGMENT_BYTES = 4 << 20
 export const SEGMENT_ENTRIES = 65_536
-/** Decoded segments kept in memory, in bytes (least recently used first out). */
-export const SEGMENT_CACHE_BYTES = 64 << 20
 /**
- * Memory-mapped segments (blobs on disk) kept mapped, in bytes of the files. A mapping holds no heap: its pages are
- * the page cache's, which the kernel reclaims as it needs. What a kept mapping saves is the page faults of mapping the
- * file again: a grep over 182 MB of segments mapped afresh took 120 ms, 100 of them in first-touch faults, against
- * 21-40 ms over mappings kept (in process, bench/README.md "engine"). The bound keeps address space and the count of
- * mappings (vm.max_map_count, 65,530 by default) far from their limits: 4,096 segments of 4 MiB.
+ * Decoded segments kept in memory, in bytes (least recently used first out), unless the server says otherwise
+ * (QUARRY_SEGMENT_CACHE: a quarter of its memory limit, at most 1 GiB). Whether a repeated search meets its data here
+ * decides its speed: a grep over 182 MB decoded took 21-40 ms in process, against 120-160 ms when every segment had
+ * to be read again (mapped afresh: page faults) and about 0.7 s more when decompressed again.
  */
-export const SEGMENT_MAP_CACHE_BYTES = 16 * 2 ** 30
+export const SEGMENT_CACHE_BYTES = 64 << 20
 /**
  * How many bytes of a segment a grep (the `needle` hint) searches for one byte of a walk step's budget: one
  * Buffer.indexOf over a segment's data runs at 5-10 GB/s, about 16 times faster than the entries of the same bytes
@@ -52,8 +50,18 @@ export const SEGMENT_MAP_CACHE_BYTES = 16 * 2 ** 30
  * the same budget, a grep over 180 MB is 180 walk steps, each paying its index probes and the segment list's check.
  */
 export const GREP_BYTES_PER_BYTE = 16
+/**
+ * Segments after a walk step's window decoded ahead of the walk (their data decompressed on Bun's thread pool while
+ * this step's entries are walked on the event loop): a walk in time order pays the decompression on the other core.
+ */
+export const PREFETCH_SEGMENTS = 2
 /** Segments one compaction run writes at most (the next run goes on). */
 export const COMPACT_MAX_SEGMENTS = 64
+/**
+ * Segments a run started by ingest writes at most (compactOnIngest): a bounded piece of work between batches, so
+ * that the compaction keeps up with a sustained ingest instead of waiting for its next period.
+ */
+export const INGEST_COMPACT_SEGMENTS = 2
 
 export interface SegmentsRepo {
   /**
@@ -77,13 +85,16 @@ export interface SegmentsRepo {
   register(segment: Omit<SegmentMeta, 'seq'>, rowIds: readonly number[], created: number): Promise<boolean>
   /** The blob keys of the registered segments (for the blob sweep). */
   blobReferences(): Promise<{ key: string; item: string }[]>
+  /** Gives the space of the rows compaction deleted back to the file system, where the store does not do it itself. */
+  reclaim?(): Promise<void>
 }
 
 export interface SegmentedOptions {
   targetBytes?: number
   maxEntries?: number
   cacheBytes?: number
-  mapCacheBytes?: number
+  /** The zstd level of new segments (SEGMENT_ZSTD_LEVEL); null: the plain format (bench/segments-zstd.ts compares). */
+  zstdLevel?: number | null
   log?: Logger
 }
 
@@ -104,13 +115,21 @@ export class SegmentedEntries implements EntriesRepo {
   private known = -1
   /** The latest unregistration the list has seen (see SegmentsRepo.state). */
   private knownRemoved = 0
-  /** Least recently used first; `mapped` entries count toward the mapping bound, the others toward memory's. */
-  private readonly cache = new Map<string, { size: number; mapped: boolean; segment: Promise<Segment> }>()
-  private readonly cached = { memory: 0, mapped: 0 }
+  /** Least recently used first. */
+  private readonly cache = new Map<string, { size: number; segment: Promise<Segment> }>()
+  private cached = 0
   private readonly targetBytes: number
   private readonly maxEntries: number
   private readonly cacheBytes: number
-  private readonly mapCacheBytes: number
+  /**
+   * The compaction runs of this process in flight. Ingest starts none while one runs; the periodic job's run does not
+   * wait for one started by ingest (two runs over the same rows are safe: the second to register finds its rows gone
+   * and drops its blob), so its lease never waits on ingest.
+   */
+  private readonly compacting = new Set<Promise<number>>()
+  /** Bytes this process ingested since its last compaction run began, and whether it may start one (compactOnIngest). */
+  private ingestedSince = 0
+  private mayCompact: (() => boolean) | null = null
 
   constructor(
     private readonly base: EntriesRepo,
@@ -121,11 +140,33 @@ export class SegmentedEntries implements EntriesRepo {
     this.targetBytes = opts.targetBytes ?? SEGMENT_BYTES
     this.maxEntries = opts.maxEntries ?? SEGMENT_ENTRIES
     this.cacheBytes = opts.cacheBytes ?? SEGMENT_CACHE_BYTES
-    this.mapCacheBytes = opts.mapCacheBytes ?? SEGMENT_MAP_CACHE_BYTES
   }
 
-  ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested> {
-    return this.base.ingest(batch, rules)
+  async ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested> {
+    const stored = await this.base.ingest(batch, rules)
+    if (this.mayCompact) {
+      for (const e of batch) this.ingestedSince += e.data.byteLength
+      // Once a segment's worth is waiting, a short run (INGEST_COMPACT_SEGMENTS) starts between this batch and the next.
+      if (this.ingestedSince >= this.targetBytes && this.compacting.size === 0 && this.mayCompact()) {
+        void this.compact({ maxSegments: INGEST_COMPACT_SEGMENTS }).catch((e: unknown) =>
+          this.opts.log?.warn('a compaction started by ingest failed; the periodic one goes on', { error: e instanceof Error ? e.message : String(e) }),
+        )
+      }
+    }
+    return stored
+  }
+
+  /**
+   * Makes ingest start a short compaction run whenever a segment's worth of entries came in through this process
+   * since its last run, and `allowed()` says so (the process holds the compaction's lease: one replica compacts).
+   */
+  compactOnIngest(allowed: () => boolean): void {
+    this.mayCompact = allowed
+  }
+
+  /** Resolves once no compaction run of this process is in flight (tests; a clean stop). */
+  async compacted(): Promise<void> {
+    while (this.compacting.size > 0) await Promise.allSettled([...this.compacting])
   }
   allTags(): Promise<Tag[]> {
     return this.base.allTags()
@@ -177,7 +218,7 @@ export class SegmentedEntries implements EntriesRepo {
     for (const [key, e] of this.cache) {
       if (registered.has(key)) continue
       this.cache.delete(key)
-      this.cached[e.mapped ? 'mapped' : 'memory'] -= e.size
+      this.cached -= e.size
     }
   }
 
@@ -207,6 +248,20 @@ export class SegmentedEntries implements EntriesRepo {
   /** The blob of a segment of `entries` (sorted by key), in the format the compaction writes (a rewrite's segment). */
   async seal(entries: readonly SegmentEntry[]): Promise<Uint8Array> {
     return encodeSegment(entries)
+  }
+
+  /**
+   * A segment's distinct tags (from its header), or null when it cannot be read and the list has changed meanwhile (it
+   * was removed: the count is done again over the new list); the error when the list is unchanged.
+   */
+  private async tagsOrGone(meta: SegmentMeta, used: SegmentMeta[]): Promise<Iterable<number> | null> {
+    try {
+      return await this.tagsOf(meta)
+    } catch (e) {
+      await this.refresh()
+      if (this.metas !== used) return null
+      throw e
+    }
   }
 
   /**
@@ -271,6 +326,8 @@ export class SegmentedEntries implements EntriesRepo {
       const rows = await this.base.scan(tagIds, after, end, limit, maxBytes, { upTo: hi })
       const segments = await this.loadAll(w.metas, used)
       if (segments === null) continue
+      this.prefetch(w.hi, end)
+      await Promise.all(segments.map((seg) => seg.loadData()))
       // The rows were read against this list: a segment registered meanwhile may hold rows this read missed.
       await this.refresh()
       if (this.metas !== used) continue
@@ -304,14 +361,19 @@ export class SegmentedEntries implements EntriesRepo {
       const wanted = tagIds === null ? null : new Set(tagIds)
       const grep = needle !== undefined && needle.byteLength > 0 ? Buffer.from(needle.buffer, needle.byteOffset, needle.byteLength) : null
       let gone = false
-      for (const m of used) {
-        if (m.max.ts < start || m.min.ts >= end) continue
+      const inRange = used.filter((m) => m.max.ts >= start && m.min.ts < end)
+      for (let k = 0; k < inRange.length; k++) {
+        const m = inRange[k]!
         if (grep !== null) {
+          // The next segments' data decompressed on the thread pool while this one is searched.
+          if (this.cacheBytes >= (PREFETCH_SEGMENTS + 2) * 2 * this.targetBytes)
+            for (const ahead of inRange.slice(k + 1, k + 1 + PREFETCH_SEGMENTS)) this.prefetchOne(ahead)
           const [seg] = (await this.loadAll([m], used)) ?? []
           if (seg === undefined) {
             gone = true
             break
           }
+          await seg.loadData()
           const p = seg.tsAtLeast(start)
           const q = seg.tsAtLeast(end, p)
           if (p >= q) continue
@@ -333,6 +395,22 @@ export class SegmentedEntries implements EntriesRepo {
         if (wanted === null && m.min.ts >= start && m.max.ts < end) {
           n += m.count
           continue
+        }
+        if (wanted !== null && m.min.ts >= start && m.max.ts < end) {
+          // Wholly inside the range: by its distinct tags alone when they are all wanted, or none is.
+          const tags = await this.tagsOrGone(m, used)
+          if (tags === null) {
+            gone = true
+            break
+          }
+          let all = true
+          let any = false
+          for (const t of tags) {
+            if (wanted.has(t)) any = true
+            else all = false
+          }
+          if (all) n += m.count
+          if (all || !any) continue
         }
         const [seg] = (await this.loadAll([m], used)) ?? []
         if (seg === undefined) {
@@ -461,6 +539,42 @@ export class SegmentedEntries implements EntriesRepo {
     return out
   }
 
+  /**
+   * A segment's distinct tag ids: from the cache when it is decoded there, else from a compressed segment's header
+   * (its blob read, nothing decompressed: a count by tag of segments not in the cache), else decoded.
+   */
+  private async tagsOf(meta: SegmentMeta): Promise<Iterable<number>> {
+    const hit = this.cache.get(meta.key)
+    if (hit) return (await hit.segment).tags
+    if (this.blobs.map) {
+      const tags = headerTags(await this.blobs.map(meta.key))
+      if (tags !== null) return tags
+    }
+    return (await this.load(meta)).tags
+  }
+
+  /** Starts decoding (data included) the PREFETCH_SEGMENTS segments that start after `hi`, before `end`. */
+  private prefetch(hi: Cursor, end: number): void {
+    // Not with a cache too small to keep them until the walk comes (they would be decoded twice).
+    if (this.cacheBytes < (PREFETCH_SEGMENTS + 2) * 2 * this.targetBytes) return
+    const { metas } = this
+    let lo = 0
+    let top = metas.length
+    while (lo < top) {
+      const mid = (lo + top) >>> 1
+      if (compareCursors(metas[mid]!.min, hi) <= 0) lo = mid + 1
+      else top = mid
+    }
+    for (let j = lo; j < Math.min(metas.length, lo + PREFETCH_SEGMENTS) && metas[j]!.min.ts < end; j++) this.prefetchOne(metas[j]!)
+  }
+
+  /** Decodes a segment into the cache ahead of its use; a failure is left for the walk that needs it to meet. */
+  private prefetchOne(meta: SegmentMeta): void {
+    this.load(meta)
+      .then((seg) => seg.loadData())
+      .catch(() => undefined)
+  }
+
   /** The decoded segment, from the cache or its blob. */
   private load(meta: SegmentMeta): Promise<Segment> {
     const hit = this.cache.get(meta.key)
@@ -469,33 +583,50 @@ export class SegmentedEntries implements EntriesRepo {
       this.cache.set(meta.key, hit)
       return hit.segment
     }
-    const mapped = this.blobs.map !== undefined
     const segment = (async () => {
       // On disk, a memory map: the data section is searched straight from the page cache (a copy into memory cost
       // more than the search itself: measured 2.4 GB/s against about 10 GB/s for the indexOf).
-      if (this.blobs.map) return new Segment(await this.blobs.map(meta.key))
+      // A compressed segment is decompressed from the map (its decoded bytes are then in memory: the cache counts them).
+      if (this.blobs.map) return decodeSegment(await this.blobs.map(meta.key))
       const body = await this.blobs.body(meta.key)
       const bytes = body instanceof Blob ? await body.arrayBuffer() : await new Response(body).arrayBuffer()
-      return new Segment(new Uint8Array(bytes))
+      return decodeSegment(new Uint8Array(bytes))
     })()
-    const entry = { size: meta.bytes, mapped, segment }
-    const tally = mapped ? 'mapped' : 'memory'
-    const bound = mapped ? this.mapCacheBytes : this.cacheBytes
+    // Counted at its stored size until decoded, then at its decoded size (index and data, decoded or to be).
+    const entry = { size: meta.bytes, segment }
     this.cache.set(meta.key, entry)
-    this.cached[tally] += entry.size
-    segment.catch(() => {
-      if (this.cache.get(meta.key) === entry) {
-        this.cache.delete(meta.key)
-        this.cached[tally] -= entry.size
-      }
-    })
-    for (const [key, e] of this.cache) {
-      if (this.cached[tally] <= bound) break
-      if (e === entry || e.mapped !== mapped) continue
-      this.cache.delete(key)
-      this.cached[tally] -= e.size
-    }
+    this.cached += entry.size
+    segment.then(
+      (seg) => {
+        if (this.cache.get(meta.key) !== entry) return
+        this.cached += seg.decodedBytes - entry.size
+        entry.size = seg.decodedBytes
+        this.evict(entry)
+      },
+      () => {
+        if (this.cache.get(meta.key) === entry) {
+          this.cache.delete(meta.key)
+          this.cached -= entry.size
+        }
+      },
+    )
+    this.evict(entry)
     return segment
+  }
+
+  /** Drops the least recently used segments (never `keep`) until the cache is within its bound. */
+  private evict(keep: { size: number }): void {
+    for (const [key, e] of this.cache) {
+      if (this.cached <= this.cacheBytes) break
+      if (e === keep) continue
+      this.cache.delete(key)
+      this.cached -= e.size
+    }
+  }
+
+  /** Bytes the decoded-segment cache counts now (tests: its bound). */
+  get cachedBytes(): number {
+    return this.cached
   }
 
   /**
@@ -503,6 +634,17 @@ export class SegmentedEntries implements EntriesRepo {
    * in rows (`all`: every row, the last segment smaller). Answers how many segments it wrote.
    */
   async compact(opts: { all?: boolean; maxSegments?: number } = {}): Promise<number> {
+    this.ingestedSince = 0
+    const run = this.compactRun(opts)
+    this.compacting.add(run)
+    try {
+      return await run
+    } finally {
+      this.compacting.delete(run)
+    }
+  }
+
+  private async compactRun(opts: { all?: boolean; maxSegments?: number }): Promise<number> {
     let written = 0
     while (written < (opts.maxSegments ?? COMPACT_MAX_SEGMENTS)) {
       const rows = await this.base.scan(null, FIRST_KEY, Number.MAX_SAFE_INTEGER, this.maxEntries, this.targetBytes)
@@ -510,7 +652,9 @@ export class SegmentedEntries implements EntriesRepo {
       for (const r of rows) bytes += r.data!.byteLength
       if (rows.length === 0 || (!opts.all && bytes < this.targetBytes && rows.length < this.maxEntries)) break
       const entries: SegmentEntry[] = rows.map((r) => ({ ts: r.ts, tagId: r.tagId, id: r.id, src: r.src!, data: r.data! }))
-      const encoded = encodeSegment(entries)
+      // Compressed off the event loop (Bun's zstd thread pool): the compaction runs beside the requests.
+      const plain = encodeSegment(entries)
+      const encoded = this.opts.zstdLevel === null ? plain : await compressSegment(plain, this.opts.zstdLevel)
       const key = `segments/${crypto.randomUUID()}`
       // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
       await this.blobs.put(key, new Blob([encoded]).stream())
@@ -532,33 +676,16 @@ export class SegmentedEntries implements EntriesRepo {
       }
       written++
     }
-    if (written > 0) await this.refresh()
+    if (written > 0) {
+      await this.refresh()
+      await this.repo.reclaim?.()
+    }
     return written
   }
 }
 
-/** The distinct tags of each decoded segment, made once per segment. */
-const segmentTags = new WeakMap<Segment, Set<number>>()
-
 function holdsAny(seg: Segment, wanted: ReadonlySet<number>): boolean {
-  let tags = segmentTags.get(seg)
-  if (!tags) {
-    // An indexed loop over the typed array, skipping runs of one tag (a Set built from the whole array cost a fifth
-    // of a grep's time over segments that are decoded again and again).
-    const distinct = new Set<number>()
-    const all = seg.tag
-    let last = Number.NaN
-    for (let i = 0; i < all.length; i++) {
-      const t = all[i]!
-      if (t !== last) {
-        last = t
-        distinct.add(t)
-      }
-    }
-    tags = distinct
-    segmentTags.set(seg, tags)
-  }
-  for (const t of tags) if (wanted.has(t)) return true
+  for (const t of seg.tags) if (wanted.has(t)) return true
   return false
 }
 
@@ -606,6 +733,9 @@ export function segmentOf(r: SegmentDbRow, num: (v: unknown) => number = Number)
   }
 }
 
+/** The server_settings key of the highest row id a segment of a SQLite store holds. */
+export const SEGMENT_TOP_ID_KEY = 'entries.segment_top_id'
+
 export const SEGMENT_COLUMNS = 'seq, key, count, bytes, min_ts, min_tag, min_id, max_ts, max_tag, max_id'
 
 export class SqliteSegmentsRepo implements SegmentsRepo {
@@ -616,6 +746,7 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
     remove: Statement<unknown, [number]>
     add: Statement<unknown, [string, number, number, number, number, number, number, number, number, number]>
     keys: Statement<{ key: string; item: string }, []>
+    topId: Statement<unknown, [string]>
   }
   constructor(private readonly db: Database) {
     this.q = {
@@ -628,6 +759,10 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       keys: db.query("SELECT key, 'entry segment ' || seq AS item FROM entry_segments"),
+      topId: db.query(
+        `INSERT INTO server_settings (key, value) VALUES ('${SEGMENT_TOP_ID_KEY}', ?1)
+         ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT)`,
+      ),
     }
   }
   // One process writes a SQLite store: seq (the rowid) grows with each registration. A seq freed by the removal of the
@@ -648,6 +783,11 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
       this.db.transaction(() => {
         for (const id of rowIds) if (this.q.remove.run(id).changes !== 1) throw gone
         this.q.add.run(s.key, s.count, s.bytes, s.min.ts, s.min.tagId, s.min.id, s.max.ts, s.max.tagId, s.max.id, created)
+        // The highest row id any segment holds (a segment's max_id is that of its last key, not its highest): new rows
+        // are numbered above it (SqliteEntriesRepo.ingest), so no id of a segment is drawn again.
+        let top = 0
+        for (const id of rowIds) if (id > top) top = id
+        this.q.topId.run(String(top))
       })()
       return true
     } catch (e) {
@@ -657,5 +797,8 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
   }
   async blobReferences() {
     return this.q.keys.all()
+  }
+  async reclaim() {
+    await reclaimSpace(this.db)
   }
 }

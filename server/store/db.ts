@@ -17,8 +17,61 @@ export function openDatabase(path: string, opts: { migrate?: boolean } = {}): Da
   db.run('PRAGMA journal_mode = WAL')
   db.run('PRAGMA synchronous = NORMAL')
   db.run('PRAGMA foreign_keys = ON')
-  if (opts.migrate !== false) migrate(db)
+  // The WAL file is cut back to this size at each checkpoint (without it, it stays at its high-water mark: the size
+  // of the largest burst of writes between two checkpoints).
+  db.run(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`)
+  if (opts.migrate !== false) {
+    useIncrementalVacuum(db)
+    migrate(db)
+  }
   return db
+}
+
+/** Bytes the WAL file keeps after a checkpoint. */
+export const WAL_SIZE_LIMIT = 64 << 20
+/**
+ * A store in SQLite's default (no auto-vacuum) is rewritten once at start (VACUUM) to switch it to incremental
+ * vacuum, when it holds at most this much; a larger one keeps its mode, as a VACUUM takes as long as a copy of the
+ * file, with twice its space, before the server answers (docs/operations.md says how to switch it offline).
+ */
+export const VACUUM_AT_START_MAX_BYTES = 256 << 20
+
+/**
+ * Makes the file give back the pages compaction frees (`reclaimSpace`): `auto_vacuum = INCREMENTAL` holds from the
+ * creation of a new store, and an existing one switches with one VACUUM (see VACUUM_AT_START_MAX_BYTES).
+ */
+function useIncrementalVacuum(db: Database): void {
+  if (db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()?.auto_vacuum === INCREMENTAL) return
+  db.run(`PRAGMA auto_vacuum = ${INCREMENTAL}`)
+  // A new (empty) file takes the mode at once; an existing one only through a VACUUM.
+  const size = db.query<{ n: number }, []>('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get()!.n
+  if (size > 0 && size <= VACUUM_AT_START_MAX_BYTES) db.run('VACUUM')
+}
+
+const INCREMENTAL = 2
+
+/** Pages one step of reclaimSpace gives back (4 KiB each): a bounded write transaction, then other writers go. */
+const RECLAIM_PAGES_PER_STEP = 2048
+
+/**
+ * Gives the free pages of the file back to the file system (after compaction deleted rows), in steps of
+ * RECLAIM_PAGES_PER_STEP with the event loop free between them. Nothing on a store not in incremental mode.
+ * Answers the pages given back.
+ */
+export async function reclaimSpace(db: Database): Promise<number> {
+  if (db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()?.auto_vacuum !== INCREMENTAL) return 0
+  let freed = 0
+  for (;;) {
+    const free = db.query<{ freelist_count: number }, []>('PRAGMA freelist_count').get()!.freelist_count
+    if (free === 0) break
+    const step = Math.min(free, RECLAIM_PAGES_PER_STEP)
+    db.run(`PRAGMA incremental_vacuum(${step})`)
+    freed += step
+    await new Promise((resolve) => setTimeout(resolve, 0))
+  }
+  // The main file shrinks at the checkpoint that copies the vacuum's pages back: tried now (without waiting for readers).
+  if (freed > 0) db.run('PRAGMA wal_checkpoint(PASSIVE)')
+  return freed
 }
 
 /**

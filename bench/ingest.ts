@@ -1,0 +1,309 @@
+// The ingest benchmark (bench/ingest.sh; bench/README.md, "bench/ingest.sh"): the same generated lines stored
+//   - by the sqlite3 CLI into a fresh Quarry store, in one transaction (`.import` into a temporary table, then one
+//     INSERT ... SELECT into `entries`, the store's own schema and indexes, WAL, synchronous=NORMAL): the floor;
+//   - through POST /api/ingest/json of a fresh server, in batches of at most BATCH_ENTRIES entries and 1 MiB of body
+//     (the CLI's), one request at a time; the bodies are made before the clock starts;
+//   - by `quarry ingest FILE --tag T` against a fresh server (a process of its own, as a user runs it);
+// in interleaved rounds (each method once per round, the order turning), each figure its median round. During the
+// route's runs the server compacts every second: the rows waiting (not yet in segments) are sampled every 250 ms
+// from a read-only connection. Last, one server takes the access and JSON lines through the route and compacts them
+// all: the data directory's size against the input's.
+//
+//   bun run bench/ingest.ts <work-dir>
+//
+// Environment: BENCH_ENTRIES (1000000 lines of each kind), BENCH_ROUNDS (3), BENCH_NO_SIZE=1 (skip the size run).
+import { Database } from 'bun:sqlite'
+import { mkdirSync, rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { createSqliteStore } from '../server/repos'
+import { accessLine, jsonLine } from './engine-data'
+
+const work = process.argv[2] ?? ''
+if (work === '') {
+  console.error('usage: bun run bench/ingest.ts <work-dir>')
+  process.exit(2)
+}
+const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const BATCH_ENTRIES = 5000
+const BATCH_BYTES = 1 << 20
+const ROOT = join(import.meta.dir, '..')
+const BUN = process.execPath
+const log = (msg: string) => console.error(`== ${msg}`)
+
+// --- the lines ---------------------------------------------------------------------------------------------------
+const files = { access: join(work, 'access.log'), json: join(work, 'json.log') }
+for (const [kind, gen] of [['access', accessLine], ['json', jsonLine]] as const) {
+  const w = Bun.file(files[kind]).writer()
+  for (let i = 0; i < ENTRIES; i++) w.write(`${gen(i)}\n`)
+  await w.end()
+}
+const inputBytes = { access: statSync(files.access).size, json: statSync(files.json).size }
+log(`${ENTRIES} access lines (${mb(inputBytes.access)} MB), ${ENTRIES} JSON lines (${mb(inputBytes.json)} MB)`)
+
+function mb(n: number): string {
+  return (n / 1e6).toFixed(1)
+}
+
+/** The request bodies of a file's lines, as the CLI cuts them. */
+async function bodies(file: string, tag: string): Promise<string[]> {
+  const out: string[] = []
+  let batch: string[] = []
+  let size = 2
+  const text = await Bun.file(file).text()
+  for (const line of text.split('\n')) {
+    if (line === '') continue
+    const entry = JSON.stringify({ Tag: tag, Data: Buffer.from(line).toString('base64') })
+    if (batch.length > 0 && (size + entry.length + 1 > BATCH_BYTES || batch.length >= BATCH_ENTRIES)) {
+      out.push(`[${batch.join(',')}]`)
+      batch = []
+      size = 2
+    }
+    batch.push(entry)
+    size += entry.length + 1
+  }
+  if (batch.length > 0) out.push(`[${batch.join(',')}]`)
+  return out
+}
+
+// --- a server ----------------------------------------------------------------------------------------------------
+interface Server {
+  base: string
+  dataDir: string
+  token: string
+  stop(): Promise<void>
+}
+
+async function startServer(name: string): Promise<Server> {
+  const dataDir = join(work, name)
+  rmSync(dataDir, { recursive: true, force: true })
+  mkdirSync(dataDir, { recursive: true })
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port
+  probe.stop(true)
+  const password = `bench-${crypto.randomUUID()}`
+  const proc = Bun.spawn([BUN, 'run', 'server/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      QUARRY_DATA_DIR: dataDir,
+      QUARRY_LISTEN: `127.0.0.1:${port}`,
+      QUARRY_ADMIN_PASSWORD: password,
+      QUARRY_LOG_LEVEL: 'warn',
+      QUARRY_COMPACT_INTERVAL: '1s',
+      QUARRY_USER_QUOTA: 'unlimited',
+    },
+    stdout: 'ignore',
+    stderr: Bun.file(join(work, `${name}.log`)),
+  })
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/api/test`)).status > 0) break
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${name}: the server did not start`)
+    await Bun.sleep(100)
+  }
+  const login = (await (await fetch(`${base}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: password }), headers: { 'content-type': 'application/json' } })).json()) as { JWT: string }
+  const res = await fetch(`${base}/api/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${login.JWT}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench-ingest', capabilities: ['Ingest'] }),
+  })
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`)
+  const token = ((await res.json()) as { token: string }).token
+  return {
+    base,
+    dataDir,
+    token,
+    async stop() {
+      proc.kill('SIGTERM')
+      await proc.exited
+    },
+  }
+}
+
+/** Rows waiting for compaction, sampled from a read-only connection to the server's store. */
+function sampler(dataDir: string) {
+  const db = new Database(join(dataDir, 'quarry.db'), { readonly: true })
+  const q = db.query<{ n: number }, []>('SELECT count(*) AS n FROM entries')
+  const samples: { at: number; rows: number }[] = []
+  const t0 = performance.now()
+  const timer = setInterval(() => {
+    try {
+      samples.push({ at: performance.now() - t0, rows: q.get()!.n })
+    } catch {}
+  }, 250)
+  return {
+    samples,
+    rows: () => q.get()!.n,
+    stop() {
+      clearInterval(timer)
+      db.close()
+    },
+  }
+}
+
+/** Waits until the rows waiting are below one segment's worth (the compaction caught up); answers the ms it took. */
+async function settle(s: ReturnType<typeof sampler>, limitMs = 600_000): Promise<number> {
+  const t0 = performance.now()
+  while (s.rows() >= 20_000) {
+    if (performance.now() - t0 > limitMs) throw new Error('the compaction did not catch up')
+    await Bun.sleep(100)
+  }
+  return performance.now() - t0
+}
+
+// --- the methods -------------------------------------------------------------------------------------------------
+interface Run {
+  seconds: number
+  extra?: Record<string, number>
+}
+
+async function viaSqlite3(round: number): Promise<Run> {
+  const dir = join(work, `sqlite3-${round}`)
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const path = join(dir, 'quarry.db')
+  createSqliteStore(path).db.close()
+  const script = [
+    'PRAGMA journal_mode = WAL;',
+    'PRAGMA synchronous = NORMAL;',
+    'BEGIN;',
+    'CREATE TEMP TABLE lines (line TEXT);',
+    '.mode ascii',
+    '.separator "\\037" "\\n"',
+    `.import ${files.access} lines`,
+    "INSERT INTO ingest_tags (name) VALUES ('access');",
+    `INSERT INTO entries (ts, tag_id, src, data) SELECT ${Date.now()} + rowid, (SELECT id FROM ingest_tags WHERE name = 'access'), '', CAST(line AS BLOB) FROM lines;`,
+    'COMMIT;',
+  ].join('\n')
+  const t0 = performance.now()
+  const p = Bun.spawn(['sqlite3', path], { stdin: new Blob([script]), stdout: 'pipe', stderr: 'pipe' })
+  const code = await p.exited
+  const seconds = (performance.now() - t0) / 1000
+  if (code !== 0) throw new Error(`sqlite3: ${await new Response(p.stderr).text()}`)
+  const db = new Database(path, { readonly: true })
+  const n = db.query<{ n: number }, []>('SELECT count(*) AS n FROM entries').get()!.n
+  db.close()
+  rmSync(dir, { recursive: true, force: true })
+  if (n !== ENTRIES) throw new Error(`sqlite3 stored ${n} entries, not ${ENTRIES}`)
+  return { seconds }
+}
+
+const accessBodies = await bodies(files.access, 'access')
+
+async function viaRoute(round: number): Promise<Run> {
+  const s = await startServer(`route-${round}`)
+  const rows = sampler(s.dataDir)
+  try {
+    const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }
+    const t0 = performance.now()
+    let stored = 0
+    for (const body of accessBodies) {
+      const res = await fetch(`${s.base}/api/ingest/json`, { method: 'POST', headers, body })
+      if (!res.ok) throw new Error(`ingest: ${res.status} ${await res.text()}`)
+      stored += ((await res.json()) as { Count: number }).Count
+    }
+    const seconds = (performance.now() - t0) / 1000
+    if (stored !== ENTRIES) throw new Error(`the route stored ${stored} entries, not ${ENTRIES}`)
+    const during = rows.samples.filter((x) => x.at <= seconds * 1000)
+    const atEnd = rows.rows()
+    const catchUp = await settle(rows)
+    return {
+      seconds,
+      extra: {
+        'rows waiting, max during ingest': Math.max(0, ...during.map((x) => x.rows)),
+        'rows waiting at the end': atEnd,
+        'compacted share at the end (%)': Math.round((100 * (ENTRIES - atEnd)) / ENTRIES),
+        'catch-up after the end (s)': Math.round(catchUp / 100) / 10,
+      },
+    }
+  } finally {
+    rows.stop()
+    await s.stop()
+    rmSync(s.dataDir, { recursive: true, force: true })
+  }
+}
+
+async function viaCli(round: number): Promise<Run> {
+  const s = await startServer(`cli-${round}`)
+  try {
+    const t0 = performance.now()
+    const p = Bun.spawn([BUN, 'run', 'cli/main.ts', 'ingest', files.access, '--tag', 'access'], {
+      cwd: ROOT,
+      env: { ...process.env, QUARRY_URL: s.base, QUARRY_TOKEN: s.token },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const code = await p.exited
+    const seconds = (performance.now() - t0) / 1000
+    if (code !== 0) throw new Error(`quarry ingest: ${await new Response(p.stderr).text()}`)
+    return { seconds }
+  } finally {
+    await s.stop()
+    rmSync(s.dataDir, { recursive: true, force: true })
+  }
+}
+
+const methods: [string, (round: number) => Promise<Run>][] = [
+  ['sqlite3, one transaction', viaSqlite3],
+  ['POST /api/ingest/json', viaRoute],
+  ['quarry ingest', viaCli],
+]
+const runs = new Map<string, Run[]>(methods.map(([name]) => [name, []]))
+for (let round = 0; round < ROUNDS; round++) {
+  for (let k = 0; k < methods.length; k++) {
+    const [name, run] = methods[(k + round) % methods.length]!
+    const r = await run(round)
+    runs.get(name)!.push(r)
+    log(`round ${round + 1}: ${name}: ${r.seconds.toFixed(2)} s${r.extra ? ` ${JSON.stringify(r.extra)}` : ''}`)
+  }
+}
+
+const median = (list: Run[]) => [...list].sort((a, b) => a.seconds - b.seconds)[Math.floor(list.length / 2)]!
+const floor = median(runs.get(methods[0]![0])!).seconds
+console.log(`| method | seconds (median of ${ROUNDS}) | entries/s | MB/s | of sqlite3 | rounds (s) |`)
+console.log('| --- | ---: | ---: | ---: | ---: | --- |')
+for (const [name] of methods) {
+  const m = median(runs.get(name)!)
+  console.log(
+    `| ${name} | ${m.seconds.toFixed(2)} | ${Math.round(ENTRIES / m.seconds).toLocaleString('en-US')} | ${mb(inputBytes.access / m.seconds)} | ${(floor / m.seconds).toFixed(2)} | ${runs
+      .get(name)!
+      .map((r) => r.seconds.toFixed(2))
+      .join(', ')} |`,
+  )
+}
+console.log()
+console.log('Compaction during the route runs (each round):')
+for (const r of runs.get('POST /api/ingest/json')!) console.log(`- ${JSON.stringify(r.extra)}`)
+
+// --- the data directory's size after both kinds and compaction --------------------------------------------------
+if (process.env.BENCH_NO_SIZE !== '1') {
+  const s = await startServer('size')
+  const rows = sampler(s.dataDir)
+  try {
+    const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }
+    for (const [file, tag] of [[files.access, 'access'], [files.json, 'json']] as const)
+      for (const body of await bodies(file, tag)) {
+        const res = await fetch(`${s.base}/api/ingest/json`, { method: 'POST', headers, body })
+        if (!res.ok) throw new Error(`ingest: ${res.status} ${await res.text()}`)
+      }
+    await settle(rows)
+    // The last compaction run's reclaim and checkpoint: a few seconds more, then the size as `du` sees it.
+    await Bun.sleep(3000)
+    rows.stop()
+    await s.stop()
+    const du = Bun.spawnSync(['du', '-sb', s.dataDir]).stdout.toString().split('\t')[0]
+    const blobs = Bun.spawnSync(['du', '-sb', join(s.dataDir, 'blobs')]).stdout.toString().split('\t')[0]
+    const db = statSync(join(s.dataDir, 'quarry.db')).size
+    const input = inputBytes.access + inputBytes.json
+    console.log()
+    console.log(
+      `Data directory after ${ENTRIES} access + ${ENTRIES} JSON lines (${mb(input)} MB) and compaction: ${mb(Number(du))} MB (${(Number(du) / input).toFixed(2)} x the input): quarry.db ${mb(db)} MB, blobs ${mb(Number(blobs))} MB`,
+    )
+  } finally {
+    rmSync(s.dataDir, { recursive: true, force: true })
+  }
+}
