@@ -240,14 +240,20 @@ export class SegmentedEntries implements EntriesRepo {
     return this.metas
   }
 
-  /** A registered segment, decoded (from the cache when it is there). */
-  open(meta: SegmentMeta): Promise<Segment> {
-    return this.load(meta)
+  /** A registered segment, decoded with its data (from the cache when it is there). */
+  async open(meta: SegmentMeta): Promise<Segment> {
+    const seg = await this.load(meta)
+    await seg.loadData()
+    return seg
   }
 
-  /** The blob of a segment of `entries` (sorted by key), in the format the compaction writes (a rewrite's segment). */
+  /**
+   * The blob of a segment of `entries` (sorted by key), in the format the compaction writes (a compaction's or a
+   * rewrite's segment): compressed off the event loop (Bun's zstd thread pool), or plain with zstdLevel null.
+   */
   async seal(entries: readonly SegmentEntry[]): Promise<Uint8Array> {
-    return encodeSegment(entries)
+    const plain = encodeSegment(entries)
+    return this.opts.zstdLevel === null ? plain : compressSegment(plain, this.opts.zstdLevel)
   }
 
   /**
@@ -652,9 +658,7 @@ export class SegmentedEntries implements EntriesRepo {
       for (const r of rows) bytes += r.data!.byteLength
       if (rows.length === 0 || (!opts.all && bytes < this.targetBytes && rows.length < this.maxEntries)) break
       const entries: SegmentEntry[] = rows.map((r) => ({ ts: r.ts, tagId: r.tagId, id: r.id, src: r.src!, data: r.data! }))
-      // Compressed off the event loop (Bun's zstd thread pool): the compaction runs beside the requests.
-      const plain = encodeSegment(entries)
-      const encoded = this.opts.zstdLevel === null ? plain : await compressSegment(plain, this.opts.zstdLevel)
+      const encoded = await this.seal(entries)
       const key = `segments/${crypto.randomUUID()}`
       // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
       await this.blobs.put(key, new Blob([encoded]).stream())
