@@ -10,7 +10,7 @@
 // Then the wire rules of docs/api.md "Conventions" apply: an empty JSON body is a body of nothing, login forms arrive
 // as application/x-www-form-urlencoded, and JSON is JSON whatever its type.
 import { Elysia } from 'elysia'
-import { Errors } from './errors'
+import { ApiError, Errors } from './errors'
 import { uploadFormOf } from '../upload/multipart'
 import { MAX_JSON_DEPTH, jsonShapeProblem } from './json-shape'
 import type { Maybe } from '../store/maybe'
@@ -65,9 +65,19 @@ export function rawBody(request: Request): string {
   return rawBodies.get(request) ?? ''
 }
 
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+/**
+ * A request's body, read whole up to `limit` bytes: a declared length past it is refused unread, a chunked body once
+ * past it, a body that breaks off with 400. `refuse` makes the refusal (the catalogue's error by default; the shippers'
+ * protocols make their own shape from the same status and words).
+ */
+export async function readLimited(
+  request: Request,
+  limit: number,
+  refuse: (status: 400 | 413, message: string) => Error = (status, message) => new ApiError(status, message),
+): Promise<Uint8Array> {
+  const tooLarge = () => refuse(413, Errors.tooLarge(limit).message)
   const declared = Number(request.headers.get('content-length') ?? 0)
-  if (declared > limit) throw Errors.tooLarge(limit)
+  if (declared > limit) throw tooLarge()
   if (!request.body) return new Uint8Array(0)
   const chunks: Uint8Array[] = []
   let size = 0
@@ -78,17 +88,17 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
       try {
         next = await reader.read()
       } catch {
-        throw Errors.badRequest('the request body broke off')
+        throw refuse(400, 'the request body broke off')
       }
       if (next.done) break
       size += next.value.byteLength
-      if (size > limit) throw Errors.tooLarge(limit)
+      if (size > limit) throw tooLarge()
       chunks.push(next.value)
     }
   } finally {
     reader.releaseLock()
   }
-  return Buffer.concat(chunks)
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 }
 
 /**

@@ -2,6 +2,7 @@
 // `maxBytes` are read off the wire (a larger declared Content-Length is refused unread), and a gzip body is inflated to
 // at most `maxInflatedBytes` (node:zlib stops there), so neither a large body nor a gzip bomb can hold more memory.
 import { nodeZlib } from '../runtime/lazy-builtins'
+import { readLimited as readBody } from '../http/body'
 
 /** Why a body was not taken: the HTTP status, the reason for the metrics, and a message that says which bound. */
 export class BodyRefused extends Error {
@@ -24,7 +25,6 @@ export interface BodyLimits {
   maxInflatedBytes: number
 }
 
-const tooLarge = (limit: number) => new BodyRefused(413, `request body exceeds the limit of ${limit} bytes (QUARRY_MAX_BODY_SIZE)`)
 
 /** The body as sent, inflated when its Content-Encoding is gzip; throws BodyRefused. */
 export async function readShipperBody(request: Request, limits: BodyLimits): Promise<Uint8Array> {
@@ -46,30 +46,8 @@ export async function readShipperBody(request: Request, limits: BodyLimits): Pro
   }
 }
 
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? 0)
-  if (declared > limit) throw tooLarge(limit)
-  if (!request.body) return new Uint8Array(0)
-  const chunks: Uint8Array[] = []
-  let size = 0
-  const reader = request.body.getReader()
-  try {
-    for (;;) {
-      let next: Awaited<ReturnType<typeof reader.read>>
-      try {
-        next = await reader.read()
-      } catch {
-        throw new BodyRefused(400, 'the request body broke off')
-      }
-      if (next.done) break
-      size += next.value.byteLength
-      if (size > limit) throw tooLarge(limit)
-      chunks.push(next.value)
-    }
-  } finally {
-    reader.releaseLock()
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  return readBody(request, limit, (status, message) => new BodyRefused(status, status === 413 ? `${message} (QUARRY_MAX_BODY_SIZE)` : message))
 }
 
 /** An ingest tag made of `name`: characters a tag may not hold become '_', cut to 128; undefined when nothing is left. */

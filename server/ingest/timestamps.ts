@@ -69,7 +69,7 @@ export function zoneProblem(zone: string): string | undefined {
   }
 }
 
-interface Zone {
+export interface Zone {
   /** Milliseconds since the epoch of a wall-clock time (itself counted as if it were UTC) in this zone. */
   toUtc(wallMs: number): number
 }
@@ -117,7 +117,11 @@ function ianaZone(name: string): Zone {
   }
 }
 
-function zoneOf(zone: string): Zone {
+/**
+ * The zone a time without one is read in: UTC, a fixed offset (`+02:00`, `-0700`) or an IANA name (`Europe/Paris`),
+ * whose offset follows daylight saving time. Throws an Error naming the problem.
+ */
+export function zoneOf(zone: string): Zone {
   const z = zone.trim()
   if (z === '' || /^(utc|gmt|z|etc\/utc)$/i.test(z)) return UTC_ZONE
   const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(z)
