@@ -126,7 +126,7 @@ export class SegmentedEntries implements EntriesRepo {
    * wait for one started by ingest (two runs over the same rows are safe: the second to register finds its rows gone
    * and drops its blob), so its lease never waits on ingest.
    */
-  private readonly compacting = new Set<Promise<number>>()
+  private readonly runs = new Set<Promise<number>>()
   /** Bytes this process ingested since its last compaction run began, and whether it may start one (compactOnIngest). */
   private ingestedSince = 0
   private mayCompact: (() => boolean) | null = null
@@ -147,7 +147,7 @@ export class SegmentedEntries implements EntriesRepo {
     if (this.mayCompact) {
       for (const e of batch) this.ingestedSince += e.data.byteLength
       // Once a segment's worth is waiting, a short run (INGEST_COMPACT_SEGMENTS) starts between this batch and the next.
-      if (this.ingestedSince >= this.targetBytes && this.compacting.size === 0 && this.mayCompact()) {
+      if (this.ingestedSince >= this.targetBytes && this.runs.size === 0 && this.mayCompact()) {
         void this.compact({ maxSegments: INGEST_COMPACT_SEGMENTS }).catch((e: unknown) =>
           this.opts.log?.warn('a compaction started by ingest failed; the periodic one goes on', { error: e instanceof Error ? e.message : String(e) }),
         )
@@ -164,9 +164,14 @@ export class SegmentedEntries implements EntriesRepo {
     this.mayCompact = allowed
   }
 
+  /** Whether a compaction run of this process is in flight. */
+  get compacting(): boolean {
+    return this.runs.size > 0
+  }
+
   /** Resolves once no compaction run of this process is in flight (tests; a clean stop). */
   async compacted(): Promise<void> {
-    while (this.compacting.size > 0) await Promise.allSettled([...this.compacting])
+    while (this.runs.size > 0) await Promise.allSettled([...this.runs])
   }
   allTags(): Promise<Tag[]> {
     return this.base.allTags()
@@ -642,11 +647,11 @@ export class SegmentedEntries implements EntriesRepo {
   async compact(opts: { all?: boolean; maxSegments?: number } = {}): Promise<number> {
     this.ingestedSince = 0
     const run = this.compactRun(opts)
-    this.compacting.add(run)
+    this.runs.add(run)
     try {
       return await run
     } finally {
-      this.compacting.delete(run)
+      this.runs.delete(run)
     }
   }
 
