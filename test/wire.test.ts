@@ -193,6 +193,11 @@ describe('null strings (docs/api.md "Conventions": null for an optional string i
     ((s.type === 'string' || typeof s.const === 'string') && s.const !== '') || ((s.anyOf as TSchema[] | undefined) ?? []).some(takesString)
   /** Times take null, "" or absent as unset (docs/api.md "Conventions"): null stays null for the time parser. */
   const TIMES = new Set(['expiresAt', 'SearchStart', 'SearchEnd', 'TS'])
+  /**
+   * Fields whose null the handler reads as "" itself, the schema having no Transform: decoding every entry of an ingest
+   * batch through TypeBox cost most of the batch (plugins/ingest/index.ts; stored as "": plugins/ingest/ingest.test.ts).
+   */
+  const HANDLER_READS_NULL = new Set(['POST /api/ingest/json SRC'])
 
   test('every optional string of every body schema takes null, and the handler sees ""', async () => {
     const s = await setup()
@@ -205,7 +210,8 @@ describe('null strings (docs/api.md "Conventions": null for an optional string i
         if (required.has(name) || !takesString(prop)) continue
         seen.push(`${r.key} ${name}`)
         expect({ field: `${r.key} ${name}`, null: Value.Check(prop, null) }).toEqual({ field: `${r.key} ${name}`, null: true })
-        if (!TIMES.has(name)) expect({ field: `${r.key} ${name}`, decoded: Value.Decode(prop, null) }).toEqual({ field: `${r.key} ${name}`, decoded: '' })
+        if (!TIMES.has(name) && !HANDLER_READS_NULL.has(`${r.key} ${name}`))
+          expect({ field: `${r.key} ${name}`, decoded: Value.Decode(prop, null) }).toEqual({ field: `${r.key} ${name}`, decoded: '' })
       }
     }
     // the sweep reached the notification fields and those of every area

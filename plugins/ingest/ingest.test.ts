@@ -368,3 +368,17 @@ describe('the entries of a batch are checked one by one, as the wire format says
     )
   })
 })
+
+test('SRC null, "" or absent is stored as no source; an address as itself', async () => {
+  const s = await server()
+  const u = await s.createUser()
+  const data = Buffer.from('x').toString('base64')
+  const res = await ingest(s, u.jwt, [
+    { Tag: 'web', SRC: null, Data: data },
+    { Tag: 'web', SRC: '', Data: data },
+    { Tag: 'web', Data: data },
+    { Tag: 'web', SRC: '192.0.2.9', Data: data },
+  ])
+  expect(res.status).toBe(200)
+  expect((await s.rows('SELECT src FROM entries ORDER BY id')).map((r) => r.src)).toEqual(['', '', '', '192.0.2.9'])
+})
