@@ -547,7 +547,11 @@ export async function crashRound(seed: number): Promise<CrashRoundResult> {
     await Bun.sleep(5) // the orphans are older than the grace below
     server = await startServer(dataDir, { QUARRY_BLOB_SWEEP_GRACE: '1ms' })
     const sweep = await waitFor(server.lines, 'blob sweep')
-    if (sweep.removed !== down.orphans.length || sweep.missing !== 0)
+    // The sweep takes every orphan of the kill. It may take more: the restart itself can release blobs before the
+    // sweep reads the references (on PostgreSQL the restarted server is a new replica, and the orphaned-searches job
+    // turns the killed one's searches that were being saved into errors, whose pending keys then point nowhere; seen
+    // once in a fresh-clone run: 8 removed of 7). That it took nothing live is checked below: nothing may be missing.
+    if (Number(sweep.removed) < down.orphans.length || sweep.missing !== 0)
       throw fail(`the sweep at restart removed ${sweep.removed} of ${down.orphans.length} orphans, missing ${sweep.missing}`)
     const after = new Client(server.url)
     const adminAgain = await after.login('admin', ADMIN_PASSWORD)
