@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createDiskBlobStore } from '../server/blob'
+import { BlobNotFoundError, createDiskBlobStore } from '../server/blob'
 import { Segment } from '../server/search/segment'
 import { listening, openStoreAt, spawnServer } from './helpers'
 
@@ -55,12 +55,28 @@ async function ingest(server: Server, sent: readonly Sent[]) {
   }
 }
 
-/** Every entry the store holds, rows and registered segments, as texts (with repeats, if any), and what is pending. */
-async function stored(dataDir: string) {
+/**
+ * Every entry the store holds, rows and registered segments, as texts (with repeats, if any), and what is pending.
+ * Read beside a running server, a segment may be removed between the read of the list and of its blob: the whole
+ * read is then done again (the server deletes a blob only once its segment is unregistered).
+ */
+async function stored(dataDir: string): Promise<{ texts: string[]; segments: number; rows: number; pending: number; missingBlobs: number }> {
+  for (;;) {
+    try {
+      return await storedOnce(dataDir)
+    } catch (e) {
+      if (!(e instanceof BlobNotFoundError) && !(e instanceof ListChanged)) throw e
+    }
+  }
+}
+
+class ListChanged extends Error {}
+
+async function storedOnce(dataDir: string) {
   const at = await openStoreAt(dataDir)
   try {
     const rows = await at.rows('SELECT data FROM entries')
-    const keys = (await at.rows('SELECT key FROM entry_segments')).map((r) => String(r.key))
+    const keys = (await at.rows('SELECT key FROM entry_segments ORDER BY key')).map((r) => String(r.key))
     const pending = await at.rows('SELECT key FROM entry_segment_removals WHERE NOT blob_gone')
     const blobs = await createDiskBlobStore({ dataDir })
     const texts = rows.map((r) => Buffer.from(r.data as Uint8Array).toString())
@@ -73,6 +89,9 @@ async function stored(dataDir: string) {
       const seg = new Segment(new Uint8Array(await ((await blobs.body(key)) as Blob).arrayBuffer()))
       for (let i = 0; i < seg.count; i++) texts.push(seg.entryData(i).toString())
     }
+    // A blob found missing counts only if its segment was still registered after the blobs were read.
+    const again = (await at.rows('SELECT key FROM entry_segments ORDER BY key')).map((r) => String(r.key))
+    if (again.join() !== keys.join()) throw new ListChanged()
     return { texts, segments: keys.length, rows: rows.length, pending: pending.length, missingBlobs }
   } finally {
     await at.close()
