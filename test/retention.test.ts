@@ -326,8 +326,15 @@ describe('retention', () => {
 
   test('PUT /api/admin/retention refuses bad rules with 400 and changes nothing', async () => {
     const s = await server()
+    // a stored rule, which a refused request must leave as it is
+    expect((await s.call('PUT', '/api/admin/retention', { jwt: s.adminJwt, json: { Rules: [{ Tag: 'web', MaxAgeMs: DAY, MaxBytes: null }] } })).status).toBe(200)
     const before = storeSnapshot(s)
     for (const Rules of [
+      // not a list: Elysia would coerce a string into one ("" into [], which replaced every rule)
+      '',
+      'x',
+      null,
+      { Tag: 'web', MaxAgeMs: 1, MaxBytes: null },
       [{ Tag: 'bad tag', MaxAgeMs: 1, MaxBytes: null }],
       [{ Tag: '', MaxAgeMs: 1, MaxBytes: 10 }],
       [

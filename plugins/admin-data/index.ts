@@ -99,6 +99,12 @@ export function adminDataPlugin({ auth, removal, intervalMs }: AdminDataDeps) {
       {
         access: 'admin',
         body: t.Object({ Rules: t.Array(Rule, { maxItems: MAX_RETENTION_RULES }) }),
+        // Elysia coerces a string where a list of objects is declared ("" became [], which replaced every stored rule:
+        // found by the generated bad-input test), so the body is checked as sent, before validation.
+        transform(ctx) {
+          const rules = (ctx.body as { Rules?: unknown } | null | undefined)?.Rules
+          if (!Array.isArray(rules)) throw Errors.badRequest('invalid body property Rules: expected a list of rules ([] for none)')
+        },
         response: RetentionState,
         detail: {
           summary: 'Replace the stored retention rules',
