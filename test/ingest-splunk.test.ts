@@ -13,6 +13,7 @@ import { PUBLIC_ROUTES } from '../server/rules/permissions'
 import { type TestServer, createTestServer } from './helpers'
 import { parseHecRaw } from '../server/ingest/hec'
 import { apiRoutes } from './routes'
+import { byData, entryCount, search } from './ingested'
 
 const servers: TestServer[] = []
 const dirs: string[] = []
@@ -36,33 +37,6 @@ async function world(config: Partial<Config> = {}, capabilities = ['Ingest']) {
   return { s, u, token: res.body.token as string, origin, base: `${origin}/api/ingest/splunk/services/collector` }
 }
 
-interface Found {
-  ts: number
-  tag: string
-  src: string
-  data: string
-}
-
-/** Every entry a search of `query` finds in a wide time range. */
-async function search(s: TestServer, jwt: string, query = 'tag=*'): Promise<Found[]> {
-  const launched = await s.call('POST', '/api/searchctrl/launch', {
-    jwt,
-    json: { SearchString: query, SearchStart: '2000-01-01T00:00:00Z', SearchEnd: '2100-01-01T00:00:00Z' },
-  })
-  expect(launched.status).toBe(200)
-  await s.searches.settled()
-  const got = await s.call('GET', `/api/searchctrl/${launched.body.SearchID}/download/json`, { jwt })
-  expect(got.status).toBe(200)
-  return (got.body as { TS: string; Tag: string; SRC: string; Data: string }[]).map((r) => ({
-    ts: Date.parse(r.TS),
-    tag: r.Tag,
-    src: r.SRC,
-    data: Buffer.from(r.Data, 'base64').toString(),
-  }))
-}
-
-const byData = (a: Found, b: Found) => (a.data < b.data ? -1 : a.data > b.data ? 1 : 0)
-const entryCount = async (s: TestServer) => Number((await s.rows('SELECT count(*) AS n FROM entries'))[0]!.n)
 const T0 = Date.parse('2026-03-01T12:00:00.123Z')
 
 async function curl(args: string[]): Promise<{ status: number; body: string }> {
