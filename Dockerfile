@@ -17,6 +17,9 @@ COPY engine ./engine
 COPY server ./server
 COPY plugins ./plugins
 COPY vendor ./vendor
+# The web console (web/src → web/dist), served at / (plugins/console finds it beside dist/server)
+COPY web ./web
+RUN bun web/build.ts
 # The matching workers' program (server/search/match-worker.ts, with the engine and re2js) is bundled by a macro
 # while this builds, and inlined as text: the bundle needs no worker file beside it. protobufjs stays out: see
 # server/search/match-worker-bundle.ts.
@@ -29,6 +32,7 @@ ENV NODE_ENV=production \
     QUARRY_DATA_DIR=/data
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=deps /app/dist ./dist
+COPY --from=deps /app/web/dist ./web/dist
 COPY package.json tsconfig.json bunfig.toml ./
 COPY engine ./engine
 COPY server ./server

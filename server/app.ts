@@ -24,6 +24,7 @@ import { AuthService } from '../plugins/auth/service'
 import { groupsPlugin } from '../plugins/groups'
 import { systemPlugin } from '../plugins/system'
 import { ApiDocs, docsPlugin } from '../plugins/system/docs'
+import { consolePlugin, loadConsoleFiles } from '../plugins/console'
 import { readinessCheck } from '../plugins/system/health'
 import { PRIMARY_ADMIN, usersPlugin } from '../plugins/users'
 import { tokensPlugin } from '../plugins/tokens'
@@ -193,6 +194,7 @@ export async function createApp(deps: AppDeps) {
   const readiness = readinessCheck(store.settings, guardedBlobs, dependencies)
   const bodies = new BodyRules({ limit: config.maxBodyBytes, gateOf: (hooks) => bodyGate(auth, hooks) })
   const docs = new ApiDocs()
+  const consoleFiles = await loadConsoleFiles()
   // The internal routes serve a forwarded request through the whole app, which exists only once it is built.
   let handleRef: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 })
   const requestLog = requestLogPlugin(log, metrics, clientOf, () => app.server)
@@ -203,6 +205,7 @@ export async function createApp(deps: AppDeps) {
     .use(errorPlugin(log))
     .use(bodyPlugin(bodies))
     .use(docsPlugin(docs))
+    .use(consolePlugin(consoleFiles))
     .use(systemPlugin({ config, auth, clock, distributed: shared, startedAt: clock(), readiness, dependencies: () => dependencies.states() }))
     .use(metricsPlugin({ metrics, token: config.metricsToken }))
     .use(authPlugin(auth, clientOf))

@@ -14,6 +14,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "test/run.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
+# The web console's bundle (web/dist), which the server serves at / and the browser tests load.
+"$BUN" web/build.ts >/dev/null || { echo "test/run.sh: the web console did not build (see above)" >&2; echo "tests: 0 passed, 0 failed"; exit 1; }
 STORES=${QUARRY_TEST_STORES:-sqlite pg}
 servers=yes
 case " $STORES " in *" pg "*) ;; *) servers=no ;; esac

@@ -62,7 +62,8 @@ describe('paths', () => {
       ['GET', '/api/nope'],
       ['GET', '/api/nope/'],
       ['POST', '/api/info/whoami/extra'],
-      ['GET', '/'],
+      ['POST', '/'],
+      ['GET', '/index.html'],
       ['PATCH', '/api/groups'],
       ['GET', '/api/info/whoami//'],
     ] as const)

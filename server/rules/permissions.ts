@@ -120,6 +120,10 @@ export const PUBLIC_ROUTES = new Set([
   'GET /api/docs',
   'GET /api/docs/json',
   'GET /api/docs/scalar-1.72.1.js',
+  // the web console's page and its hashed files (plugins/console): it holds no data; everything it shows comes
+  // from the API under the signed-in person's own rights
+  'GET /',
+  'GET /assets/:name',
   // no user authentication: guarded by its own QUARRY_METRICS_TOKEN when set (plugins/metrics)
   'GET /metrics',
   // Splunk HEC's health check, which load balancers and shippers call without a token; it says only that HEC is up

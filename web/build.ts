@@ -1,0 +1,60 @@
+// Builds the web console (web/src, served at `/` by plugins/console) into web/dist: one JavaScript and one CSS
+// file, each named by the hash of its bytes (so a browser may keep them for good), and index.html naming both.
+// Run by `npm run build:web`, which `npm start`, `npm test`, `npm run build` and the Dockerfile run first.
+import { Glob } from 'bun'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+
+export const WEB_DIR = import.meta.dir
+export const DIST_DIR = join(WEB_DIR, 'dist')
+
+/** The page: no inline script or style (the console's CSP admits neither), one script and one style sheet. */
+function indexHtml(script: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>Quarry</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/assets/${style}">
+<script type="module" src="/assets/${script}"></script>
+</head>
+<body>
+<div id="app"></div>
+<noscript>The Quarry console needs JavaScript.</noscript>
+</body>
+</html>
+`
+}
+
+export async function buildConsole(outdir = DIST_DIR): Promise<{ files: string[] }> {
+  await rm(outdir, { recursive: true, force: true })
+  await mkdir(outdir, { recursive: true })
+  const result = await Bun.build({
+    entrypoints: [join(WEB_DIR, 'src', 'main.tsx')],
+    outdir,
+    target: 'browser',
+    format: 'esm',
+    minify: true,
+    naming: { entry: '[name]-[hash].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
+    define: { 'process.env.NODE_ENV': '"production"' },
+    tsconfig: join(WEB_DIR, 'tsconfig.json'),
+  } as Parameters<typeof Bun.build>[0])
+  if (!result.success) throw new AggregateError(result.logs, 'the console did not build')
+  const files = result.outputs.map((o) => basename(o.path))
+  const script = files.find((f) => f.endsWith('.js'))
+  const style = files.find((f) => f.endsWith('.css'))
+  if (!script || !style) throw new Error(`the console build made no script or style sheet: ${files.join(', ')}`)
+  await writeFile(join(outdir, 'index.html'), indexHtml(script, style))
+  return { files: [...files, 'index.html'] }
+}
+
+if (import.meta.main) {
+  const started = performance.now()
+  const { files } = await buildConsole()
+  let bytes = 0
+  for (const f of new Glob('*').scanSync(DIST_DIR)) bytes += Bun.file(join(DIST_DIR, f)).size
+  console.log(`web console built in ${Math.round(performance.now() - started)} ms: ${files.length} files, ${bytes} bytes in web/dist`)
+}

@@ -1,0 +1,6 @@
+// The console's entry: styles, then the shell into #app.
+import { render } from 'preact'
+import { App } from './app'
+import './styles.css'
+
+render(<App />, document.getElementById('app')!)
