@@ -80,6 +80,19 @@ async function shippersDecode(url: string, auth: Record<string, string>) {
   expect(loki.status).toBe(204)
 }
 
+/** The web console's page and both its files (embedded in the executable; beside the bundle for the server bundle). */
+async function servesTheConsole(url: string) {
+  const page = await fetch(`${url}/`)
+  const html = await page.text()
+  expect({ status: page.status, csp: page.headers.get('content-security-policy')?.includes("script-src 'self'") }).toEqual({ status: 200, csp: true })
+  const assets = [...html.matchAll(/\/assets\/(main-[a-z0-9]+\.(?:js|css))/g)].map((m) => m[1]!)
+  expect(assets.length).toBe(2)
+  for (const name of assets) {
+    const r = await fetch(`${url}/assets/${name}`)
+    expect({ status: r.status, size: (await r.arrayBuffer()).byteLength > 1000 }).toEqual({ status: 200, size: true })
+  }
+}
+
 test('the compiled executable serves and answers `quarry whoami` about itself', async () => {
   const exe = join(dir, 'quarry')
   const build = Bun.spawnSync(['npm', 'run', '--silent', 'build'], { cwd: ROOT, env: { ...process.env, OUTFILE: exe }, stderr: 'pipe', stdout: 'pipe' })
@@ -112,6 +125,7 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
 
     await searchesOnTheMatchWorkers(url, auth)
     await shippersDecode(url, auth)
+    await servesTheConsole(url)
   } finally {
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)
@@ -141,6 +155,7 @@ test('the server as one bytecode bundle (`npm run build:server`) serves: uploads
     expect({ status: doc.status, openapi: ((await doc.json()) as { openapi: string }).openapi }).toEqual({ status: 200, openapi: '3.1.0' })
     const page = await fetch(`${url}/api/docs/scalar-1.72.1.js`)
     expect({ status: page.status, size: (await page.arrayBuffer()).byteLength > 1_000_000 }).toEqual({ status: 200, size: true })
+    await servesTheConsole(url)
   } finally {
     server.kill('SIGTERM')
     expect(await server.exited).toBe(0)

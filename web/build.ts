@@ -2,7 +2,7 @@
 // file, each named by the hash of its bytes (so a browser may keep them for good), and index.html naming both.
 // Run by `npm run build:web`, which `npm start`, `npm test`, `npm run build` and the Dockerfile run first.
 import { Glob } from 'bun'
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 
 export const WEB_DIR = import.meta.dir
@@ -29,26 +29,39 @@ function indexHtml(script: string, style: string): string {
 `
 }
 
+/**
+ * Builds into `outdir` without a moment in which a running server could miss a file it named: the bundle goes to a
+ * fresh directory first, its hashed files are moved in (the same bytes keep the same names), index.html is replaced
+ * by a rename, and only then are files of earlier builds removed.
+ */
 export async function buildConsole(outdir = DIST_DIR): Promise<{ files: string[] }> {
-  await rm(outdir, { recursive: true, force: true })
   await mkdir(outdir, { recursive: true })
-  const result = await Bun.build({
-    entrypoints: [join(WEB_DIR, 'src', 'main.tsx')],
-    outdir,
-    target: 'browser',
-    format: 'esm',
-    minify: true,
-    naming: { entry: '[name]-[hash].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
-    define: { 'process.env.NODE_ENV': '"production"' },
-    tsconfig: join(WEB_DIR, 'tsconfig.json'),
-  } as Parameters<typeof Bun.build>[0])
-  if (!result.success) throw new AggregateError(result.logs, 'the console did not build')
-  const files = result.outputs.map((o) => basename(o.path))
-  const script = files.find((f) => f.endsWith('.js'))
-  const style = files.find((f) => f.endsWith('.css'))
-  if (!script || !style) throw new Error(`the console build made no script or style sheet: ${files.join(', ')}`)
-  await writeFile(join(outdir, 'index.html'), indexHtml(script, style))
-  return { files: [...files, 'index.html'] }
+  const staging = await mkdtemp(join(outdir, '..', '.dist-'))
+  try {
+    const result = await Bun.build({
+      entrypoints: [join(WEB_DIR, 'src', 'main.tsx')],
+      outdir: staging,
+      target: 'browser',
+      format: 'esm',
+      minify: true,
+      naming: { entry: '[name]-[hash].[ext]', chunk: '[name]-[hash].[ext]', asset: '[name]-[hash].[ext]' },
+      define: { 'process.env.NODE_ENV': '"production"' },
+      tsconfig: join(WEB_DIR, 'tsconfig.json'),
+    } as Parameters<typeof Bun.build>[0])
+    if (!result.success) throw new AggregateError(result.logs, 'the console did not build')
+    const files = result.outputs.map((o) => basename(o.path))
+    const script = files.find((f) => f.endsWith('.js'))
+    const style = files.find((f) => f.endsWith('.css'))
+    if (!script || !style) throw new Error(`the console build made no script or style sheet: ${files.join(', ')}`)
+    for (const f of files) await rename(join(staging, f), join(outdir, f))
+    await writeFile(join(staging, 'index.html'), indexHtml(script, style))
+    await rename(join(staging, 'index.html'), join(outdir, 'index.html'))
+    const kept = new Set([...files, 'index.html'])
+    for (const f of await readdir(outdir)) if (!kept.has(f)) await rm(join(outdir, f), { recursive: true, force: true })
+    return { files: [...kept] }
+  } finally {
+    await rm(staging, { recursive: true, force: true })
+  }
 }
 
 if (import.meta.main) {

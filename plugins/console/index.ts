@@ -26,11 +26,13 @@ export interface ConsoleFiles {
 }
 
 /**
- * web/dist, wherever this code runs from: the source tree (plugins/console → ../../web/dist) or the server's
- * bytecode bundle (dist/server/main.js → ../../web/dist, where the Dockerfile puts it).
+ * web/dist, wherever this code runs from: the source tree (plugins/console → ../../web/dist), or the server's
+ * bytecode bundle: beside its main.js (`npm run build:server` copies it there as `web/`) or, in the image,
+ * /app/web/dist for /app/dist/server/main.js.
  */
 function distDirectory(): string | undefined {
-  for (const dir of [join(import.meta.dir, '..', '..', 'web', 'dist'), join(dirname(Bun.main), '..', '..', 'web', 'dist')])
+  const main = dirname(Bun.main)
+  for (const dir of [join(import.meta.dir, '..', '..', 'web', 'dist'), join(main, 'web'), join(main, '..', '..', 'web', 'dist')])
     if (existsSync(join(dir, 'index.html'))) return dir
   return undefined
 }
@@ -39,10 +41,11 @@ function distDirectory(): string | undefined {
 export async function loadConsoleFiles(): Promise<ConsoleFiles> {
   const assets = new Map<string, Blob>()
   let page: string | undefined
+  // `bun build --compile --asset=web/dist` embeds them as `dist/<name>`
   for (const blob of Bun.embeddedFiles) {
-    const name = (blob as Blob & { name: string }).name
+    const name = /(?:^|\/)dist\/(index\.html|main-[a-z0-9]+\.(?:js|css))$/.exec((blob as Blob & { name: string }).name)?.[1]
     if (name === 'index.html') page = await blob.text()
-    else if (/^main-[a-z0-9]+\.(js|css)$/.test(name)) assets.set(name, blob)
+    else if (name) assets.set(name, blob)
   }
   if (page !== undefined) return { page, assets }
   const dir = distDirectory()
