@@ -15,7 +15,7 @@
 // Nesting is followed with a fixed stack; a document deeper than MAX_DEPTH is left to the general path (TOO_DEEP).
 // Paths here hold keys and indexes only: `[]` (any element) needs the general path.
 import type { Value } from '../value'
-import { asBuffer } from '../entry'
+import { asBuffer, TextInterner } from '../entry'
 import type { PathPart } from './json'
 
 /** Containers nested deeper than this are not scanned: the caller reads such a document with JSON.parse. */
@@ -57,6 +57,8 @@ export interface ScanPlan {
   stackOpen: Uint8Array
   stackStart: Int32Array
   stackIndex: Int32Array
+  /** The ASCII strings members held, found again rather than decoded again (one per plan: per query module). */
+  texts: TextInterner
 }
 
 const newNode = (): PathNode => ({ ends: [], below: [], keys: new Map(), asciiKeys: [], indexes: new Map() })
@@ -96,6 +98,7 @@ export function scanPlan(paths: readonly (readonly PathPart[])[]): ScanPlan | nu
     stackOpen: new Uint8Array(MAX_DEPTH),
     stackStart: new Int32Array(MAX_DEPTH),
     stackIndex: new Int32Array(MAX_DEPTH),
+    texts: new TextInterner(),
   }
 }
 
@@ -324,8 +327,8 @@ export function memberValue(d: Uint8Array, plan: ScanPlan, p: number): Value | u
   const b = asBuffer(d)
   switch (kind) {
     case STRING_ASCII:
-      // ASCII bytes read as latin1 are the same text, decoded faster.
-      return b.toString('latin1', start + 1, end - 1)
+      // ASCII bytes read as latin1 are the same text, decoded faster (or found again: TextInterner).
+      return plan.texts.latin1(b, start + 1, end - 1)
     case STRING:
       return b.toString('utf8', start + 1, end - 1)
     case STRING_ESCAPED:

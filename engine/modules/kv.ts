@@ -13,7 +13,7 @@
 import { quote } from '../lex'
 import { type ModuleDef, argError, flagsText, readFlags } from '../module'
 import type { Value } from '../value'
-import { asBuffer, utf8Text } from '../entry'
+import { asBuffer, TextInterner } from '../entry'
 import { extractingModule, extractionsText, flagValue, inputText, readExtractions, unescapeArg } from './extractions'
 
 export interface KvOptions {
@@ -34,6 +34,8 @@ export interface BytePlan {
   delim: Uint8Array
   sep: Uint8Array
   keysByLength: Map<number, { bytes: Uint8Array; key: string }[]>
+  /** The values' texts, found again rather than decoded again (TextInterner). */
+  texts: TextInterner
 }
 
 export function bytePlan(wanted: ReadonlySet<string>, o: KvOptions): BytePlan | null {
@@ -47,7 +49,7 @@ export function bytePlan(wanted: ReadonlySet<string>, o: KvOptions): BytePlan | 
     list.push({ bytes, key })
     keysByLength.set(bytes.byteLength, list)
   }
-  return { delim, sep: Buffer.from(o.separator, 'latin1'), keysByLength }
+  return { delim, sep: Buffer.from(o.separator, 'latin1'), keysByLength, texts: new TextInterner() }
 }
 
 /** ASCII whitespace as String.prototype.trim removes it. */
@@ -105,7 +107,7 @@ export function readPairsBytes(data: Buffer, wanted: ReadonlySet<string>, o: KvO
       pos = j + 1
       const key = keyOf(data, keyStart, p, o.clean, keysByLength)
       if (key === null || !wanted.has(key) || found.has(key)) continue
-      value = utf8Text(data, v + 1, j)
+      value = plan.texts.utf8(data, v + 1, j)
       if (escaped) value = value.replaceAll('\\"', '"')
       found.set(key, value)
     } else {
@@ -114,7 +116,7 @@ export function readPairsBytes(data: Buffer, wanted: ReadonlySet<string>, o: KvO
       pos = end
       const key = keyOf(data, keyStart, p, o.clean, keysByLength)
       if (key === null || !wanted.has(key) || found.has(key)) continue
-      found.set(key, utf8Text(data, o.clean ? v : afterSep, end))
+      found.set(key, plan.texts.utf8(data, o.clean ? v : afterSep, end))
     }
   }
   return found
