@@ -1,42 +1,4 @@
 #!/usr/bin/env bash
-# Debian's HAProxy for the tests that run the shipped load-balancer configurations (test/cluster/hosts.test.ts),
-# installed the way test/pg-server.sh and test/s3-server.sh install their servers: nothing to do when `haproxy` is
-# on the PATH (or in /usr/sbin), else `apt-get install haproxy`, as root or through sudo. Prints the binary's path.
-# Exits non-zero with the reason when it cannot: the tests that need it fail, they never skip.
-set -euo pipefail
-
-say() { echo "haproxy-install: $*" >&2; }
-found() { PATH=$PATH:/usr/sbin:/usr/local/sbin command -v haproxy; }
-
-if bin=$(found); then
-  echo "$bin"
-  exit 0
-fi
-command -v apt-get >/dev/null || { say "haproxy is missing and there is no apt-get: install HAProxy 2.6 or newer"; exit 1; }
-SUDO=()
-if [ "$(id -u)" != 0 ]; then
-  command -v sudo >/dev/null || { say "haproxy is missing and installing it needs root: apt-get install -y haproxy"; exit 1; }
-  SUDO=(sudo -n)
-fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-t0=$SECONDS
-say "installing haproxy (once per machine)"
-# The package's own service is not wanted on a test machine: policy-rc.d refuses every start while it installs
-# (Debian's invoke-rc.d honours it), and is removed again.
-policy=/usr/sbin/policy-rc.d
-made_policy=false
-if [ ! -e "$policy" ]; then
-  printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null && "${SUDO[@]}" chmod 0755 "$policy" && made_policy=true
-fi
-status=0
-{ "${SUDO[@]}" apt-get update -qq && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy; } >"$log" 2>&1 || status=$?
-if $made_policy; then "${SUDO[@]}" rm -f "$policy"; fi
-if [ "$status" -ne 0 ]; then
-  tail -n 15 "$log" >&2
-  say "apt-get install haproxy failed (exit $status)"
-  exit 1
-fi
-bin=$(found) || { say "haproxy was installed but is not found"; exit 1; }
-say "installed in $((SECONDS - t0)) s"
-echo "$bin"
+# Debian's HAProxy for the tests that run the shipped load-balancer configurations (test/cluster/hosts.test.ts):
+# test/debian-package.sh installs it when missing and prints the binary's path.
+exec bash "$(dirname "$0")/debian-package.sh" haproxy haproxy

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian's rsyslog (with its GnuTLS driver) and syslog-ng for the tests that forward through them to Quarry's syslog
-# listeners (test/syslog-daemons.test.ts), installed the way test/haproxy-install.sh installs HAProxy: nothing to do
+# listeners (test/syslog-daemons.test.ts), installed the way test/debian-package.sh installs a package: nothing to do
 # when they are there, else apt-get, as root or through sudo. Neither runs as a service: the tests start each as a
 # process of their own with a config file in a temporary directory.
 # The two packages conflict in Debian (each is "the" system logger), so rsyslog is installed and syslog-ng-core is
