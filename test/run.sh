@@ -8,8 +8,9 @@
 # (nor installs one), and leaves out what needs them (QUARRY_TEST_SERVICES=none, read by test/services.ts: the
 # S3 blob store, the PostgreSQL store, test/cluster/); its summary says so. CI runs the default, which runs all.
 # The cluster tests (test/cluster/) start their own replicas on PostgreSQL and S3 whatever the store of the pass,
-# so a whole-suite run runs them in its first pass only (left out of the later ones by selection, not skipped);
-# files named on the command line run in every pass.
+# so a whole-suite run runs them in its first pass only (left out of the later ones by selection, not skipped); so
+# do the console's browser tests (test/browser/: the page is the same whatever store serves it). Files named on the
+# command line run in every pass.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
@@ -54,7 +55,7 @@ pass=0
 for store in $STORES; do
   pass=$((pass + 1))
   select=()
-  if [ "$#" -eq 0 ] && [ "$pass" -gt 1 ]; then select=(--path-ignore-patterns='test/cluster/**' --path-ignore-patterns='vendor/**'); fi
+  if [ "$#" -eq 0 ] && [ "$pass" -gt 1 ]; then select=(--path-ignore-patterns='test/cluster/**' --path-ignore-patterns='test/browser/**' --path-ignore-patterns='vendor/**'); fi
   # A --path-ignore-patterns flag replaces bunfig.toml's list, which leaves out vendor/: it is named again here.
   if [ "$servers" = no ]; then select=(--path-ignore-patterns='test/cluster/**' --path-ignore-patterns='vendor/**'); fi
   echo "=== the suite on the $store store"
