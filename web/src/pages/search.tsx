@@ -308,7 +308,7 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
           <button type="button" onClick={() => act('save')}>
             Save
           </button>
-          <button type="button" onClick={() => act('stop')} disabled={s.finished}>
+          <button type="button" onClick={() => act('stop')} disabled={/\b(SAVED|DORMANT)\b/.test(info?.State ?? '')}>
             Stop
           </button>
           <button type="button" class="danger" onClick={() => act('delete')}>
