@@ -6,7 +6,7 @@
 // Guarantees:
 // - `state` and `result` always describe the current window: an answer to a request made for an earlier window
 //   (before a zoom or a page change) is dropped.
-// - While the search is not finished it is read again every POLL_MS (live updates as it grows); once finished, one
+// - While the search is not finished it is read again every POLL_MS (live updates as it grows; sooner just after the start); once finished, one
 //   last read and the polling stops. At most one read is in flight per search, so a slow server is never flooded.
 // - Every failure ends in `state.error` in the server's own words (a refused query, a search deleted meanwhile, a
 //   lost connection); nothing throws out of the polling.
@@ -26,8 +26,12 @@ export const REQ = {
   STATS_GET_RANGE: 0x7f000004,
 } as const
 
-/** How often a search that is not finished is read again. */
+/**
+ * How often a search that is not finished is read again: FIRST_POLL_MS after its first read, each wait then twice
+ * the last, up to POLL_MS (a short search is seen finished at once, a long one costs a read per POLL_MS).
+ */
 export const POLL_MS = 700
+const FIRST_POLL_MS = 50
 /** Windows of the overview histogram. */
 export const OVERVIEW_WINDOWS = 100
 
@@ -162,6 +166,22 @@ const toIso = (t: Date | number | string) => (t instanceof Date ? t.toISOString(
 const toMs = (t: unknown) => (typeof t === 'string' ? Date.parse(t) : Number.NaN)
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
+/** Whether two entries answers show the same thing (their entries, range and whether there is more). */
+function sameAnswer(shown: EntriesAnswer | undefined, next: Msg): boolean {
+  if (!shown) return false
+  return (
+    shown.Finished === next.Finished &&
+    shown.AdditionalEntries === next.AdditionalEntries &&
+    JSON.stringify(shown.EntryRange) === JSON.stringify(next.EntryRange) &&
+    JSON.stringify(shown.Entries) === JSON.stringify(next.Entries) &&
+    JSON.stringify(shown.Tags) === JSON.stringify(next.Tags)
+  )
+}
+
+function sameOverview(a: Overview | undefined, b: Overview): boolean {
+  return a !== undefined && a.start === b.start && a.end === b.end && a.counts.length === b.counts.length && a.counts.every((n, i) => n === b.counts[i])
+}
+
 export class LiveSearch {
   readonly state: Signal<LiveState>
   /** The latest wire answer of the renderer for the current window and page. */
@@ -176,6 +196,7 @@ export class LiveSearch {
   private release: (() => void) | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private reading = false
+  private nextWait = FIRST_POLL_MS
   private again = false
   private generation = 0
   private closed = false
@@ -249,8 +270,8 @@ export class LiveSearch {
         zoomable: answer.TimeZoomDisabled !== true,
         page: this.pageGiven ? this.state.value.page : defaultPage(renderer),
       })
-      void this.details()
       this.read()
+      void this.details()
     } catch (e) {
       this.fail(e)
     }
@@ -322,13 +343,18 @@ export class LiveSearch {
         const wasFinished = this.state.value.finished
         const finished = e.Finished === true
         const count = typeof e.EntryCount === 'number' ? e.EntryCount : 0
-        if (generation === this.generation) this.result.value = e as unknown as EntriesAnswer
-        this.stats.value = this.overviewOf(o.Stats as Msg)
+        // an answer like the one shown changes nothing on the page: nothing is drawn again
+        if (generation === this.generation && !sameAnswer(this.result.value, e)) this.result.value = e as unknown as EntriesAnswer
+        const overview = this.overviewOf(o.Stats as Msg)
+        if (!sameOverview(this.stats.value, overview)) this.stats.value = overview
         this.patch({ finished, entries: count, progress: finished ? 1 : null })
         if (finished && !wasFinished) void this.details().then((info) => info?.Error && this.fail(info.Error))
         this.reading = false
         if (this.again || generation !== this.generation) this.read()
-        else if (!finished) this.timer = setTimeout(() => this.read(), POLL_MS)
+        else if (!finished) {
+          this.timer = setTimeout(() => this.read(), this.nextWait)
+          this.nextWait = Math.min(POLL_MS, this.nextWait * 2)
+        }
       })
       .catch((e: unknown) => {
         this.reading = false
