@@ -37,7 +37,7 @@ interface Line {
 const hosts = ['web-1', 'web-2', 'db-1', 'cache-1']
 const syslogLines = Array.from({ length: 600 }, (_, i) => {
   const ts = T0 + i * 1_000
-  const host = hosts[(i * 5 + (i >> 4)) % hosts.length]!
+  const host = hosts[((i * 5 + (i >> 4)) % 7) % hosts.length]! // uneven: 95, 91, 78 and 36 errors
   const severity = (i * 7 + (i >> 3)) % 8
   const time = new Date(ts).toISOString().replace('.000Z', 'Z')
   return { ts, host, severity, text: `<${8 + severity}>1 ${time} ${host} nginx ${1000 + i} - - request ${i} finished` }
@@ -236,6 +236,70 @@ describeWithServers('web console: the search page', () => {
     await page.getByRole('button', { name: 'Whole range' }).click()
     await page.waitForFunction(() => ((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart?: { getOption(): { series: { data: unknown[] }[] } } })?.chart?.getOption().series[0]?.data.length === 4)
     await screenshot(page, 'search-overview')
+    expectClean(opened)
+    await opened.page.context().close()
+  }, BROWSER_TEST_MS)
+
+  test('chart options, pie and donut, gauges and a stackgraph: drawn through ECharts as the answer says', async () => {
+    const opened = await world.signedIn()
+    const { page } = opened
+    const errors = syslogLines.filter((l) => l.severity <= 3)
+    const perHost = new Map<string, number>()
+    for (const l of errors) perHost.set(l.host, (perHost.get(l.host) ?? 0) + 1)
+    // limit 3: the two largest series and `other`
+    await runLink(opened, world, 'tag=syslog syslog Hostname Severity<=3 | stats count by Hostname over 1m | chart count by Hostname limit 3', T0, T0 + 10 * MINUTE)
+    const ranked = [...perHost].sort((a, b) => b[1] - a[1])
+    expect(ranked[1]![1]).toBeGreaterThan(ranked[2]![1]) // one answer for the two largest
+    const names = (await chartSeries(page)).map((s) => s.name)
+    expect(names.sort()).toEqual([ranked[0]![0], ranked[1]![0], 'other'].sort())
+    const option = (selector = '.result [data-chart]') =>
+      page.locator(selector).first().evaluate((el) => {
+        const o = (el as unknown as { chart: { getOption(): Record<string, any> } }).chart.getOption()
+        return { series: o.series, xAxis: o.xAxis, yAxis: o.yAxis } as { series: any[]; xAxis: any[]; yAxis: any[] }
+      })
+    await page.locator('summary', { hasText: 'Chart options' }).click()
+    for (const label of ['Stacked', 'Smooth lines', 'Connect gaps', 'Logarithmic scale']) await page.getByLabel(label).check()
+    await page.waitForFunction(() => ((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart: { getOption(): { yAxis: { type: string }[] } } }).chart.getOption().yAxis[0]!.type === 'log')
+    const styled = await option()
+    for (const s of styled.series) expect({ stack: s.stack, smooth: s.smooth, connectNulls: s.connectNulls }).toEqual({ stack: 'total', smooth: true, connectNulls: true })
+    await page.getByLabel('Leave out "other"').check()
+    await page.waitForFunction(() => ((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart: { getOption(): { series: unknown[] } } }).chart.getOption().series.length === 2)
+    expect((await chartSeries(page)).map((s) => s.name).sort()).toEqual([ranked[0]![0], ranked[1]![0]].sort())
+    await page.getByLabel('Leave out "other"').uncheck()
+    // horizontal bars: time on the vertical axis
+    await page.getByLabel('Draw as').selectOption('bar')
+    await page.getByLabel('Horizontal bars').check()
+    await page.waitForFunction(() => ((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart: { getOption(): { yAxis: { type: string }[] } } }).chart.getOption().yAxis[0]!.type === 'time')
+    expect((await option()).series.every((s) => s.type === 'bar')).toBe(true)
+    // a pie: each series' total over the range; a donut: the same with a hole
+    await page.getByLabel('Draw as').selectOption('pie')
+    await page.waitForFunction(() => ((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart: { getOption(): { series: { type: string }[] } } }).chart.getOption().series[0]!.type === 'pie')
+    const pie = (await option()).series[0]
+    const otherTotal = ranked.slice(2).reduce((sum, [, n]) => sum + n, 0)
+    expect(new Map(pie.data.map((d: { name: string; value: number }) => [d.name, d.value]))).toEqual(new Map([[ranked[0]![0], ranked[0]![1]], [ranked[1]![0], ranked[1]![1]], ['other', otherTotal]]))
+    await page.getByLabel('Draw as').selectOption('donut')
+    await page.waitForFunction(() => Array.isArray(((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart: { getOption(): { series: { radius: unknown }[] } } }).chart.getOption().series[0]!.radius))
+    await screenshot(page, 'search-donut')
+
+    // a gauge per host: the number of its errors
+    await runLink(opened, world, 'tag=syslog syslog Hostname Severity<=3 | stats count by Hostname | gauge count', T0, T0 + 10 * MINUTE)
+    await page.locator('.gauges [data-chart]').first().waitFor()
+    const gauges = await page.locator('.gauges [data-chart]').evaluateAll((els) =>
+      els.map((el) => (el as unknown as { chart: { getOption(): { series: { type: string; data: { name: string; value: number }[] }[] } } }).chart.getOption().series[0]!),
+    )
+    expect(gauges.every((g) => g.type === 'gauge')).toBe(true)
+    expect(new Map(gauges.map((g) => [g.data[0]!.name, g.data[0]!.value]))).toEqual(perHost)
+
+    // a stackgraph: a bar per host made of its severities
+    await runLink(opened, world, 'tag=syslog syslog Hostname Severity<=3 | stats count by Hostname Severity | stackgraph Hostname Severity count', T0, T0 + 10 * MINUTE)
+    const stack = await option()
+    const hostsShown: string[] = stack.yAxis[0].data
+    const got = new Map<string, number>()
+    for (const s of stack.series) s.data.forEach((v: number | null, i: number) => v !== null && got.set(`${hostsShown[i]} ${s.name}`, v))
+    const want = new Map<string, number>()
+    for (const l of errors) want.set(`${l.host} ${l.severity}`, (want.get(`${l.host} ${l.severity}`) ?? 0) + 1)
+    expect(got).toEqual(want)
+    await screenshot(page, 'search-stackgraph')
     expectClean(opened)
     await opened.page.context().close()
   }, BROWSER_TEST_MS)

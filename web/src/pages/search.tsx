@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, path } from '../api'
 import { ErrorNote } from '../components/error'
 import { CHART_KINDS } from '../render/chart'
+import type { RendererOptions } from '../render/options'
 import { OverviewChart } from '../render/overview'
 import { ResultView } from '../render/result'
 import { href } from '../router'
@@ -253,6 +254,7 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
   const [note, setNote] = useState<string>()
   const [error, setError] = useState<unknown>()
   const [kind, setKind] = useState('line')
+  const [chartOptions, setChartOptions] = useState<RendererOptions>({})
 
   async function act(what: 'background' | 'save' | 'stop' | 'delete') {
     setNote(undefined)
@@ -359,8 +361,9 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
               </select>
             </label>
           )}
+          {s.renderer === 'chart' && <ChartOptions options={chartOptions} onChange={setChartOptions} />}
           <div class="result" data-renderer={s.renderer}>
-            <ResultView renderer={shownRenderer} result={result} />
+            <ResultView renderer={shownRenderer} result={result} options={s.renderer === 'chart' ? chartOptions : undefined} />
           </div>
           {entriesRenderer && result && (page.first > 0 || result.AdditionalEntries) && (
             <div class="row pager">
@@ -378,5 +381,32 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
         </>
       )}
     </div>
+  )
+}
+
+/** The chart's options a person may change here (the rendererOptions a dashboard tile stores). */
+const CHART_SWITCHES: { label: string; key: keyof RendererOptions; on: string; off?: string }[] = [
+  { label: 'Stacked', key: 'Stack', on: 'stacked', off: 'grouped' },
+  { label: 'Smooth lines', key: 'Smoothing', on: 'smooth', off: 'normal' },
+  { label: 'Connect gaps', key: 'ConnectNulls', on: 'yes', off: 'no' },
+  { label: 'Logarithmic scale', key: 'LogScale', on: 'yes', off: 'no' },
+  { label: 'Horizontal bars', key: 'Orientation', on: 'h', off: 'v' },
+  { label: 'Leave out "other"', key: 'IncludeOther', on: 'no', off: 'yes' },
+]
+
+function ChartOptions({ options, onChange }: { options: RendererOptions; onChange: (o: RendererOptions) => void }) {
+  return (
+    <details class="chart-options">
+      <summary>Chart options</summary>
+      <fieldset>
+        <legend class="muted">Chart options</legend>
+        {CHART_SWITCHES.map((c) => (
+          <label key={c.key} class="check">
+            <input type="checkbox" checked={options[c.key] === c.on} onChange={(e) => onChange({ ...options, [c.key]: e.currentTarget.checked ? c.on : c.off })} />
+            {c.label}
+          </label>
+        ))}
+      </fieldset>
+    </details>
   )
 }

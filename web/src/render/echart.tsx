@@ -44,8 +44,7 @@ export function EChart({ option, label, height = 320, onReady }: EChartProps) {
   useEffect(() => {
     const instance = chart.current
     if (!instance) return
-    const { fg, muted } = themeColors()
-    instance.setOption({ textStyle: { color: fg }, legend: { textStyle: { color: muted } }, ...option, animation: false }, { notMerge: true })
+    instance.setOption({ textStyle: { color: themeColors().fg }, ...option, animation: false }, { notMerge: true })
     onReady?.(instance)
   }, [option])
 
