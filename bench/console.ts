@@ -6,7 +6,8 @@
 //      loads) opens `#/search?q=<query>&start=..&end=..`, which launches the query over the search WebSocket; the
 //      clock runs from `page.goto` until the renderer has drawn (the first entry; the table's first row; the chart's
 //      canvas with its series), and until the page shows the search finished. Beside it, the server alone: the same
-//      query launched over REST and followed with `details?wait` until it finished (no browser, no drawing).
+//      query launched over REST and followed with `details?wait` until it finished (no browser, no drawing), just
+//      before and just after the browser's run.
 //
 //   bun run bench/console.ts            (BENCH_ENTRIES: 1000000 by default; BENCH_NO_RECORD=1: no results file)
 // Appends its figures to bench/results/console.md. Needs Chromium (test/chromium-install.sh installs it as root).
@@ -123,8 +124,10 @@ const browser = await chromium.launch({
   executablePath: chromiumBin,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
 })
-const rows: { name: string; query: string; firstDrawn: number; finished: number; rest: number }[] = []
+const rows: { name: string; query: string; firstDrawn: number; finished: number; restBefore: number; restAfter: number }[] = []
 for (const q of QUERIES) {
+  // the server alone just before and just after the browser's run: the machine's load moves between them
+  const restBefore = await restSeconds(q.query)
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
   await context.addInitScript({ content: `localStorage.setItem('quarry.jwt', ${JSON.stringify(login.JWT)})` })
   const page = await context.newPage()
@@ -153,9 +156,9 @@ for (const q of QUERIES) {
   )
   const finished = (performance.now() - t) / 1000
   await context.close()
-  const rest = await restSeconds(q.query)
-  rows.push({ name: q.name, query: q.query, firstDrawn, finished, rest })
-  console.error(`== ${q.name}: first drawn ${firstDrawn.toFixed(2)} s, finished shown ${finished.toFixed(2)} s; REST alone ${rest.toFixed(2)} s`)
+  const restAfter = await restSeconds(q.query)
+  rows.push({ name: q.name, query: q.query, firstDrawn, finished, restBefore, restAfter })
+  console.error(`== ${q.name}: first drawn ${firstDrawn.toFixed(2)} s, finished shown ${finished.toFixed(2)} s; REST alone ${restBefore.toFixed(2)} s before, ${restAfter.toFixed(2)} s after`)
 }
 await browser.close()
 
@@ -166,7 +169,7 @@ const table = [
   '| what | measured | baseline | goal | verdict |',
   '| --- | ---: | ---: | --- | --- |',
   `| whole console, gzipped (${files.map((f) => `${f.name}: ${(f.gzip / 1000).toFixed(1)} kB`).join(', ')}) | ${(gzipTotal / 1000).toFixed(1)} kB | ${(files.reduce((s, f) => s + f.bytes, 0) / 1000).toFixed(1)} kB uncompressed | ≤ 400 kB | ${gzipTotal <= GOAL_BYTES ? 'met' : 'not met'} |`,
-  ...rows.map((r) => `| ${r.name}: navigation → first drawn result / → finished shown (\`${r.query.replace(/\|/g, '\\|')}\`, ${ENTRIES.toLocaleString('en-US')} entries) | ${s2(r.firstDrawn)} s / ${s2(r.finished)} s | the server alone (REST launch → finished): ${s2(r.rest)} s | reported | — |`),
+  ...rows.map((r) => `| ${r.name}: navigation → first drawn result / → finished shown (\`${r.query.replace(/\|/g, '\\|')}\`, ${ENTRIES.toLocaleString('en-US')} entries) | ${s2(r.firstDrawn)} s / ${s2(r.finished)} s | the server alone (REST launch → finished), before / after: ${s2(r.restBefore)} s / ${s2(r.restAfter)} s | reported | — |`),
 ].join('\n')
 console.log(table)
 if (process.env.BENCH_NO_RECORD !== '1') {

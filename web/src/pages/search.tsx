@@ -12,7 +12,7 @@ import { OverviewChart } from '../render/overview'
 import { ResultView } from '../render/result'
 import { href } from '../router'
 import { ENTRY_RENDERERS, LiveSearch, type ModuleHint, type ParseResult, parse } from '../search/live'
-import { PRESETS, fromLocalInput, relativeMs, resolveRange, showTime, toLocalInput } from '../search/range'
+import { PRESETS, fromLocalInput, resolveRange, showTime, toLocalInput } from '../search/range'
 import type { PageProps } from './index'
 
 /** The query is checked this long after the last keystroke. */
@@ -52,6 +52,9 @@ function suggestionsFor(text: string, cursor: number, modules: ModuleInfo[], hin
   return { list: list.slice(0, MAX_SUGGESTIONS), from }
 }
 
+/** The time range field's choice for a link's range: its preset, or two times. */
+const rangeChoiceOf = (start: string, end: string) => (!end && PRESETS.some((p) => p.value === start) ? start : 'custom')
+
 /** The query with a mark under the character at `position` (the parse error's place). */
 function ErrorMark({ query, position }: { query: string; position: number }) {
   const lineStart = query.lastIndexOf('\n', position - 1) + 1
@@ -73,7 +76,7 @@ export function SearchPage({ query: params }: PageProps) {
   const linkEnd = params.get('end') ?? ''
 
   const [text, setText] = useState(linkQuery)
-  const [rangeChoice, setRangeChoice] = useState(relativeMs(linkStart) !== undefined && !linkEnd ? linkStart : 'custom')
+  const [rangeChoice, setRangeChoice] = useState(rangeChoiceOf(linkStart, linkEnd))
   const initial = resolveRange(linkStart, linkEnd || undefined) ?? resolveRange('-1h', undefined)!
   const [from, setFrom] = useState(toLocalInput(initial.start))
   const [to, setTo] = useState(toLocalInput(initial.end))
@@ -124,6 +127,10 @@ export function SearchPage({ query: params }: PageProps) {
       setError(new Error('the link\'s time range cannot be read'))
       return
     }
+    // the fields show the link's range
+    setRangeChoice(rangeChoiceOf(linkStart, linkEnd))
+    setFrom(toLocalInput(r.start))
+    setTo(toLocalInput(r.end))
     launch(linkQuery, r.start, r.end)
   }, [linkQuery, linkStart, linkEnd])
 
@@ -283,7 +290,7 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
   const shownRenderer = s.renderer === 'chart' ? kind : s.renderer
 
   return (
-    <div class="search-result" aria-live="off">
+    <div class="search-result">
       <div class="row status-row">
         {s.error ? (
           <p class="error" role="alert">
