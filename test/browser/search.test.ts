@@ -1,9 +1,10 @@
 // The console's search page in Chromium against a real server: the four worked examples of the query language
 // (docs/query-language.md) run from the page over generated entries, and what is drawn — table cells, chart series
 // and points read through ECharts' own API, number cards — compared with values computed here by plain loops over
-// the entries sent. Also: a parse error shown at its position as it is typed, save, stop, delete, a download,
-// a link that reruns its query, the overview's zoom, the phone-sized window, no console error or CSP violation,
-// and no serious accessibility violation.
+// the entries sent. Also: chart options, pie, donut, gauges and a stackgraph; a parse error shown at its position as
+// it is typed and a launch refused in the server's words; background, save, stop, delete, a download; a link that
+// reruns its query and one that attaches to a search; the overview's zoom; the phone-sized window; no console error
+// or CSP violation, and no serious accessibility violation.
 import { expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { describeWithServers } from '../services'
@@ -356,6 +357,10 @@ describeWithServers('web console: the search page', () => {
     const lines = csv.trimEnd().split('\r\n')
     expect(lines[0]).toBe('endpoint,p95')
     expect(lines.slice(1).map((l) => l.split(',')[0]).sort()).toEqual([...endpoints].sort())
+    // background: the server keeps it without a client
+    await page.getByRole('button', { name: 'Background' }).click()
+    await page.getByText(/^Backgrounded: /).waitFor()
+    expect(((await world.api('GET', `/api/searchctrl/${id}/details`)) as { State: string }).State).toContain('BACKGROUNDED')
     // save: the server holds it as saving or saved
     await page.getByRole('button', { name: 'Save' }).click()
     await page.getByText(/^Saved: /).waitFor()
@@ -367,6 +372,34 @@ describeWithServers('web console: the search page', () => {
     await page.getByText('Type a query and run it.').waitFor()
     const listed = (await world.api('GET', '/api/searchctrl')) as { ID: string }[]
     expect(listed.map((s) => s.ID)).not.toContain(id)
+    expectClean(opened)
+    await opened.page.context().close()
+  }, BROWSER_TEST_MS)
+
+  test('a link with a search id attaches to that search and draws it; a refused launch shows the server\'s words', async () => {
+    const opened = await world.signedIn()
+    const { page } = opened
+    const { SearchID } = (await world.api('POST', '/api/searchctrl/launch', {
+      SearchString: EXAMPLES.p95Latency,
+      SearchStart: iso(T0 - MINUTE),
+      SearchEnd: iso(T0 + 2 * 3_600_000),
+    })) as { SearchID: string }
+    await page.goto(`${world.url}/#/search?id=${SearchID}`)
+    await finished(page)
+    const { head, rows } = await tableCells(page)
+    expect(head).toEqual(['endpoint', 'p95'])
+    expect(rows.map((r) => r[0]).sort()).toEqual([...endpoints].sort())
+    await expect(page.getByLabel('Query').inputValue()).resolves.toBe(EXAMPLES.p95Latency)
+    expect(await page.locator('.actions .muted').innerText()).toContain(`Search ${SearchID}`)
+    // a link whose query the server refuses at launch: its message, and no search
+    const before = ((await world.api('GET', '/api/searchctrl')) as unknown[]).length
+    const bad = 'tag=api json endpoint | limit 0'
+    await page.goto(`${world.url}/#/search?${new URLSearchParams({ q: bad, start: iso(T0), end: iso(T0 + MINUTE) })}`)
+    const refusal = page.locator('.search-result .error')
+    await refusal.waitFor()
+    const parsed = (await world.api('POST', '/api/parse', { SearchString: bad })) as { ParseError: string }
+    expect(await refusal.innerText()).toBe(parsed.ParseError)
+    expect(((await world.api('GET', '/api/searchctrl')) as unknown[]).length).toBe(before)
     expectClean(opened)
     await opened.page.context().close()
   }, BROWSER_TEST_MS)

@@ -2,7 +2,8 @@
 // (the parse exchange; the error shown under the query with a mark at its position), suggestions of modules and of
 // the values the engine names, a time range (relative presets or absolute), and the search's progress and result
 // by renderer, with the overview histogram and its zoom, background/save/stop/delete and the renderer's downloads.
-// A link with `q` runs its query when opened; running a query puts it and its range in the URL.
+// A link with `q` runs its query when opened, one with `id` attaches to that search; running a query puts it and
+// its range in the URL.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, path } from '../api'
 import { ErrorNote } from '../components/error'
@@ -72,6 +73,8 @@ function ErrorMark({ query, position }: { query: string; position: number }) {
 
 export function SearchPage({ query: params }: PageProps) {
   const linkQuery = params.get('q') ?? ''
+  /** `id`: the page attaches to that search (one of the caller's, or shared with them) instead of running a query. */
+  const linkSearch = params.get('id') ?? ''
   const linkStart = params.get('start') ?? '-1h'
   const linkEnd = params.get('end') ?? ''
 
@@ -120,7 +123,7 @@ export function SearchPage({ query: params }: PageProps) {
 
   // a link's query runs when the page opens with it (or the link changes)
   useEffect(() => {
-    if (!linkQuery) return
+    if (!linkQuery || linkSearch) return
     setText(linkQuery)
     const r = resolveRange(linkStart, linkEnd || undefined)
     if (!r) {
@@ -132,7 +135,18 @@ export function SearchPage({ query: params }: PageProps) {
     setFrom(toLocalInput(r.start))
     setTo(toLocalInput(r.end))
     launch(linkQuery, r.start, r.end)
-  }, [linkQuery, linkStart, linkEnd])
+  }, [linkQuery, linkStart, linkEnd, linkSearch])
+
+  // a link to a search attaches to it; its query is shown in the editor once known
+  useEffect(() => {
+    if (!linkSearch) return
+    setError(undefined)
+    const attached = LiveSearch.attach(linkSearch)
+    setLive(attached)
+    setRuns((n) => n + 1)
+    const shown = attached.state.subscribe((st) => st.query && setText((t) => t || st.query))
+    return shown
+  }, [linkSearch])
 
   // the page's search is let go when the page closes
   useEffect(() => () => live?.close(), [live])
