@@ -70,6 +70,8 @@ const appLines = Array.from({ length: 4 * 48 }, (_, i) => {
 })
 
 const iso = (ms: number) => new Date(ms).toISOString()
+/** A time as the page shows it (UTC, to the second). */
+const showTime = (ms: number) => iso(ms).replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')
 
 /** Opens the search page on a link that runs `query` over [start, end), and waits until its search finished. */
 async function runLink(opened: ConsolePage, world: { url: string }, query: string, start: number, end: number): Promise<void> {
@@ -234,6 +236,13 @@ describeWithServers('web console: the search page', () => {
       1,
     )
     expect((await chartSeries(page))[0]!.data).toEqual([want[0]] as [number, number][])
+    await page.getByRole('button', { name: 'Whole range' }).click()
+    // from the keyboard: the middle half of the four days is the second and third day
+    await page.getByRole('button', { name: 'Zoom in' }).focus()
+    await page.keyboard.press('Enter')
+    await expect(page.locator('.zoom-window').innerText()).resolves.toBe(`${showTime(DAY0 + DAY)} to ${showTime(DAY0 + 3 * DAY)}`)
+    await page.waitForFunction(() => ((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart?: { getOption(): { series: { data: unknown[] }[] } } })?.chart?.getOption().series[0]?.data.length === 2)
+    expect((await chartSeries(page))[0]!.data).toEqual(want.slice(1, 3) as [number, number][])
     await page.getByRole('button', { name: 'Whole range' }).click()
     await page.waitForFunction(() => ((globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart?: { getOption(): { series: { data: unknown[] }[] } } })?.chart?.getOption().series[0]?.data.length === 4)
     await screenshot(page, 'search-overview')

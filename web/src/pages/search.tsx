@@ -298,6 +298,13 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
     }
   }
 
+  /** The keyboard's zoom: the middle half of the window shown (the drag's, for those who cannot drag). */
+  function zoomIn() {
+    const w = s.window ?? { start: s.start, end: s.end }
+    const quarter = (w.end - w.start) / 4
+    live.zoom(w.start + quarter, w.end - quarter)
+  }
+
   const entriesRenderer = ENTRY_RENDERERS.has(s.renderer)
   const page = s.page
   const size = page.last - page.first
@@ -350,6 +357,9 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
         <div class="overview-box">
           <div class="row">
             <h2 class="overview-title">Overview</h2>
+            <button type="button" onClick={zoomIn} title="Zoom in on the middle half of the window shown">
+              Zoom in
+            </button>
             {s.window ? (
               <>
                 <span class="zoom-window">
