@@ -2,6 +2,7 @@
 // from this list (in this order) and shows `admin` pages to administrators only.
 import type { ComponentType } from 'preact'
 import { AccountPage } from './account'
+import { SearchPage } from './search'
 
 export interface PageProps {
   /** The route's parameters (`:id` in `pattern`) and its query. */
@@ -21,6 +22,7 @@ export interface Page {
 
 export const PAGES: Page[] = [
   { pattern: '/account', title: 'Account', component: AccountPage, nav: true },
+  { pattern: '/search', title: 'Search', component: SearchPage, nav: true },
 ]
 
 /** Where `/` leads. */
