@@ -892,16 +892,19 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
       )
       return { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(a.count), AdditionalEntries: a.more, Entries: a.entries }
     }
-    // A range that covers the whole search (the client's unzoomed view) is read by position alone.
+    // Entries are paged newest first (the platform's default order of a search's entries: search/search.md), so
+    // position 0 is the last stored record. A range that covers the whole search (the client's unzoomed view) is
+    // read by position alone.
     const narrowed = from > s.record.startRange || (to !== 0 && to < s.record.endRange)
+    const stored = s.record.itemCount
     const { lines, more } = narrowed
-      ? await searches.readRecordsWithin(s, from, to, first, last)
-      : { lines: await searches.readRecords(s, first, last), more: false }
+      ? await searches.readRecordsWithinFromEnd(s, from, to, first, last)
+      : { lines: (await searches.readRecords(s, Math.max(0, stored - last), Math.max(0, stored - first))).reverse(), more: false }
     let bytes = 0
     let taken = 0
     while (taken < lines.length && (taken === 0 || bytes + lines[taken]!.length <= MAX_ANSWER_BYTES)) bytes += lines[taken++]!.length
     const records = lines.slice(0, taken).map((l) => JSON.parse(l) as Msg)
-    const additional = narrowed ? taken < lines.length || more : first + taken < s.record.itemCount
+    const additional = narrowed ? taken < lines.length || more : first + taken < stored
     const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(taken), AdditionalEntries: additional }
     const ids = await searches.tags.idsOf([...new Set(records.map((r) => String(r.Tag)))])
     const out = records.map((r) => ({

@@ -168,7 +168,7 @@ describe('renderers over the search socket', () => {
     c.ws.close()
   })
 
-  test('text, raw and hex: entries with their Enumerated values and the Tags map', async () => {
+  test('text, raw and hex: entries newest first with their Enumerated values and the Tags map', async () => {
     const { server, base, rows, range } = await world(30)
     const c = await open(`${base}/api/ws/search`, server.adminJwt)
     for (const renderer of ['text', 'raw', 'hex']) {
@@ -179,10 +179,12 @@ describe('renderers over the search socket', () => {
       expect(a.Entries).toHaveLength(5)
       expect(Object.keys(a.Tags)).toEqual(['web'])
       for (const [i, e] of (a.Entries as any[]).entries()) {
+        const row = rows[rows.length - 1 - i]!
         expect(e.Tag).toBe(a.Tags.web)
+        expect(e.TS).toBe(new Date(row.ts).toISOString())
         expect(e.Enumerated).toEqual([
-          { Name: 'host', ValueStr: rows[i]!.host },
-          { Name: 'bytes', ValueStr: String(rows[i]!.bytes) },
+          { Name: 'host', ValueStr: row.host },
+          { Name: 'bytes', ValueStr: String(row.bytes) },
         ])
       }
     }

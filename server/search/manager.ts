@@ -33,7 +33,7 @@ import type { ArchiveLimits } from './archive'
 import type { EntriesRepo } from './entries'
 import { TagDirectory } from './tags'
 import { type RunnerDeps, SearchRunner } from './runner'
-import { readRecords, readRecordsWithin, resultSource } from './records'
+import { readRecords, readRecordsWithin, readRecordsWithinFromEnd, resultSource } from './records'
 import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
 import { INDEX_ENTRY_BYTES, type ResultSource, resultBytes, type WorkFiles, listWorkDir, removeWorkFiles, workDir, workFiles } from './results'
 import { type ImportBound, type ReadArchive, type SaveState, exportArchive, readArchiveInto, savedRow, transferToBlobs } from './saving'
@@ -645,6 +645,14 @@ export class SearchManager {
    */
   readRecordsWithin(s: Search, from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }> {
     return readRecordsWithin(this.deps.blobs, s, from, to, first, last)
+  }
+
+  /**
+   * The same subset as readRecordsWithin, counted from its newest record backwards and read in that order
+   * (records.ts readRecordsWithinFromEnd): the order the clients page a search's entries in.
+   */
+  readRecordsWithinFromEnd(s: Search, from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }> {
+    return readRecordsWithinFromEnd(this.deps.blobs, s, from, to, first, last)
   }
 
   /** Whether the engine answers: its store can be queried. */
