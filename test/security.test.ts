@@ -217,6 +217,7 @@ const MATRIX: Record<string, Row> = {
   'PUT /api/files/:id': fileWriteRow(undefined, uploadBody),
   'DELETE /api/files/:id': fileWriteRow(),
   'POST /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
+  'PUT /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
   'POST /api/ingest/otlp/v1/logs': { who: 'any', body: () => ({ resourceLogs: [] }) },
   'POST /api/ingest/loki/api/v1/push': { who: 'any', body: () => ({ streams: [{ stream: { job: 'matrix' }, values: [['1767225600000000000', 'hi']] }] }), ok: 204 },
   'POST /api/ingest/lines': {
