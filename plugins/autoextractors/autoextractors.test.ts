@@ -242,6 +242,20 @@ describe('definition files', () => {
     expect(all.text.split('[[extraction]]').length - 1).toBe(3)
   })
 
+  test('a form-data body without a Content-Type (the TypeScript client under Bun) is read by its first line; other untyped bodies are refused', async () => {
+    const { s, owner } = await world()
+    // the npm form-data package the client builds its upload with; Bun's fetch sends its bytes without their type
+    const NpmFormData = require('form-data') as new () => { append(name: string, value: string, opts: { filename: string }): void; getBuffer(): Buffer }
+    const fd = new NpmFormData()
+    fd.append('extraction', '[[extraction]]\ntag="web"\nmodule="regex"\nparams="(?P<x>\\\\w+)"\n', { filename: 'whatever.txt' })
+    const up = await s.call('POST', '/api/autoextractors/upload', { jwt: owner.jwt, body: new Uint8Array(fd.getBuffer()) })
+    expect({ status: up.status, text: up.text }).toMatchObject({ status: 200 })
+    expect(up.body).toHaveLength(1)
+    expect((await get(s, owner.jwt, up.body[0])).body).toMatchObject({ Tag: 'web', Module: 'regex', Params: '(?P<x>\\w+)' })
+    const plain = new TextEncoder().encode('[[extraction]]\ntag="web"\nmodule="regex"\nparams="x"\n')
+    await refused(s, 400, 'POST', '/api/autoextractors/upload', { jwt: owner.jwt, body: plain })
+  })
+
   test('a bad file, or a bad definition in it, stores nothing; unreachable ids are not downloaded', async () => {
     const { s, owner, stranger } = await world()
     const good = '[[extraction]]\ntag="web"\nmodule="regex"\nparams="(?P<x>.)"\n'

@@ -357,11 +357,18 @@ export function autoExtractorsPlugin({ repos, auth, clock, modules, compile }: A
     )
 }
 
-/** The definition file of an upload: the multipart part `extraction` (or `file`), at most MAX_UPLOAD_BYTES. */
+/**
+ * The definition file of an upload: the multipart part `extraction` (or `file`), at most MAX_UPLOAD_BYTES. A body
+ * without a Content-Type whose first line is a multipart boundary is read as that form: the TypeScript client's Node
+ * build sends its `form-data` body through node-fetch, which Bun replaces by its own fetch, and that one drops the
+ * type naming the boundary (as for POST /api/ingest/lines).
+ */
 async function receiveFile(request: Request): Promise<FileDefinition[]> {
-  const type = request.headers.get('content-type') ?? ''
-  if (!/^multipart\/form-data\s*;/i.test(type)) throw Errors.badRequest('expected a multipart/form-data body with a part named extraction')
+  const declared = request.headers.get('content-type') ?? ''
+  if (declared !== '' && !/^multipart\/form-data\s*;/i.test(declared)) throw Errors.badRequest('expected a multipart/form-data body with a part named extraction')
   const bytes = await readBounded(request, MAX_UPLOAD_BYTES + 64 * 1024)
+  const type = declared || boundaryType(bytes)
+  if (type === undefined) throw Errors.badRequest('expected a multipart/form-data body with a part named extraction')
   const form = await new Response(bytes, { headers: { 'content-type': type } }).formData().catch(() => {
     throw Errors.badRequest('malformed multipart form')
   })
@@ -375,6 +382,13 @@ async function receiveFile(request: Request): Promise<FileDefinition[]> {
     if (e instanceof DefinitionFileError) throw Errors.badRequest(e.message)
     throw e
   }
+}
+
+/** The multipart type a body's first line names (`--boundary` then CRLF, RFC 2046), if it is one. */
+function boundaryType(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.subarray(0, 74)).toString('latin1')
+  const boundary = /^--([0-9A-Za-z'()+_,\-./:=?]{1,70})\r\n/.exec(head)?.[1]
+  return boundary === undefined ? undefined : `multipart/form-data; boundary=${boundary}`
 }
 
 /** The request body, refused (400) as soon as it passes `max` bytes: never more than that is held. */
