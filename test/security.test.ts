@@ -271,6 +271,7 @@ const MATRIX: Record<string, Row> = {
   // the body names the definition made for this call: read when the request is sent, after the path made it
   'PUT /api/autoextractors': extractorWriteRow(false, () => ({ get UUID() { return lastExtractor }, Name: 'renamed' })),
   'POST /api/autoextractors/test': { who: 'any', body: () => ({ Tag: 'web', Module: 'regex', Params: '(?P<x>.)' }) },
+  'POST /api/explore/generate': { who: 'any', body: () => ({ Tag: 'web', Entries: [{ Data: 'eyJ4IjogMX0=' }] }) },
   'GET /api/autoextractors/download': { who: 'any' },
   'POST /api/autoextractors/upload': { who: 'any', raw: extractorFile },
   'GET /api/autoextractors/:id': extractorReadRow,
