@@ -3,6 +3,7 @@ import { argError, type ModuleDef } from '../module'
 import { chart } from './chart'
 import { fdg } from './fdg'
 import { gauge, numbercard } from './gauge'
+import { point2point } from './point2point'
 import { textRenderer } from './renderer'
 import { stackgraph } from './stackgraph'
 import { table } from './table'
@@ -33,4 +34,5 @@ export const renderers: ModuleDef[] = [
   stackgraph,
   wordcloud,
   fdg,
+  point2point,
 ]

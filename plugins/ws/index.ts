@@ -890,7 +890,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
         },
         { first, last, from: narrowFrom, to: narrowTo, start: from || s.record.startRange, end: to || s.record.endRange, updated: s.record.lastUpdate },
       )
-      return { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(a.count), AdditionalEntries: a.more, Entries: a.entries }
+      return { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(a.count), AdditionalEntries: a.more, ...a.extra, Entries: a.entries }
     }
     // Entries are paged newest first (the platform's default order of a search's entries: search/search.md), so
     // position 0 is the last stored record. A range that covers the whole search (the client's unzoomed view) is

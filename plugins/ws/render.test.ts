@@ -236,6 +236,45 @@ describe('renderers over the search socket', () => {
     c.ws.close()
   })
 
+  test('point2point: one line per source and destination, magnitude counted or summed (-mag), ValueNames; -srcloc refused', async () => {
+    const server = await createTestServer()
+    servers.push(server)
+    server.app.listen({ hostname: '127.0.0.1', port: 0 })
+    const now = server.clock.now()
+    const spots = [[10, 20], [-33.5, 151], [51, -0.25]]
+    const flows = Array.from({ length: 40 }, (_, i) => ({ s: spots[i % 3]!, d: spots[(i * 2 + 1) % 3]!, n: i, partial: i % 10 === 9 }))
+    const doc = (f: (typeof flows)[number]) => JSON.stringify({ src: { lat: f.s[0], lon: f.s[1] }, dst: f.partial ? { lat: f.d[0] } : { lat: f.d[0], lon: f.d[1] }, n: f.n })
+    const json = flows.map((f, i) => ({ TS: new Date(now - 60_000 + i).toISOString(), Tag: 'geo', Data: Buffer.from(doc(f)).toString('base64') }))
+    expect((await server.call('POST', '/api/ingest/json', { jwt: server.adminJwt, json })).status).toBe(200)
+    const range: [Date, Date] = [new Date(now - 3_600_000), new Date(now + 1000)]
+    const c = await open(`ws://127.0.0.1:${server.app.server!.port}/api/ws/search`, server.adminJwt)
+    const EXTRACT_GEO = 'tag=geo json src.lat as slat src.lon as slon dst.lat as dlat dst.lon as dlon n'
+    const lines = async (flags: string) => {
+      const { init, subproto } = await launch(c, `${EXTRACT_GEO} | point2point ${flags}`, range)
+      expect(init.Error ?? init.RenderModule).toBe('point2point')
+      await finished(server, init.SearchID)
+      const a = await ask(c, subproto, REQ.GET_ENTRIES, { First: 0, Last: 100 })
+      expect(a.ValueNames).toEqual([])
+      return new Map((a.Entries as { Src: { Lat: number; Long: number }; Dst: { Lat: number; Long: number }; Magnitude: number }[]).map((l) => [`${l.Src.Lat},${l.Src.Long}>${l.Dst.Lat},${l.Dst.Long}`, l.Magnitude]))
+    }
+    const expected = (weight: (f: (typeof flows)[number]) => number) => {
+      const out = new Map<string, number>()
+      for (const f of flows.filter((f) => !f.partial)) {
+        const key = `${f.s[0]},${f.s[1]}>${f.d[0]},${f.d[1]}`
+        out.set(key, (out.get(key) ?? 0) + weight(f))
+      }
+      return out
+    }
+    const coords = '-srclat slat -srclong slon -dstlat dlat -dstlong dlon'
+    expect(await lines(coords)).toEqual(expected(() => 1))
+    expect(await lines(`${coords} -mag n`)).toEqual(expected((f) => f.n))
+    const badQuery = `${EXTRACT_GEO} | point2point -srcloc s -dstlat dlat -dstlong dlon`
+    c.send({ type: 'search', data: { SearchStart: range[0].toISOString(), SearchEnd: range[1].toISOString(), SearchString: badQuery } })
+    const bad = await c.next((m) => m.type === 'search' && m.data.RawQuery === badQuery)
+    expect(bad.data.Error).toContain('-srcloc needs a Location value')
+    c.ws.close()
+  })
+
   test('text, raw and hex: entries newest first with their Enumerated values and the Tags map', async () => {
     const { server, base, rows, range } = await world(30)
     const c = await open(`${base}/api/ws/search`, server.adminJwt)
