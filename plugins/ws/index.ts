@@ -877,6 +877,9 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
       StartTS: ts(range.StartTS, s.record.startRange),
       EndTS: ts(range.EndTS, s.record.endRange),
     })
+    // Finished and EntryCount as they are before the read: an answer that says Finished holds every result (read
+    // after the search ended), never a prefix read while it ran.
+    const before = baseResponse(s, req, data.Addendum)
     const renderer = rendererOf(s)
     if (renderer.answer) {
       // A range that covers the whole search is no narrowing: the whole result, unzoomed.
@@ -890,7 +893,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
         },
         { first, last, from: narrowFrom, to: narrowTo, start: from || s.record.startRange, end: to || s.record.endRange, updated: s.record.lastUpdate },
       )
-      return { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(a.count), AdditionalEntries: a.more, ...a.extra, Entries: a.entries }
+      return { ...before, EntryRange: answeredRange(a.count), AdditionalEntries: a.more, ...a.extra, Entries: a.entries }
     }
     // Entries are paged newest first (the platform's default order of a search's entries: search/search.md), so
     // position 0 is the last stored record. A range that covers the whole search (the client's unzoomed view) is
@@ -905,7 +908,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
     while (taken < lines.length && (taken === 0 || bytes + lines[taken]!.length <= MAX_ANSWER_BYTES)) bytes += lines[taken++]!.length
     const records = lines.slice(0, taken).map((l) => JSON.parse(l) as Msg)
     const additional = narrowed ? taken < lines.length || more : first + taken < stored
-    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(taken), AdditionalEntries: additional }
+    const base = { ...before, EntryRange: answeredRange(taken), AdditionalEntries: additional }
     const ids = await searches.tags.idsOf([...new Set(records.map((r) => String(r.Tag)))])
     const out = records.map((r) => ({
       TS: r.TS,

@@ -362,6 +362,29 @@ describe('/api/ws/search', () => {
     c.ws.close()
   })
 
+  test('entries asked while the search runs: each answer is the newest of what is stored, and one that says Finished holds them all', async () => {
+    const { server, base } = await listening()
+    await ingest(server, 'web', 5000)
+    const now = server.clock.now()
+    const range: [Date, Date] = [new Date(now - 3_600_000), new Date(now + 1000)]
+    const c = await open(`${base}/api/ws/search`, { protocol: server.adminJwt })
+    const { subproto } = await initiate(c, 'tag=web', range)
+    const number = (e: any) => Number(Buffer.from(e.Data, 'base64').toString().split(' ')[1])
+    let finishedSeen = false
+    for (let i = 0; i < 2000 && !finishedSeen; i++) {
+      c.send({ type: subproto, data: { ID: REQ.GET_ENTRIES, Addendum: { i }, EntryRange: { First: 0, Last: 1000 } } })
+      const a = (await c.next((m) => m.type === subproto && m.data.Addendum?.i === i)).data
+      // entry i is at t0 + i ms: the newest stored first, as many as asked or stored
+      expect(a.Entries.map(number)).toEqual(Array.from({ length: Math.min(1000, a.EntryCount) }, (_, k) => a.EntryCount - 1 - k))
+      if (a.Finished) {
+        expect(a.EntryCount).toBe(5000)
+        finishedSeen = true
+      }
+    }
+    expect(finishedSeen).toBe(true)
+    c.ws.close()
+  })
+
   test('a zoomed time range (TS_RANGE, EXPLORE_TS_RANGE) answers only the entries with TS in [StartTS, EndTS), counted within them, newest first', async () => {
     const { server, base } = await listening()
     await ingest(server, 'web', 150) // entry i at t0 + i ms
