@@ -50,7 +50,7 @@ import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/servic
 import { admitQuery, clientOf } from '../searchctrl'
 import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
-import { REQ, RESP_ERROR, baseResponse, queryHints, renderModuleOf, rendererOf, searchHints, searchInfo, statsAnswer, tagsOf } from './protocol'
+import { REQ, RESP_ERROR, baseResponse, markPreview, queryHints, renderModuleOf, rendererOf, searchHints, searchInfo, statsAnswer, tagsOf } from './protocol'
 import { type QueryFilter, applyFilters, filterError } from '../../engine/filters'
 import type { CompiledQuery } from '../../engine/query'
 import { area } from '../../server/http/openapi'
@@ -698,7 +698,8 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
     if (start === undefined) return fail('SearchStart must be an RFC 3339 time')
     if (end === undefined) return fail('SearchEnd must be an RFC 3339 time')
     const endRange = end || clock()
-    if (start >= endRange) return fail('SearchStart must be before SearchEnd')
+    const preview = data.Preview === true
+    if (!preview && start >= endRange) return fail('SearchStart must be before SearchEnd')
     if (data.Metadata !== undefined && data.Metadata !== null) {
       try {
         checkJsonShape(JSON.stringify(data.Metadata), 'Metadata')
@@ -717,6 +718,8 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
     }
     let s: Search
     try {
+      // Preview (StartSearchRequest.Preview): the newest entries of the query's tags whatever the range asked.
+      const startRange = preview ? await searches.previewStart(query.tags, endRange) : start
       // Not through the REST caller's own client: this socket is the client (closing it detaches).
       s = await searches.launch({
         uid: c.caller.uid,
@@ -726,7 +729,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
         clientKind: c.caller.session ? 'session' : 'token',
         userQuery: raw,
         query,
-        start,
+        start: startRange,
         end: endRange,
         background: data.Background === true,
         noHistory: data.NoHistory === true,
@@ -736,6 +739,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
       if (e instanceof ApiError) return fail(e.message)
       throw e
     }
+    if (preview) markPreview(s)
     await cluster.sync()
     const subproto = `search${c.next++}`
     c.subprotos.set(subproto, s.record.id)

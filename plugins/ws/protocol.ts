@@ -114,6 +114,10 @@ export function searchHints(s: Search): ReturnType<typeof queryHints> | null {
   return h
 }
 
+/** Searches launched as previews (StartSearchRequest.Preview) by this process: SearchInfo.Preview. */
+const previews = new WeakSet<Search>()
+export const markPreview = (s: Search) => void previews.add(s)
+
 /** SearchInfo of the Go client (and `SearchInfo`/`Info` of the TypeScript client's details and attach answers). */
 export function searchInfo(s: Search, now: number) {
   const r = s.record
@@ -142,7 +146,7 @@ export function searchInfo(s: Search, now: number) {
     Import: r.import
       ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
       : { Imported: false, Time: formatTime(0), BatchName: '', BatchInfo: '' },
-    Preview: false,
+    Preview: previews.has(s),
     State: stateWords(s),
   }
 }

@@ -9,6 +9,7 @@ import { ADMIN_PASSWORD, type TestServer, createTestServer, expectError, listeni
 import { type SocketClient as Client, frame, nonReadingClient, openSocket as open } from '../../test/ws-client'
 import { CREDENTIAL_CHECK_MS, MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
 import { writeSearchArchive } from '../../server/search/archive'
+import { PREVIEW_ENTRIES } from '../../server/search/manager'
 import { ZERO_TIME } from '../../server/runtime/time'
 import { REQ, RESP_ERROR } from './protocol'
 
@@ -359,6 +360,34 @@ describe('/api/ws/search', () => {
     expect(rest.data.Entries).toHaveLength(50)
     expect(rest.data.EntryRange.Last).toBe(150)
     expect(rest.data.AdditionalEntries).toBe(false)
+    c.ws.close()
+  })
+
+  test('Preview (no range): the newest PREVIEW_ENTRIES entries of the query\'s tags, the range they span in SearchInfo', async () => {
+    const { server, base } = await listening()
+    await ingest(server, 'web', 1200) // entry i at now - 60 s + i ms
+    const now = server.clock.now()
+    const old = Array.from({ length: 50 }, (_, i) => ({ TS: new Date(now - 86_400_000 + i).toISOString(), Tag: 'db', Data: Buffer.from(`db ${i}`).toString('base64') }))
+    expect((await server.call('POST', '/api/ingest/json', { jwt: server.adminJwt, json: old })).status).toBe(200)
+    const c = await open(`${base}/api/ws/search`, { protocol: server.adminJwt })
+    const preview = async (query: string) => {
+      const { init, subproto } = await initiate(c, query, [new Date(0), new Date(0)], { SearchStart: null, SearchEnd: null, Preview: true })
+      expect(init.data.Error).toBeUndefined()
+      await finished(server, init.data.SearchID)
+      c.send({ type: subproto, data: { ID: REQ.SEARCH_DETAILS } })
+      const info = (await c.next((m) => m.type === subproto && m.data.ID === REQ.SEARCH_DETAILS)).data.SearchInfo
+      c.send({ type: subproto, data: { ID: REQ.GET_ENTRIES, EntryRange: { First: 0, Last: 1000 } } })
+      const entries = (await c.next((m) => m.type === subproto && m.data.ID === REQ.GET_ENTRIES)).data.Entries
+      return { info, texts: entries.map((e: any) => Buffer.from(e.Data, 'base64').toString().split(' ').slice(0, 2).join(' ')) }
+    }
+    // 1200 web entries: the newest 500, newest first; the range starts at the oldest of them
+    const web = await preview('tag=web')
+    expect(web.texts).toEqual(Array.from({ length: PREVIEW_ENTRIES }, (_, k) => `entry ${1199 - k}`))
+    expect(web.info.Preview).toBe(true)
+    expect(Date.parse(web.info.StartRange)).toBe(now - 60_000 + 1200 - PREVIEW_ENTRIES)
+    // fewer than PREVIEW_ENTRIES: all of them, a day old
+    const db = await preview('tag=db')
+    expect(db.texts).toEqual(Array.from({ length: 50 }, (_, k) => `db ${49 - k}`))
     c.ws.close()
   })
 
