@@ -91,19 +91,27 @@ export class PipelineStats {
   /** An entry reached boundary k. */
   count(k: number, e: Pick<Entry, 'ts' | 'data'>): void {
     const b = this.bucketOf(e.ts)
-    let c = b === this.cachedIndex ? this.cached : this.cells.get(b)
+    const c = b === this.cachedIndex ? this.cached! : this.cellsAt(e.ts)
+    c[k]!++
+    c[this.boundaries + k]! += e.data.byteLength
+  }
+
+  /** The counters of the bucket of `ts`, made (and the buckets coarsened when past MAX_BUCKETS) when missing. */
+  private cellsAt(ts: number): Float64Array {
+    let b = this.bucketOf(ts)
+    let c = this.cells.get(b)
     if (!c) {
       c = new Float64Array(2 * this.boundaries)
       this.cells.set(b, c)
       if (this.cells.size > MAX_BUCKETS) {
         this.coarsen()
-        return this.count(k, e)
+        b = this.bucketOf(ts)
+        c = this.cells.get(b)!
       }
     }
     this.cachedIndex = b
     this.cached = c
-    c[k]!++
-    c[this.boundaries + k]! += e.data.byteLength
+    return c
   }
 
   /** How many buckets of the current width hold something. */
