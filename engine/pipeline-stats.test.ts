@@ -52,8 +52,7 @@ describe('pipeline stats', () => {
           const a = inWindow.filter((e) => new TextDecoder().decode(e.data).includes('a'))
           const ab = a.filter((e) => new TextDecoder().decode(e.data).includes('b'))
           const size = (es: Entry[]) => es.reduce((n, e) => n + e.data.byteLength, 0)
-          if (inWindow.length > 0)
-            expected.push({
+          expected.push({
               TS: T0 + width * w,
               rows: [
                 [inWindow.length, a.length, size(inWindow), size(a)],
@@ -69,13 +68,13 @@ describe('pipeline stats', () => {
           rows: s.Stats.map((r) => [r.InputCount, r.OutputCount, r.InputBytes, r.OutputBytes]),
         }))
         expect(got).toEqual(expected)
-        expect(p.stats.sets(1, T0, T0 + 3_600_000)[0]?.Stats.map((r) => r.Name) ?? []).toEqual(list.length ? ['grep', 'grep', 'limit'] : [])
+        expect(p.stats.sets(1, T0, T0 + 3_600_000)[0]?.Stats.map((r) => r.Name)).toEqual(['grep', 'grep', 'limit'])
       }),
       { numRuns: 150 },
     )
   })
 
-  test('the zoom: an entry at SetEnd counts in the last window; windows outside the range are empty', () => {
+  test('the zoom: an entry at SetEnd counts in the last window; windows outside the range are listed with zeros', () => {
     const p = new Pipeline(compileQueryNow('tag=web'), env(T0, T0 + 600_000), () => undefined)
     for (let m = 0; m < 10; m++) p.push(entry(T0 + m * 60_000, 'x'))
     p.flush()
@@ -86,12 +85,43 @@ describe('pipeline stats', () => {
       [120_000, [['text', 2, 2]]],
       [240_000, [['text', 3, 3]]],
     ])
-    expect(p.stats.sets(5, T0 + 3_600_000, T0 + 7_200_000)).toEqual([])
+    expect(p.stats.sets(5, T0 + 3_600_000, T0 + 7_200_000)).toEqual(
+      Array.from({ length: 5 }, (_, w) => ({ TS: T0 + 3_600_000 + w * 720_000, Stats: [{ Name: 'text', Args: '', Duration: 0, InputCount: 0, OutputCount: 0, InputBytes: 0, OutputBytes: 0 }] })),
+    )
     expect(p.stats.summary()).toEqual([{ Name: 'text', Args: '', Duration: 0, InputCount: 10, OutputCount: 10, InputBytes: 10, OutputBytes: 10 }])
     expect(p.stats.overview(2, T0, T0 + 600_000)).toEqual([
       { TS: T0, Count: 5, Bytes: 5 },
       { TS: T0 + 300_000, Count: 5, Bytes: 5 },
     ])
+  })
+
+  test('the counters keep the finest power-of-two width in seconds that holds the entries in MAX_BUCKETS buckets', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 5000 }), (stepS, n) => {
+        const day = 86_400_000
+        const p = new Pipeline(compileQueryNow('tag=web'), env(T0, T0 + day), () => undefined)
+        const offsets = Array.from({ length: n }, (_, i) => (i * stepS * 1000) % day)
+        for (const o of offsets) p.push(entry(T0 + o, 'xy'))
+        p.flush()
+        // the plain computation: the first width 1 s, 2 s, 4 s... at which the entries fall in at most MAX_BUCKETS buckets
+        let width = 1000
+        while (new Set(offsets.map((o) => Math.floor(o / width))).size > MAX_BUCKETS) width *= 2
+        expect(p.stats.bucketMs).toBe(width)
+        expect(p.stats.filled()).toBe(new Set(offsets.map((o) => Math.floor(o / width))).size)
+        // windows of 64 widths: exact, and as many as asked
+        const windows = Math.floor(day / (64 * width)) || 1
+        const span = windows * 64 * width
+        const sets = p.stats.sets(windows, T0, T0 + span - width)
+        expect(sets.length).toBe(windows)
+        for (let w = 0; w < windows; w++) {
+          const expected = offsets.filter((o) => Math.floor(o / (64 * width)) === w).length
+          expect(sets[w]!.Stats[0]!.OutputCount).toBe(expected)
+        }
+        expect(p.stats.summary()[0]!.InputCount).toBe(n)
+        expect(p.stats.summary()[0]!.OutputBytes).toBe(2 * n)
+      }),
+      { numRuns: 40 },
+    )
   })
 
   test('a condensing module: count takes every entry in and gives one out', () => {

@@ -217,6 +217,7 @@ const MATRIX: Record<string, Row> = {
   'PUT /api/files/:id': fileWriteRow(undefined, uploadBody),
   'DELETE /api/files/:id': fileWriteRow(),
   'POST /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
+  'PUT /api/ingest/json': { who: 'any', body: () => [{ Tag: 'matrix', Data: 'aGk=' }] },
   'POST /api/ingest/otlp/v1/logs': { who: 'any', body: () => ({ resourceLogs: [] }) },
   'POST /api/ingest/loki/api/v1/push': { who: 'any', body: () => ({ streams: [{ stream: { job: 'matrix' }, values: [['1767225600000000000', 'hi']] }] }), ok: 204 },
   'POST /api/ingest/lines': {
@@ -270,6 +271,7 @@ const MATRIX: Record<string, Row> = {
   // the body names the definition made for this call: read when the request is sent, after the path made it
   'PUT /api/autoextractors': extractorWriteRow(false, () => ({ get UUID() { return lastExtractor }, Name: 'renamed' })),
   'POST /api/autoextractors/test': { who: 'any', body: () => ({ Tag: 'web', Module: 'regex', Params: '(?P<x>.)' }) },
+  'POST /api/explore/generate': { who: 'any', body: () => ({ Tag: 'web', Entries: [{ Data: 'eyJ4IjogMX0=' }] }) },
   'GET /api/autoextractors/download': { who: 'any' },
   'POST /api/autoextractors/upload': { who: 'any', raw: extractorFile },
   'GET /api/autoextractors/:id': extractorReadRow,

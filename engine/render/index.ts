@@ -1,10 +1,13 @@
 // The renderers, by name (registry.ts lists them with the other modules).
 import { argError, type ModuleDef } from '../module'
 import { chart } from './chart'
+import { fdg } from './fdg'
 import { gauge, numbercard } from './gauge'
+import { point2point } from './point2point'
 import { textRenderer } from './renderer'
 import { stackgraph } from './stackgraph'
 import { table } from './table'
+import { wordcloud } from './wordcloud'
 
 // The renderers of entries: each entry as it is, with its values. hex and pcap are shown by the clients (hex bytes,
 // decoded packets) from the same entries: the server answers them as raw does, and they download as text does.
@@ -29,4 +32,7 @@ export const renderers: ModuleDef[] = [
   gauge,
   numbercard,
   stackgraph,
+  wordcloud,
+  fdg,
+  point2point,
 ]

@@ -183,6 +183,8 @@ export interface RenderAnswer {
   /** How many of the renderer's items (rows, points, gauges) the answer holds. */
   count: number
   more: boolean
+  /** Fields the renderer's answer carries beside Entries (point2point: ValueNames). */
+  extra?: Record<string, unknown>
 }
 
 /** Where a renderer reads stored records: every record in order (scanned in batches), and records by position. */

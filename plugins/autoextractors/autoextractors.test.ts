@@ -242,6 +242,20 @@ describe('definition files', () => {
     expect(all.text.split('[[extraction]]').length - 1).toBe(3)
   })
 
+  test('a form-data body without a Content-Type (the TypeScript client under Bun) is read by its first line; other untyped bodies are refused', async () => {
+    const { s, owner } = await world()
+    // the npm form-data package the client builds its upload with; Bun's fetch sends its bytes without their type
+    const NpmFormData = require('form-data') as new () => { append(name: string, value: string, opts: { filename: string }): void; getBuffer(): Buffer }
+    const fd = new NpmFormData()
+    fd.append('extraction', '[[extraction]]\ntag="web"\nmodule="regex"\nparams="(?P<x>\\\\w+)"\n', { filename: 'whatever.txt' })
+    const up = await s.call('POST', '/api/autoextractors/upload', { jwt: owner.jwt, body: new Uint8Array(fd.getBuffer()) })
+    expect({ status: up.status, text: up.text }).toMatchObject({ status: 200 })
+    expect(up.body).toHaveLength(1)
+    expect((await get(s, owner.jwt, up.body[0])).body).toMatchObject({ Tag: 'web', Module: 'regex', Params: '(?P<x>\\w+)' })
+    const plain = new TextEncoder().encode('[[extraction]]\ntag="web"\nmodule="regex"\nparams="x"\n')
+    await refused(s, 400, 'POST', '/api/autoextractors/upload', { jwt: owner.jwt, body: plain })
+  })
+
   test('a bad file, or a bad definition in it, stores nothing; unreachable ids are not downloaded', async () => {
     const { s, owner, stranger } = await world()
     const good = '[[extraction]]\ntag="web"\nmodule="regex"\nparams="(?P<x>.)"\n'
@@ -345,5 +359,65 @@ describe('ax applies the definition of each tag', () => {
     await s.call('GET', `/api/searchctrl/${launch.body.SearchID}/download/json`, { jwt: owner.jwt })
     const details = await s.call('GET', `/api/searchctrl/${launch.body.SearchID}/details`, { jwt: owner.jwt })
     expect(details.body.Error).toMatch(/^ax: parse error for extractor on tag web: unknown flag -nope/)
+  })
+})
+
+describe('suggestions from sample entries (POST /api/explore/generate)', () => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64')
+  const entry = (data: string, i = 0) => ({ TS: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), Tag: 0, SRC: '', Data: b64(data), Enumerated: [] })
+
+  test('JSON objects: a json definition naming their members, confidence 10, each entry\'s elements; it compiles as a search would', async () => {
+    const { s, owner } = await world()
+    const docs = Array.from({ length: 12 }, (_, i) => ({ timestamp: new Date(Date.UTC(2010, 0, 1, 0, i)).toISOString(), value: i, 'odd.key': i % 2 === 1, where: { host: `h${i % 3}`, port: 8000 + i } }))
+    const res = await s.call('POST', '/api/explore/generate', { jwt: owner.jwt, json: { Tag: 'web', Entries: docs.map((d, i) => entry(JSON.stringify(d, null, 2), i)) } })
+    expect({ status: res.status, text: res.text }).toMatchObject({ status: 200 })
+    const [json] = res.body.json
+    expect(res.body.json).toHaveLength(1)
+    expect(json.Extractor).toMatchObject({ Module: 'json', Tag: 'web', Params: 'timestamp value "odd.key" where', Args: '' })
+    expect(json.Confidence).toBe(10)
+    expect(json.Entries).toHaveLength(12)
+    expect(json.Explore).toHaveLength(12)
+    for (const [i, x] of (json.Explore as { Elements: any[]; Module: string; Tag: string }[]).entries()) {
+      expect({ Module: x.Module, Tag: x.Tag }).toEqual({ Module: 'json', Tag: 'web' })
+      const d = docs[i]!
+      expect(x.Elements.map((e) => [e.Path, e.Value])).toEqual([['timestamp', d.timestamp], ['value', d.value], ['"odd.key"', d['odd.key']], ['where', JSON.stringify(d.where)]])
+      expect(x.Elements[1].Filters).toEqual(['==', '!=', '<', '>', '<=', '>='])
+      expect(x.Elements[0].Filters).toContain('~')
+      expect(x.Elements[3].SubElements.map((e: any) => [e.Path, e.Value])).toEqual([['where.host', d.where.host], ['where.port', d.where.port]])
+    }
+    // the suggestion installs as it is
+    const check = await s.call('POST', '/api/autoextractors/test', { jwt: owner.jwt, json: { Tag: 'web', Module: 'json', Params: json.Extractor.Params } })
+    expect(check.status).toBe(200)
+    // no key=value words: no kv suggestion
+    expect(res.body.kv).toBeUndefined()
+  })
+
+  test('key=value lines: a kv definition, confidence the share of words that are pairs; half JSON entries give json 5', async () => {
+    const { s, owner } = await world()
+    const lines = ['a=1 b=x c', 'b=y a=2.5 d', 'a=3 q="z"']
+    const res = await s.call('POST', '/api/explore/generate', { jwt: owner.jwt, json: { Tag: 'kvs', Entries: lines.map((l, i) => entry(l, i)) } })
+    expect(res.status).toBe(200)
+    expect(res.body.json).toBeUndefined()
+    const [kv] = res.body.kv
+    expect(kv.Extractor).toMatchObject({ Module: 'kv', Params: 'a b q', Tag: 'kvs' })
+    // 6 pairs among 8 words
+    expect(kv.Confidence).toBe(7.5)
+    expect(kv.Explore.map((x: any) => x.Elements.map((e: any) => [e.Name, e.Value]))).toEqual([
+      [['a', 1], ['b', 'x']],
+      [['b', 'y'], ['a', 2.5]],
+      [['a', 3], ['q', 'z']],
+    ])
+    const mixed = await s.call('POST', '/api/explore/generate', { jwt: owner.jwt, json: { Tag: 'm', Entries: [entry('{"x": 1}'), entry('plain words'), entry('{"x": 2}'), entry('[1, 2]')] } })
+    expect(mixed.body.json[0].Confidence).toBe(5)
+    expect(mixed.body.json[0].Entries).toHaveLength(2)
+  })
+
+  test('a bad tag or too many entries is refused; data that is not base64 is read by no module', async () => {
+    const { s, owner } = await world()
+    await refused(s, 400, 'POST', '/api/explore/generate', { jwt: owner.jwt, json: { Tag: 'bad tag', Entries: [entry('{"x": 1}')] } })
+    await refused(s, 400, 'POST', '/api/explore/generate', { jwt: owner.jwt, json: { Tag: 'web', Entries: Array.from({ length: 1001 }, () => entry('{"x": 1}')) } })
+    const res = await s.call('POST', '/api/explore/generate', { jwt: owner.jwt, json: { Tag: 'web', Entries: [{ ...entry(''), Data: 'not base64!' }] } })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({})
   })
 })

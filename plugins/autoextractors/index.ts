@@ -22,7 +22,7 @@
 // - One user owns at most MAX_PER_USER definitions (each search loads those it reaches).
 // - Upload: every definition of the file is checked before any is written; one with the name of one of the
 //   caller's own definitions replaces it (re-uploading a file updates its definitions), the others are created.
-import { Elysia, t } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { QueryError } from '../../engine/errors'
 import type { AutoExtractorDefinition, ModuleDef } from '../../engine/module'
 import { compileExtractor, extractorCall, extractorModules } from '../../engine/modules/ax'
@@ -39,12 +39,15 @@ import { authGuard } from '../auth/guard'
 import { Empty } from '../auth/schema'
 import type { AuthService, Caller } from '../auth/service'
 import { DefinitionFileError, type FileDefinition, parseDefinitionFile, writeDefinitionFile } from './file'
+import { MAX_SAMPLE, type Suggestion, generateSuggestions } from './generate'
 import type { AutoExtractorFor, AutoExtractorRow, AutoExtractorsRepo } from './repo'
 import {
   AdminQuery,
   AutoExtractorBody,
   AutoExtractorRecord,
   DownloadQuery,
+  GenerateRequest,
+  GenerateResponse,
   IdParams,
   MAX_ARGS,
   MAX_PARAMS,
@@ -339,6 +342,36 @@ export function autoExtractorsPlugin({ repos, auth, clock, modules, compile }: A
         },
       },
     )
+    .post(
+      '/api/explore/generate',
+      async ({ body }) => {
+        if (!TAG_NAME.test(body.Tag)) throw Errors.badRequest("Tag must be 1 to 128 letters, digits, '.', '_' or '-'")
+        const found = generateSuggestions(body.Tag, body.Entries, decodeBase64)
+        // only definitions that compile as a search would compile them are suggested
+        for (const [module, list] of Object.entries(found)) {
+          const kept: Suggestion[] = []
+          for (const g of list) {
+            const error = await syntaxError({ tags: [body.Tag], module: g.Extractor.Module, params: g.Extractor.Params, args: g.Extractor.Args })
+            if (error === undefined) kept.push(g)
+          }
+          if (kept.length > 0) found[module] = kept
+          else delete found[module]
+        }
+        // the schema's recursive elements type the same shape (Suggestion) less precisely
+        return found as unknown as Static<typeof GenerateResponse>
+      },
+      {
+        access: 'ExtractorRead',
+        body: GenerateRequest,
+        response: { 200: GenerateResponse },
+        detail: {
+          summary: 'Suggest auto-extractors for sample entries',
+          description:
+            `The data explorer's generation: \`{Tag, Entries}\` (at most ${MAX_SAMPLE} entries, Data in base64) answers, per module that reads them ` +
+            '(json, kv), a definition naming the fields found, its Confidence (0 to 10), the entries it read and the elements of each (Explore).',
+        },
+      },
+    )
     .get('/api/autoextractors/:id', async ({ caller, params }) => toRecord(await reached(caller, params.id)), {
       access: 'ExtractorRead',
       params: IdParams,
@@ -357,11 +390,18 @@ export function autoExtractorsPlugin({ repos, auth, clock, modules, compile }: A
     )
 }
 
-/** The definition file of an upload: the multipart part `extraction` (or `file`), at most MAX_UPLOAD_BYTES. */
+/**
+ * The definition file of an upload: the multipart part `extraction` (or `file`), at most MAX_UPLOAD_BYTES. A body
+ * without a Content-Type whose first line is a multipart boundary is read as that form: the TypeScript client's Node
+ * build sends its `form-data` body through node-fetch, which Bun replaces by its own fetch, and that one drops the
+ * type naming the boundary (as for POST /api/ingest/lines).
+ */
 async function receiveFile(request: Request): Promise<FileDefinition[]> {
-  const type = request.headers.get('content-type') ?? ''
-  if (!/^multipart\/form-data\s*;/i.test(type)) throw Errors.badRequest('expected a multipart/form-data body with a part named extraction')
+  const declared = request.headers.get('content-type') ?? ''
+  if (declared !== '' && !/^multipart\/form-data\s*;/i.test(declared)) throw Errors.badRequest('expected a multipart/form-data body with a part named extraction')
   const bytes = await readBounded(request, MAX_UPLOAD_BYTES + 64 * 1024)
+  const type = declared || boundaryType(bytes)
+  if (type === undefined) throw Errors.badRequest('expected a multipart/form-data body with a part named extraction')
   const form = await new Response(bytes, { headers: { 'content-type': type } }).formData().catch(() => {
     throw Errors.badRequest('malformed multipart form')
   })
@@ -375,6 +415,24 @@ async function receiveFile(request: Request): Promise<FileDefinition[]> {
     if (e instanceof DefinitionFileError) throw Errors.badRequest(e.message)
     throw e
   }
+}
+
+const fromBase64 = (Uint8Array as unknown as { fromBase64(s: string): Uint8Array }).fromBase64
+
+/** The bytes of standard base64 text, or undefined when it is not that. */
+function decodeBase64(s: string): Uint8Array | undefined {
+  try {
+    return fromBase64(s)
+  } catch {
+    return undefined
+  }
+}
+
+/** The multipart type a body's first line names (`--boundary` then CRLF, RFC 2046), if it is one. */
+function boundaryType(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.subarray(0, 74)).toString('latin1')
+  const boundary = /^--([0-9A-Za-z'()+_,\-./:=?]{1,70})\r\n/.exec(head)?.[1]
+  return boundary === undefined ? undefined : `multipart/form-data; boundary=${boundary}`
 }
 
 /** The request body, refused (400) as soon as it passes `max` bytes: never more than that is held. */

@@ -4,6 +4,7 @@ import { formatTime } from '../../server/runtime/time'
 import { GIDs, Labels, MAX_DESC, MAX_NAME } from '../files/schema'
 import { JsonOptionalUid } from '../groups/schema'
 import type { AutoExtractorRow } from './repo'
+import { MAX_SAMPLE } from './generate'
 
 /** The most a definition's params may hold (a long regular expression); args are flags, shorter. */
 export const MAX_PARAMS = 4096
@@ -79,3 +80,55 @@ export const IdParams = t.Object({ id: t.String({ maxLength: 64 }) })
 export const AdminQuery = t.Object({ admin: t.Optional(t.String()) })
 /** Download: `id` repeated (or comma-separated) names the definitions; none: every definition the caller reads. */
 export const DownloadQuery = t.Object({ admin: t.Optional(t.String()), id: t.Optional(t.Union([t.String(), t.Array(t.String())])) })
+
+/** POST /api/explore/generate: the Go client's GenerateAXRequest (entries as the search socket answers them). */
+export const GenerateRequest = t.Object({
+  Tag: t.String({ maxLength: 128 }),
+  Entries: t.Array(
+    t.Object({
+      TS: t.Optional(t.Union([t.String(), t.Null()])),
+      Tag: t.Optional(t.Unknown()),
+      SRC: t.Optional(t.Union([t.String(), t.Null()])),
+      Data: t.String(),
+      Enumerated: t.Optional(t.Unknown()),
+    }),
+    { maxItems: MAX_SAMPLE },
+  ),
+})
+
+const ExploreElement = t.Recursive((self) =>
+  t.Object({
+    Module: t.String(),
+    Name: t.String(),
+    Path: t.String(),
+    Value: t.Union([t.String(), t.Number(), t.Boolean(), t.Null()]),
+    SubElements: t.Optional(t.Array(self)),
+    Filters: t.Array(t.String()),
+  }),
+)
+
+/** Per module, its suggestions: the Go client's GenerateAXResponse. */
+export const GenerateResponse = t.Record(
+  t.String(),
+  t.Array(
+    t.Object({
+      Extractor: t.Object({
+        Name: t.String(),
+        Desc: t.String(),
+        Module: t.String(),
+        Params: t.String(),
+        Args: t.String(),
+        Tag: t.String(),
+        Labels: t.Array(t.String()),
+        UID: t.Integer(),
+        GIDs: t.Array(t.Integer()),
+        Global: t.Boolean(),
+        UUID: t.String(),
+        LastUpdated: t.String(),
+      }),
+      Confidence: t.Number(),
+      Entries: t.Array(t.Unknown()),
+      Explore: t.Array(t.Object({ Elements: t.Array(ExploreElement), Module: t.String(), Tag: t.String() })),
+    }),
+  ),
+)

@@ -1,8 +1,9 @@
-// Ingest into the embedded engine: POST /api/ingest/json with an array of {"TS", "Tag", "SRC", "Data"} entries.
+// Ingest into the embedded engine: POST /api/ingest/json with an array of {"TS", "Tag", "SRC", "Data"} entries (PUT
+// the same, answering the count alone, as the TypeScript client reads it).
 // A batch is stored whole or not at all: one bad entry refuses the batch with 400 naming its index; a batch past the
 // user's ingest rate is refused with 429 (Retry-After), past the free-space floor with 507, past the user's storage
 // quota (entries count toward it: server/store/quota.ts) or the store's number of distinct tags with 413.
-import { Elysia, t } from 'elysia'
+import { Elysia, type Static, t } from 'elysia'
 import { Errors } from '../../server/http/errors'
 import { nodeNet } from '../../server/runtime/lazy-builtins'
 import { TAG_NAME } from '../../engine/parse'
@@ -10,7 +11,7 @@ import type { NewEntry } from '../../server/search/entries'
 import { type IngestSink, IngestRefused, type IngestSource } from '../../server/ingest/sink'
 import { parseTime } from '../../server/runtime/time'
 import { authGuard } from '../auth/guard'
-import type { AuthService } from '../auth/service'
+import type { AuthService, Caller } from '../auth/service'
 import { area, refusals } from '../../server/http/openapi'
 
 // No Transform in the schema (SRC's null is read as '' by the handler): Elysia then only checks the body, where a
@@ -21,6 +22,8 @@ const Entry = t.Object({
   SRC: t.Optional(t.Union([t.String(), t.Null()])),
   Data: t.String(),
 })
+
+const Batch = t.Array(Entry)
 
 const JSON_SOURCE: IngestSource = { listener: 'http', protocol: 'json' }
 
@@ -62,55 +65,60 @@ export function sinkRefusal(e: unknown, set: { headers: Record<string, string | 
 }
 
 export function ingestPlugin({ auth, clock, sink }: IngestDeps) {
+  /** Checks and stores a batch (all or nothing); answers what was stored. */
+  async function storeBatch(body: Static<typeof Batch>, caller: Caller, set: { headers: Record<string, string | number> }) {
+    const now = clock()
+    const batch: NewEntry[] = new Array(body.length)
+    const tags = new Set<string>()
+    let size = 0
+    // The tag and source checked last: entries of a batch mostly share them, and each is checked once per run.
+    let goodTag: string | undefined
+    let goodSrc = ''
+    for (let i = 0; i < body.length; i++) {
+      const e = body[i]!
+      const ts = parseTime(e.TS)
+      if (ts === undefined) throw refused(`entry ${i}: TS is not an RFC 3339 time`)
+      if (e.Tag !== goodTag) {
+        if (!TAG_NAME.test(e.Tag)) throw refused(`entry ${i}: Tag must be 1 to 128 letters, digits, '.', '_' or '-'`)
+        goodTag = e.Tag
+        tags.add(e.Tag)
+      }
+      const src = e.SRC ?? ''
+      if (src !== goodSrc && src !== '') {
+        if (nodeNet().isIP(src) === 0) throw refused(`entry ${i}: SRC is not an IP address`)
+        goodSrc = src
+      }
+      const data = decodeBase64(e.Data)
+      if (data === undefined) throw refused(`entry ${i}: Data is not base64`)
+      size += data.byteLength
+      batch[i] = { ts: ts || now, tag: e.Tag, src, data }
+    }
+    try {
+      await sink.store(batch, caller, JSON_SOURCE)
+    } catch (e) {
+      throw sinkRefusal(e, set)
+    }
+    return { Count: batch.length, Size: size, Tags: [...tags].sort() }
+  }
+
+  const description =
+    'An array of entries `{TS, Tag, SRC, Data}` (Data base64); all are stored or none. Entries count toward the caller\'s storage quota (413 past it, or past the number of distinct tags); 429 with Retry-After past the ingest rate; 503 with Retry-After while too much ingest is being stored at once; 507 when the server\'s disk is nearly full.'
   return new Elysia({ name: 'quarry-ingest', detail: area('Ingest') })
     .use(authGuard(auth))
-    .post(
-      '/api/ingest/json',
-      async ({ body, caller, set }) => {
-        const now = clock()
-        const batch: NewEntry[] = new Array(body.length)
-        const tags = new Set<string>()
-        let size = 0
-        // The tag and source checked last: entries of a batch mostly share them, and each is checked once per run.
-        let goodTag: string | undefined
-        let goodSrc = ''
-        for (let i = 0; i < body.length; i++) {
-          const e = body[i]!
-          const ts = parseTime(e.TS)
-          if (ts === undefined) throw refused(`entry ${i}: TS is not an RFC 3339 time`)
-          if (e.Tag !== goodTag) {
-            if (!TAG_NAME.test(e.Tag)) throw refused(`entry ${i}: Tag must be 1 to 128 letters, digits, '.', '_' or '-'`)
-            goodTag = e.Tag
-            tags.add(e.Tag)
-          }
-          const src = e.SRC ?? ''
-          if (src !== goodSrc && src !== '') {
-            if (nodeNet().isIP(src) === 0) throw refused(`entry ${i}: SRC is not an IP address`)
-            goodSrc = src
-          }
-          const data = decodeBase64(e.Data)
-          if (data === undefined) throw refused(`entry ${i}: Data is not base64`)
-          size += data.byteLength
-          batch[i] = { ts: ts || now, tag: e.Tag, src, data }
-        }
-        try {
-          await sink.store(batch, caller, JSON_SOURCE)
-        } catch (e) {
-          throw sinkRefusal(e, set)
-        }
-        return { Count: batch.length, Size: size, Tags: [...tags].sort() }
-      },
-      {
-        access: { key: 'Ingest', shipper: true },
-        body: t.Array(Entry),
-        response: { 200: Ingested, ...refusals(429, 503, 507) },
-        detail: {
-          summary: 'Ingest entries for searching',
-          description:
-            'An array of entries `{TS, Tag, SRC, Data}` (Data base64); all are stored or none. Entries count toward the caller\'s storage quota (413 past it, or past the number of distinct tags); 429 with Retry-After past the ingest rate; 503 with Retry-After while too much ingest is being stored at once; 507 when the server\'s disk is nearly full.',
-        },
-      },
-    )
+    .post('/api/ingest/json', ({ body, caller, set }) => storeBatch(body, caller, set), {
+      access: { key: 'Ingest', shipper: true },
+      body: Batch,
+      response: { 200: Ingested, ...refusals(429, 503, 507) },
+      detail: { summary: 'Ingest entries for searching', description },
+    })
+    // The TypeScript client's ingestJSONEntries sends the same batch with PUT and reads the answer as the number of
+    // entries stored; POST keeps the Go client's IngestResponse.
+    .put('/api/ingest/json', async ({ body, caller, set }) => Response.json((await storeBatch(body, caller, set)).Count), {
+      access: { key: 'Ingest', shipper: true },
+      body: Batch,
+      response: { 200: t.Integer(), ...refusals(429, 503, 507) },
+      detail: { summary: 'Ingest entries, answering how many were stored', description },
+    })
 
   function refused(message: string) {
     sink.refused(JSON_SOURCE, 'invalid')

@@ -369,6 +369,28 @@ describe('the entries of a batch are checked one by one, as the wire format says
   })
 })
 
+test('PUT /api/ingest/json (the TypeScript client\'s ingestJSONEntries) stores the same batch and answers the count alone', async () => {
+  const s = await server()
+  const entries = ['Text with 👻 emojis', 'This is utf8 赤ちゃん', 'third'].map((text, i) => ({
+    TS: new Date(T0 + i * 1000).toISOString(),
+    Tag: 'custom-test',
+    Data: Buffer.from(text).toString('base64'),
+  }))
+  const res = await s.call('PUT', '/api/ingest/json', { jwt: s.adminJwt, json: entries })
+  expect(res.status).toBe(200)
+  expect(res.body).toBe(3)
+  const rows = await s.rows('SELECT e.ts AS ts, e.data AS data, t.name AS tag FROM entries e JOIN ingest_tags t ON t.id = e.tag_id ORDER BY e.id')
+  expect(rows.map((r) => [r.tag, Buffer.from(r.data as Uint8Array).toString()])).toEqual(entries.map((e) => ['custom-test', Buffer.from(e.Data, 'base64').toString()]))
+  // a bad entry refuses the batch whole, as POST does
+  await refusedUnchanged(s, 400, ['entry 1:', 'Data is not base64'], () =>
+    s.call('PUT', '/api/ingest/json', { jwt: s.adminJwt, json: [entries[0], { ...entries[1], Data: 'not base64!' }] }),
+  )
+  // a token needs Ingest, as for POST
+  const user = await s.createUser()
+  expectError(await s.call('PUT', '/api/ingest/json', { json: entries }), 401)
+  expect((await s.call('PUT', '/api/ingest/json', { jwt: user.jwt, json: entries })).status).toBe(200)
+})
+
 test('SRC null, "" or absent is stored as no source; an address as itself', async () => {
   const s = await server()
   const u = await s.createUser()

@@ -50,7 +50,7 @@ import { type AuthService, type Caller, TOUCH_INTERVAL_MS } from '../auth/servic
 import { admitQuery, clientOf } from '../searchctrl'
 import { engineKey, replicaKeys } from '../stats'
 import { type SystemDescription, describeSystem } from '../stats/system'
-import { REQ, RESP_ERROR, baseResponse, queryHints, renderModuleOf, rendererOf, searchHints, searchInfo, statsAnswer, tagsOf } from './protocol'
+import { REQ, RESP_ERROR, baseResponse, markPreview, queryHints, renderModuleOf, rendererOf, searchHints, searchInfo, statsAnswer, tagsOf } from './protocol'
 import { type QueryFilter, applyFilters, filterError } from '../../engine/filters'
 import type { CompiledQuery } from '../../engine/query'
 import { area } from '../../server/http/openapi'
@@ -698,7 +698,8 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
     if (start === undefined) return fail('SearchStart must be an RFC 3339 time')
     if (end === undefined) return fail('SearchEnd must be an RFC 3339 time')
     const endRange = end || clock()
-    if (start >= endRange) return fail('SearchStart must be before SearchEnd')
+    const preview = data.Preview === true
+    if (!preview && start >= endRange) return fail('SearchStart must be before SearchEnd')
     if (data.Metadata !== undefined && data.Metadata !== null) {
       try {
         checkJsonShape(JSON.stringify(data.Metadata), 'Metadata')
@@ -717,6 +718,8 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
     }
     let s: Search
     try {
+      // Preview (StartSearchRequest.Preview): the newest entries of the query's tags whatever the range asked.
+      const startRange = preview ? await searches.previewStart(query.tags, endRange) : start
       // Not through the REST caller's own client: this socket is the client (closing it detaches).
       s = await searches.launch({
         uid: c.caller.uid,
@@ -726,7 +729,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
         clientKind: c.caller.session ? 'session' : 'token',
         userQuery: raw,
         query,
-        start,
+        start: startRange,
         end: endRange,
         background: data.Background === true,
         noHistory: data.NoHistory === true,
@@ -736,6 +739,7 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
       if (e instanceof ApiError) return fail(e.message)
       throw e
     }
+    if (preview) markPreview(s)
     await cluster.sync()
     const subproto = `search${c.next++}`
     c.subprotos.set(subproto, s.record.id)
@@ -877,6 +881,9 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
       StartTS: ts(range.StartTS, s.record.startRange),
       EndTS: ts(range.EndTS, s.record.endRange),
     })
+    // Finished and EntryCount as they are before the read: an answer that says Finished holds every result (read
+    // after the search ended), never a prefix read while it ran.
+    const before = baseResponse(s, req, data.Addendum)
     const renderer = rendererOf(s)
     if (renderer.answer) {
       // A range that covers the whole search is no narrowing: the whole result, unzoomed.
@@ -890,19 +897,22 @@ export function wsPlugin({ config, repos, auth, searches, cluster, clock, log }:
         },
         { first, last, from: narrowFrom, to: narrowTo, start: from || s.record.startRange, end: to || s.record.endRange, updated: s.record.lastUpdate },
       )
-      return { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(a.count), AdditionalEntries: a.more, Entries: a.entries }
+      return { ...before, EntryRange: answeredRange(a.count), AdditionalEntries: a.more, ...a.extra, Entries: a.entries }
     }
-    // A range that covers the whole search (the client's unzoomed view) is read by position alone.
+    // Entries are paged newest first (the platform's default order of a search's entries: search/search.md), so
+    // position 0 is the last stored record. A range that covers the whole search (the client's unzoomed view) is
+    // read by position alone.
     const narrowed = from > s.record.startRange || (to !== 0 && to < s.record.endRange)
+    const stored = s.record.itemCount
     const { lines, more } = narrowed
-      ? await searches.readRecordsWithin(s, from, to, first, last)
-      : { lines: await searches.readRecords(s, first, last), more: false }
+      ? await searches.readRecordsWithinFromEnd(s, from, to, first, last)
+      : { lines: (await searches.readRecords(s, Math.max(0, stored - last), Math.max(0, stored - first))).reverse(), more: false }
     let bytes = 0
     let taken = 0
     while (taken < lines.length && (taken === 0 || bytes + lines[taken]!.length <= MAX_ANSWER_BYTES)) bytes += lines[taken++]!.length
     const records = lines.slice(0, taken).map((l) => JSON.parse(l) as Msg)
-    const additional = narrowed ? taken < lines.length || more : first + taken < s.record.itemCount
-    const base = { ...baseResponse(s, req, data.Addendum), EntryRange: answeredRange(taken), AdditionalEntries: additional }
+    const additional = narrowed ? taken < lines.length || more : first + taken < stored
+    const base = { ...before, EntryRange: answeredRange(taken), AdditionalEntries: additional }
     const ids = await searches.tags.idsOf([...new Set(records.map((r) => String(r.Tag)))])
     const out = records.map((r) => ({
       TS: r.TS,

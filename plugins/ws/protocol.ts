@@ -74,7 +74,8 @@ const ZOOMABLE = new Set(['text', 'raw', 'hex', 'pcap', 'chart', 'stackgraph'])
  * (ModuleHint: ProducedEVs, ConsumedEVs, ResourcesNeeded, Condensing), the first condensing module's index
  * (CollapsingIndex: the number of modules when none condenses), and whether zooming works: for entries and charts,
  * and for a table of entries (a table after a condensing module is one answer for the whole range).
- * MinZoomWindow (seconds): the window of a condensing module's `over` (the widest), 1 without one.
+ * MinZoomWindow (seconds): the window of a condensing module's `over` (the widest), 0 without one (minZoomWindow then
+ * gives the search's stats resolution).
  */
 export function queryHints(q: CompiledQuery) {
   const modules = [...q.modules, q.renderer]
@@ -94,7 +95,7 @@ export function queryHints(q: CompiledQuery) {
       ResourcesNeeded: [...(m.needs?.resources ?? [])],
       Condensing: m.kind === 'condensing',
     })),
-    MinZoomWindow: windowMs > 0 ? Math.max(1, Math.ceil(windowMs / 1000)) : 1,
+    MinZoomWindow: windowMs > 0 ? Math.max(1, Math.ceil(windowMs / 1000)) : 0,
   }
 }
 
@@ -112,6 +113,10 @@ export function searchHints(s: Search): ReturnType<typeof queryHints> | null {
   }
   return h
 }
+
+/** Searches launched as previews (StartSearchRequest.Preview) by this process: SearchInfo.Preview. */
+const previews = new WeakSet<Search>()
+export const markPreview = (s: Search) => void previews.add(s)
 
 /** SearchInfo of the Go client (and `SearchInfo`/`Info` of the TypeScript client's details and attach answers). */
 export function searchInfo(s: Search, now: number) {
@@ -141,7 +146,7 @@ export function searchInfo(s: Search, now: number) {
     Import: r.import
       ? { Imported: true, Time: formatTime(r.import.time), BatchName: r.import.batchName, BatchInfo: r.import.batchInfo }
       : { Imported: false, Time: formatTime(0), BatchName: '', BatchInfo: '' },
-    Preview: false,
+    Preview: previews.has(s),
     State: stateWords(s),
   }
 }
@@ -161,11 +166,14 @@ export function baseResponse(s: Search, id: number, addendum: unknown) {
 }
 
 /**
- * The finest zoom (seconds) the search's stats answer exactly: the width of its stats buckets (engine/pipeline-stats.ts,
- * from its range), or a condensing module's `over` window when that is wider.
+ * The finest zoom (seconds) of the search (the platform's MinZoomWindow): a condensing module's `over` window when the
+ * query has one (its results are per window), else the width of its stats buckets now (engine/pipeline-stats.ts: the
+ * finest resolution its counters keep; for a search whose counters are gone, the width its range allows).
  */
 export function minZoomWindow(s: Search): number {
-  return Math.max(searchHints(s)?.MinZoomWindow ?? 1, statsBucketMs(s.record.startRange, s.record.endRange) / 1000)
+  const over = searchHints(s)?.MinZoomWindow ?? 0
+  if (over > 0) return over
+  return (s.stats?.bucketMs ?? statsBucketMs(s.record.startRange, s.record.endRange)) / 1000
 }
 
 /** Windows a client may ask for in one stats request. */
@@ -180,8 +188,8 @@ const DEFAULT_SET_COUNT = 100
  *   STATS_GET_SUMMARY   Set: one set over everything
  *   STATS_GET_LOCATION  Current: how far the search has read
  *   STATS_GET_OVERVIEW  OverviewSet: the entries and bytes out of the pipeline per window
- * Each set has one row per module (Name, Args, Duration, InputCount, OutputCount, InputBytes, OutputBytes) and only
- * windows where something was counted are listed. A search loaded from storage has no counters: one set of what the
+ * Each set has one row per module (Name, Args, Duration, InputCount, OutputCount, InputBytes, OutputBytes); every
+ * window asked for is listed (zeros where nothing was counted), so a client gets the bins it asks for. A search loaded from storage has no counters: one set of what the
  * whole query gave.
  */
 export function statsAnswer(s: Search, req: number, request: unknown, now: number) {
@@ -213,10 +221,8 @@ export function statsAnswer(s: Search, req: number, request: unknown, now: numbe
       const overview = stats.overview(setCount, start, end).map((o) => ({ Count: o.Count, Bytes: o.Bytes, TS: formatTime(o.TS) }))
       return { ...frame, Size: overview.length, OverviewSet: overview }
     }
-    case REQ.STATS_SIZE: {
-      const windows = Math.min(MAX_BUCKETS, Math.ceil((r.endRange - r.startRange) / stats.bucketMs))
-      return { ...frame, Size: stats.sets(Math.max(1, windows), r.startRange, r.endRange).length }
-    }
+    case REQ.STATS_SIZE:
+      return { ...frame, Size: stats.filled() }
     case REQ.STATS_GET: {
       const set = withTime(stats.sets(setCount, r.startRange, r.endRange))
       return { ...frame, Size: set.length, Set: set }

@@ -168,7 +168,114 @@ describe('renderers over the search socket', () => {
     c.ws.close()
   })
 
-  test('text, raw and hex: entries with their Enumerated values and the Tags map', async () => {
+  test('wordcloud: a keyed value as [{Name, Magnitude, Min, Max}]; by condenses again, merging the stats op (sum, mean)', async () => {
+    const { server, base, rows, range } = await world(150)
+    const c = await open(`${base}/api/ws/search`, server.adminJwt)
+    const words = async (query: string) => {
+      const { init, subproto } = await launch(c, query, range)
+      expect(init.RenderModule).toBe('wordcloud')
+      await finished(server, init.SearchID)
+      const a = await ask(c, subproto, REQ.GET_ENTRIES, { First: 0, Last: 100 })
+      for (const w of a.Entries) expect([w.Min, w.Max]).toEqual([0, 0])
+      return new Map((a.Entries as { Name: string; Magnitude: number }[]).map((w) => [w.Name, w.Magnitude]))
+    }
+    expect(await words(`${EXTRACT} | stats count by host | wordcloud count`)).toEqual(countBy(rows))
+    // one group per entry (host and bytes), condensed again by host in the renderer
+    const sums = new Map<string, number>()
+    for (const r of rows) sums.set(r.host, (sums.get(r.host) ?? 0) + r.bytes)
+    expect(await words(`${EXTRACT} | stats sum(bytes) as total by host bytes | wordcloud total by host`)).toEqual(sums)
+    const means = await words(`${EXTRACT} | stats mean(bytes) as m by host bytes | wordcloud m by host`)
+    expect([...means.keys()].sort()).toEqual([...countBy(rows).keys()].sort())
+    for (const [h, m] of means) expect(m).toBeCloseTo(sums.get(h)! / countBy(rows).get(h)!, 9)
+    c.ws.close()
+  })
+
+  test('fdg: {nodes, links, groups} of source and destination values; -v sums a weight, -b joins both directions, -sg/-dg group', async () => {
+    const server = await createTestServer()
+    servers.push(server)
+    server.app.listen({ hostname: '127.0.0.1', port: 0 })
+    const now = server.clock.now()
+    const names = ['h1', 'h2', 'h3', 'h4']
+    const flows = Array.from({ length: 60 }, (_, i) => ({ src: names[i % 4]!, dst: names[(i * 3 + 1) % 4]!, n: i }))
+    const json = flows.map((f, i) => ({ TS: new Date(now - 60_000 + i).toISOString(), Tag: 'flows', Data: Buffer.from(`src=${f.src} dst=${f.dst} n=${f.n}`).toString('base64') }))
+    expect((await server.call('POST', '/api/ingest/json', { jwt: server.adminJwt, json })).status).toBe(200)
+    const range: [Date, Date] = [new Date(now - 3_600_000), new Date(now + 1000)]
+    const c = await open(`ws://127.0.0.1:${server.app.server!.port}/api/ws/search`, server.adminJwt)
+    const graph = async (args: string) => {
+      const { init, subproto } = await launch(c, `tag=flows regex "src=(?P<src>\\S+) dst=(?P<dst>\\S+) n=(?P<n>\\d+)" | fdg ${args}`, range)
+      expect(init.Error ?? init.RenderModule).toBe('fdg')
+      await finished(server, init.SearchID)
+      const set = (await ask(c, subproto, REQ.GET_ENTRIES, { First: 0, Last: 100 })).Entries as { nodes: { name: string; group: number }[]; links: { value: number; source: number; target: number }[]; groups: string[] }
+      // the edges by node names, weights summed by a plain loop below
+      const edges = new Map(set.links.map((l) => [`${set.nodes[l.source]!.name}>${set.nodes[l.target]!.name}`, l.value]))
+      return { set, edges }
+    }
+    const expected = (weight: (f: (typeof flows)[number]) => number, both: boolean) => {
+      const out = new Map<string, number>()
+      for (const f of flows) {
+        const back = `${f.dst}>${f.src}`
+        const key = both && out.has(back) ? back : `${f.src}>${f.dst}`
+        out.set(key, (out.get(key) ?? 0) + weight(f))
+      }
+      return out
+    }
+    const counted = await graph('src dst')
+    expect(counted.edges).toEqual(expected(() => 1, false))
+    expect(new Set(counted.set.nodes.map((n) => n.name))).toEqual(new Set(names))
+    expect(counted.set.groups).toEqual([''])
+    for (const n of counted.set.nodes) expect(n.group).toBe(0)
+    expect((await graph('-v n src dst')).edges).toEqual(expected((f) => f.n, false))
+    expect((await graph('-b src dst')).edges).toEqual(expected(() => 1, true))
+    // groups: a source node's group is its -sg value (here itself), a destination's its -dg value (here its source)
+    const grouped = (await graph('-sg src -dg src src dst')).set
+    for (const n of grouped.nodes) {
+      const g = grouped.groups[n.group]!
+      const first = flows.find((f) => f.src === n.name || f.dst === n.name)!
+      expect(g).toBe(first.src === n.name ? n.name : first.src)
+    }
+    c.ws.close()
+  })
+
+  test('point2point: one line per source and destination, magnitude counted or summed (-mag), ValueNames; -srcloc refused', async () => {
+    const server = await createTestServer()
+    servers.push(server)
+    server.app.listen({ hostname: '127.0.0.1', port: 0 })
+    const now = server.clock.now()
+    const spots = [[10, 20], [-33.5, 151], [51, -0.25]]
+    const flows = Array.from({ length: 40 }, (_, i) => ({ s: spots[i % 3]!, d: spots[(i * 2 + 1) % 3]!, n: i, partial: i % 10 === 9 }))
+    const doc = (f: (typeof flows)[number]) => JSON.stringify({ src: { lat: f.s[0], lon: f.s[1] }, dst: f.partial ? { lat: f.d[0] } : { lat: f.d[0], lon: f.d[1] }, n: f.n })
+    const json = flows.map((f, i) => ({ TS: new Date(now - 60_000 + i).toISOString(), Tag: 'geo', Data: Buffer.from(doc(f)).toString('base64') }))
+    expect((await server.call('POST', '/api/ingest/json', { jwt: server.adminJwt, json })).status).toBe(200)
+    const range: [Date, Date] = [new Date(now - 3_600_000), new Date(now + 1000)]
+    const c = await open(`ws://127.0.0.1:${server.app.server!.port}/api/ws/search`, server.adminJwt)
+    const EXTRACT_GEO = 'tag=geo json src.lat as slat src.lon as slon dst.lat as dlat dst.lon as dlon n'
+    const lines = async (flags: string) => {
+      const { init, subproto } = await launch(c, `${EXTRACT_GEO} | point2point ${flags}`, range)
+      expect(init.Error ?? init.RenderModule).toBe('point2point')
+      await finished(server, init.SearchID)
+      const a = await ask(c, subproto, REQ.GET_ENTRIES, { First: 0, Last: 100 })
+      expect(a.ValueNames).toEqual([])
+      return new Map((a.Entries as { Src: { Lat: number; Long: number }; Dst: { Lat: number; Long: number }; Magnitude: number }[]).map((l) => [`${l.Src.Lat},${l.Src.Long}>${l.Dst.Lat},${l.Dst.Long}`, l.Magnitude]))
+    }
+    const expected = (weight: (f: (typeof flows)[number]) => number) => {
+      const out = new Map<string, number>()
+      for (const f of flows.filter((f) => !f.partial)) {
+        const key = `${f.s[0]},${f.s[1]}>${f.d[0]},${f.d[1]}`
+        out.set(key, (out.get(key) ?? 0) + weight(f))
+      }
+      return out
+    }
+    const coords = '-srclat slat -srclong slon -dstlat dlat -dstlong dlon'
+    expect(await lines(coords)).toEqual(expected(() => 1))
+    expect(await lines(`${coords} -mag n`)).toEqual(expected((f) => f.n))
+    const badQuery = `${EXTRACT_GEO} | point2point -srcloc s -dstlat dlat -dstlong dlon`
+    c.send({ type: 'search', data: { SearchStart: range[0].toISOString(), SearchEnd: range[1].toISOString(), SearchString: badQuery } })
+    const bad = await c.next((m) => m.type === 'search' && m.data.RawQuery === badQuery)
+    expect(bad.data.Error).toContain('-srcloc needs a Location value')
+    c.ws.close()
+  })
+
+  test('text, raw and hex: entries newest first with their Enumerated values and the Tags map', async () => {
     const { server, base, rows, range } = await world(30)
     const c = await open(`${base}/api/ws/search`, server.adminJwt)
     for (const renderer of ['text', 'raw', 'hex']) {
@@ -179,10 +286,12 @@ describe('renderers over the search socket', () => {
       expect(a.Entries).toHaveLength(5)
       expect(Object.keys(a.Tags)).toEqual(['web'])
       for (const [i, e] of (a.Entries as any[]).entries()) {
+        const row = rows[rows.length - 1 - i]!
         expect(e.Tag).toBe(a.Tags.web)
+        expect(e.TS).toBe(new Date(row.ts).toISOString())
         expect(e.Enumerated).toEqual([
-          { Name: 'host', ValueStr: rows[i]!.host },
-          { Name: 'bytes', ValueStr: String(rows[i]!.bytes) },
+          { Name: 'host', ValueStr: row.host },
+          { Name: 'bytes', ValueStr: String(row.bytes) },
         ])
       }
     }

@@ -9,6 +9,7 @@ import { ADMIN_PASSWORD, type TestServer, createTestServer, expectError, listeni
 import { type SocketClient as Client, frame, nonReadingClient, openSocket as open } from '../../test/ws-client'
 import { CREDENTIAL_CHECK_MS, MAX_ANSWER_BYTES, MAX_ENTRIES, WS_HIGH_WATER, WS_MAX_MESSAGE, WS_MAX_PENDING } from '.'
 import { writeSearchArchive } from '../../server/search/archive'
+import { PREVIEW_ENTRIES } from '../../server/search/manager'
 import { ZERO_TIME } from '../../server/runtime/time'
 import { REQ, RESP_ERROR } from './protocol'
 
@@ -313,8 +314,9 @@ describe('/api/ws/search', () => {
       // the client's isRawSearchEntry: TS, SRC, Data strings, Tag a number, Enumerated an array
       expect(isString(e.TS) && isString(e.SRC) && isNumber(e.Tag) && isString(e.Data) && Array.isArray(e.Enumerated)).toBe(true)
     }
-    expect(Buffer.from(entries.data.Entries[0].Data, 'base64').toString()).toStartWith('entry 0 ')
-    expect(Buffer.from(entries.data.Entries[99].Data, 'base64').toString()).toStartWith('entry 99 ')
+    // newest first: entry i is at t0 + i ms
+    expect(Buffer.from(entries.data.Entries[0].Data, 'base64').toString()).toStartWith('entry 149 ')
+    expect(Buffer.from(entries.data.Entries[99].Data, 'base64').toString()).toStartWith('entry 50 ')
 
     const stats = await c.next((m) => m.type === subproto && m.data.ID === REQ.STATS_GET)
     expect(stats.data.Addendum).toEqual({ filterID: 'search-filter-2' })
@@ -331,7 +333,9 @@ describe('/api/ws/search', () => {
         for (const f of ['Duration', 'InputBytes', 'InputCount', 'OutputBytes', 'OutputCount']) expect(isNumber(m[f])).toBe(true)
       }
     }
-    expect(stats.data.Stats.Set.at(-1).Stats.at(-1).OutputCount).toBe(150)
+    // every window asked for is listed; the last row's outputs add up to every entry
+    expect(stats.data.Stats.Set).toHaveLength(90)
+    expect(stats.data.Stats.Set.reduce((n: number, set: any) => n + set.Stats.at(-1).OutputCount, 0)).toBe(150)
 
     const details = await c.next((m) => m.type === subproto && m.data.ID === REQ.SEARCH_DETAILS)
     expect(details.data.Finished).toBe(true)
@@ -359,7 +363,58 @@ describe('/api/ws/search', () => {
     c.ws.close()
   })
 
-  test('a zoomed time range (TS_RANGE, EXPLORE_TS_RANGE) answers only the entries with TS in [StartTS, EndTS), counted within them', async () => {
+  test('Preview (no range): the newest PREVIEW_ENTRIES entries of the query\'s tags, the range they span in SearchInfo', async () => {
+    const { server, base } = await listening()
+    await ingest(server, 'web', 1200) // entry i at now - 60 s + i ms
+    const now = server.clock.now()
+    const old = Array.from({ length: 50 }, (_, i) => ({ TS: new Date(now - 86_400_000 + i).toISOString(), Tag: 'db', Data: Buffer.from(`db ${i}`).toString('base64') }))
+    expect((await server.call('POST', '/api/ingest/json', { jwt: server.adminJwt, json: old })).status).toBe(200)
+    const c = await open(`${base}/api/ws/search`, { protocol: server.adminJwt })
+    const preview = async (query: string) => {
+      const { init, subproto } = await initiate(c, query, [new Date(0), new Date(0)], { SearchStart: null, SearchEnd: null, Preview: true })
+      expect(init.data.Error).toBeUndefined()
+      await finished(server, init.data.SearchID)
+      c.send({ type: subproto, data: { ID: REQ.SEARCH_DETAILS } })
+      const info = (await c.next((m) => m.type === subproto && m.data.ID === REQ.SEARCH_DETAILS)).data.SearchInfo
+      c.send({ type: subproto, data: { ID: REQ.GET_ENTRIES, EntryRange: { First: 0, Last: 1000 } } })
+      const entries = (await c.next((m) => m.type === subproto && m.data.ID === REQ.GET_ENTRIES)).data.Entries
+      return { info, texts: entries.map((e: any) => Buffer.from(e.Data, 'base64').toString().split(' ').slice(0, 2).join(' ')) }
+    }
+    // 1200 web entries: the newest 500, newest first; the range starts at the oldest of them
+    const web = await preview('tag=web')
+    expect(web.texts).toEqual(Array.from({ length: PREVIEW_ENTRIES }, (_, k) => `entry ${1199 - k}`))
+    expect(web.info.Preview).toBe(true)
+    expect(Date.parse(web.info.StartRange)).toBe(now - 60_000 + 1200 - PREVIEW_ENTRIES)
+    // fewer than PREVIEW_ENTRIES: all of them, a day old
+    const db = await preview('tag=db')
+    expect(db.texts).toEqual(Array.from({ length: 50 }, (_, k) => `db ${49 - k}`))
+    c.ws.close()
+  })
+
+  test('entries asked while the search runs: each answer is the newest of what is stored, and one that says Finished holds them all', async () => {
+    const { server, base } = await listening()
+    await ingest(server, 'web', 5000)
+    const now = server.clock.now()
+    const range: [Date, Date] = [new Date(now - 3_600_000), new Date(now + 1000)]
+    const c = await open(`${base}/api/ws/search`, { protocol: server.adminJwt })
+    const { subproto } = await initiate(c, 'tag=web', range)
+    const number = (e: any) => Number(Buffer.from(e.Data, 'base64').toString().split(' ')[1])
+    let finishedSeen = false
+    for (let i = 0; i < 2000 && !finishedSeen; i++) {
+      c.send({ type: subproto, data: { ID: REQ.GET_ENTRIES, Addendum: { i }, EntryRange: { First: 0, Last: 1000 } } })
+      const a = (await c.next((m) => m.type === subproto && m.data.Addendum?.i === i)).data
+      // entry i is at t0 + i ms: the newest stored first, as many as asked or stored
+      expect(a.Entries.map(number)).toEqual(Array.from({ length: Math.min(1000, a.EntryCount) }, (_, k) => a.EntryCount - 1 - k))
+      if (a.Finished) {
+        expect(a.EntryCount).toBe(5000)
+        finishedSeen = true
+      }
+    }
+    expect(finishedSeen).toBe(true)
+    c.ws.close()
+  })
+
+  test('a zoomed time range (TS_RANGE, EXPLORE_TS_RANGE) answers only the entries with TS in [StartTS, EndTS), counted within them, newest first', async () => {
     const { server, base } = await listening()
     await ingest(server, 'web', 150) // entry i at t0 + i ms
     const now = server.clock.now()
@@ -376,18 +431,20 @@ describe('/api/ws/search', () => {
     const zoom: [string, string] = [new Date(t0 + 20).toISOString(), new Date(t0 + 70).toISOString()] // entries 20..69
     const page = await ask(REQ.TS_RANGE, 10, 30, ...zoom)
     expect(page.data.ID).toBe(REQ.TS_RANGE)
-    expect(texts(page)).toEqual(Array.from({ length: 20 }, (_, i) => String(30 + i)))
+    expect(texts(page)).toEqual(Array.from({ length: 20 }, (_, i) => String(59 - i)))
     expect(page.data.EntryRange).toEqual({ First: 10, Last: 30, StartTS: zoom[0], EndTS: zoom[1] })
     expect(page.data.AdditionalEntries).toBe(true)
     expect(page.data.EntryCount).toBe(150)
-    // the end of the subset: EndTS is exclusive (entry 70 is not in it)
+    // the oldest end of the subset: StartTS is inclusive (entry 20 is in it)
     const tail = await ask(REQ.TS_RANGE, 40, 60, ...zoom)
-    expect(texts(tail)).toEqual(Array.from({ length: 10 }, (_, i) => String(60 + i)))
+    expect(texts(tail)).toEqual(Array.from({ length: 10 }, (_, i) => String(29 - i)))
+    // the newest: EndTS is exclusive (entry 70 is not in it)
+    expect(texts(await ask(REQ.TS_RANGE, 0, 1, ...zoom))).toEqual(['69'])
     expect(tail.data.EntryRange.Last).toBe(50)
     expect(tail.data.AdditionalEntries).toBe(false)
     // explore entries, the zero time as EndTS: unbounded on that side
     const open_ = await ask(REQ.EXPLORE_TS_RANGE, 0, 100, new Date(t0 + 140).toISOString(), '0001-01-01T00:00:00Z')
-    expect(texts(open_)).toEqual(Array.from({ length: 10 }, (_, i) => String(140 + i)))
+    expect(texts(open_)).toEqual(Array.from({ length: 10 }, (_, i) => String(149 - i)))
     expect(open_.data.Explore).toEqual([])
     expect(open_.data.AdditionalEntries).toBe(false)
     // a range holding no entry
@@ -438,8 +495,8 @@ describe('/api/ws/search', () => {
     expect(rest.data.AdditionalEntries).toBe(false)
     const all = [...numbers(page), ...numbers(rest)]
     expect(all.toSorted((a: number, b: number) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 10 + i))
-    // in the stored order, counted within the range
-    expect(all).toEqual(order.filter((i) => i >= 10 && i < 30))
+    // in the reverse of the stored order (a search's own results are stored oldest first), counted within the range
+    expect(all).toEqual(order.filter((i) => i >= 10 && i < 30).reverse())
     expect(rest.data.EntryRange).toEqual({ First: 15, Last: 20, ...zoom })
     c.ws.close()
   })
@@ -612,15 +669,15 @@ describe('/api/ws/search', () => {
     const summary = (await ask(REQ.STATS_GET_SUMMARY)).Stats
     expect(summary.Set[0].Stats.map((r: any) => [r.Name, r.InputCount, r.OutputCount])).toEqual([['regex', 60, 60], ['grep', 60, kept(0, 60)]])
     expect((await ask(REQ.STATS_GET_OVERVIEW, { SetCount: 2 })).Stats.OverviewSet.map((o: any) => o.Count)).toEqual([kept(0, 30), kept(30, 60)])
-    // details: zoom works for text, at the stats bucket width (2 s for an hour)
+    // details: zoom works for text, at the stats bucket width (1 s: 60 entries fit in the counters to the second)
     const details = await ask(REQ.SEARCH_DETAILS)
-    expect(details.SearchInfo).toMatchObject({ TimeZoomDisabled: false, MinZoomWindow: 2 })
-    // entries: Tag the number, the values of the stored record
+    expect(details.SearchInfo).toMatchObject({ TimeZoomDisabled: false, MinZoomWindow: 1 })
+    // entries, newest first: Tag the number, the values of the stored record
     c.send({ type: subproto, data: { ID: REQ.GET_ENTRIES, EntryRange: { First: 0, Last: 2 } } })
     const entries = (await c.next((m) => m.type === subproto && m.data.ID === REQ.GET_ENTRIES)).data.Entries
     expect(entries.map((e: any) => e.Enumerated)).toEqual([
-      [{ Name: 'n', ValueStr: '0' }, { Name: 'w', ValueStr: 'keep' }],
-      [{ Name: 'n', ValueStr: '3' }, { Name: 'w', ValueStr: 'keep' }],
+      [{ Name: 'n', ValueStr: '57' }, { Name: 'w', ValueStr: 'keep' }],
+      [{ Name: 'n', ValueStr: '54' }, { Name: 'w', ValueStr: 'keep' }],
     ])
     expect(isNumber(entries[0].Tag)).toBe(true)
     c.ws.close()

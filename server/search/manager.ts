@@ -33,7 +33,7 @@ import type { ArchiveLimits } from './archive'
 import type { EntriesRepo } from './entries'
 import { TagDirectory } from './tags'
 import { type RunnerDeps, SearchRunner } from './runner'
-import { readRecords, readRecordsWithin, resultSource } from './records'
+import { readRecords, readRecordsWithin, readRecordsWithinFromEnd, resultSource } from './records'
 import type { ImportInfo, LaunchInfo, SavedSearchRow, SearchRecord, SearchesRepo } from './repo'
 import { INDEX_ENTRY_BYTES, type ResultSource, resultBytes, type WorkFiles, listWorkDir, removeWorkFiles, workDir, workFiles } from './results'
 import { type ImportBound, type ReadArchive, type SaveState, exportArchive, readArchiveInto, savedRow, transferToBlobs } from './saving'
@@ -44,6 +44,9 @@ import type { CompiledQuery } from '../../engine/query'
  * The error of a saving search whose replica died before its results reached the blob store (they were in that
  * replica's working files): set by a surviving replica (server/cluster), so that its owner sees what happened.
  */
+
+/** Entries a preview search reads (the newest of its tags; the Go client: "a few hundred or thousand entries"). */
+export const PREVIEW_ENTRIES = 500
 export const ORPHANED = 'the replica that ran this search stopped (crash or kill) before its results were saved: they are lost; launch the search again'
 /** What a search marked ORPHANED says instead when its replica came back with the results it had found until then. */
 const CUT_OFF = 'the replica that ran this search stopped before the search finished: the results are those it had found until then'
@@ -645,6 +648,36 @@ export class SearchManager {
    */
   readRecordsWithin(s: Search, from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }> {
     return readRecordsWithin(this.deps.blobs, s, from, to, first, last)
+  }
+
+  /**
+   * The same subset as readRecordsWithin, counted from its newest record backwards and read in that order
+   * (records.ts readRecordsWithinFromEnd): the order the clients page a search's entries in.
+   */
+  readRecordsWithinFromEnd(s: Search, from: number, to: number, first: number, last: number): Promise<{ lines: string[]; more: boolean }> {
+    return readRecordsWithinFromEnd(this.deps.blobs, s, from, to, first, last)
+  }
+
+  /**
+   * The start of a preview search's range ending at `end` (the platform's Preview timeframe: "a small number of the
+   * most recent entries"): the latest time from which the query's tags hold at least PREVIEW_ENTRIES entries up to
+   * `end`, found by binary search over the store's counts (about 45 counts, none reading entry data); the start of
+   * time when they hold fewer, or when the store cannot count.
+   */
+  async previewStart(tags: readonly string[], end: number): Promise<number> {
+    const count = this.deps.entries.count?.bind(this.deps.entries)
+    if (!count) return 0
+    const named = tags.filter((t) => t !== '*')
+    const ids = tags.includes('*') ? null : [...(await this.tags.idsOf(named)).values()]
+    if ((await count(ids, 0, end)) <= PREVIEW_ENTRIES) return 0
+    let lo = 0 // count(lo, end) >= PREVIEW_ENTRIES
+    let hi = end // count(hi, end) < PREVIEW_ENTRIES
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2)
+      if ((await count(ids, mid, end)) >= PREVIEW_ENTRIES) lo = mid
+      else hi = mid
+    }
+    return lo
   }
 
   /** Whether the engine answers: its store can be queried. */

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { createDiskBlobStore } from '../blob'
-import { type StoredResults, anyTsOf, readRecords, readRecordsWithin, resultSource, tsOf } from './records'
+import { type StoredResults, anyTsOf, readRecords, readRecordsWithin, readRecordsWithinFromEnd, resultSource, tsOf } from './records'
 import { searchBlobKeys } from './repo'
 import { ResultWriter, resultBytes, workFiles } from './results'
 
@@ -56,7 +56,7 @@ test('tsOf reads the TS a record begins with; anyTsOf also one elsewhere in it; 
   expect(anyTsOf('not json')).toBeNull()
 })
 
-test("a search's own results: readRecords and readRecordsWithin equal slices of a plain filter", async () => {
+test("a search's own results: readRecords, readRecordsWithin and readRecordsWithinFromEnd equal slices of a plain filter", async () => {
   await fc.assert(
     fc.asyncProperty(entries, fc.boolean(), slice, within, bound, bound, async (es, summary, [first, last], [wFirst, wLast], from, to) => {
       const sorted = es.map((e) => ({ ts: T0 + e.at, text: e.text })).sort((a, b) => a.ts - b.ts)
@@ -78,6 +78,11 @@ test("a search's own results: readRecords and readRecordsWithin equal slices of 
         const want = subset.slice(wFirst, Math.max(wFirst, wLast))
         expect(got.lines).toEqual(want)
         expect(got.more).toBe(wFirst < wLast && wFirst + want.length < subset.length)
+        // counted from the newest: the same positions over the reversed subset
+        const back = await readRecordsWithinFromEnd(blobs, s, from, to, wFirst, wLast)
+        const wantBack = [...subset].reverse().slice(wFirst, Math.max(wFirst, wLast))
+        expect(back.lines).toEqual(wantBack)
+        expect(back.more).toBe(wFirst < wLast && wFirst + wantBack.length < subset.length)
         expect(await new Response(await resultBytes(blobs, resultSource(s))).text()).toBe(lines.map((l) => `${l}\n`).join(''))
       }
     }),
@@ -85,7 +90,7 @@ test("a search's own results: readRecords and readRecordsWithin equal slices of 
   )
 })
 
-test("an imported search's results in any order: readRecordsWithin equals a slice of a plain filter of those with a TS", async () => {
+test("an imported search's results in any order: readRecordsWithin (and FromEnd, reversed) equal slices of a plain filter of those with a TS", async () => {
   await fc.assert(
     fc.asyncProperty(
       fc.array(fc.record({ at: fc.option(fc.integer({ min: 0, max: 12 })), text: fc.string({ maxLength: 8 }), tsFirst: fc.boolean() }), { maxLength: 40 }),
@@ -106,6 +111,10 @@ test("an imported search's results in any order: readRecordsWithin equals a slic
           const want = subset.slice(first, Math.max(first, last))
           expect(got.lines).toEqual(want)
           expect(got.more).toBe(first < last && first + want.length < subset.length)
+          const back = await readRecordsWithinFromEnd(blobs, s, from, to, first, last)
+          const wantBack = [...subset].reverse().slice(first, Math.max(first, last))
+          expect(back.lines).toEqual(wantBack)
+          expect(back.more).toBe(first < last && first + wantBack.length < subset.length)
         }
       },
     ),

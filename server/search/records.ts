@@ -80,21 +80,7 @@ export async function readRecordsWithin(
   if (first >= last || lower >= upper) return { lines: [], more: false }
   const inRange = (ts: number) => ts >= lower && ts < upper
   if (!s.record.import) {
-    // The first record at or after `t` (records without a TS, a summary's, sort last).
-    const bound = async (t: number) => {
-      if (!Number.isFinite(t)) return t < 0 ? 0 : count
-      let lo = 0
-      let hi = count
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        const ts = await recordTs(blobs, s, mid, count)
-        if (ts !== null && ts < t) lo = mid + 1
-        else hi = mid
-      }
-      return lo
-    }
-    const start = await bound(lower)
-    const end = await bound(upper)
+    const { start, end } = await ownSubset(blobs, s, lower, upper)
     const lines = await readRecords(blobs, s, start + first, Math.min(start + last, end))
     return { lines, more: start + first + lines.length < end }
   }
@@ -111,6 +97,64 @@ export async function readRecordsWithin(
     await nextTurn()
   }
   return { lines, more: false }
+}
+
+/**
+ * The positions [start, end) of a search's own results (in TS order) whose TS lies in [lower, upper), found by binary
+ * search (records without a TS, a summary's, sort last).
+ */
+async function ownSubset(blobs: BlobStore, s: StoredResults, lower: number, upper: number): Promise<{ start: number; end: number }> {
+  const count = s.record.itemCount
+  // The first record at or after `t`.
+  const bound = async (t: number) => {
+    if (!Number.isFinite(t)) return t < 0 ? 0 : count
+    let lo = 0
+    let hi = count
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      const ts = await recordTs(blobs, s, mid, count)
+      if (ts !== null && ts < t) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  return { start: await bound(lower), end: await bound(upper) }
+}
+
+/**
+ * readRecordsWithin counted from the other end: records `first` up to (not including) `last` counted backwards from
+ * the last record of the subset whose TS lies in [`from`, `to`) (0: unbounded on that side), in that order (for a
+ * search's own results, in TS order, the newest first: the order the clients show entries in); `more` tells whether
+ * older records of the subset follow. A search's own results are found by binary search; an imported search's are
+ * scanned twice (once to count the subset, once to read it), a batch per event-loop turn.
+ */
+export async function readRecordsWithinFromEnd(
+  blobs: BlobStore,
+  s: StoredResults,
+  from: number,
+  to: number,
+  first: number,
+  last: number,
+): Promise<{ lines: string[]; more: boolean }> {
+  const lower = from || Number.NEGATIVE_INFINITY
+  const upper = to || Number.POSITIVE_INFINITY
+  if (first >= last || lower >= upper) return { lines: [], more: false }
+  if (!s.record.import) {
+    const { start, end } = await ownSubset(blobs, s, lower, upper)
+    const lines = await readRecords(blobs, s, Math.max(start, end - last), Math.max(start, end - first))
+    return { lines: lines.reverse(), more: end - last > start }
+  }
+  let total = 0
+  const count = s.record.itemCount
+  for (let i = 0; i < count; i += SCAN_BATCH) {
+    for (const line of await readRecords(blobs, s, i, Math.min(i + SCAN_BATCH, count))) {
+      const ts = anyTsOf(line)
+      if (ts !== null && ts >= lower && ts < upper) total++
+    }
+    await nextTurn()
+  }
+  const { lines } = await readRecordsWithin(blobs, s, from, to, Math.max(0, total - last), Math.max(0, total - first))
+  return { lines: lines.reverse(), more: total - last > 0 }
 }
 
 /** The TS of record `i` (of `count` stored), read from the head of the record alone; null when it has none. */
