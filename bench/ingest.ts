@@ -16,7 +16,7 @@
 //
 // Environment: BENCH_ENTRIES (1000000 lines of each kind), BENCH_ROUNDS (3), BENCH_NO_SIZE=1 (skip the size run),
 // BENCH_METHODS (a comma-separated subset of sqlite3,route,cli), BENCH_CPU_PROF=<dir> (the servers run with
-// `bun --cpu-prof-md --cpu-prof-dir=<dir>`: a profile per server, written when it stops).
+// `bun --cpu-prof-md --cpu-prof-dir=<dir>`: a profile per server and CLI process, written when it ends).
 import { Database } from 'bun:sqlite'
 import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -274,7 +274,8 @@ async function viaCli(round: number): Promise<Run> {
   try {
     const cpu0 = await s.cpu()
     const t0 = performance.now()
-    const p = Bun.spawn([BUN, 'run', 'cli/main.ts', 'ingest', files.access, '--tag', 'access'], {
+    const profile = CPU_PROF === '' ? [] : ['--cpu-prof-md', `--cpu-prof-dir=${CPU_PROF}`]
+    const p = Bun.spawn([BUN, ...profile, 'run', 'cli/main.ts', 'ingest', files.access, '--tag', 'access'], {
       cwd: ROOT,
       env: { ...process.env, QUARRY_URL: s.base, QUARRY_TOKEN: s.token },
       stdout: 'pipe',
