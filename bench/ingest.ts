@@ -285,8 +285,9 @@ async function viaCli(round: number): Promise<Run> {
     const seconds = (performance.now() - t0) / 1000
     if (code !== 0) throw new Error(`quarry ingest: ${await new Response(p.stderr).text()}`)
     const usage = p.resourceUsage()!
-    const cpu = (await s.cpu()) - cpu0 + Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6
-    return { seconds, cpu }
+    const server = (await s.cpu()) - cpu0
+    const cli = Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6
+    return { seconds, cpu: server + cli, extra: { 'server CPU (s)': Math.round(server * 100) / 100, 'CLI CPU (s)': Math.round(cli * 100) / 100 } }
   } finally {
     await s.stop()
     rmSync(s.dataDir, { recursive: true, force: true })

@@ -2,11 +2,17 @@
 // ingestSealed), through the real app: stored whole before its 2xx and found by a search exactly as sent, among rows
 // stored before and after it (no id drawn twice, nothing lost or doubled by a later compaction); cut into segments of
 // the compaction's size; refused whole past the quota with nothing changed; a batch naming a new tag takes the rows.
+// On PostgreSQL (no sealed ingest: its repository has no reserveIds) every batch takes the rows, and the same
+// searches find the same entries.
 import { afterEach, expect, test } from 'bun:test'
 import { type TestServer, blobFiles, createTestServer, expectError, storeSnapshot } from '../../test/helpers'
 import { type Found, byData, search } from '../../test/ingested'
 import { SEALED_INGEST_BYTES } from '../../server/search/segments'
 import type { Config } from '../../server/runtime/config'
+import { onPg } from '../../test/pg'
+
+/** Whether large batches go into segments on this run's store. */
+const sealing = !onPg
 
 const KiB = 1024
 const servers: TestServer[] = []
@@ -58,9 +64,8 @@ test('a large batch goes into segments, not rows; a search finds every entry onc
   expect(res.body).toEqual({ Count: 3000, Size: dataBytes(large), Tags: ['web'] })
   // In segments of at most the compaction's size (64 KiB here): 360,000 bytes make 6.
   const afterLarge = await stored(s)
-  expect(afterLarge.rows).toBe(40)
-  expect(afterLarge.sealed).toBe(3000)
-  expect(afterLarge.segments).toBe(Math.ceil(dataBytes(large) / (64 * KiB)))
+  if (sealing) expect(afterLarge).toEqual({ rows: 40, sealed: 3000, segments: Math.ceil(dataBytes(large) / (64 * KiB)) })
+  else expect(afterLarge).toEqual({ rows: 3040, sealed: 0, segments: 0 })
   expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: body(after) })).status).toBe(200)
 
   const sent = [...before, ...large, ...after].sort(byData)
@@ -97,7 +102,7 @@ test('past the quota a large batch is refused whole and changes nothing; one tha
   // 300 KiB fits: stored in segments, and counted.
   const fits = entries('fits', 1000, 300, T0 + 5000, 1)
   expect((await s.call('POST', '/api/ingest/json', { jwt: u.jwt, json: body(fits) })).status).toBe(200)
-  expect((await stored(s)).sealed).toBe(1000)
+  expect((await stored(s)).sealed).toBe(sealing ? 1000 : 0)
   const adding = fits.reduce((n, e) => n + Buffer.byteLength(e.data) + e.tag.length + e.src.length + 16, 0)
   expect(await s.store.quota.usage(u.uid)).toBe(used + adding)
   const [byTag] = await s.rows("SELECT bytes FROM ingest_usage_tags WHERE uid = ? AND tag_id = (SELECT id FROM ingest_tags WHERE name = 'web')", [u.uid])
@@ -112,6 +117,6 @@ test('a large batch naming a tag the store does not know takes the rows (and cre
   expect(await stored(s)).toEqual({ rows: 2500, sealed: 0, segments: 0 })
   const two = entries('two', 2500, 120, T0 + 10_000, 1, 'fresh')
   expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: body(two) })).status).toBe(200)
-  expect((await stored(s)).sealed).toBe(2500)
+  expect((await stored(s)).sealed).toBe(sealing ? 2500 : 0)
   expect((await search(s, s.adminJwt, 'tag=fresh')).sort(byData)).toEqual([...one, ...two].sort(byData))
 })
