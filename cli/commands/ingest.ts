@@ -31,26 +31,29 @@ interface Where { file: string; line: number }
 interface Ingested { Count: number; Size: number; Tags: string[] }
 
 /**
- * The lines of a stream, with the bytes read so far reported as they come (for the progress bar). Each chunk's lines
- * are cut at their offsets and the rest kept once per chunk (cutting the rest after every line copied a chunk's
- * tail once per line: quadratic in the lines of a chunk, most of the command's time).
+ * The lines of a stream, those of each chunk read at once (one step of the generator per chunk, not per line), with
+ * the bytes read so far reported as they come (for the progress bar). Each chunk's lines are cut at their offsets and
+ * the rest kept once per chunk (cutting the rest after every line copied a chunk's tail once per line: quadratic in
+ * the lines of a chunk, most of the command's time).
  */
-async function* linesOf(stream: ReadableStream<Uint8Array>, advance: (n: number) => void): AsyncGenerator<string> {
+async function* linesOf(stream: ReadableStream<Uint8Array>, advance: (n: number) => void): AsyncGenerator<string[]> {
   const decoder = new TextDecoder()
   let pending = ''
   for await (const chunk of stream) {
     advance(chunk.byteLength)
     pending += decoder.decode(chunk, { stream: true })
+    const lines: string[] = []
     let from = 0
     let nl: number
     while ((nl = pending.indexOf('\n', from)) !== -1) {
-      yield pending.charCodeAt(nl - 1) === 0x0d && nl > from ? pending.slice(from, nl - 1) : pending.slice(from, nl)
+      lines.push(pending.charCodeAt(nl - 1) === 0x0d && nl > from ? pending.slice(from, nl - 1) : pending.slice(from, nl))
       from = nl + 1
     }
     pending = pending.slice(from)
+    if (lines.length > 0) yield lines
   }
   pending += decoder.decode()
-  if (pending !== '') yield pending.replace(/\r$/, '')
+  if (pending !== '') yield [pending.replace(/\r$/, '')]
 }
 
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
@@ -194,24 +197,26 @@ export const ingest = command({
         const name = file === '-' ? 'standard input' : file
         const stream = file === '-' ? Bun.stdin.stream() : Bun.file(file).stream()
         let line = 0
-        for await (const text of linesOf(stream, (n) => progress?.advance(n))) {
-          line++
-          if (!NOT_SPACE.test(text)) continue
-          let entry: string
-          try {
-            entry =
-              format === 'ndjson'
-                ? JSON.stringify(ndjsonEntry(text, `${name} line ${line}`, tag, source))
-                : `{${timeOf(text)}${linePrefix}${base64(text)}"}`
-          } catch (e) {
-            await settle()
-            throw e instanceof CliError ? new CliError(`${e.message}${stored()}`) : e
+        for await (const texts of linesOf(stream, (n) => progress?.advance(n))) {
+          for (const text of texts) {
+            line++
+            if (!NOT_SPACE.test(text)) continue
+            let entry: string
+            try {
+              entry =
+                format === 'ndjson'
+                  ? JSON.stringify(ndjsonEntry(text, `${name} line ${line}`, tag, source))
+                  : `{${timeOf(text)}${linePrefix}${base64(text)}"}`
+            } catch (e) {
+              await settle()
+              throw e instanceof CliError ? new CliError(`${e.message}${stored()}`) : e
+            }
+            const size = entry.length + 1
+            if (batch.length > 0 && (body + size > batchBytes || batch.length >= BATCH_ENTRIES)) await send()
+            batch.push(entry)
+            places.push({ file: name, line })
+            body += size
           }
-          const size = entry.length + 1
-          if (batch.length > 0 && (body + size > batchBytes || batch.length >= BATCH_ENTRIES)) await send()
-          batch.push(entry)
-          places.push({ file: name, line })
-          body += size
         }
       }
       await send()

@@ -54,18 +54,18 @@ test('a large batch goes into segments, not rows; a search finds every entry onc
   // Rows first (the tag is new: a batch that creates a tag takes the rows), then the large batch, then rows again;
   // their times interleave, and some entries share a time.
   const before = entries('before', 40, 100, T0, 7)
-  const large = entries('large', 3000, 120, T0, 1)
+  const large = entries('large', 5000, 120, T0, 1)
   const after = entries('after', 40, 100, T0 + 3, 5)
   expect(dataBytes(large)).toBeGreaterThanOrEqual(SEALED_INGEST_BYTES)
   expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: body(before) })).status).toBe(200)
   expect(await stored(s)).toEqual({ rows: 40, sealed: 0, segments: 0 })
   const res = await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: body(large) })
   expect(res.status).toBe(200)
-  expect(res.body).toEqual({ Count: 3000, Size: dataBytes(large), Tags: ['web'] })
-  // In segments of at most the compaction's size (64 KiB here): 360,000 bytes make 6.
+  expect(res.body).toEqual({ Count: 5000, Size: dataBytes(large), Tags: ['web'] })
+  // In segments of at most the compaction's size (64 KiB here): 600,000 bytes make 10.
   const afterLarge = await stored(s)
-  if (sealing) expect(afterLarge).toEqual({ rows: 40, sealed: 3000, segments: Math.ceil(dataBytes(large) / (64 * KiB)) })
-  else expect(afterLarge).toEqual({ rows: 3040, sealed: 0, segments: 0 })
+  if (sealing) expect(afterLarge).toEqual({ rows: 40, sealed: 5000, segments: Math.ceil(dataBytes(large) / (64 * KiB)) })
+  else expect(afterLarge).toEqual({ rows: 5040, sealed: 0, segments: 0 })
   expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: body(after) })).status).toBe(200)
 
   const sent = [...before, ...large, ...after].sort(byData)
@@ -99,24 +99,24 @@ test('past the quota a large batch is refused whole and changes nothing; one tha
   expectError(refused, 413)
   expect(refused.body.Error).toContain('QUARRY_USER_QUOTA')
   expect({ store: storeSnapshot(s), blobs: blobFiles(s) }).toEqual(before)
-  // 300 KiB fits: stored in segments, and counted.
-  const fits = entries('fits', 1000, 300, T0 + 5000, 1)
+  // 600 KB fits: stored in segments, and counted.
+  const fits = entries('fits', 2000, 300, T0 + 5000, 1)
   expect((await s.call('POST', '/api/ingest/json', { jwt: u.jwt, json: body(fits) })).status).toBe(200)
-  expect((await stored(s)).sealed).toBe(sealing ? 1000 : 0)
+  expect((await stored(s)).sealed).toBe(sealing ? 2000 : 0)
   const adding = fits.reduce((n, e) => n + Buffer.byteLength(e.data) + e.tag.length + e.src.length + 16, 0)
   expect(await s.store.quota.usage(u.uid)).toBe(used + adding)
   const [byTag] = await s.rows("SELECT bytes FROM ingest_usage_tags WHERE uid = ? AND tag_id = (SELECT id FROM ingest_tags WHERE name = 'web')", [u.uid])
   expect(Number(byTag!.bytes)).toBe(used + adding)
-  expect((await search(s, u.jwt, 'tag=web')).length).toBe(1010)
+  expect((await search(s, u.jwt, 'tag=web')).length).toBe(2010)
 })
 
 test('a large batch naming a tag the store does not know takes the rows (and creates it); the next one of that tag goes into segments', async () => {
   const s = await server()
-  const one = entries('one', 2500, 120, T0, 1, 'fresh')
+  const one = entries('one', 5000, 120, T0, 1, 'fresh')
   expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: body(one) })).status).toBe(200)
-  expect(await stored(s)).toEqual({ rows: 2500, sealed: 0, segments: 0 })
-  const two = entries('two', 2500, 120, T0 + 10_000, 1, 'fresh')
+  expect(await stored(s)).toEqual({ rows: 5000, sealed: 0, segments: 0 })
+  const two = entries('two', 5000, 120, T0 + 10_000, 1, 'fresh')
   expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: body(two) })).status).toBe(200)
-  expect((await stored(s)).sealed).toBe(sealing ? 2500 : 0)
+  expect((await stored(s)).sealed).toBe(sealing ? 5000 : 0)
   expect((await search(s, s.adminJwt, 'tag=fresh')).sort(byData)).toEqual([...one, ...two].sort(byData))
 })

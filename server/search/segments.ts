@@ -80,8 +80,10 @@ export const INGEST_COMPACT_SEGMENTS = 2
  * A batch whose entries' data reach this many bytes is written straight into sealed segments (no rows, no
  * compaction) where the store can (SQLite), unless it names a tag the store does not know yet. Writing rows, reading
  * them back, sealing them and deleting them cost about three times the sealing alone (bench/README.md, ingest).
+ * Such a segment is the batch's size, not the compaction's: the bound keeps small batches (the syslog listeners'
+ * 256 KiB, the shippers' usual ones) in rows, so that the segment list does not grow by many small segments.
  */
-export const SEALED_INGEST_BYTES = 256 << 10
+export const SEALED_INGEST_BYTES = 512 << 10
 
 export interface SegmentsRepo {
   /**
