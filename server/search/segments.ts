@@ -266,7 +266,8 @@ export class SegmentedEntries implements EntriesRepo {
       // the blob sweep removes them.
       if (!registered) for (const w of written) await this.blobs.delete(w.key).catch(() => undefined)
     }
-    await this.refresh()
+    // Stored: a failure to load the list now must not fail the request (a walk step checks the list itself).
+    await this.refresh().catch(() => undefined)
     return { tags, created: [] }
   }
 
