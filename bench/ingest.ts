@@ -11,7 +11,12 @@
 //
 //   bun run bench/ingest.ts <work-dir>
 //
-// Environment: BENCH_ENTRIES (1000000 lines of each kind), BENCH_ROUNDS (3), BENCH_NO_SIZE=1 (skip the size run).
+// Each method's CPU time (user + system) is reported beside its wall time, as the machine is shared: the sqlite3
+// process's; the server's while the route's requests ran (from /proc/<pid>/stat); the server's plus the CLI's.
+//
+// Environment: BENCH_ENTRIES (1000000 lines of each kind), BENCH_ROUNDS (3), BENCH_NO_SIZE=1 (skip the size run),
+// BENCH_METHODS (a comma-separated subset of sqlite3,route,cli), BENCH_CPU_PROF=<dir> (the servers run with
+// `bun --cpu-prof-md --cpu-prof-dir=<dir>`: a profile per server and CLI process, written when it ends).
 import { Database } from 'bun:sqlite'
 import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -25,6 +30,8 @@ if (work === '') {
 }
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const METHODS = new Set((process.env.BENCH_METHODS ?? 'sqlite3,route,cli').split(','))
+const CPU_PROF = process.env.BENCH_CPU_PROF ?? ''
 const BATCH_ENTRIES = 5000
 const BATCH_BYTES = 1 << 20
 const ROOT = join(import.meta.dir, '..')
@@ -71,7 +78,20 @@ interface Server {
   base: string
   dataDir: string
   token: string
+  /** CPU seconds (user + system) the server process has used so far. */
+  cpu(): Promise<number>
+  /** CPU seconds of its main thread alone (JavaScript and SQLite; not Bun's thread pool, where zstd runs). */
+  mainCpu(): Promise<number>
+  /** Seconds its main thread was runnable but waited for a CPU (/proc/<pid>/task/<pid>/schedstat). */
+  mainWait(): Promise<number>
   stop(): Promise<void>
+}
+
+/** CPU seconds (user + system, all threads) a process has used, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+async function cpuOf(pid: number, thread = false): Promise<number> {
+  const stat = await Bun.file(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`).text()
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 async function startServer(name: string): Promise<Server> {
@@ -82,7 +102,8 @@ async function startServer(name: string): Promise<Server> {
   const port = probe.port
   probe.stop(true)
   const password = `bench-${crypto.randomUUID()}`
-  const proc = Bun.spawn([BUN, 'run', 'server/main.ts'], {
+  const profile = CPU_PROF === '' ? [] : ['--cpu-prof-md', `--cpu-prof-dir=${CPU_PROF}`]
+  const proc = Bun.spawn([BUN, ...profile, 'run', 'server/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -117,6 +138,9 @@ async function startServer(name: string): Promise<Server> {
     base,
     dataDir,
     token,
+    cpu: () => cpuOf(proc.pid),
+    mainCpu: () => cpuOf(proc.pid, true),
+    mainWait: async () => Number((await Bun.file(`/proc/${proc.pid}/task/${proc.pid}/schedstat`).text()).split(' ')[1]) / 1e9,
     async stop() {
       proc.kill('SIGTERM')
       await proc.exited
@@ -158,6 +182,8 @@ async function settle(s: ReturnType<typeof sampler>, limitMs = 600_000): Promise
 // --- the methods -------------------------------------------------------------------------------------------------
 interface Run {
   seconds: number
+  /** CPU seconds of the work (see the header). */
+  cpu: number
   extra?: Record<string, number>
 }
 
@@ -184,12 +210,14 @@ async function viaSqlite3(round: number): Promise<Run> {
   const code = await p.exited
   const seconds = (performance.now() - t0) / 1000
   if (code !== 0) throw new Error(`sqlite3: ${await new Response(p.stderr).text()}`)
+  const usage = p.resourceUsage()!
+  const cpu = Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6
   const db = new Database(path, { readonly: true })
   const n = db.query<{ n: number }, []>('SELECT count(*) AS n FROM entries').get()!.n
   db.close()
   rmSync(dir, { recursive: true, force: true })
   if (n !== ENTRIES) throw new Error(`sqlite3 stored ${n} entries, not ${ENTRIES}`)
-  return { seconds }
+  return { seconds, cpu }
 }
 
 const accessBodies = await bodies(files.access, 'access')
@@ -199,6 +227,10 @@ async function viaRoute(round: number): Promise<Run> {
   const rows = sampler(s.dataDir)
   try {
     const headers = { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }
+    const cpu0 = await s.cpu()
+    const main0 = await s.mainCpu()
+    const wait0 = await s.mainWait()
+    const client0 = process.cpuUsage()
     const t0 = performance.now()
     let stored = 0
     for (const body of accessBodies) {
@@ -207,17 +239,27 @@ async function viaRoute(round: number): Promise<Run> {
       stored += ((await res.json()) as { Count: number }).Count
     }
     const seconds = (performance.now() - t0) / 1000
+    const cpu = (await s.cpu()) - cpu0
+    const mainCpu = (await s.mainCpu()) - main0
+    const mainWait = (await s.mainWait()) - wait0
+    const client = process.cpuUsage(client0)
     if (stored !== ENTRIES) throw new Error(`the route stored ${stored} entries, not ${ENTRIES}`)
     const during = rows.samples.filter((x) => x.at <= seconds * 1000)
     const atEnd = rows.rows()
     const catchUp = await settle(rows)
+    const cpuWithCatchUp = (await s.cpu()) - cpu0
     return {
       seconds,
+      cpu,
       extra: {
+        'server main thread CPU (s)': Math.round(mainCpu * 100) / 100,
+        'server main thread waiting for a CPU (s)': Math.round(mainWait * 100) / 100,
+        'client CPU (s)': Math.round((client.user + client.system) / 1e4) / 100,
         'rows waiting, max during ingest': Math.max(0, ...during.map((x) => x.rows)),
         'rows waiting at the end': atEnd,
         'compacted share at the end (%)': Math.round((100 * (ENTRIES - atEnd)) / ENTRIES),
         'catch-up after the end (s)': Math.round(catchUp / 100) / 10,
+        'server CPU with the catch-up (s)': Math.round(cpuWithCatchUp * 100) / 100,
       },
     }
   } finally {
@@ -230,8 +272,10 @@ async function viaRoute(round: number): Promise<Run> {
 async function viaCli(round: number): Promise<Run> {
   const s = await startServer(`cli-${round}`)
   try {
+    const cpu0 = await s.cpu()
     const t0 = performance.now()
-    const p = Bun.spawn([BUN, 'run', 'cli/main.ts', 'ingest', files.access, '--tag', 'access'], {
+    const profile = CPU_PROF === '' ? [] : ['--cpu-prof-md', `--cpu-prof-dir=${CPU_PROF}`]
+    const p = Bun.spawn([BUN, ...profile, 'run', 'cli/main.ts', 'ingest', files.access, '--tag', 'access'], {
       cwd: ROOT,
       env: { ...process.env, QUARRY_URL: s.base, QUARRY_TOKEN: s.token },
       stdout: 'pipe',
@@ -240,44 +284,58 @@ async function viaCli(round: number): Promise<Run> {
     const code = await p.exited
     const seconds = (performance.now() - t0) / 1000
     if (code !== 0) throw new Error(`quarry ingest: ${await new Response(p.stderr).text()}`)
-    return { seconds }
+    const usage = p.resourceUsage()!
+    const server = (await s.cpu()) - cpu0
+    const cli = Number(usage.cpuTime.user + usage.cpuTime.system) / 1e6
+    return { seconds, cpu: server + cli, extra: { 'server CPU (s)': Math.round(server * 100) / 100, 'CLI CPU (s)': Math.round(cli * 100) / 100 } }
   } finally {
     await s.stop()
     rmSync(s.dataDir, { recursive: true, force: true })
   }
 }
 
-const methods: [string, (round: number) => Promise<Run>][] = [
-  ['sqlite3, one transaction', viaSqlite3],
-  ['POST /api/ingest/json', viaRoute],
-  ['quarry ingest', viaCli],
-]
+const methods = (
+  [
+    ['sqlite3', 'sqlite3, one transaction', viaSqlite3],
+    ['route', 'POST /api/ingest/json', viaRoute],
+    ['cli', 'quarry ingest', viaCli],
+  ] as const
+)
+  .filter(([key]) => METHODS.has(key))
+  .map(([, name, run]) => [name, run] as [string, (round: number) => Promise<Run>])
 const runs = new Map<string, Run[]>(methods.map(([name]) => [name, []]))
 for (let round = 0; round < ROUNDS; round++) {
   for (let k = 0; k < methods.length; k++) {
     const [name, run] = methods[(k + round) % methods.length]!
     const r = await run(round)
     runs.get(name)!.push(r)
-    log(`round ${round + 1}: ${name}: ${r.seconds.toFixed(2)} s${r.extra ? ` ${JSON.stringify(r.extra)}` : ''}`)
+    log(`round ${round + 1}: ${name}: ${r.seconds.toFixed(2)} s, CPU ${r.cpu.toFixed(2)} s${r.extra ? ` ${JSON.stringify(r.extra)}` : ''}`)
   }
 }
 
 const median = (list: Run[]) => [...list].sort((a, b) => a.seconds - b.seconds)[Math.floor(list.length / 2)]!
-const floor = median(runs.get(methods[0]![0])!).seconds
-console.log(`| method | seconds (median of ${ROUNDS}) | entries/s | MB/s | of sqlite3 | rounds (s) |`)
-console.log('| --- | ---: | ---: | ---: | ---: | --- |')
+const medianCpu = (list: Run[]) => [...list].map((r) => r.cpu).sort((a, b) => a - b)[Math.floor(list.length / 2)]!
+const floorRuns = runs.get('sqlite3, one transaction')
+const floor = floorRuns ? median(floorRuns).seconds : Number.NaN
+const floorCpu = floorRuns ? medianCpu(floorRuns) : Number.NaN
+console.log(`| method | seconds (median of ${ROUNDS}) | entries/s | MB/s | of sqlite3 | CPU s (median) | of sqlite3's CPU | rounds (s) | rounds (CPU s) |`)
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |')
 for (const [name] of methods) {
-  const m = median(runs.get(name)!)
+  const list = runs.get(name)!
+  const m = median(list)
+  const cpu = medianCpu(list)
   console.log(
-    `| ${name} | ${m.seconds.toFixed(2)} | ${Math.round(ENTRIES / m.seconds).toLocaleString('en-US')} | ${mb(inputBytes.access / m.seconds)} | ${(floor / m.seconds).toFixed(2)} | ${runs
-      .get(name)!
+    `| ${name} | ${m.seconds.toFixed(2)} | ${Math.round(ENTRIES / m.seconds).toLocaleString('en-US')} | ${mb(inputBytes.access / m.seconds)} | ${(floor / m.seconds).toFixed(2)} | ${cpu.toFixed(2)} | ${(floorCpu / cpu).toFixed(2)} | ${list
       .map((r) => r.seconds.toFixed(2))
-      .join(', ')} |`,
+      .join(', ')} | ${list.map((r) => r.cpu.toFixed(2)).join(', ')} |`,
   )
 }
-console.log()
-console.log('Compaction during the route runs (each round):')
-for (const r of runs.get('POST /api/ingest/json')!) console.log(`- ${JSON.stringify(r.extra)}`)
+const routeRuns = runs.get('POST /api/ingest/json')
+if (routeRuns) {
+  console.log()
+  console.log('Compaction during the route runs (each round):')
+  for (const r of routeRuns) console.log(`- ${JSON.stringify(r.extra)}`)
+}
 
 // --- the data directory's size after both kinds and compaction --------------------------------------------------
 if (process.env.BENCH_NO_SIZE !== '1') {

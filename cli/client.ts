@@ -74,11 +74,13 @@ export class Client {
   }
 
   /** A JSON call; answers the parsed body (`null` for an empty one). Non-2xx answers throw ApiError. */
-  async call<T = unknown>(method: string, path: string, opts: { query?: Query; json?: unknown } = {}): Promise<T> {
+  async call<T = unknown>(method: string, path: string, opts: { query?: Query; json?: unknown; jsonText?: string } = {}): Promise<T> {
+    // jsonText: a body the caller wrote as JSON text already (quarry ingest builds its batches as text).
+    const body = opts.jsonText ?? (opts.json === undefined ? undefined : JSON.stringify(opts.json))
     const res = await this.send(method, path, {
       query: opts.query,
-      body: opts.json === undefined ? undefined : JSON.stringify(opts.json),
-      headers: opts.json === undefined ? {} : { 'content-type': 'application/json' },
+      body,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
     })
     if (!res.ok) throw await this.failure(res)
     const text = await res.text()

@@ -30,7 +30,8 @@ test('a new store is in incremental mode, and compaction gives the deleted rows 
   try {
     expect(store.db.query<{ auto_vacuum: number }, []>('PRAGMA auto_vacuum').get()!.auto_vacuum).toBe(2)
     const blobs = await createDiskBlobStore({ dataDir: dir })
-    const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: 1 << 20 })
+    // Rows, then compaction: no batch written straight into segments (it would leave no rows to reclaim).
+    const entries = new SegmentedEntries(store.entries, store.segments, blobs, { targetBytes: 1 << 20, sealedIngestBytes: Number.POSITIVE_INFINITY })
     const empty = fileBytes(store.db, path)
     // 24 MiB of entries of 1 KiB (varied: they compress, but not to nothing).
     const n = 24 * 1024

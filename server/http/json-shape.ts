@@ -43,15 +43,7 @@ export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxVal
     if (c === 0x22 /* " */) {
       const isKey = kinds[depth] === OBJECT && (prev === 0x7b /* { */ || prev === 0x2c) /* , */
       if (!isKey && ++values > maxValues) return { problem: 'values' }
-      i++
-      while (i < n) {
-        const d = text.charCodeAt(i)
-        if (d === 0x5c /* \ */) i += 2
-        else if (d === 0x22) {
-          i++
-          break
-        } else i++
-      }
+      i = stringEnd(text, i + 1)
       prev = 0x22
       continue
     }
@@ -84,6 +76,24 @@ export function jsonShapeProblem(text: string, maxDepth = MAX_JSON_DEPTH, maxVal
     prev = 0x30
   }
   return undefined
+}
+
+/**
+ * The index after the quote that closes the string whose contents start at `from` (the text's length when none does).
+ * A quote ends the string unless an odd run of backslashes is right before it (each pair is one escaped backslash);
+ * a run starts fresh at `from` or after an escaped quote. The quotes are found with indexOf (native), so a long string
+ * (a base64 Data field) costs a search, not a JavaScript step per character.
+ */
+function stringEnd(text: string, from: number): number {
+  let i = from
+  for (;;) {
+    const q = text.indexOf('"', i)
+    if (q === -1) return text.length
+    let b = q - 1
+    while (b >= i && text.charCodeAt(b) === 0x5c /* \ */) b--
+    if (((q - 1 - b) & 1) === 0) return q + 1
+    i = q + 1
+  }
 }
 
 /** 400 unless the JSON text of `what` stays within the bounds of stored JSON. */

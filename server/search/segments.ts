@@ -30,7 +30,21 @@ import type { Database, Statement } from 'bun:sqlite'
 import type { BlobStore } from '../blob'
 import type { Logger } from '../runtime/log'
 import { reclaimSpace } from '../store/db'
-import { type Cursor, type EntriesRepo, type IngestRules, type Ingested, type NewEntry, type ScanOptions, type ScanRow, type Tag } from './entries'
+import { checkQuotaSqlite } from '../store/quota'
+import {
+  ADD_TAG_USAGE_SQL,
+  ADD_USAGE_SQL,
+  type Cursor,
+  type EntriesRepo,
+  type IngestRules,
+  type Ingested,
+  type NewEntry,
+  type ScanOptions,
+  type ScanRow,
+  type Tag,
+  entryBytes,
+  reserveRowIds,
+} from './entries'
 import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, compressSegment, decodeSegment, encodeSegment, headerTags } from './segment'
 
 /** A segment is cut once its entries' data reach this many bytes (or SEGMENT_ENTRIES entries). */
@@ -62,6 +76,14 @@ export const COMPACT_MAX_SEGMENTS = 64
  * that the compaction keeps up with a sustained ingest instead of waiting for its next period.
  */
 export const INGEST_COMPACT_SEGMENTS = 2
+/**
+ * A batch whose entries' data reach this many bytes is written straight into sealed segments (no rows, no
+ * compaction) where the store can (SQLite), unless it names a tag the store does not know yet. Writing rows, reading
+ * them back, sealing them and deleting them cost about three times the sealing alone (bench/README.md, ingest).
+ * Such a segment is the batch's size, not the compaction's: the bound keeps small batches (the syslog listeners'
+ * 256 KiB, the shippers' usual ones) in rows, so that the segment list does not grow by many small segments.
+ */
+export const SEALED_INGEST_BYTES = 512 << 10
 
 export interface SegmentsRepo {
   /**
@@ -87,12 +109,34 @@ export interface SegmentsRepo {
   blobReferences(): Promise<{ key: string; item: string }[]>
   /** Gives the space of the rows compaction deleted back to the file system, where the store does not do it itself. */
   reclaim?(): Promise<void>
+  /**
+   * Optional (a batch written straight into segments): reserves `n` consecutive row ids that no row or segment holds,
+   * and that no row will be given later (rows are numbered above them); answers the first. The store is not
+   * changed: ids reserved but never registered (the write failed or was refused) are a gap, nothing more.
+   */
+  reserveIds?(n: number): Promise<number>
+  /**
+   * Optional, with reserveIds: registers segments of entries written straight into them (`topId`: the highest row
+   * id they hold, kept so that no row is given it), and adds their bytes to their owner's usage, in one transaction;
+   * QuotaExceeded (and nothing changed) past the owner's quota.
+   */
+  registerIngested?(segments: readonly Omit<SegmentMeta, 'seq'>[], topId: number, usage: IngestUsage | undefined, created: number): Promise<void>
+}
+
+/** What a batch adds to its owner's usage (server/store/quota.ts): in all, and by tag id. */
+export interface IngestUsage {
+  owner: number
+  quota?: number
+  bytes: number
+  byTag: Map<number, number>
 }
 
 export interface SegmentedOptions {
   targetBytes?: number
   maxEntries?: number
   cacheBytes?: number
+  /** Batches of at least this many bytes of data go straight into segments (SEALED_INGEST_BYTES; Infinity: never). */
+  sealedIngestBytes?: number
   /** The zstd level of new segments (SEGMENT_ZSTD_LEVEL); null: the plain format (bench/segments-zstd.ts compares). */
   zstdLevel?: number | null
   log?: Logger
@@ -121,6 +165,7 @@ export class SegmentedEntries implements EntriesRepo {
   private readonly targetBytes: number
   private readonly maxEntries: number
   private readonly cacheBytes: number
+  private readonly sealedIngestBytes: number
   /**
    * The compaction runs of this process in flight. Ingest starts none while one runs; the periodic job's run does not
    * wait for one started by ingest (two runs over the same rows are safe: the second to register finds its rows gone
@@ -140,9 +185,18 @@ export class SegmentedEntries implements EntriesRepo {
     this.targetBytes = opts.targetBytes ?? SEGMENT_BYTES
     this.maxEntries = opts.maxEntries ?? SEGMENT_ENTRIES
     this.cacheBytes = opts.cacheBytes ?? SEGMENT_CACHE_BYTES
+    this.sealedIngestBytes = opts.sealedIngestBytes ?? SEALED_INGEST_BYTES
   }
 
   async ingest(batch: NewEntry[], rules?: IngestRules): Promise<Ingested> {
+    if (this.repo.reserveIds && this.repo.registerIngested) {
+      let bytes = 0
+      for (const e of batch) bytes += e.data.byteLength
+      if (bytes >= this.sealedIngestBytes) {
+        const sealed = await this.ingestSealed(batch, rules ?? {})
+        if (sealed) return sealed
+      }
+    }
     const stored = await this.base.ingest(batch, rules)
     if (this.mayCompact) {
       for (const e of batch) this.ingestedSince += e.data.byteLength
@@ -154,6 +208,67 @@ export class SegmentedEntries implements EntriesRepo {
       }
     }
     return stored
+  }
+
+  /**
+   * Stores a batch straight into sealed segments, or answers null (nothing done) when it names a tag the store does
+   * not know yet (the row path creates tags, within the store's bound on them). The guarantees of the row path hold:
+   * every entry or none (the blobs are written and fsynced first; one transaction registers the segments and adds the
+   * owner's usage, refused whole past the quota); ids that no row or segment holds (reserved first), in batch order
+   * among entries of the same time and tag, as rows are numbered.
+   */
+  private async ingestSealed(batch: NewEntry[], rules: IngestRules): Promise<Ingested | null> {
+    const names = [...new Set(batch.map((e) => e.tag))]
+    const tags = await this.base.tagsNamed(names)
+    if (tags.length !== names.length) return null
+    const idOf = new Map(tags.map((t) => [t.name, t.id]))
+    let usage: IngestUsage | undefined
+    if (rules.owner !== undefined) {
+      usage = { owner: rules.owner, quota: rules.quota, bytes: 0, byTag: new Map() }
+      for (const e of batch) {
+        const cost = entryBytes(e)
+        const id = idOf.get(e.tag)!
+        usage.bytes += cost
+        usage.byTag.set(id, (usage.byTag.get(id) ?? 0) + cost)
+      }
+    }
+    const first = await this.repo.reserveIds!(batch.length)
+    const entries: SegmentEntry[] = batch.map((e, i) => ({ ts: e.ts, tagId: idOf.get(e.tag)!, id: first + i, src: e.src, data: e.data }))
+    entries.sort((a, b) => compareKeys(a.ts, a.tagId, a.id, b.ts, b.tagId, b.id))
+    // Pieces of at most a segment's size and entries, as a compaction cuts them.
+    const pieces: SegmentEntry[][] = []
+    let piece: SegmentEntry[] = []
+    let size = 0
+    for (const e of entries) {
+      if (piece.length > 0 && (size + e.data.byteLength > this.targetBytes || piece.length >= this.maxEntries)) {
+        pieces.push(piece)
+        piece = []
+        size = 0
+      }
+      piece.push(e)
+      size += e.data.byteLength
+    }
+    if (piece.length > 0) pieces.push(piece)
+    const written: Omit<SegmentMeta, 'seq'>[] = []
+    let registered = false
+    try {
+      for (const p of pieces) {
+        const encoded = await this.seal(p)
+        const key = `segments/${crypto.randomUUID()}`
+        written.push({ key, count: p.length, bytes: encoded.byteLength, min: cursorOf(p[0]!), max: cursorOf(p.at(-1)!) })
+        // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
+        await this.blobs.put(key, new Blob([encoded]).stream())
+      }
+      await this.repo.registerIngested!(written, first + batch.length - 1, usage, Date.now())
+      registered = true
+    } finally {
+      // Not registered (refused past the quota, or the store failed): the blobs go now; if this process dies first,
+      // the blob sweep removes them.
+      if (!registered) for (const w of written) await this.blobs.delete(w.key).catch(() => undefined)
+    }
+    // Stored: a failure to load the list now must not fail the request (a walk step checks the list itself).
+    await this.refresh().catch(() => undefined)
+    return { tags, created: [] }
   }
 
   /**
@@ -693,6 +808,17 @@ export class SegmentedEntries implements EntriesRepo {
   }
 }
 
+/** Whether `ids` (lowest `lo`, highest `hi`) are every integer of [lo, hi], each once. */
+export function fillsRange(ids: readonly number[], lo: number, hi: number): boolean {
+  if (hi - lo + 1 !== ids.length) return false
+  const seen = new Uint8Array(ids.length)
+  for (const id of ids) {
+    if (seen[id - lo] === 1) return false
+    seen[id - lo] = 1
+  }
+  return true
+}
+
 function holdsAny(seg: Segment, wanted: ReadonlySet<number>): boolean {
   for (const t of seg.tags) if (wanted.has(t)) return true
   return false
@@ -753,9 +879,12 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
     state: Statement<{ seq: number | null; removed: number | null }, []>
     listAfter: Statement<SegmentDbRow, [number]>
     remove: Statement<unknown, [number]>
+    removeRange: Statement<unknown, [number, number]>
     add: Statement<unknown, [string, number, number, number, number, number, number, number, number, number]>
     keys: Statement<{ key: string; item: string }, []>
     topId: Statement<unknown, [string]>
+    addUsage: Statement<unknown, [number, number]>
+    addTagUsage: Statement<unknown, [number, number, number]>
   }
   constructor(private readonly db: Database) {
     this.q = {
@@ -763,6 +892,7 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
       state: db.query('SELECT (SELECT max(seq) FROM entry_segments) AS seq, (SELECT max(id) FROM entry_segment_removals) AS removed'),
       listAfter: db.query(`SELECT ${SEGMENT_COLUMNS} FROM entry_segments WHERE seq > ? ORDER BY seq`),
       remove: db.query('DELETE FROM entries WHERE id = ?'),
+      removeRange: db.query('DELETE FROM entries WHERE id >= ? AND id <= ?'),
       add: db.query(
         `INSERT INTO entry_segments (key, count, bytes, min_ts, min_tag, min_id, max_ts, max_tag, max_id, created)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -772,6 +902,8 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
         `INSERT INTO server_settings (key, value) VALUES ('${SEGMENT_TOP_ID_KEY}', ?1)
          ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT)`,
       ),
+      addUsage: db.query(ADD_USAGE_SQL),
+      addTagUsage: db.query(ADD_TAG_USAGE_SQL),
     }
   }
   // One process writes a SQLite store: seq (the rowid) grows with each registration. A seq freed by the removal of the
@@ -790,13 +922,21 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
     const gone = new Error('rows gone')
     try {
       this.db.transaction(() => {
-        for (const id of rowIds) if (this.q.remove.run(id).changes !== 1) throw gone
+        let lo = Number.POSITIVE_INFINITY
+        let hi = 0
+        for (const id of rowIds) {
+          if (id < lo) lo = id
+          if (id > hi) hi = id
+        }
+        // Ids that fill their range exactly (what a time-ordered ingest gives) are deleted as that range in one
+        // statement, which then deletes these rows and no other; otherwise one by one.
+        if (fillsRange(rowIds, lo, hi)) {
+          if (this.q.removeRange.run(lo, hi).changes !== rowIds.length) throw gone
+        } else for (const id of rowIds) if (this.q.remove.run(id).changes !== 1) throw gone
         this.q.add.run(s.key, s.count, s.bytes, s.min.ts, s.min.tagId, s.min.id, s.max.ts, s.max.tagId, s.max.id, created)
         // The highest row id any segment holds (a segment's max_id is that of its last key, not its highest): new rows
         // are numbered above it (SqliteEntriesRepo.ingest), so no id of a segment is drawn again.
-        let top = 0
-        for (const id of rowIds) if (id > top) top = id
-        this.q.topId.run(String(top))
+        this.q.topId.run(String(hi))
       })()
       return true
     } catch (e) {
@@ -806,6 +946,20 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
   }
   async blobReferences() {
     return this.q.keys.all()
+  }
+  async reserveIds(n: number) {
+    return reserveRowIds(this.db, n)
+  }
+  async registerIngested(segments: readonly Omit<SegmentMeta, 'seq'>[], topId: number, usage: IngestUsage | undefined, created: number) {
+    this.db.transaction(() => {
+      if (usage) {
+        checkQuotaSqlite(this.db, usage.owner, usage.quota, usage.bytes)
+        this.q.addUsage.run(usage.owner, usage.bytes)
+        for (const [tagId, bytes] of usage.byTag) this.q.addTagUsage.run(usage.owner, tagId, bytes)
+      }
+      for (const s of segments) this.q.add.run(s.key, s.count, s.bytes, s.min.ts, s.min.tagId, s.min.id, s.max.ts, s.max.tagId, s.max.id, created)
+      this.q.topId.run(String(topId))
+    })()
   }
   async reclaim() {
     await reclaimSpace(this.db)
