@@ -78,7 +78,7 @@ export interface AppDeps {
     historyKeep?: number
   }
   /** Tests only: the size at which the compaction cuts a segment (server/search/segments.ts). */
-  segments?: { targetBytes?: number; maxEntries?: number }
+  segments?: { targetBytes?: number; maxEntries?: number; sealedIngestBytes?: number }
   /**
    * Leave the first admin to the caller's `createFirstAdmin()` (the server calls it once it listens, so a start that
    * fails, e.g. on a port in use, neither creates the account nor shows a password that the next start never shows).

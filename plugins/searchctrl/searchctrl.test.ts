@@ -40,9 +40,9 @@ function gate() {
  * A server with owner, member (shares group `gid` with the owner, which is the owner's default search group),
  * stranger and admin. Searches read `chunk` entries per step (4 unless given); `gated`: they wait for `gate.open()` after each step.
  */
-async function setup(opts: { gated?: boolean; chunk?: number; config?: Partial<Config>; blobs?: TestServerOptions['blobs'] } = {}) {
+async function setup(opts: { gated?: boolean; chunk?: number; config?: Partial<Config>; blobs?: TestServerOptions['blobs']; segments?: TestServerOptions['segments'] } = {}) {
   const g = gate()
-  const s = await createTestServer(opts.config, { blobs: opts.blobs, search: { chunk: opts.chunk ?? 4, stepMs: 0, step: opts.gated ? g.step : undefined } })
+  const s = await createTestServer(opts.config, { blobs: opts.blobs, segments: opts.segments, search: { chunk: opts.chunk ?? 4, stepMs: 0, step: opts.gated ? g.step : undefined } })
   servers.push(s)
   const w = await itemWorld(s)
   const set = await s.call('PUT', `/api/users/${w.owner.uid}/searchgroup`, { jwt: w.owner.jwt, json: { GID: w.gid } })
@@ -348,7 +348,8 @@ describe('launching and results', () => {
   })
 
   test('entries of several MiB: matched by grep and regex, read one at a time (a query stops after 1 MiB of data)', async () => {
-    const { s, owner } = await setup()
+    // the rows' walk: no batch goes straight into a segment (server/search/segments.ts, sealed ingest)
+    const { s, owner } = await setup({ segments: { sealedIngestBytes: Number.POSITIVE_INFINITY } })
     const big = `${'x'.repeat(5 << 19)} needle` // 2.5 MiB: base64 in JSON stays under the 4 MiB body limit
     await ingest(s, [entry(1, 'web', big)])
     await ingest(s, [entry(2, 'web', big)])
