@@ -2,6 +2,8 @@
 // from this list (in this order) and shows `admin` pages to administrators only.
 import type { ComponentType } from 'preact'
 import { AccountPage } from './account'
+import { DashboardPage } from './dashboard'
+import { DashboardsPage } from './dashboards'
 import { FilesPage } from './files'
 import { GroupsPage } from './groups'
 import { LibraryPage } from './library'
@@ -27,6 +29,8 @@ export interface Page {
 }
 
 export const PAGES: Page[] = [
+  { pattern: '/dashboards', title: 'Dashboards', component: DashboardsPage, nav: true },
+  { pattern: '/dashboards/:id', title: 'Dashboard', component: DashboardPage },
   { pattern: '/searches', title: 'Searches', component: SearchesPage, nav: true },
   { pattern: '/library', title: 'Library', component: LibraryPage, nav: true },
   { pattern: '/resources', title: 'Resources', component: ResourcesPage, nav: true },
