@@ -159,3 +159,12 @@ export function searchLabel(s: DashboardSearch | undefined, index: number): stri
   if (s.searchID) return `search ${s.searchID}`
   return s.query ? s.query : `search ${index + 1}`
 }
+
+/** An ISO 8601 duration for a person: `PT1H` → `1 hour`, `P7D` → `7 days`, `PT1H30M` → `1 hour 30 minutes`. */
+export function durationText(text: string): string {
+  const m = DURATION.exec(text.trim().toUpperCase())
+  if (!m) return text
+  const units = ['week', 'day', 'hour', 'minute', 'second']
+  const parts = m.slice(1).flatMap((x, i) => (x && Number(x) > 0 ? [`${Number(x)} ${units[i]}${Number(x) === 1 ? '' : 's'}`] : []))
+  return parts.length ? parts.join(' ') : text
+}

@@ -8,7 +8,7 @@ import { ConfirmButton } from '../components/confirm'
 import { LoadView } from '../components/view'
 import { DashboardEditor } from '../dashboards/editor'
 import { TileGrid } from '../dashboards/grid'
-import { rangeOf, readData, type Dashboard, type Timeframe } from '../dashboards/model'
+import { durationText, rangeOf, readData, type Dashboard, type Timeframe } from '../dashboards/model'
 import { TileBody, useDashboardRuns } from '../dashboards/tiles'
 import { href, navigate } from '../router'
 import { me } from '../session'
@@ -17,7 +17,7 @@ import type { PageProps } from './index'
 function frameText(frame: Timeframe | undefined): string {
   const { start, end } = rangeOf(frame)
   if (frame?.timeframe === 'custom') return `${new Date(start).toLocaleString()} to ${new Date(end).toLocaleString()}`
-  return `the last ${frame?.durationString ?? frame?.timeframe ?? 'PT1H'} (${new Date(start).toLocaleString()} to now)`
+  return `the last ${durationText(frame?.durationString ?? frame?.timeframe ?? 'PT1H')} (${new Date(start).toLocaleString()} to now)`
 }
 
 export function DashboardPage({ params, query }: PageProps) {
