@@ -104,6 +104,8 @@ describeWithServers('web console list pages', () => {
     const form = page.getByRole('form', { name: 'New token' })
     await form.getByLabel('Name').fill('ci')
     await form.getByLabel('Description').fill('the build')
+    await form.getByLabel('Expires').fill('2030-01-02T03:04')
+    const expiry = await page.evaluate(() => new Date('2030-01-02T03:04').getTime()) // the browser's local time
     await form.getByRole('checkbox', { name: 'DashboardRead' }).check()
     await form.getByRole('checkbox', { name: 'Search', exact: true }).check()
     await form.getByRole('button', { name: 'Create token' }).click()
@@ -113,8 +115,8 @@ describeWithServers('web console list pages', () => {
     await page.getByRole('status').filter({ hasText: 'Copied.' }).waitFor()
     expect(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText())).toBe(secret)
 
-    const tokens = (await world.api('GET', '/api/tokens')) as { id: string; name: string; description: string; capabilities: string[] }[]
-    expect(tokens.map((t) => [t.name, t.description, [...t.capabilities].sort()])).toEqual([['ci', 'the build', ['DashboardRead', 'Search']]])
+    const tokens = (await world.api('GET', '/api/tokens')) as { id: string; name: string; description: string; capabilities: string[]; expiresAt: string }[]
+    expect(tokens.map((t) => [t.name, t.description, [...t.capabilities].sort(), Date.parse(t.expiresAt)])).toEqual([['ci', 'the build', ['DashboardRead', 'Search'], expiry]])
     // the secret shown is the token: it reads dashboards, and nothing it was not given
     expect((await fetch(`${world.url}/api/dashboards`, { headers: { 'Service-Token': secret } })).status).toBe(200)
     expect((await fetch(`${world.url}/api/library`, { headers: { 'Service-Token': secret } })).status).toBe(403)

@@ -1,9 +1,8 @@
 // A dashboard as the API stores it and the `Data` layout the platform's GUI keeps in it (the spec's "Shape of
 // Data"): searches (by query, by an existing search's ID, or by a library reference), tiles placed by `span` and
 // drawn with a renderer and its options, and the dashboard's time frame. Quarry never reads `Data`, so whatever
-// the console does not know (other keys, other versions) is kept as it came and written back unchanged.
-import { api, path } from '../api'
-import type { LibraryEntry } from '../pages/library'
+// the console does not know (other keys, other versions) is kept as it came and written back unchanged. Pure: no
+// request, no DOM, so it is tested on its own.
 
 export interface Timeframe {
   /** An ISO 8601 duration (`PT1H`): the range ending now. */
@@ -129,21 +128,6 @@ export function rangeOf(frame: Timeframe | Record<string, never> | undefined, no
 export function hasOwnFrame(s: DashboardSearch): boolean {
   const f = s.timeframe as Timeframe | undefined
   return !!f && (!!durationMs(f.durationString) || !!durationMs(f.timeframe) || (!!validTime(f.start) && !!validTime(f.end)))
-}
-
-/** What a dashboard search runs: a query to launch, or an existing search to attach to. */
-export type SearchSource = { query: string } | { searchID: string }
-
-/** Resolves a dashboard search: its query, its search ID, or the query of the library entry it references. */
-export async function sourceOf(s: DashboardSearch): Promise<SearchSource> {
-  if (s.reference?.id) {
-    if (s.reference.type !== 'savedQuery') throw new Error(`a ${s.reference.type} reference cannot be run by this console`)
-    const entry = await api.get<LibraryEntry>(path`/api/library/${s.reference.id}`)
-    return { query: entry.Query }
-  }
-  if (s.searchID !== undefined && s.searchID !== null && String(s.searchID) !== '' && String(s.searchID) !== '0') return { searchID: String(s.searchID) }
-  if (s.query && s.query.trim()) return { query: s.query }
-  throw new Error('this search names no query, search ID or library entry')
 }
 
 /** The grid's width in columns: wide enough for every tile's position and span (12 at least). */
