@@ -44,6 +44,7 @@ export function DashboardEditor({ dashboard, data, onSaved, onCancel }: { dashbo
   const [tiles, setTiles] = useState<Tile[]>(data.tiles)
   const [optionTexts, setOptionTexts] = useState<Record<number, string>>(() => Object.fromEntries(data.tiles.map((t) => [t.id, JSON.stringify(t.rendererOptions)])))
   const action = useAction()
+  const libraryNames = new Map((library.value ?? []).map((l) => [l.GUID, l.Name]))
 
   const custom = frame.timeframe === 'custom'
   const setSearch = (i: number, s: DashboardSearch) => setSearches(searches.map((x, j) => (j === i ? s : x)))
@@ -230,7 +231,7 @@ export function DashboardEditor({ dashboard, data, onSaved, onCancel }: { dashbo
                 <select value={String(t.searchesIndex)} onChange={(e) => setTile(i, { searchesIndex: Number(e.currentTarget.value) })}>
                   {searches.map((s, j) => (
                     <option key={j} value={String(j)}>
-                      {`${j + 1}: ${searchLabel(s, j)}`}
+                      {`${j + 1}: ${searchLabel(s, j, libraryNames)}`}
                     </option>
                   ))}
                   {t.searchesIndex >= searches.length && <option value={String(t.searchesIndex)}>{`${t.searchesIndex + 1}: missing`}</option>}
@@ -275,7 +276,7 @@ export function DashboardEditor({ dashboard, data, onSaved, onCancel }: { dashbo
           {(t) => (
             <>
               <h3 class="tile-title">{t.title}</h3>
-              <p class="muted">{`${t.renderer} · ${searchLabel(searches[t.searchesIndex], t.searchesIndex)}`}</p>
+              <p class="muted">{`${t.renderer} · ${searchLabel(searches[t.searchesIndex], t.searchesIndex, libraryNames)}`}</p>
             </>
           )}
         </TileGrid>
