@@ -117,10 +117,7 @@ function ImportForm({ onImported }: { onImported: () => void }) {
     const form = new FormData()
     form.set('file', file)
     if (gid) form.set('GID', gid)
-    const ok = await action.run(async () => {
-      const imported = await api.post<{ ID: string }>('/api/searchctrl/import', form)
-      return imported
-    }, `Imported ${file.name}.`)
+    const ok = await action.run(() => api.post('/api/searchctrl/import', form), `Imported ${file.name}.`)
     if (ok) {
       ;(event.target as HTMLFormElement).reset()
       setFile(undefined)
