@@ -8,6 +8,7 @@ import { FilesPage } from './files'
 import { GroupsPage } from './groups'
 import { LibraryPage } from './library'
 import { ResourcesPage } from './resources'
+import { SearchPage } from './search'
 import { SearchesPage } from './searches'
 import { TokensPage } from './tokens'
 import { UsersPage } from './users'
@@ -29,6 +30,7 @@ export interface Page {
 }
 
 export const PAGES: Page[] = [
+  { pattern: '/search', title: 'Search', component: SearchPage, nav: true },
   { pattern: '/dashboards', title: 'Dashboards', component: DashboardsPage, nav: true },
   { pattern: '/dashboards/:id', title: 'Dashboard', component: DashboardPage },
   { pattern: '/searches', title: 'Searches', component: SearchesPage, nav: true },
