@@ -151,6 +151,10 @@ describeWithServers('web console list pages', () => {
     expect(entries.map((e) => [e.Name, e.Description, e.Query])).toEqual([['errors', 'errors by host', 'tag=app grep error | count by host']])
     const run = row(page, 'errors by host').getByRole('link', { name: 'Run' })
     expect(await run.getAttribute('href')).toBe(`#/search?q=${encodeURIComponent('tag=app grep error | count by host').replace(/%20/g, '+')}`)
+    await run.click()
+    // the search page opens with the query in its editor
+    await eventually(async () => ((await page.locator('#query').inputValue()) === 'tag=app grep error | count by host' ? true : undefined), 'the query on the search page')
+    await page.goto(`${world.url}/#/library`)
 
     await row(page, 'errors by host').getByRole('button', { name: 'Edit' }).click()
     const edit = page.getByRole('form', { name: 'Edit errors' })
