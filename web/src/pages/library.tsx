@@ -1,0 +1,137 @@
+// The search library (`/library`): the caller's saved queries, each with a link that runs it on the search page;
+// create, edit (name, description, query, groups) and delete.
+import { useState } from 'preact/hooks'
+import { api, path } from '../api'
+import { useAction } from '../components/action'
+import { useLoad } from '../components/async'
+import { ConfirmButton } from '../components/confirm'
+import { GroupPicker, groupNames, useShareableGroups } from '../components/groups'
+import { DataTable } from '../components/table'
+import { LoadView } from '../components/view'
+import { href } from '../router'
+
+export interface LibraryEntry {
+  ThingUUID: string
+  GUID: string
+  UID: number
+  GIDs?: number[]
+  Global: boolean
+  Name: string
+  Description: string
+  Query: string
+  Labels?: string[]
+  Metadata?: unknown
+}
+
+interface Draft {
+  Name: string
+  Description: string
+  Query: string
+  GIDs: number[]
+}
+
+const EMPTY: Draft = { Name: '', Description: '', Query: '', GIDs: [] }
+
+export function LibraryPage() {
+  const entries = useLoad(() => api.get<LibraryEntry[]>('/api/library'), [])
+  const groups = useShareableGroups()
+  const [editing, setEditing] = useState<LibraryEntry | 'new'>()
+  const action = useAction()
+  return (
+    <section aria-labelledby="library-title">
+      <h1 id="library-title">Library</h1>
+      <div class="row">
+        <button type="button" onClick={() => setEditing('new')}>
+          New query
+        </button>
+      </div>
+      <action.Feedback />
+      {editing && (
+        <EntryForm
+          key={editing === 'new' ? 'new' : editing.ThingUUID}
+          entry={editing === 'new' ? undefined : editing}
+          groups={groups}
+          onDone={(saved) => {
+            setEditing(undefined)
+            if (saved) entries.reload()
+          }}
+        />
+      )}
+      <LoadView loaded={entries} empty="No saved queries yet.">
+        {(list) => (
+          <DataTable
+            caption="Saved queries"
+            rows={list}
+            rowKey={(e) => e.ThingUUID}
+            columns={[
+              { title: 'Name', cell: (e) => e.Name },
+              { title: 'Query', cell: (e) => <code>{e.Query}</code> },
+              { title: 'Description', cell: (e) => e.Description },
+              { title: 'Shared with', cell: (e) => (e.Global ? 'everyone' : groupNames(e.GIDs, groups.value)) },
+              {
+                title: 'Actions',
+                cell: (e) => (
+                  <div class="actions" role="group" aria-label={e.Name}>
+                    <a class="button" href={href('/search', { q: e.Query })}>
+                      Run
+                    </a>
+                    <button type="button" onClick={() => setEditing(e)}>
+                      Edit
+                    </button>
+                    <ConfirmButton
+                      label="Delete"
+                      question={`Delete ${e.Name}?`}
+                      onConfirm={async () => {
+                        await action.run(() => api.delete(path`/api/library/${e.ThingUUID}`), `${e.Name} deleted.`)
+                        entries.reload()
+                      }}
+                    />
+                  </div>
+                ),
+              },
+            ]}
+          />
+        )}
+      </LoadView>
+    </section>
+  )
+}
+
+function EntryForm({ entry, groups, onDone }: { entry?: LibraryEntry; groups: ReturnType<typeof useShareableGroups>; onDone: (saved: boolean) => void }) {
+  const [draft, setDraft] = useState<Draft>(entry ? { Name: entry.Name, Description: entry.Description, Query: entry.Query, GIDs: entry.GIDs ?? [] } : EMPTY)
+  const action = useAction()
+  const set = (k: keyof Draft) => (e: { currentTarget: { value: string } }) => setDraft({ ...draft, [k]: e.currentTarget.value })
+  async function submit(event: Event) {
+    event.preventDefault()
+    // PUT takes the complete entry: what was read, with the changed members
+    const ok = await action.run(() => (entry ? api.put(path`/api/library/${entry.ThingUUID}`, { ...entry, ...draft }) : api.post('/api/library', draft)))
+    if (ok) onDone(true)
+  }
+  return (
+    <form class="stack panel" onSubmit={submit} aria-label={entry ? `Edit ${entry.Name}` : 'New query'}>
+      <h2>{entry ? `Edit ${entry.Name}` : 'New query'}</h2>
+      <label>
+        Name
+        <input required value={draft.Name} onInput={set('Name')} />
+      </label>
+      <label>
+        Description
+        <input value={draft.Description} onInput={set('Description')} />
+      </label>
+      <label>
+        Query
+        <textarea required rows={3} value={draft.Query} onInput={set('Query')} />
+      </label>
+      <GroupPicker legend="Share with groups" value={draft.GIDs} onChange={(GIDs) => setDraft({ ...draft, GIDs })} groups={groups} />
+      <div class="row">
+        <button type="submit" disabled={action.busy}>
+          Save
+        </button>
+        <button type="button" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+      <action.Feedback />
+    </form>
+  )
+}
