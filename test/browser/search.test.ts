@@ -329,7 +329,7 @@ describeWithServers('web console: the search page', () => {
   test('a parse error is shown at its position as the query is typed; nothing runs', async () => {
     const opened = await world.signedIn()
     const { page } = opened
-    await page.getByRole('link', { name: 'Search' }).click()
+    await page.getByRole('link', { name: 'Search', exact: true }).click()
     const before = ((await world.api('GET', '/api/searchctrl')) as unknown[]).length
     const query = 'tag=api json endpoint | limit 0'
     await page.getByLabel('Query').fill(query)

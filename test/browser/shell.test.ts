@@ -30,7 +30,7 @@ describeWithServers('web console shell', () => {
     expect(await missing.json()).toEqual({ Error: 'no such file of the console' })
   })
 
-  test('signing in shows the account; a wrong password shows the API\'s reason; signing out returns to the form', async () => {
+  test('signing in shows the search page, then the account; a wrong password shows the API\'s reason; signing out returns to the form', async () => {
     const opened = await world.open()
     const { page } = opened
     await page.goto(world.url)
@@ -47,7 +47,11 @@ describeWithServers('web console shell', () => {
 
     await page.getByLabel('Password').fill(ADMIN_PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
+    // the start page is the search page; the navigation leads to the account, and marks only its own link
+    await page.getByRole('heading', { name: 'Search', exact: true }).waitFor()
+    await page.getByRole('link', { name: 'Account' }).click()
     await page.getByRole('heading', { name: 'Account' }).waitFor()
+    expect(await page.locator('nav a[aria-current="page"]').allInnerTexts()).toEqual(['Account'])
     expect(await page.locator('dl.facts').innerText()).toContain('admin@localhost')
     await screenshot(page, 'account')
     // a reload keeps the session
@@ -86,6 +90,7 @@ describeWithServers('web console shell', () => {
     await opened.page.getByRole('button', { name: 'Sign in' }).waitFor()
     expect(await accessibilityViolations(opened.page)).toEqual([])
     const signed = await world.signedIn()
+    await signed.page.getByRole('link', { name: 'Account' }).click()
     await signed.page.getByRole('heading', { name: 'Account' }).waitFor()
     expect(await accessibilityViolations(signed.page)).toEqual([])
     expectClean(signed)

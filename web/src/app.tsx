@@ -90,7 +90,7 @@ export function App() {
           {pages
             .filter((p) => p.nav)
             .map((p) => (
-              <a key={p.pattern} href={href(p.pattern)} aria-current={current.path.startsWith(p.pattern) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+              <a key={p.pattern} href={href(p.pattern)} aria-current={current.path === p.pattern || current.path.startsWith(`${p.pattern}/`) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
                 {p.title}
               </a>
             ))}

@@ -43,5 +43,5 @@ export const PAGES: Page[] = [
   { pattern: '/account', title: 'Account', component: AccountPage, nav: true },
 ]
 
-/** Where `/` leads. */
-export const HOME = '/account'
+/** Where `/` leads: what a person signs in for. */
+export const HOME = '/search'
