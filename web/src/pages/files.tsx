@@ -6,9 +6,9 @@ import { useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import { GroupPicker, groupNames, useShareableGroups } from '../components/groups'
-import { DataTable } from '../components/table'
+import { ItemsPage } from '../components/items'
 import { fileForm, UploadButton } from '../components/upload'
-import { bytes, LoadView, when } from '../components/view'
+import { bytes, when } from '../components/view'
 
 export interface UserFile {
   GUID: string
@@ -27,65 +27,46 @@ export interface UserFile {
 export function FilesPage() {
   const files = useLoad(() => api.get<UserFile[]>('/api/files'), [])
   const groups = useShareableGroups()
-  const [editing, setEditing] = useState<UserFile | 'new'>()
   const action = useAction()
   const change = async (work: () => Promise<unknown>, done: string) => {
     await action.run(work, done)
     files.reload()
   }
   return (
-    <section aria-labelledby="files-title">
-      <h1 id="files-title">Files</h1>
-      <div class="row">
-        <button type="button" onClick={() => setEditing('new')}>
-          New file
-        </button>
-      </div>
-      <action.Feedback />
-      {editing && (
-        <FileForm
-          key={editing === 'new' ? 'new' : editing.ThingUUID}
-          file={editing === 'new' ? undefined : editing}
-          groups={groups}
-          onDone={(saved) => {
-            setEditing(undefined)
-            if (saved) files.reload()
-          }}
-        />
-      )}
-      <LoadView loaded={files} empty="No files yet.">
-        {(list) => (
-          <DataTable
-            caption="Files"
-            rows={list}
-            rowKey={(f) => f.ThingUUID}
-            columns={[
-              { title: 'Name', cell: (f) => f.Name },
-              { title: 'Description', cell: (f) => f.Desc },
-              { title: 'Type', cell: (f) => f.Type },
-              { title: 'Size', cell: (f) => bytes(f.Size) },
-              { title: 'Changed', cell: (f) => when(f.Updated) },
-              { title: 'Shared with', cell: (f) => (f.Global ? 'everyone' : groupNames(f.GIDs, groups.value)) },
-              {
-                title: 'Actions',
-                cell: (f) => (
-                  <div class="actions" role="group" aria-label={f.Name}>
-                    <UploadButton label="Replace contents" disabled={action.busy} onFile={(file) => change(() => api.post(path`/api/files/${f.ThingUUID}`, fileForm(file)), `${f.Name}: contents replaced.`)} />
-                    <a class="button" href={path`/api/files/${f.ThingUUID}`} download={f.Name}>
-                      Download
-                    </a>
-                    <button type="button" onClick={() => setEditing(f)}>
-                      Edit
-                    </button>
-                    <ConfirmButton label="Delete" question={`Delete ${f.Name}?`} onConfirm={() => change(() => api.delete(path`/api/files/${f.ThingUUID}`), `${f.Name} deleted.`)} />
-                  </div>
-                ),
-              },
-            ]}
-          />
-        )}
-      </LoadView>
-    </section>
+    <ItemsPage
+      id="files"
+      title="Files"
+      newLabel="New file"
+      loaded={files}
+      empty="No files yet."
+      caption="Files"
+      rowKey={(f) => f.ThingUUID}
+      action={action}
+      form={(file, done) => <FileForm file={file} groups={groups} onDone={done} />}
+      columns={(edit) => [
+        { title: 'Name', cell: (f) => f.Name },
+        { title: 'Description', cell: (f) => f.Desc },
+        { title: 'Type', cell: (f) => f.Type },
+        { title: 'Size', cell: (f) => bytes(f.Size) },
+        { title: 'Changed', cell: (f) => when(f.Updated) },
+        { title: 'Shared with', cell: (f) => (f.Global ? 'everyone' : groupNames(f.GIDs, groups.value)) },
+        {
+          title: 'Actions',
+          cell: (f) => (
+            <div class="actions" role="group" aria-label={f.Name}>
+              <UploadButton label="Replace contents" disabled={action.busy} onFile={(file) => change(() => api.post(path`/api/files/${f.ThingUUID}`, fileForm(file)), `${f.Name}: contents replaced.`)} />
+              <a class="button" href={path`/api/files/${f.ThingUUID}`} download={f.Name}>
+                Download
+              </a>
+              <button type="button" onClick={() => edit(f)}>
+                Edit
+              </button>
+              <ConfirmButton label="Delete" question={`Delete ${f.Name}?`} onConfirm={() => change(() => api.delete(path`/api/files/${f.ThingUUID}`), `${f.Name} deleted.`)} />
+            </div>
+          ),
+        },
+      ]}
+    />
   )
 }
 

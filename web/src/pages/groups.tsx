@@ -6,8 +6,7 @@ import { useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import type { Group } from '../components/groups'
-import { DataTable } from '../components/table'
-import { LoadView } from '../components/view'
+import { ItemsPage } from '../components/items'
 
 interface Member {
   UID: number
@@ -20,61 +19,43 @@ export function GroupsPage() {
     const members = await Promise.all(list.map((g) => api.get<Member[]>(path`/api/groups/${g.GID}/members`)))
     return list.map((g, i) => ({ ...g, members: members[i]! }))
   }, [])
-  const [editing, setEditing] = useState<Group | 'new'>()
   const action = useAction()
   return (
-    <section aria-labelledby="groups-title">
-      <h1 id="groups-title">Groups</h1>
-      <div class="row">
-        <button type="button" onClick={() => setEditing('new')}>
-          New group
-        </button>
-      </div>
-      <action.Feedback />
-      {editing && (
-        <GroupForm
-          key={editing === 'new' ? 'new' : editing.GID}
-          group={editing === 'new' ? undefined : editing}
-          onDone={(saved) => {
-            setEditing(undefined)
-            if (saved) groups.reload()
-          }}
-        />
-      )}
-      <LoadView loaded={groups} empty="No groups yet.">
-        {(list) => (
-          <DataTable
-            caption="Groups"
-            rows={list}
-            rowKey={(g) => g.GID}
-            columns={[
-              { title: 'GID', cell: (g) => g.GID },
-              { title: 'Name', cell: (g) => g.Name },
-              { title: 'Description', cell: (g) => g.Desc },
-              { title: 'Members', cell: (g) => (g.members.length ? g.members.map((m) => m.User).join(', ') : '—') },
-              {
-                title: 'Actions',
-                cell: (g) => (
-                  <div class="actions" role="group" aria-label={g.Name}>
-                    <button type="button" onClick={() => setEditing(g)}>
-                      Edit
-                    </button>
-                    <ConfirmButton
-                      label="Delete"
-                      question={`Delete group ${g.Name}?`}
-                      onConfirm={async () => {
-                        await action.run(() => api.delete(path`/api/groups/${g.GID}`), `Group ${g.Name} deleted.`)
-                        groups.reload()
-                      }}
-                    />
-                  </div>
-                ),
-              },
-            ]}
-          />
-        )}
-      </LoadView>
-    </section>
+    <ItemsPage
+      id="groups"
+      title="Groups"
+      newLabel="New group"
+      loaded={groups}
+      empty="No groups yet."
+      caption="Groups"
+      rowKey={(g) => g.GID}
+      action={action}
+      form={(group, done) => <GroupForm group={group} onDone={done} />}
+      columns={(edit) => [
+        { title: 'GID', cell: (g) => g.GID },
+        { title: 'Name', cell: (g) => g.Name },
+        { title: 'Description', cell: (g) => g.Desc },
+        { title: 'Members', cell: (g) => (g.members.length ? g.members.map((m) => m.User).join(', ') : '—') },
+        {
+          title: 'Actions',
+          cell: (g) => (
+            <div class="actions" role="group" aria-label={g.Name}>
+              <button type="button" onClick={() => edit(g)}>
+                Edit
+              </button>
+              <ConfirmButton
+                label="Delete"
+                question={`Delete group ${g.Name}?`}
+                onConfirm={async () => {
+                  await action.run(() => api.delete(path`/api/groups/${g.GID}`), `Group ${g.Name} deleted.`)
+                  groups.reload()
+                }}
+              />
+            </div>
+          ),
+        },
+      ]}
+    />
   )
 }
 

@@ -6,8 +6,7 @@ import { useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import { GroupPicker, groupNames, useShareableGroups } from '../components/groups'
-import { DataTable } from '../components/table'
-import { LoadView } from '../components/view'
+import { ItemsPage } from '../components/items'
 import { href } from '../router'
 
 export interface LibraryEntry {
@@ -35,65 +34,46 @@ const EMPTY: Draft = { Name: '', Description: '', Query: '', GIDs: [] }
 export function LibraryPage() {
   const entries = useLoad(() => api.get<LibraryEntry[]>('/api/library'), [])
   const groups = useShareableGroups()
-  const [editing, setEditing] = useState<LibraryEntry | 'new'>()
   const action = useAction()
   return (
-    <section aria-labelledby="library-title">
-      <h1 id="library-title">Library</h1>
-      <div class="row">
-        <button type="button" onClick={() => setEditing('new')}>
-          New query
-        </button>
-      </div>
-      <action.Feedback />
-      {editing && (
-        <EntryForm
-          key={editing === 'new' ? 'new' : editing.ThingUUID}
-          entry={editing === 'new' ? undefined : editing}
-          groups={groups}
-          onDone={(saved) => {
-            setEditing(undefined)
-            if (saved) entries.reload()
-          }}
-        />
-      )}
-      <LoadView loaded={entries} empty="No saved queries yet.">
-        {(list) => (
-          <DataTable
-            caption="Saved queries"
-            rows={list}
-            rowKey={(e) => e.ThingUUID}
-            columns={[
-              { title: 'Name', cell: (e) => e.Name },
-              { title: 'Query', cell: (e) => <code>{e.Query}</code> },
-              { title: 'Description', cell: (e) => e.Description },
-              { title: 'Shared with', cell: (e) => (e.Global ? 'everyone' : groupNames(e.GIDs, groups.value)) },
-              {
-                title: 'Actions',
-                cell: (e) => (
-                  <div class="actions" role="group" aria-label={e.Name}>
-                    <a class="button" href={href('/search', { q: e.Query })}>
-                      Run
-                    </a>
-                    <button type="button" onClick={() => setEditing(e)}>
-                      Edit
-                    </button>
-                    <ConfirmButton
-                      label="Delete"
-                      question={`Delete ${e.Name}?`}
-                      onConfirm={async () => {
-                        await action.run(() => api.delete(path`/api/library/${e.ThingUUID}`), `${e.Name} deleted.`)
-                        entries.reload()
-                      }}
-                    />
-                  </div>
-                ),
-              },
-            ]}
-          />
-        )}
-      </LoadView>
-    </section>
+    <ItemsPage
+      id="library"
+      title="Library"
+      newLabel="New query"
+      loaded={entries}
+      empty="No saved queries yet."
+      caption="Saved queries"
+      rowKey={(e) => e.ThingUUID}
+      action={action}
+      form={(entry, done) => <EntryForm entry={entry} groups={groups} onDone={done} />}
+      columns={(edit) => [
+        { title: 'Name', cell: (e) => e.Name },
+        { title: 'Query', cell: (e) => <code>{e.Query}</code> },
+        { title: 'Description', cell: (e) => e.Description },
+        { title: 'Shared with', cell: (e) => (e.Global ? 'everyone' : groupNames(e.GIDs, groups.value)) },
+        {
+          title: 'Actions',
+          cell: (e) => (
+            <div class="actions" role="group" aria-label={e.Name}>
+              <a class="button" href={href('/search', { q: e.Query })}>
+                Run
+              </a>
+              <button type="button" onClick={() => edit(e)}>
+                Edit
+              </button>
+              <ConfirmButton
+                label="Delete"
+                question={`Delete ${e.Name}?`}
+                onConfirm={async () => {
+                  await action.run(() => api.delete(path`/api/library/${e.ThingUUID}`), `${e.Name} deleted.`)
+                  entries.reload()
+                }}
+              />
+            </div>
+          ),
+        },
+      ]}
+    />
   )
 }
 

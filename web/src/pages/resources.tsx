@@ -6,9 +6,9 @@ import { useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import { GroupPicker, groupNames, useShareableGroups } from '../components/groups'
-import { DataTable } from '../components/table'
+import { ItemsPage } from '../components/items'
 import { fileForm, UploadButton } from '../components/upload'
-import { bytes, LoadView, when } from '../components/view'
+import { bytes, when } from '../components/view'
 
 export interface Resource {
   UID: number
@@ -26,71 +26,52 @@ export interface Resource {
 export function ResourcesPage() {
   const resources = useLoad(() => api.get<Resource[]>('/api/resources'), [])
   const groups = useShareableGroups()
-  const [editing, setEditing] = useState<Resource | 'new'>()
   const action = useAction()
   const change = async (work: () => Promise<unknown>, done: string) => {
     await action.run(work, done)
     resources.reload()
   }
   return (
-    <section aria-labelledby="resources-title">
-      <h1 id="resources-title">Resources</h1>
-      <div class="row">
-        <button type="button" onClick={() => setEditing('new')}>
-          New resource
-        </button>
-      </div>
-      <action.Feedback />
-      {editing && (
-        <ResourceForm
-          key={editing === 'new' ? 'new' : editing.GUID}
-          resource={editing === 'new' ? undefined : editing}
-          groups={groups}
-          onDone={(saved) => {
-            setEditing(undefined)
-            if (saved) resources.reload()
-          }}
-        />
-      )}
-      <LoadView loaded={resources} empty="No resources yet.">
-        {(list) => (
-          <DataTable
-            caption="Resources"
-            rows={list}
-            rowKey={(r) => r.GUID}
-            columns={[
-              { title: 'Name', cell: (r) => r.ResourceName },
-              { title: 'Description', cell: (r) => r.Description },
-              { title: 'Size', cell: (r) => bytes(r.Size) },
-              { title: 'Version', cell: (r) => r.VersionNumber },
-              { title: 'Changed', cell: (r) => when(r.LastModified) },
-              { title: 'Shared with', cell: (r) => (r.Global ? 'everyone' : groupNames(r.GroupACL, groups.value)) },
-              {
-                title: 'Actions',
-                cell: (r) => (
-                  <div class="actions" role="group" aria-label={r.ResourceName}>
-                    <UploadButton
-                      label="Upload contents"
-                      disabled={action.busy}
-                      onFile={(file) => change(() => api.put(path`/api/resources/${r.GUID}/raw`, fileForm(file)), `${r.ResourceName}: ${file.name} uploaded.`)}
-                    />
-                    {r.Size > 0 && (
-                      <a class="button" href={path`/api/resources/${r.GUID}/raw`} download={r.ResourceName}>
-                        Download
-                      </a>
-                    )}
-                    <button type="button" onClick={() => setEditing(r)}>
-                      Edit
-                    </button>
-                    <ConfirmButton label="Delete" question={`Delete ${r.ResourceName}?`} onConfirm={() => change(() => api.delete(path`/api/resources/${r.GUID}`), `${r.ResourceName} deleted.`)} />
-                  </div>
-                ),
-              },
-            ]}
-          />
-        )}
-      </LoadView>
-    </section>
+    <ItemsPage
+      id="resources"
+      title="Resources"
+      newLabel="New resource"
+      loaded={resources}
+      empty="No resources yet."
+      caption="Resources"
+      rowKey={(r) => r.GUID}
+      action={action}
+      form={(resource, done) => <ResourceForm resource={resource} groups={groups} onDone={done} />}
+      columns={(edit) => [
+        { title: 'Name', cell: (r) => r.ResourceName },
+        { title: 'Description', cell: (r) => r.Description },
+        { title: 'Size', cell: (r) => bytes(r.Size) },
+        { title: 'Version', cell: (r) => r.VersionNumber },
+        { title: 'Changed', cell: (r) => when(r.LastModified) },
+        { title: 'Shared with', cell: (r) => (r.Global ? 'everyone' : groupNames(r.GroupACL, groups.value)) },
+        {
+          title: 'Actions',
+          cell: (r) => (
+            <div class="actions" role="group" aria-label={r.ResourceName}>
+              <UploadButton
+                label="Upload contents"
+                disabled={action.busy}
+                onFile={(file) => change(() => api.put(path`/api/resources/${r.GUID}/raw`, fileForm(file)), `${r.ResourceName}: ${file.name} uploaded.`)}
+              />
+              {r.Size > 0 && (
+                <a class="button" href={path`/api/resources/${r.GUID}/raw`} download={r.ResourceName}>
+                  Download
+                </a>
+              )}
+              <button type="button" onClick={() => edit(r)}>
+                Edit
+              </button>
+              <ConfirmButton label="Delete" question={`Delete ${r.ResourceName}?`} onConfirm={() => change(() => api.delete(path`/api/resources/${r.GUID}`), `${r.ResourceName} deleted.`)} />
+            </div>
+          ),
+        },
+      ]}
+    />
   )
 }
 

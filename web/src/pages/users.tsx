@@ -5,8 +5,8 @@ import { useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import type { Group } from '../components/groups'
-import { DataTable } from '../components/table'
-import { LoadView, when } from '../components/view'
+import { ItemsPage } from '../components/items'
+import { when } from '../components/view'
 import { me } from '../session'
 
 interface User {
@@ -24,86 +24,70 @@ export function UsersPage() {
   const users = useLoad(() => api.get<User[]>('/api/users'), [])
   const groups = useLoad(() => api.get<Group[]>('/api/groups'), [])
   const action = useAction()
-  const [creating, setCreating] = useState(false)
   const self = me.value?.UID
   const change = async (work: () => Promise<unknown>, done: string) => {
     await action.run(work, done)
     users.reload()
   }
   return (
-    <section aria-labelledby="users-title">
-      <h1 id="users-title">Users</h1>
-      <div class="row">
-        <button type="button" onClick={() => setCreating(true)}>
-          New user
-        </button>
-      </div>
-      <action.Feedback />
-      {creating && (
-        <NewUser
-          onDone={(saved) => {
-            setCreating(false)
-            if (saved) users.reload()
-          }}
-        />
-      )}
-      <LoadView loaded={users} empty="No users.">
-        {(list) => (
-          <DataTable
-            caption="Users"
-            rows={list}
-            rowKey={(u) => u.UID}
-            columns={[
-              { title: 'User', cell: (u) => u.User },
-              { title: 'Name', cell: (u) => u.Name },
-              { title: 'Email', cell: (u) => u.Email },
-              { title: 'Last login', cell: (u) => when(u.TS) },
-              {
-                title: 'Administrator',
-                cell: (u) => (
-                  <div class="actions">
-                    <span>{u.Admin ? 'yes' : 'no'}</span>
-                    <button
-                      type="button"
-                      class="small"
-                      disabled={action.busy || (u.Admin && u.UID === 1)}
-                      onClick={() =>
-                        change(() => (u.Admin ? api.delete(path`/api/users/${u.UID}/admin`) : api.put(path`/api/users/${u.UID}/admin`)), `${u.User} ${u.Admin ? 'is no longer' : 'is now'} an administrator.`)
-                      }
-                    >
-                      {u.Admin ? 'Revoke administrator' : 'Make administrator'}
-                    </button>
-                  </div>
-                ),
-              },
-              {
-                title: 'Groups',
-                cell: (u) => (
-                  <Memberships user={u} groups={groups.value ?? []} busy={action.busy} change={change} />
-                ),
-              },
-              {
-                title: 'Actions',
-                cell: (u) => (
-                  <div class="actions" role="group" aria-label={u.User}>
-                    {u.Locked ? (
-                      <button type="button" disabled={action.busy} onClick={() => change(() => api.delete(path`/api/users/${u.UID}/lock`), `${u.User} unlocked.`)}>
-                        Unlock
-                      </button>
-                    ) : (
-                      <button type="button" disabled={action.busy || u.UID === self} onClick={() => change(() => api.put(path`/api/users/${u.UID}/lock`), `${u.User} locked.`)}>
-                        Lock
-                      </button>
-                    )}
-                    <ConfirmButton label="Delete" disabled={u.UID === self} question={`Delete ${u.User} with their dashboards and library?`} onConfirm={() => change(() => api.delete(path`/api/users/${u.UID}`), `${u.User} deleted.`)} />
-                  </div>
-                ),
-              },
-            ]}
-          />
-        )}
-      </LoadView>
-    </section>
+    <ItemsPage
+      id="users"
+      title="Users"
+      newLabel="New user"
+      loaded={users}
+      empty="No users."
+      caption="Users"
+      rowKey={(u) => u.UID}
+      action={action}
+      form={(_, done) => <NewUser onDone={done} />}
+      columns={() => [
+        { title: 'User', cell: (u) => u.User },
+        { title: 'Name', cell: (u) => u.Name },
+        { title: 'Email', cell: (u) => u.Email },
+        { title: 'Last login', cell: (u) => when(u.TS) },
+        {
+          title: 'Administrator',
+          cell: (u) => (
+            <div class="actions">
+              <span>{u.Admin ? 'yes' : 'no'}</span>
+              <button
+                type="button"
+                class="small"
+                disabled={action.busy || (u.Admin && u.UID === 1)}
+                onClick={() =>
+                  change(() => (u.Admin ? api.delete(path`/api/users/${u.UID}/admin`) : api.put(path`/api/users/${u.UID}/admin`)), `${u.User} ${u.Admin ? 'is no longer' : 'is now'} an administrator.`)
+                }
+              >
+                {u.Admin ? 'Revoke administrator' : 'Make administrator'}
+              </button>
+            </div>
+          ),
+        },
+        {
+          title: 'Groups',
+          cell: (u) => (
+            <Memberships user={u} groups={groups.value ?? []} busy={action.busy} change={change} />
+          ),
+        },
+        {
+          title: 'Actions',
+          cell: (u) => (
+            <div class="actions" role="group" aria-label={u.User}>
+              {u.Locked ? (
+                <button type="button" disabled={action.busy} onClick={() => change(() => api.delete(path`/api/users/${u.UID}/lock`), `${u.User} unlocked.`)}>
+                  Unlock
+                </button>
+              ) : (
+                <button type="button" disabled={action.busy || u.UID === self} onClick={() => change(() => api.put(path`/api/users/${u.UID}/lock`), `${u.User} locked.`)}>
+                  Lock
+                </button>
+              )}
+              <ConfirmButton label="Delete" disabled={u.UID === self} question={`Delete ${u.User} with their dashboards and library?`} onConfirm={() => change(() => api.delete(path`/api/users/${u.UID}`), `${u.User} deleted.`)} />
+            </div>
+          ),
+        },
+      ]}
+    />
   )
 }
 
