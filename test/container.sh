@@ -175,6 +175,14 @@ check "the server logged no warning about the data directory's modes" \
   sh -c "! podman logs '$NAME' 2>&1 | grep -q 'readable by other accounts'"
 check "the image holds the licence (LICENSE, Apache-2.0) and NOTICE" \
   podman exec "$NAME" sh -c 'grep -q "Apache License" /app/LICENSE && test -s /app/NOTICE'
+check "the web console is served at / with the files its page names (built into the image)" \
+  podman exec "$NAME" bun -e '
+    const page = await fetch("http://127.0.0.1:8181/")
+    const html = await page.text()
+    const files = [...html.matchAll(/\/assets\/main-[a-z0-9]+\.(?:js|css)/g)].map((m) => m[0])
+    const served = await Promise.all(files.map(async (f) => (await fetch("http://127.0.0.1:8181" + f)).status))
+    const ok = page.status === 200 && page.headers.get("content-security-policy").includes("script-src") && files.length === 2 && served.every((s) => s === 200)
+    process.exit(ok ? 0 : 1)'
 
 t=$(now)
 podman restart -t $((grace_s + 5)) "$NAME" >/dev/null || fail "the container restarts"

@@ -32,8 +32,8 @@ export interface ConsolePage {
 export interface ConsoleWorld {
   url: string
   browser: Browser
-  /** A new page (its own context: no shared storage) at `viewport`, recording problems. */
-  open(viewport?: { width: number; height: number }): Promise<ConsolePage>
+  /** A new page (its own context: no shared storage) at `viewport` in the system theme `colorScheme`, recording problems. */
+  open(viewport?: { width: number; height: number }, colorScheme?: 'light' | 'dark'): Promise<ConsolePage>
   /** A new page signed in as `user` (the admin by default), showing the start page. */
   signedIn(user?: string, password?: string, viewport?: { width: number; height: number }): Promise<ConsolePage>
   /** The API as `user` would call it (for setting up what a test then looks at). */
@@ -48,8 +48,8 @@ export function consoleWorld(env: Record<string, string> = {}): ConsoleWorld {
   const world = {
     url: '',
     browser: undefined as unknown as Browser,
-    async open(viewport = { width: 1280, height: 800 }): Promise<ConsolePage> {
-      const context = await world.browser.newContext({ viewport })
+    async open(viewport = { width: 1280, height: 800 }, colorScheme: 'light' | 'dark' = 'light'): Promise<ConsolePage> {
+      const context = await world.browser.newContext({ viewport, colorScheme })
       const page = await context.newPage()
       page.setDefaultTimeout(STEP_MS)
       const problems: string[] = []

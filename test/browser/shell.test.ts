@@ -84,6 +84,21 @@ describeWithServers('web console shell', () => {
     expectClean(opened)
   }, BROWSER_TEST_MS)
 
+  test('the theme follows the system: light and dark, and axe finds no serious violation in either', async () => {
+    const colors = async (scheme: 'light' | 'dark') => {
+      const opened = await world.open(undefined, scheme)
+      await opened.page.goto(world.url)
+      await opened.page.getByRole('button', { name: 'Sign in' }).waitFor()
+      const body = await opened.page.evaluate('(() => { const s = getComputedStyle(document.body); return { background: s.backgroundColor, color: s.color } })()')
+      expect(await accessibilityViolations(opened.page)).toEqual([])
+      expectClean(opened)
+      return body
+    }
+    // the style sheet's --bg and --fg of each theme
+    expect(await colors('light')).toEqual({ background: 'rgb(255, 255, 255)', color: 'rgb(27, 31, 36)' })
+    expect(await colors('dark')).toEqual({ background: 'rgb(15, 20, 25)', color: 'rgb(230, 237, 243)' })
+  }, BROWSER_TEST_MS)
+
   test('no serious accessibility violation on the sign-in form and the account page', async () => {
     const opened = await world.open()
     await opened.page.goto(world.url)
