@@ -102,35 +102,55 @@ function gaugeDef(name: 'gauge' | 'numbercard', info: string): ModuleDef {
       const items = readItems(call, rest)
       const names = [...new Set(items.flatMap((i) => [i.magnitude, ...[i.min, i.max].filter((b): b is string => typeof b === 'string')]))]
       const all = async (src: RecordSource, from: number, to: number) => gaugeValues(await collapse(src, from, to), items)
-      const r: CompiledRenderer = {
+      return valuesRenderer({
         name,
-        kind: 'render',
         text: [name, ...items.map(itemText)].join(' '),
-        consumes: names,
-        produces: [],
-        stateless: true,
-        stage: () => passAll,
-        record: (e) => valueRecord(e, names, valueOf),
-        downloads: ['json', 'csv'],
-        async answer(src, req) {
-          const values = await all(src, req.from, req.to)
-          const page = values.slice(req.first, req.last)
-          return { entries: page, count: page.length, more: req.first + page.length < values.length }
-        },
-        download(src, format) {
-          if (format !== 'csv' && format !== 'json') return undefined
-          return (async function* () {
-            const values = await all(src, 0, 0)
-            if (format === 'json') {
-              yield JSON.stringify(values)
-              return
-            }
-            yield csvLine(['Name', 'Magnitude', 'Min', 'Max'])
-            for (const g of values) yield csvLine([g.Name, g.Magnitude, g.Min, g.Max])
-          })()
-        },
-      }
-      return r
+        names,
+        values: all,
+        csv: { header: ['Name', 'Magnitude', 'Min', 'Max'], row: (g) => [g.Name, g.Magnitude, g.Min, g.Max] },
+      })
+    },
+  }
+}
+
+/**
+ * A renderer whose answer is one list of values (gauges, number cards, words): the entries request pages it, the
+ * downloads give it whole, as JSON or as CSV with `csv`'s columns.
+ */
+export function valuesRenderer<T>(spec: {
+  name: string
+  text: string
+  /** The values its records keep. */
+  names: string[]
+  values: (src: RecordSource, from: number, to: number) => Promise<T[]>
+  csv: { header: string[]; row: (value: T) => (string | number | undefined)[] }
+}): CompiledRenderer {
+  return {
+    name: spec.name,
+    kind: 'render',
+    text: spec.text,
+    consumes: spec.names,
+    produces: [],
+    stateless: true,
+    stage: () => passAll,
+    record: (e) => valueRecord(e, spec.names, valueOf),
+    downloads: ['json', 'csv'],
+    async answer(src, req) {
+      const all = await spec.values(src, req.from, req.to)
+      const page = all.slice(req.first, req.last)
+      return { entries: page, count: page.length, more: req.first + page.length < all.length }
+    },
+    download(src, format) {
+      if (format !== 'csv' && format !== 'json') return undefined
+      return (async function* () {
+        const all = await spec.values(src, 0, 0)
+        if (format === 'json') {
+          yield JSON.stringify(all)
+          return
+        }
+        yield csvLine(spec.csv.header)
+        for (const v of all) yield csvLine(spec.csv.row(v))
+      })()
     },
   }
 }

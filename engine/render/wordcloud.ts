@@ -6,13 +6,10 @@
 // op's own merge: a count is summed, a mean weighted). A plain entry (no stats before) is a word of its own, as in
 // gauge. The clients read the words as gauge values ({Name, Magnitude, Min, Max}, Min and Max 0).
 // Memory: at most MAX_GROUPS words per answer. Downloads: csv (Name, Magnitude) and json (the array the clients read).
-import { valueOf } from '../entry'
 import { quote } from '../lex'
 import { type ModuleDef, argError, readFlags } from '../module'
-import { csvLine } from './csv'
-import { gaugeValues } from './gauge'
-import { MAX_GROUPS, Merged, type RecordSource, collapse, inRange, parseValueRecord, scan, valueRecord } from './records'
-import { type CompiledRenderer, passAll } from './renderer'
+import { gaugeValues, valuesRenderer } from './gauge'
+import { MAX_GROUPS, Merged, type RecordSource, collapse, inRange, parseValueRecord, scan } from './records'
 
 /** The records within [from, to) grouped by the values of `keys` alone, their aggregates merged per group. */
 async function regroup(src: RecordSource, from: number, to: number, keys: readonly string[]): Promise<Merged[]> {
@@ -56,34 +53,12 @@ export const wordcloud: ModuleDef = {
     const names = [magnitude.text, ...keys]
     const words = async (src: RecordSource, from: number, to: number) =>
       gaugeValues(keys.length > 0 ? await regroup(src, from, to, keys) : await collapse(src, from, to), items)
-    const r: CompiledRenderer = {
+    return valuesRenderer({
       name: 'wordcloud',
-      kind: 'render',
       text: ['wordcloud', quote(magnitude.text), ...(keys.length > 0 ? ['by', ...keys.map(quote)] : [])].join(' '),
-      consumes: names,
-      produces: [],
-      stateless: true,
-      stage: () => passAll,
-      record: (e) => valueRecord(e, names, valueOf),
-      downloads: ['json', 'csv'],
-      async answer(src, req) {
-        const all = await words(src, req.from, req.to)
-        const page = all.slice(req.first, req.last)
-        return { entries: page, count: page.length, more: req.first + page.length < all.length }
-      },
-      download(src, format) {
-        if (format !== 'csv' && format !== 'json') return undefined
-        return (async function* () {
-          const all = await words(src, 0, 0)
-          if (format === 'json') {
-            yield JSON.stringify(all)
-            return
-          }
-          yield csvLine(['Name', 'Magnitude'])
-          for (const w of all) yield csvLine([w.Name, w.Magnitude])
-        })()
-      },
-    }
-    return r
+      names,
+      values: words,
+      csv: { header: ['Name', 'Magnitude'], row: (w) => [w.Name, w.Magnitude] },
+    })
   },
 }

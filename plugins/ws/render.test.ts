@@ -180,6 +180,15 @@ describe('renderers over the search socket', () => {
       return new Map((a.Entries as { Name: string; Magnitude: number }[]).map((w) => [w.Name, w.Magnitude]))
     }
     expect(await words(`${EXTRACT} | stats count by host | wordcloud count`)).toEqual(countBy(rows))
+    // the downloads: the same words whole, as JSON and as CSV (a header, then a row per word)
+    const { init } = await launch(c, `${EXTRACT} | stats count by host | wordcloud count`, range)
+    await finished(server, init.SearchID)
+    const download = async (format: string) => (await server.call('GET', `/api/searchctrl/${init.SearchID}/download/${format}`, { jwt: server.adminJwt })).text
+    const json = JSON.parse(await download('json')) as { Name: string; Magnitude: number }[]
+    expect(new Map(json.map((w) => [w.Name, w.Magnitude]))).toEqual(countBy(rows))
+    const csv = (await download('csv')).trimEnd().split('\r\n')
+    expect(csv[0]).toBe('Name,Magnitude')
+    expect(new Map(csv.slice(1).map((l) => [l.split(',')[0]!, Number(l.split(',')[1])]))).toEqual(countBy(rows))
     // one group per entry (host and bytes), condensed again by host in the renderer
     const sums = new Map<string, number>()
     for (const r of rows) sums.set(r.host, (sums.get(r.host) ?? 0) + r.bytes)
