@@ -44,3 +44,23 @@ export function useAction(): Action {
   }
   return { busy, run, clear: () => (setError(undefined), setNote(undefined)), Feedback }
 }
+
+/**
+ * The end of an item's form: its submit button (off while the action runs), Cancel (closes the form, nothing saved),
+ * and the action's feedback, the API's refusal in its own words.
+ */
+export function FormEnd({ action, onCancel, submit = 'Save' }: { action: Action; onCancel: () => void; submit?: string }) {
+  return (
+    <>
+      <div class="row">
+        <button type="submit" disabled={action.busy}>
+          {submit}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+      <action.Feedback />
+    </>
+  )
+}

@@ -2,7 +2,7 @@
 // download, edit name, description and sharing groups, delete.
 import { useState } from 'preact/hooks'
 import { api, path } from '../api'
-import { useAction } from '../components/action'
+import { FormEnd, useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import { GroupPicker, groupNames, useShareableGroups } from '../components/groups'
@@ -104,15 +104,7 @@ function FileForm({ file, groups, onDone }: { file?: UserFile; groups: ReturnTyp
         <input value={desc} onInput={(e) => setDesc(e.currentTarget.value)} />
       </label>
       <GroupPicker legend="Share with groups" value={gids} onChange={setGids} groups={groups} />
-      <div class="row">
-        <button type="submit" disabled={action.busy}>
-          Save
-        </button>
-        <button type="button" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-      <action.Feedback />
+      <FormEnd action={action} onCancel={() => onDone(false)} />
     </form>
   )
 }

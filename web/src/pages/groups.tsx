@@ -2,7 +2,7 @@
 // the group from every membership and sharing list).
 import { useState } from 'preact/hooks'
 import { api, path } from '../api'
-import { useAction } from '../components/action'
+import { FormEnd, useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import type { Group } from '../components/groups'
@@ -80,15 +80,7 @@ function GroupForm({ group, onDone }: { group?: Group; onDone: (saved: boolean) 
         Description
         <input value={desc} onInput={(e) => setDesc(e.currentTarget.value)} />
       </label>
-      <div class="row">
-        <button type="submit" disabled={action.busy}>
-          Save
-        </button>
-        <button type="button" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-      <action.Feedback />
+      <FormEnd action={action} onCancel={() => onDone(false)} />
     </form>
   )
 }

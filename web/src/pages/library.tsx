@@ -2,7 +2,7 @@
 // create, edit (name, description, query, groups) and delete.
 import { useState } from 'preact/hooks'
 import { api, path } from '../api'
-import { useAction } from '../components/action'
+import { FormEnd, useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import { GroupPicker, groupNames, useShareableGroups } from '../components/groups'
@@ -103,15 +103,7 @@ function EntryForm({ entry, groups, onDone }: { entry?: LibraryEntry; groups: Re
         <textarea required rows={3} value={draft.Query} onInput={set('Query')} />
       </label>
       <GroupPicker legend="Share with groups" value={draft.GIDs} onChange={(GIDs) => setDraft({ ...draft, GIDs })} groups={groups} />
-      <div class="row">
-        <button type="submit" disabled={action.busy}>
-          Save
-        </button>
-        <button type="button" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-      <action.Feedback />
+      <FormEnd action={action} onCancel={() => onDone(false)} />
     </form>
   )
 }

@@ -2,7 +2,7 @@
 // description and sharing groups, delete.
 import { useState } from 'preact/hooks'
 import { api, path } from '../api'
-import { useAction } from '../components/action'
+import { FormEnd, useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import { GroupPicker, groupNames, useShareableGroups } from '../components/groups'
@@ -100,15 +100,7 @@ function ResourceForm({ resource, groups, onDone }: { resource?: Resource; group
         <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
       </label>
       <GroupPicker legend="Share with groups" value={gids} onChange={setGids} groups={groups} />
-      <div class="row">
-        <button type="submit" disabled={action.busy}>
-          Save
-        </button>
-        <button type="button" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-      <action.Feedback />
+      <FormEnd action={action} onCancel={() => onDone(false)} />
     </form>
   )
 }

@@ -1,7 +1,7 @@
 // Users (`/users`, administrators): list, create, lock and unlock, the admin flag, group memberships, delete.
 import { useState } from 'preact/hooks'
 import { api, path } from '../api'
-import { useAction } from '../components/action'
+import { FormEnd, useAction } from '../components/action'
 import { useLoad } from '../components/async'
 import { ConfirmButton } from '../components/confirm'
 import type { Group } from '../components/groups'
@@ -166,15 +166,7 @@ function NewUser({ onDone }: { onDone: (saved: boolean) => void }) {
         <input type="checkbox" checked={draft.Admin} onChange={(e) => setDraft({ ...draft, Admin: e.currentTarget.checked })} />
         Administrator
       </label>
-      <div class="row">
-        <button type="submit" disabled={action.busy}>
-          Create user
-        </button>
-        <button type="button" onClick={() => onDone(false)}>
-          Cancel
-        </button>
-      </div>
-      <action.Feedback />
+      <FormEnd action={action} onCancel={() => onDone(false)} submit="Create user" />
     </form>
   )
 }
