@@ -359,6 +359,12 @@ describe('keys: the per-operation by of the wiki', () => {
       [`${long}b`, 1],
       ['1', 2],
     ])
+    // the other order too: the number makes the key, the string finds it after (a string's cell is found by the string)
+    const mixed: Row[] = [1 as unknown as string, '1', '1', 1 as unknown as string, '2'].map((host, id) => ({ id, ts: T0 + id, host, body: '' }))
+    expect(run('tag=web stats count by host', mixed).map((e) => [e.values.get('host'), e.values.get('count')])).toEqual([
+      [1, 4],
+      ['2', 1],
+    ])
   })
 })
 

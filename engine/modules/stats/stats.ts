@@ -291,6 +291,13 @@ interface Group {
   bodyOp: number
   /** The by values of the entry at hand (copied when they make a new cell). */
   scratch: Value[]
+  /**
+   * For a group by one value: the cell of a string value, by the string itself. Its key (distinctKey: `=` and the
+   * string, or past 64 characters a SHA-256 of it) would be built and hashed again per entry; the string an extraction
+   * made (often the very same string: TextInterner) finds its cell without that. Emptied with `cells`; a string maps
+   * to the cell of its key, always.
+   */
+  byText: Map<string, Cell>
 }
 
 
@@ -313,7 +320,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
     const key = JSON.stringify(o.by)
     let g = groups.find((x) => JSON.stringify(x.by) === key)
     if (!g) {
-      g = { by: o.by, ops: [], cells: new Map(), distinct: [], carry: null, bodyOp: -1, scratch: new Array<Value>(o.by.length) }
+      g = { by: o.by, ops: [], cells: new Map(), distinct: [], carry: null, bodyOp: -1, scratch: new Array<Value>(o.by.length), byText: new Map() }
       groups.push(g)
     }
     g.ops.push(o)
@@ -375,11 +382,19 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
   const add = (g: Group, gi: number, e: Entry) => {
     let key = ''
     const by = g.scratch
+    let cell: Cell | undefined
     if (g.by.length === 1) {
       const v = valueOf(e, g.by[0]!)
       if (v === undefined) return
       by[0] = v
-      key = distinctKey(v)
+      if (typeof v === 'string') {
+        cell = g.byText.get(v)
+        if (cell === undefined) {
+          key = distinctKey(v)
+          cell = g.cells.get(key) ?? newCell(g, gi, key, [...by], e)
+          g.byText.set(v, cell)
+        }
+      } else key = distinctKey(v)
     } else
       for (let k = 0; k < g.by.length; k++) {
         const v = valueOf(e, g.by[k]!)
@@ -388,7 +403,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
         const text = distinctKey(v)
         key += `${text.length}:${text}`
       }
-    const cell = g.cells.get(key) ?? newCell(g, gi, key, [...by], e)
+    cell ??= g.cells.get(key) ?? newCell(g, gi, key, [...by], e)
     cell.tag = e.tag
     cell.src = e.src
     for (let i = 0; i < g.ops.length; i++) {
@@ -444,6 +459,7 @@ function statsStage(module: string, spec: StatsSpec, env: RunEnv): Stage {
     const cells = groups.map((g) => {
       const held = g.cells
       g.cells = new Map()
+      g.byText = new Map()
       g.distinct = g.ops.map(() => 0)
       return held
     })
