@@ -20,10 +20,16 @@ interface Hold {
 
 type Msg = Record<string, any>
 
-/** An entries answer cut to the hold's first results (entries, or a table's rows), saying what the hold says. */
+/** An entries answer cut to the hold's first results (entries, a table's rows, a chart's points), saying what the hold says. */
 function held(data: Msg, hold: Hold): Msg {
   const e = data.Entries
-  const entries = Array.isArray(e) ? e.slice(0, hold.results) : e && Array.isArray(e.Rows) ? { ...e, Rows: e.Rows.slice(0, hold.results) } : e
+  const entries = Array.isArray(e)
+    ? e.slice(0, hold.results)
+    : e && Array.isArray(e.Rows)
+      ? { ...e, Rows: e.Rows.slice(0, hold.results) }
+      : e && Array.isArray(e.Values)
+        ? { ...e, Values: e.Values.slice(0, hold.results) }
+        : e
   const first = data.EntryRange?.First ?? 0
   return { ...data, Entries: entries, EntryCount: hold.results, Finished: hold.finished, AdditionalEntries: false, EntryRange: { ...data.EntryRange, Last: first + hold.results } }
 }
@@ -110,6 +116,44 @@ describeWithServers('web console: a search that grows, and one stopped while it 
     expect(three).toEqual(all.slice(0, 3))
     expect(seven).toEqual(all.slice(0, 7))
     expect(all.map(([host, n]) => `${host} ${n}`).sort()).toEqual(lines.map((l) => `${l.host} ${l.n}`).sort())
+    expectClean(opened)
+    await page.context().close()
+  }, BROWSER_TEST_MS)
+
+  test('a growing chart: its points drawn as they come, then all of them', async () => {
+    await ingest()
+    const opened = await world.signedIn()
+    const { page } = opened
+    const control = await routeSearches(page)
+    control.hold = { results: 2, finished: false }
+    const chartQuery = 'tag=grow json host | stats count by host over 10m | chart count by host'
+    await page.goto(`${world.url}/#/search?${new URLSearchParams({ q: chartQuery, start: new Date(now - 3_600_000).toISOString(), end: new Date(now).toISOString() })}`)
+    /** The chart's series as drawn (read through ECharts' API), once its status reads `text` and every series' point count passes `points`. */
+    const drawn = (text: string, points: (n: number) => boolean) =>
+      eventually(async () => {
+        if ((await status(page).catch(() => '')).trim() !== text) return undefined
+        const series = await page
+          .locator('.result [data-chart]')
+          .evaluate((el) => (el as unknown as { chart?: { getOption(): { series: { name: string; data: [number, number | null][] }[] } } }).chart?.getOption().series.map((x) => ({ name: x.name, data: x.data })))
+          .catch(() => undefined)
+        return series && series.length > 0 && series.every((x) => points(x.data.length)) ? series : undefined
+      }, `${text} with its points`)
+    const two = await drawn('Running: 2 results so far', (n) => n === 2)
+    control.hold = { results: 4, finished: false }
+    const four = await drawn('Running: 4 results so far', (n) => n === 4)
+    control.hold = null
+    const all = await eventually(async () => {
+      const text = (await status(page)).trim()
+      return text.startsWith('Finished') ? text : undefined
+    }, 'the end')
+    // the whole hour: a point per window of the range (more than the four shown before)
+    const final = await drawn(all, (n) => n > 4)
+    // the partial drawings were the first points of the final one; the final counts are those of the lines sent
+    for (const [step, n] of [[two, 2], [four, 4]] as const)
+      expect(step.map((x) => [x.name, x.data])).toEqual(final.map((x) => [x.name, x.data.slice(0, n)]))
+    const want = new Map<string, number>()
+    for (const l of lines) want.set(l.host, (want.get(l.host) ?? 0) + 1)
+    expect(new Map(final.map((x) => [x.name, x.data.reduce((t, [, v]) => t + (v ?? 0), 0)]))).toEqual(want)
     expectClean(opened)
     await page.context().close()
   }, BROWSER_TEST_MS)
