@@ -2,7 +2,8 @@
 // without options and in a tile with the option, and the test reads both drawings — the ECharts option through
 // echarts.getInstanceByDom (the instance the box holds), or the number card's DOM — so each option is seen to change
 // what it should. The wire names are those of the platform's dashboards (gravwell/js-client's RendererOptions:
-// XAxisSplitLine, YAxisSplitLine, Rotate, Labels, Precision, Range, Background...).
+// XAxisSplitLine, YAxisSplitLine, Rotate, Labels, Precision, Range, Background, Stack, Smoothing, ConnectNulls,
+// LogScale, Orientation, IncludeOther, values), plus ChartType.
 import { expect, test } from 'bun:test'
 import type { Locator } from 'playwright-core'
 import { describeWithServers } from '../services'
@@ -29,6 +30,14 @@ const TILES: [string, string, number, Record<string, unknown>][] = [
   ['Gauge, no range, 1 decimal', 'gauge', 1, { Range: 'no', Precision: 1 }],
   ['Stack', 'stackgraph', 2, {}],
   ['Stack, no lines, log', 'stackgraph', 2, { XAxisSplitLine: 'no', LogScale: 'yes' }],
+  ['Chart, stacked, smooth, connected, log', 'chart', 0, { Stack: 'stacked', Smoothing: 'smooth', ConnectNulls: 'yes', LogScale: 'yes' }],
+  ['Chart, smooth (older place)', 'chart', 0, { values: { Smoothing: 'smooth' } }],
+  ['Bars, horizontal (older place)', 'bar', 0, { values: { Orientation: 'h' } }],
+  ['Chart as area', 'chart', 0, { ChartType: 'area' }],
+  ['Top and other', 'chart', 3, {}],
+  ['Top only', 'chart', 3, { IncludeOther: 'no' }],
+  ['Table', 'table', 4, {}],
+  ['Table, count only', 'table', 4, { values: { columns: ['count'] } }],
 ]
 
 describeWithServers('web console: each renderer option of a dashboard tile', () => {
@@ -58,6 +67,8 @@ describeWithServers('web console: each renderer option of a dashboard tile', () 
             { alias: 'per host', query: 'tag=opts json host | stats count by host over 10m | chart count by host' },
             { alias: 'mean', query: 'tag=opts json latency | stats mean(latency) | numbercard (mean 0 10 "mean latency")' },
             { alias: 'stack', query: 'tag=opts json host latency | stats count by host latency | stackgraph host latency count' },
+            { alias: 'top', query: 'tag=opts json host | stats count by host over 10m | chart count by host limit 2' },
+            { alias: 'table', query: 'tag=opts json host | stats count by host | table host count' },
           ],
           tiles: TILES.map(([title, renderer, searchesIndex, rendererOptions], i) => ({ id: i + 1, title, renderer, span: { col: 4, row: 4 }, searchesIndex, rendererOptions })),
         },
@@ -67,7 +78,7 @@ describeWithServers('web console: each renderer option of a dashboard tile', () 
       for (const [title, renderer] of TILES) {
         const tile = opened.page.getByRole('article', { name: title, exact: true })
         await tile.locator('.tile-body[data-finished="yes"]').waitFor({ timeout: STEP_MS })
-        await tile.locator(renderer === 'numbercard' ? '.card' : '[data-chart]').first().waitFor({ timeout: STEP_MS })
+        await tile.locator(renderer === 'numbercard' ? '.card' : renderer === 'table' ? 'table' : '[data-chart]').first().waitFor({ timeout: STEP_MS })
       }
       await screenshot(opened.page, 'dashboard-options')
       return opened
@@ -164,6 +175,40 @@ describeWithServers('web console: each renderer option of a dashboard tile', () 
   test('LogScale "yes" on a stackgraph: a logarithmic value axis', async () => {
     expect((await option('Stack')).xAxis[0].type).toBe('value')
     expect((await option('Stack, no lines, log')).xAxis[0].type).toBe('log')
+  }, BROWSER_TEST_MS)
+
+  test('Stack, Smoothing, ConnectNulls, LogScale on a chart; Smoothing and Orientation also under values', async () => {
+    const plain = await option('Chart')
+    for (const x of plain.series) expect([x.stack, x.smooth, x.connectNulls]).toEqual([undefined, false, false])
+    expect(plain.yAxis[0].type).toBe('value')
+    const styled = await option('Chart, stacked, smooth, connected, log')
+    expect(styled.series.length).toBe(plain.series.length)
+    for (const x of styled.series) expect([x.stack, x.smooth, x.connectNulls]).toEqual(['total', true, true])
+    expect(styled.yAxis[0].type).toBe('log')
+    for (const x of (await option('Chart, smooth (older place)')).series) expect(x.smooth).toBe(true)
+    const older = await option('Bars, horizontal (older place)')
+    expect([older.xAxis[0].type, older.yAxis[0].type]).toEqual(['value', 'time'])
+    expect(older.series.every((x: Option) => x.type === 'bar')).toBe(true)
+  }, BROWSER_TEST_MS)
+
+  test('ChartType: a chart tile drawn as an area chart', async () => {
+    expect((await option('Chart')).series.every((x: Option) => x.type === 'line' && x.areaStyle === undefined)).toBe(true)
+    expect((await option('Chart as area')).series.every((x: Option) => x.type === 'line' && x.areaStyle !== undefined)).toBe(true)
+  }, BROWSER_TEST_MS)
+
+  test('IncludeOther "no": the chart without its other series', async () => {
+    const counts = new Map<string, number>()
+    for (const h of hosts) counts.set(h, (counts.get(h) ?? 0) + 1)
+    const top = [...counts].sort((a, b) => b[1] - a[1])[0]![0]
+    expect((await option('Top and other')).series.map((x: Option) => x.name).sort()).toEqual([top, 'other'].sort())
+    expect((await option('Top only')).series.map((x: Option) => x.name)).toEqual([top])
+  }, BROWSER_TEST_MS)
+
+  test('values.columns: a table showing the columns named', async () => {
+    const head = async (title: string) => (await (await tile(title)).locator('thead th').allInnerTexts()).map((h) => h.replace(/[▲▼]/g, '').trim())
+    expect(await head('Table')).toEqual(['host', 'count'])
+    expect(await head('Table, count only')).toEqual(['count'])
+    // nothing on the dashboard logged an error or broke the CSP
     expectClean(await dashboard())
   }, BROWSER_TEST_MS)
 })
