@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { describeWithServers } from '../services'
-import { BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
+import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
 
 /** REQ_GET_ENTRIES, the page's request for a renderer's entries (plugins/ws/protocol.ts). */
 const GET_ENTRIES = 0x10
@@ -105,6 +105,7 @@ describeWithServers('web console: a search that grows, and one stopped while it 
     const three = await shows(page, 'Running: 3 results so far', 3)
     await page.locator('progress[aria-label="Search progress"]').waitFor()
     await screenshot(page, 'search-growing')
+    expect(await accessibilityViolations(page)).toEqual([])
     // the search grows: the page, still polling, draws the larger result
     control.hold = { results: 7, finished: false }
     const seven = await shows(page, 'Running: 7 results so far', 7)

@@ -1,7 +1,7 @@
 // The stored rendererOptions of dashboard tiles, one test per option: a dashboard draws the same search in a tile
-// without options and in a tile with the option, and the test reads both drawings — the ECharts option through
-// echarts.getInstanceByDom (the instance the box holds), or the number card's DOM — so each option is seen to change
-// what it should. The wire names are those of the platform's dashboards (gravwell/js-client's RendererOptions:
+// without options and in a tile with the option, and the test reads both drawings — the ECharts option of the
+// instance ECharts keeps for the box (the one echarts.getInstanceByDom returns, matched by its _echarts_instance_
+// attribute), or the number card's DOM — so each option is seen to change what it should. The wire names are those of the platform's dashboards (gravwell/js-client's RendererOptions:
 // XAxisSplitLine, YAxisSplitLine, Rotate, Labels, Precision, Range, Background, Stack, Smoothing, ConnectNulls,
 // LogScale, Orientation, IncludeOther, values), plus ChartType.
 import { expect, test } from 'bun:test'

@@ -6,7 +6,7 @@
 import { expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { describeWithServers } from '../services'
-import { BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
+import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
 
 async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
   const deadline = Date.now() + STEP_MS
@@ -149,6 +149,7 @@ describeWithServers('web console: dashboard tiles of a template and of a schedul
     const form = page.getByRole('form', { name: 'Template values' })
     await expect(form.getByLabel('Host').inputValue()).resolves.toBe('web-2')
     await screenshot(page, 'dashboard-template')
+    expect(await accessibilityViolations(page)).toEqual([])
 
     // another value: every template search runs again with it
     await form.getByLabel('Host').fill('web-3')
