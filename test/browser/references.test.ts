@@ -3,8 +3,9 @@
 // shapes (gravwell/js-client RawTemplate and RawScheduledTask); everything else, the searches they run included, goes
 // to the real server, and what the tiles draw is compared with the entries sent. Then the same dashboard on the real
 // server alone: each such tile shows the server's own refusal, and the other tiles still draw.
-import { expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
+import { fillTemplate, type Template, variablesOf } from '../../web/src/dashboards/template'
 import { describeWithServers } from '../services'
 import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
 
@@ -215,4 +216,37 @@ describeWithServers('web console: dashboard tiles of a template and of a schedul
     expectClean(opened, [404])
     await page.context().close()
   }, BROWSER_TEST_MS)
+})
+
+describe('template variables, as the console fills them', () => {
+  const t = (contents: Template['Contents']): Template => ({ GUID: 'g', Name: 'T', Contents: contents })
+  const both = t({
+    query: 'tag=x grep %%A%% | grep %%B%% | grep %%A%%',
+    variables: [
+      { name: '%%A%%', label: 'First', required: true, defaultValue: 'a-default' },
+      { name: '%%B%%', label: 'Second', required: false },
+    ],
+  })
+  const ref = (defaultValue?: string) => ({ reference: { id: 'g', type: 'template' as const, extras: { defaultValue } } })
+
+  test('every occurrence replaced; the value given wins over the stored one (the first variable\'s), which wins over the default', () => {
+    expect(fillTemplate(both, {}, {})).toBe('tag=x grep a-default | grep  | grep a-default')
+    expect(fillTemplate(both, {}, ref('stored'))).toBe('tag=x grep stored | grep  | grep stored')
+    const swapped = t({ ...both.Contents, variables: [...both.Contents.variables!].reverse() })
+    expect(fillTemplate(swapped, {}, ref('stored'))).toBe('tag=x grep a-default | grep stored | grep a-default')
+    expect(fillTemplate(both, { '%%A%%': 'given', '%%B%%': 'b' }, ref('stored'))).toBe('tag=x grep given | grep b | grep given')
+  })
+
+  test('a required variable left empty is refused with its label; an optional one becomes nothing', () => {
+    expect(() => fillTemplate(both, { '%%A%%': '' }, ref('stored'))).toThrow('give a value for First to run T')
+    expect(fillTemplate(both, { '%%A%%': 'x', '%%B%%': '' }, {})).toBe('tag=x grep x | grep  | grep x')
+  })
+
+  test('the older shape: one variable', () => {
+    const old = t({ query: 'tag=y grep __IP__', variable: '__IP__', variableLabel: 'Address', variableDescription: null, required: true })
+    expect(variablesOf(old)).toEqual([{ name: '__IP__', label: 'Address', description: null, required: true }])
+    expect(() => fillTemplate(old, {}, {})).toThrow('give a value for Address to run T')
+    expect(fillTemplate(old, {}, ref('10.0.0.1'))).toBe('tag=y grep 10.0.0.1')
+    expect(variablesOf(t({ query: 'tag=z' }))).toEqual([])
+  })
 })

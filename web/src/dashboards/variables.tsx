@@ -19,7 +19,7 @@ async function fieldsOf(data: DashboardData): Promise<Field[]> {
   for (const [i, s] of data.searches.entries()) {
     if (s.reference?.type !== 'template' || !s.reference.id || !data.tiles.some((t) => t.searchesIndex === i)) continue
     const template = await getTemplate(s.reference.id)
-    for (const v of variablesOf(template)) if (!fields.has(v.name)) fields.set(v.name, { ...v, initial: valueOf(v, {}, s) ?? '' })
+    for (const [j, v] of variablesOf(template).entries()) if (!fields.has(v.name)) fields.set(v.name, { ...v, initial: valueOf(v, j, {}, s) ?? '' })
   }
   return [...fields.values()]
 }
