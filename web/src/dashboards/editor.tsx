@@ -20,8 +20,11 @@ const PRESETS: [string, string][] = [
   ['P30D', 'Last 30 days'],
 ]
 
-type SourceKind = 'query' | 'library' | 'searchID'
-const kindOf = (s: DashboardSearch): SourceKind => (s.reference?.id ? 'library' : s.searchID !== undefined && s.searchID !== null && String(s.searchID) !== '' ? 'searchID' : 'query')
+type SourceKind = 'query' | 'library' | 'template' | 'scheduledSearch' | 'searchID'
+function kindOf(s: DashboardSearch): SourceKind {
+  if (s.reference) return s.reference.type === 'template' || s.reference.type === 'scheduledSearch' ? s.reference.type : 'library'
+  return s.searchID !== undefined && s.searchID !== null && String(s.searchID) !== '' ? 'searchID' : 'query'
+}
 
 /** datetime-local text (local time) from an RFC 3339 time, and back. */
 const toLocal = (t: string | null | undefined) => {
@@ -158,11 +161,22 @@ export function DashboardEditor({ dashboard, data, onSaved, onCancel }: { dashbo
                   onChange={(e) => {
                     const k = e.currentTarget.value as SourceKind
                     const { reference: _r, searchID: _s, query: _q, ...rest } = s
-                    setSearch(i, k === 'query' ? { ...rest, query: s.query ?? '' } : k === 'library' ? { ...rest, reference: { id: library.value?.[0]?.GUID ?? '', type: 'savedQuery' } } : { ...rest, searchID: '' })
+                    setSearch(
+                      i,
+                      k === 'query'
+                        ? { ...rest, query: s.query ?? '' }
+                        : k === 'library'
+                          ? { ...rest, reference: { id: library.value?.[0]?.GUID ?? '', type: 'savedQuery' } }
+                          : k === 'template' || k === 'scheduledSearch'
+                            ? { ...rest, reference: { id: '', type: k } }
+                            : { ...rest, searchID: '' },
+                    )
                   }}
                 >
                   <option value="query">a query</option>
                   <option value="library">a library query</option>
+                  <option value="template">a template</option>
+                  <option value="scheduledSearch">a scheduled search</option>
                   <option value="searchID">an existing search</option>
                 </select>
               </label>
@@ -189,6 +203,23 @@ export function DashboardEditor({ dashboard, data, onSaved, onCancel }: { dashbo
                   ))}
                 </select>
               </label>
+            )}
+            {(kind === 'template' || kind === 'scheduledSearch') && (
+              <div class="row">
+                <label>
+                  {`Search ${n} ${kind === 'template' ? 'template' : 'scheduled search'} ID`}
+                  <input required value={s.reference?.id ?? ''} onInput={(e) => setSearch(i, { ...s, reference: { ...s.reference!, id: e.currentTarget.value.trim() } })} />
+                </label>
+                {kind === 'template' && (
+                  <label>
+                    {`Search ${n} variable value`}
+                    <input
+                      value={s.reference?.extras?.defaultValue ?? ''}
+                      onInput={(e) => setSearch(i, { ...s, reference: { ...s.reference!, extras: { ...s.reference?.extras, defaultValue: e.currentTarget.value || null } } })}
+                    />
+                  </label>
+                )}
+              </div>
             )}
             {kind === 'searchID' && (
               <label>

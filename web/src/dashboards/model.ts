@@ -139,7 +139,10 @@ export function gridColumns(tiles: Tile[]): number {
 export function searchLabel(s: DashboardSearch | undefined, index: number, libraryNames?: Map<string, string>): string {
   if (!s) return `search ${index + 1} (missing)`
   if (s.alias) return s.alias
-  if (s.reference?.id) return `library: ${libraryNames?.get(s.reference.id) ?? s.reference.id.slice(0, 8)}`
+  if (s.reference?.id) {
+    const kind = s.reference.type === 'template' ? 'template' : s.reference.type === 'scheduledSearch' ? 'scheduled search' : 'library'
+    return `${kind}: ${libraryNames?.get(s.reference.id) ?? s.reference.id.slice(0, 8)}`
+  }
   if (s.searchID) return `search ${s.searchID}`
   return s.query ? s.query : `search ${index + 1}`
 }

@@ -1,26 +1,25 @@
 // Running a dashboard's searches and drawing its tiles: each search some tile draws runs once (launched over the
-// dashboard's time frame, or its own; attached when it names an existing search; a library reference runs the
-// entry's query), and every tile on it draws its latest result with the tile's renderer and options. Leaving the
-// dashboard (or running it again) closes every search it started, so none outlives the view.
+// dashboard's time frame, or its own; attached when it names an existing search; a reference runs the query of the
+// library entry, template or scheduled search it names: references.ts), and every tile on it draws its latest result
+// with the tile's renderer and options. Leaving the dashboard (or running it again) closes every search it started,
+// so none outlives the view.
 import { useEffect, useState } from 'preact/hooks'
 import { ErrorNote } from '../components/error'
 import { ResultView } from '../render/result'
 import type { RendererOptions } from '../render/options'
 import { LiveSearch } from '../search/live'
-import { api, path } from '../api'
-import type { LibraryEntry } from '../pages/library'
+import { referencedQuery } from './references'
 import { hasOwnFrame, rangeOf, type DashboardData, type DashboardSearch, type Tile } from './model'
 
 /** What a dashboard search runs: a query to launch, or an existing search to attach to. */
 export type SearchSource = { query: string } | { searchID: string }
 
-/** Resolves a dashboard search: its query, its search ID, or the query of the library entry it references. */
-export async function sourceOf(s: DashboardSearch): Promise<SearchSource> {
-  if (s.reference?.id) {
-    if (s.reference.type !== 'savedQuery') throw new Error(`a ${s.reference.type} reference cannot be run by this console`)
-    const entry = await api.get<LibraryEntry>(path`/api/library/${s.reference.id}`)
-    return { query: entry.Query }
-  }
+/**
+ * Resolves a dashboard search: its query, its search ID, or the query of what it references (templates filled with
+ * `values`, the template variables' values given on the page).
+ */
+export async function sourceOf(s: DashboardSearch, values: Record<string, string> = {}): Promise<SearchSource> {
+  if (s.reference?.id) return { query: await referencedQuery(s, values) }
   if (s.searchID !== undefined && s.searchID !== null && String(s.searchID) !== '' && String(s.searchID) !== '0') return { searchID: String(s.searchID) }
   if (s.query && s.query.trim()) return { query: s.query }
   throw new Error('this search names no query, search ID or library entry')
@@ -31,8 +30,8 @@ export interface Run {
   error?: unknown
 }
 
-/** The runs of `data`'s searches (index for index); `round` changes to run them all again. */
-export function useDashboardRuns(data: DashboardData, round: number): Run[] {
+/** The runs of `data`'s searches (index for index); `round` changes to run them all again, with `values`. */
+export function useDashboardRuns(data: DashboardData, round: number, values: Record<string, string> = {}): Run[] {
   const [runs, setRuns] = useState<Run[]>([])
   useEffect(() => {
     let current = true
@@ -43,7 +42,7 @@ export function useDashboardRuns(data: DashboardData, round: number): Run[] {
       if (!data.tiles.some((t) => t.searchesIndex === i)) return
       const settle = (run: Run) => current && setRuns((rs) => rs.map((r, j) => (j === i ? run : r)))
       try {
-        const source = await sourceOf(s)
+        const source = await sourceOf(s, values)
         if (!current) return
         const range = hasOwnFrame(s) ? rangeOf(s.timeframe) : frame
         const live = 'searchID' in source ? LiveSearch.attach(source.searchID) : LiveSearch.start({ query: source.query, start: range.start, end: range.end })

@@ -10,6 +10,7 @@ import { DashboardEditor } from '../dashboards/editor'
 import { TileGrid } from '../dashboards/grid'
 import { durationText, rangeOf, readData, type Dashboard, type Timeframe } from '../dashboards/model'
 import { TileBody, useDashboardRuns } from '../dashboards/tiles'
+import { TemplateValues } from '../dashboards/variables'
 import { href, navigate } from '../router'
 import { me } from '../session'
 import type { PageProps } from './index'
@@ -56,7 +57,9 @@ function DashboardView({ dashboard }: { dashboard: Dashboard }) {
   const who = me.value!
   const data = useMemo(() => readData(dashboard.Data), [dashboard])
   const [round, setRound] = useState(0)
-  const runs = useDashboardRuns(data, round)
+  /** The template variables' values given on the page (none: each runs with its stored or default value). */
+  const [values, setValues] = useState<Record<string, string>>({})
+  const runs = useDashboardRuns(data, round, values)
   const action = useAction()
   const mayChange = dashboard.UID === who.UID || who.Admin
   return (
@@ -84,6 +87,13 @@ function DashboardView({ dashboard }: { dashboard: Dashboard }) {
         )}
       </div>
       <action.Feedback />
+      <TemplateValues
+        data={data}
+        onRun={(given) => {
+          setValues(given)
+          setRound((r) => r + 1)
+        }}
+      />
       {data.tiles.length === 0 ? (
         <p class="muted">This dashboard has no tiles yet{mayChange ? ': edit it to add some.' : '.'}</p>
       ) : (

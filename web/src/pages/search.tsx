@@ -276,6 +276,8 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
   const [error, setError] = useState<unknown>()
   const [kind, setKind] = useState('line')
   const [chartOptions, setChartOptions] = useState<RendererOptions>({})
+  /** Set once this page's Stop was accepted while the search ran: the status then says stopped, not finished. */
+  const [stopped, setStopped] = useState(false)
 
   async function act(what: 'background' | 'save' | 'stop' | 'delete') {
     setNote(undefined)
@@ -283,7 +285,11 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
     try {
       if (what === 'background') await api.patch(path`/api/searchctrl/${s.id}/background`)
       if (what === 'save') await api.patch(path`/api/searchctrl/${s.id}/save`)
-      if (what === 'stop') await api.put(path`/api/searchctrl/${s.id}/stop`)
+      if (what === 'stop') {
+        const running = !live.state.value.finished
+        await api.put(path`/api/searchctrl/${s.id}/stop`)
+        if (running) setStopped(true)
+      }
       if (what === 'delete') {
         await api.delete(path`/api/searchctrl/${s.id}`)
         live.close()
@@ -321,11 +327,11 @@ function SearchResult({ live, onDeleted }: { live: LiveSearch; onDeleted: () => 
           <p role="status">Starting…</p>
         ) : s.finished ? (
           <p role="status" class="search-status">
-            Finished: {s.entries.toLocaleString('en-US')} results
+            {stopped ? 'Stopped' : 'Finished'}: {s.entries.toLocaleString('en-US')} results
           </p>
         ) : (
           <p role="status" class="search-status">
-            <progress aria-label="Search progress" /> Running: {s.entries.toLocaleString('en-US')} results so far
+            <progress aria-label="Search progress" /> {stopped ? 'Stopping' : 'Running'}: {s.entries.toLocaleString('en-US')} results so far
           </p>
         )}
       </div>
