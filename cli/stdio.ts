@@ -2,8 +2,9 @@
 // builds Node's stream machinery (node:stream, fs.WriteStream), 20-130 ms of a command that otherwise takes about
 // 50 (measured with Bun 1.4.5), and a command writes a few lines. Writes are synchronous, so they keep their order
 // with each other and with `Bun.write(Bun.stdout, ...)` awaited in between. A descriptor some other process left
-// non-blocking (EAGAIN) is handed to the stream from then on, which waits for it; a reader that has gone (EPIPE)
-// makes the rest of the output go nowhere, as a pipe into `head` expects.
+// non-blocking (EAGAIN) is handed to the stream from then on, which waits for it; a reader that has gone (EPIPE, or
+// ECONNRESET when the descriptor is a socket, as Bun's spawn gives some children) makes the rest of the output go
+// nowhere, as a pipe into `head` expects.
 import { writeSync } from 'node:fs'
 import { isatty } from 'node:tty'
 
@@ -33,7 +34,7 @@ function write(fd: 1 | 2, text: string): void {
       done += writeSync(fd, bytes, done)
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
-      if (code === 'EPIPE') {
+      if (code === 'EPIPE' || code === 'ECONNRESET') {
         gone[fd] = true
         return
       }
