@@ -123,12 +123,13 @@ const timed = async (f: () => Promise<number | undefined>): Promise<Outcome> => 
 
 /** The query through the server as a user waits for it: launch, poll until finished, download every result. */
 function engine(query: string): Runner {
-  return () =>
-    timed(async () => {
-      const { SearchID: id } = await json(
+  return async () => {
+    let id = ''
+    const answered = await timed(async () => {
+      ;({ SearchID: id } = await json(
         await fetch(`${base}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: query, NoHistory: true }) }),
         `launch ${query}`,
-      )
+      ))
       for (;;) {
         const d = await json(await fetch(`${base}/api/searchctrl/${id}/details`, { headers: auth }), 'details')
         if (d.Error) throw new Error(`${query}: ${d.Error}`)
@@ -136,10 +137,13 @@ function engine(query: string): Runner {
         await Bun.sleep(POLL_MS)
       }
       const results = await json(await fetch(`${base}/api/searchctrl/${id}/download/json`, { headers: auth }), 'download')
-      await fetch(`${base}/api/searchctrl/${id}`, { method: 'DELETE', headers: auth })
       if (!Array.isArray(results)) throw new Error('the download is not an array')
       return results.length === 1 && typeof results[0]?.Count === 'number' ? results[0].Count : results.length
     })
+    // Deleted once the clock has stopped: removing the search is no part of waiting for its answer.
+    await fetch(`${base}/api/searchctrl/${id}`, { method: 'DELETE', headers: auth })
+    return answered
+  }
 }
 
 /** The same through `quarry search run --json`: a process of its own, as a user runs it. */
