@@ -434,9 +434,10 @@ export class SegmentedEntries implements EntriesRepo {
   }
 
   /**
-   * The segments a step after `after` merges: those holding a key just after it and those starting before the first
-   * of them ends; `hi` is where the step's window ends (the end of the earliest-ending of them). Null when no segment
-   * holds a key after `after` with a time before `end`.
+   * The segments a step after `after` merges: those holding a key just after it and those starting before the window
+   * ends; `hi` is where the step's window ends: the end of the earliest-ending of those holding a key just after
+   * `after` and of the first segment starting after it. Null when no segment holds a key after `after` with a time
+   * before `end`.
    */
   private window(after: Cursor, end: number): { metas: SegmentMeta[]; hi: Cursor } | null {
     const { metas, reach } = this
@@ -454,11 +455,12 @@ export class SegmentedEntries implements EntriesRepo {
     for (let j = i0 - 1; j >= 0 && compareCursors(reach[j]!, after) > 0; j--) if (compareCursors(metas[j]!.max, after) > 0) chosen.push(metas[j]!)
     let bound: Cursor | null = null
     for (const m of chosen) if (bound === null || compareCursors(m.max, bound) < 0) bound = m.max
-    if (bound === null) {
-      const next = metas[i0]
-      if (!next || next.min.ts >= end) return null
-      bound = next.max
-    }
+    // The first segment starting after `after` ends the window too: one segment spanning a long time (rows compacted
+    // while other batches went straight into segments) would otherwise bring every segment it overlaps into each step
+    // (measured: 1,000,000 lines, 49 segments, one of them spanning all: a grep's walk decoded all 49 at every step).
+    const next = metas[i0]
+    if (next !== undefined && next.min.ts < end && (bound === null || compareCursors(next.max, bound) < 0)) bound = next.max
+    if (bound === null) return null
     for (let j = i0; j < metas.length && compareCursors(metas[j]!.min, bound) <= 0 && metas[j]!.min.ts < end; j++) chosen.push(metas[j]!)
     return { metas: chosen, hi: bound }
   }
