@@ -56,7 +56,7 @@ async function storedEntries(dataDir: string) {
   try {
     const rows = await at.rows('SELECT data FROM entries')
     const keys = await at.rows('SELECT key FROM entry_segments')
-    const pending = await at.rows('SELECT key FROM entry_segment_removals WHERE blob_gone = 0')
+    const pending = await at.rows('SELECT key FROM entry_segment_removals WHERE NOT blob_gone')
     const blobs = await createDiskBlobStore({ dataDir })
     const texts = rows.map((r) => Buffer.from(r.data as Uint8Array).toString())
     for (const { key } of keys) {
