@@ -100,8 +100,9 @@ export const SEALED_INGEST_BYTES = 512 << 10
 /**
  * A segment with less than this share of the segment size's data (or of its entries) is small: the compaction merges
  * small segments of the same tags that follow each other into one (mergeSmall). Batches written straight into
- * segments (SEALED_INGEST_BYTES up to the segment size) leave one such segment each; 300 of them held the same
- * 1,000,000 lines as 44 compacted ones, and a grep's walk over them took 3.4 times the CPU (bench/README.md).
+ * segments (SEALED_INGEST_BYTES up to the segment size) leave one such segment each: 293 of them held the same
+ * 1,000,000 lines as 44 compacted ones (a blob and a registry row each; a count by tag read 293 headers, twice the
+ * time). Merged, 49 (bench/README.md, "bench/ingest-merge.ts").
  */
 export const SMALL_SEGMENT_SHARE = 0.5
 
