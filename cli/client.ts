@@ -54,7 +54,7 @@ export class Client {
     return h
   }
 
-  private async send(method: string, path: string, init: { query?: Query; body?: string | ReadableStream<Uint8Array>; headers?: Record<string, string> } = {}) {
+  private async send(method: string, path: string, init: { query?: Query; body?: string | Uint8Array | ReadableStream<Uint8Array>; headers?: Record<string, string> } = {}) {
     const url = this.url(path, init.query)
     try {
       return await fetch(url, {
@@ -74,13 +74,17 @@ export class Client {
   }
 
   /** A JSON call; answers the parsed body (`null` for an empty one). Non-2xx answers throw ApiError. */
-  async call<T = unknown>(method: string, path: string, opts: { query?: Query; json?: unknown; jsonText?: string } = {}): Promise<T> {
-    // jsonText: a body the caller wrote as JSON text already (quarry ingest builds its batches as text).
+  async call<T = unknown>(
+    method: string,
+    path: string,
+    opts: { query?: Query; json?: unknown; jsonText?: string; raw?: { body: Uint8Array; type: string } } = {},
+  ): Promise<T> {
+    // jsonText: a body the caller wrote as JSON text already; raw: bytes of another type (quarry ingest's batches).
     const body = opts.jsonText ?? (opts.json === undefined ? undefined : JSON.stringify(opts.json))
     const res = await this.send(method, path, {
       query: opts.query,
-      body,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: opts.raw?.body ?? body,
+      headers: opts.raw ? { 'content-type': opts.raw.type } : body === undefined ? {} : { 'content-type': 'application/json' },
     })
     if (!res.ok) throw await this.failure(res)
     const text = await res.text()

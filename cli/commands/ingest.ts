@@ -1,12 +1,13 @@
-// quarry ingest: entries into the embedded engine through POST /api/ingest/json, from files or standard input.
-// The API stores a request's batch whole or not at all and bounds a request by QUARRY_MAX_BODY_SIZE, so the input
-// is read as a stream and sent in batches of at most --batch-size bytes of request body (and BATCH_ENTRIES
-// entries), one after the other: memory stays at one batch whatever the input, and a refusal names the file and
-// line of the entry the server refused and says how many entries earlier batches stored.
-// Each plain line's time is read from the line here, by the server's own TimestampFinder (the formats of
-// docs/shippers.md "Timestamps", --zone for times written without one, --timestamp-format to pin one), and sent as
-// its TS: batches stay JSON, so a refusal still names its file and line; a line without a time gets the time it is
-// sent (no TS), as on the server.
+// quarry ingest: entries into the embedded engine, from files or standard input. The API stores a request's batch
+// whole or not at all and bounds a request by QUARRY_MAX_BODY_SIZE, so the input is read as a stream and sent in
+// batches of at most --batch-size bytes of request body (and BATCH_ENTRIES entries), one after the other: memory stays
+// at one batch (and the one in flight) whatever the input, and a refusal names the file and line of the entry the
+// server refused and says how many entries earlier batches stored.
+// Plain lines go to POST /api/ingest/lines as they are read (bytes, cut at LF, blank lines left out): the server finds
+// each line's time (docs/shippers.md "Timestamps"; --zone for times written without one, UTC by default as before,
+// --timestamp-format to pin one, --no-timestamps), else stamps the time of receipt. Nothing is decoded or re-encoded
+// per line here (the JSON route's base64 and per-line time made this process the bottleneck: bench/README.md).
+// NDJSON entries go to POST /api/ingest/json, each object checked here.
 import { isIP } from 'node:net'
 import { statSync } from 'node:fs'
 import { command, rest } from '../command'
@@ -21,10 +22,6 @@ const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
 /** Entries per request at most, whatever their size: keeps one request's work on the server short. */
 const BATCH_ENTRIES = 5000
 const DEFAULT_BATCH = '1MiB'
-
-/** The times an RFC 3339 TS can carry: four-digit years. */
-const EARLIEST = Date.parse('0000-01-01T00:00:00Z')
-const LATEST = Date.parse('9999-12-31T23:59:59.999Z')
 
 interface WireEntry { TS?: string | null; Tag: string; SRC?: string; Data: string }
 interface Where { file: string; line: number }
@@ -59,6 +56,17 @@ async function* linesOf(stream: ReadableStream<Uint8Array>, advance: (n: number)
 const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 /** A character String.prototype.trim would keep: a line without one is blank (found without trim's copy). */
 const NOT_SPACE = /\S/
+
+/**
+ * Whether the first `end` bytes of a UTF-8 line hold nothing but white space (as NOT_SPACE sees it): a line starting
+ * with a printable ASCII character is decided by that byte alone; any other is decoded and tested.
+ */
+function isBlank(line: Uint8Array, end: number): boolean {
+  if (end === 0) return true
+  const first = line[0]!
+  if (first > 0x20 && first < 0x7f) return false
+  return !NOT_SPACE.test(Buffer.from(line.buffer, line.byteOffset, end).toString('utf8'))
+}
 
 /** One NDJSON line as a wire entry: {"TS"?, "Tag"?, "SRC"?, "Data"} with Data as text; --tag and --source fill in. */
 export function ndjsonEntry(line: string, where: string, tag: string | undefined, source: string | undefined): WireEntry {
@@ -108,11 +116,12 @@ export const ingest = command({
     if (args.tag === undefined && format === 'lines') throw new UsageError('name the tag of the entries with --tag NAME')
     if (args.source !== undefined && isIP(args.source) === 0) throw new UsageError(`--source: "${args.source}" is not an IP address`)
     const batchBytes = parseSize('--batch-size', args['batch-size'] ?? DEFAULT_BATCH)
-    let finder: TimestampFinder | undefined
+    let zone: string | undefined
     if (format === 'lines' && args.timestamps !== false) {
-      const zone = args.zone === 'local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : args.zone
+      zone = args.zone === 'local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : args.zone
+      // Checked here, so that a bad option is refused before anything is sent (the server reads the times).
       try {
-        finder = new TimestampFinder({ zone, format: args['timestamp-format'] })
+        new TimestampFinder({ zone, format: args['timestamp-format'] })
       } catch (e) {
         throw new UsageError(`${args['timestamp-format'] !== undefined && !/zone|offset/.test((e as Error).message) ? '--timestamp-format' : '--zone'}: ${(e as Error).message}`)
       }
@@ -138,18 +147,10 @@ export const ingest = command({
     // time when read per line).
     const tag = args.tag
     const source = args.source
-    // The fixed parts of a line's entry, as JSON text: each entry is written as the text JSON.stringify would give
-    // (the same keys in the same order), without an object or a stringify per line; the time and the base64 need
-    // no escaping.
-    const linePrefix = `"Tag":${JSON.stringify(tag ?? '')},${source ? `"SRC":${JSON.stringify(source)},` : ''}"Data":"`
     const c = client()
     const out = output()
     const progress = out.progress('ingest')
     const done = { Count: 0, Size: 0, Requests: 0, Tags: new Set<string>() }
-    /** The entries of the batch being built, each as its JSON text. */
-    let batch: string[] = []
-    let places: Where[] = []
-    let body = 2 // "[]"
     const stored = () => (done.Count ? `; the ${done.Count} entries of earlier batches are stored` : '; nothing was stored')
     // One request in flight while the next batch is read and built (the server stores one while this process makes
     // the next): a batch is sent once the one before it is answered, so the entries stored are always the batches
@@ -161,38 +162,142 @@ export const ingest = command({
       inflight = undefined
       if (failure) throw failure.error
     }
-    const post = async (batch: string[], places: Where[]) => {
-      try {
-        const r = await c.call<Ingested>('POST', '/api/ingest/json', { jsonText: `[${batch.join(',')}]` })
-        done.Count += r.Count
-        done.Size += r.Size
-        done.Requests++
-        r.Tags.forEach((t) => done.Tags.add(t))
-      } catch (e) {
-        if (!(e instanceof ApiError)) throw e
-        const index = /^entry (\d+): /.exec(e.message)
-        const at = index ? places[Number(index[1])] : undefined
-        const where = at ? `${at.file} line ${at.line}` : `${places[0]!.file} lines ${places[0]!.line}-${places.at(-1)!.line}`
-        throw new ApiError(e.status, `${where}: ${index ? e.message.slice(index[0].length) : e.message}${stored()}`, e.body)
-      }
-    }
-    const send = async () => {
-      if (batch.length === 0) return
+    /** Sends a batch once the one before it is answered; `explain` words a refusal's message with its file and line. */
+    const dispatch = async (request: () => Promise<Ingested>, explain: (message: string) => string) => {
       await settle()
-      inflight = post(batch, places).catch((error: unknown) => {
+      inflight = (async () => {
+        try {
+          const r = await request()
+          done.Count += r.Count
+          done.Size += r.Size
+          done.Requests++
+          r.Tags.forEach((t) => done.Tags.add(t))
+        } catch (e) {
+          if (!(e instanceof ApiError)) throw e
+          throw new ApiError(e.status, `${explain(e.message.replace(/; nothing was stored$/, ''))}${stored()}`, e.body)
+        }
+      })().catch((error: unknown) => {
         failure = { error }
       })
-      batch = []
-      places = []
-      body = 2
-    }
-    /** The line's own time as a TS member; none (the server stamps the receipt) when it holds none the server could read back. */
-    const timeOf = (text: string): string => {
-      const ms = finder?.find(text, Date.now())
-      return ms !== undefined && ms >= EARLIEST && ms <= LATEST ? `"TS":"${new Date(ms).toISOString()}",` : ''
     }
     progress?.start(total)
     try {
+      if (format === 'lines') await sendLines()
+      else await sendNdjson()
+      await settle()
+    } finally {
+      progress?.stop()
+    }
+
+    /** Plain lines, as bytes, in multipart bodies for POST /api/ingest/lines (see the header). */
+    async function sendLines() {
+      const boundary = `quarry-${crypto.randomUUID()}`
+      const fields: Record<string, string | undefined> = {
+        tag,
+        source,
+        noparsetimestamp: args.timestamps === false ? 'true' : undefined,
+        timestampformat: args['timestamp-format'],
+        timezone: zone ?? 'UTC',
+      }
+      let head = ''
+      for (const [name, value] of Object.entries(fields))
+        if (value !== undefined) head += `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+      head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="lines"\r\nContent-Type: text/plain\r\n\r\n`
+      const headBytes = Buffer.from(head)
+      const tailBytes = Buffer.from(`\r\n--${boundary}--\r\n`)
+      const room = Math.max(1, batchBytes - headBytes.byteLength - tailBytes.byteLength)
+      /** The body being built: the head, then each line and its LF; `lineOf[k]`/`fileOf[k]`: where body line k+1 is. */
+      let body = Buffer.allocUnsafe(headBytes.byteLength + room + tailBytes.byteLength)
+      let used = headBytes.copy(body, 0)
+      let lineOf: number[] = []
+      let fileOf: string[] = []
+      const flush = async () => {
+        if (lineOf.length === 0) return
+        used += tailBytes.copy(body, used)
+        const bytes = body.subarray(0, used)
+        const lines = lineOf
+        const names = fileOf
+        await dispatch(
+          () => c.call<Ingested>('POST', '/api/ingest/lines', { raw: { body: bytes, type: `multipart/form-data; boundary=${boundary}` } }),
+          (message) => {
+            // The server numbers the lines of the body from 1 (each one an entry here: no blank line is sent).
+            const m = /^line (\d+) /.exec(message)
+            const k = m ? Number(m[1]) - 1 : -1
+            if (k >= 0 && k < lines.length) return `${names[k]} line ${lines[k]} ${message.slice(m![0].length)}`
+            return `${names[0]} lines ${lines[0]}-${lines.at(-1)}: ${message}`
+          },
+        )
+        body = Buffer.allocUnsafe(headBytes.byteLength + room + tailBytes.byteLength)
+        used = headBytes.copy(body, 0)
+        lineOf = []
+        fileOf = []
+      }
+      const add = async (line: Uint8Array, name: string, number: number) => {
+        if (lineOf.length > 0 && (used + line.byteLength + 1 > headBytes.byteLength + room || lineOf.length >= BATCH_ENTRIES)) await flush()
+        // A line longer than a batch goes alone, in a body of its own size (the server refuses one past its bounds).
+        if (used + line.byteLength + 1 + tailBytes.byteLength > body.byteLength) {
+          const bigger = Buffer.allocUnsafe(used + line.byteLength + 1 + tailBytes.byteLength)
+          body.copy(bigger, 0, 0, used)
+          body = bigger
+        }
+        body.set(line, used)
+        used += line.byteLength
+        body[used++] = 10
+        lineOf.push(number)
+        fileOf.push(name)
+      }
+      for (const file of files) {
+        const name = file === '-' ? 'standard input' : file
+        const stream = file === '-' ? Bun.stdin.stream() : Bun.file(file).stream()
+        let number = 0
+        let partial: Uint8Array | null = null
+        const take = async (line: Uint8Array) => {
+          number++
+          const end = line.byteLength > 0 && line[line.byteLength - 1] === 13 ? line.byteLength - 1 : line.byteLength
+          if (!isBlank(line, end)) await add(line.subarray(0, end), name, number)
+        }
+        for await (const chunk of stream) {
+          progress?.advance(chunk.byteLength)
+          let from = 0
+          for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+            if (partial !== null) {
+              await take(Buffer.concat([partial, chunk.subarray(from, nl)]))
+              partial = null
+            } else await take(chunk.subarray(from, nl))
+            from = nl + 1
+          }
+          // The rest of the chunk starts a line that the next chunk ends: copied (the reader may reuse the chunk).
+          if (from < chunk.byteLength) partial = partial === null ? Buffer.from(chunk.subarray(from)) : Buffer.concat([partial, chunk.subarray(from)])
+        }
+        if (partial !== null) await take(partial)
+      }
+      await flush()
+    }
+
+    /** NDJSON objects as JSON batches for POST /api/ingest/json, each checked here first. */
+    async function sendNdjson() {
+      /** The entries of the batch being built, each as its JSON text. */
+      let batch: string[] = []
+      let places: Where[] = []
+      let body = 2 // "[]"
+      const send = async () => {
+        if (batch.length === 0) return
+        const text = `[${batch.join(',')}]`
+        const where = places
+        await dispatch(
+          () => c.call<Ingested>('POST', '/api/ingest/json', { jsonText: text }),
+          (message) => {
+            const index = /^entry (\d+): /.exec(message)
+            const at = index ? where[Number(index[1])] : undefined
+            return at
+              ? `${at.file} line ${at.line}: ${message.slice(index![0].length)}`
+              : `${where[0]!.file} lines ${where[0]!.line}-${where.at(-1)!.line}: ${index ? message.slice(index[0].length) : message}`
+          },
+        )
+        batch = []
+        places = []
+        body = 2
+      }
       for (const file of files) {
         const name = file === '-' ? 'standard input' : file
         const stream = file === '-' ? Bun.stdin.stream() : Bun.file(file).stream()
@@ -203,10 +308,7 @@ export const ingest = command({
             if (!NOT_SPACE.test(text)) continue
             let entry: string
             try {
-              entry =
-                format === 'ndjson'
-                  ? JSON.stringify(ndjsonEntry(text, `${name} line ${line}`, tag, source))
-                  : `{${timeOf(text)}${linePrefix}${base64(text)}"}`
+              entry = JSON.stringify(ndjsonEntry(text, `${name} line ${line}`, tag, source))
             } catch (e) {
               await settle()
               throw e instanceof CliError ? new CliError(`${e.message}${stored()}`) : e
@@ -220,9 +322,6 @@ export const ingest = command({
         }
       }
       await send()
-      await settle()
-    } finally {
-      progress?.stop()
     }
     const result = { Count: done.Count, Size: done.Size, Requests: done.Requests, Tags: [...done.Tags].sort() }
     out.result(result, () =>

@@ -23,6 +23,8 @@ import type { AuthService } from '../auth/service'
 import { sinkRefusal } from './index'
 
 export const LINES_SOURCE: IngestSource = { listener: 'http', protocol: 'lines' }
+/** Timestamp finders of distinct settings (zone, format, flags) kept between requests. */
+const FINDERS_KEPT = 64
 
 const Ingested = t.Object({ Count: t.Integer(), Size: t.Integer(), Tags: t.Array(t.String()) })
 
@@ -140,8 +142,12 @@ export interface LinesIngestDeps {
 }
 
 export function linesIngestPlugin({ auth, clock, sink, config }: LinesIngestDeps) {
-  /** The finders of the server's own settings, by `ignore ignoreZones` (built once: an IANA zone's formatter is not free). */
-  const defaults = new Map<string, TimestampFinder>()
+  /**
+   * The finders asked for, by their four settings (built once each: an IANA zone's formatter is not free; `quarry
+   * ingest` names its zone in every request). At most FINDERS_KEPT: past that the map starts again (bounded whatever
+   * the callers send).
+   */
+  const finders = new Map<string, TimestampFinder>()
   const finderFor = (fields: Record<string, string>): TimestampFinder => {
     const ignore = flag(fields, 'noparsetimestamp')
     const ignoreZones = flag(fields, 'assumelocaltimezone')
@@ -154,10 +160,13 @@ export function linesIngestPlugin({ auth, clock, sink, config }: LinesIngestDeps
         throw refused(`${zone !== undefined && format === undefined ? 'timezone' : 'timestampformat'}: ${(e as Error).message}`)
       }
     }
-    if (zone !== undefined || format !== undefined) return build()
-    const key = `${ignore} ${ignoreZones}`
-    let finder = defaults.get(key)
-    if (!finder) defaults.set(key, (finder = build()))
+    const key = JSON.stringify([ignore, ignoreZones, zone ?? null, format ?? null])
+    let finder = finders.get(key)
+    if (!finder) {
+      finder = build()
+      if (finders.size >= FINDERS_KEPT) finders.clear()
+      finders.set(key, finder)
+    }
     return finder
   }
 

@@ -300,6 +300,17 @@ export function headerTags(bytes: Uint8Array): number[] | null {
   return readZstdHeader(b).tags
 }
 
+/**
+ * What a compressed segment's header says of it (nothing decompressed): its entries, its data's bytes and its distinct
+ * tag ids; null for a plain one (its header names no tags).
+ */
+export function headerShape(bytes: Uint8Array): { count: number; dataBytes: number; tags: number[] } | null {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  if (b.byteLength < 8 || b.toString('latin1', 0, 8) !== MAGIC_ZSTD) return null
+  const h = readZstdHeader(b)
+  return { count: h.n, dataBytes: h.dataLen, tags: h.tags }
+}
+
 /** A decoded segment: typed views over its bytes (a plain segment's are not copied). */
 export class Segment {
   readonly count: number

@@ -24,6 +24,8 @@
 //   segment held in memory (a disk segment is a memory map, which outlives the file's removal) stays readable.
 // - A walk step reads the rows only up to the end of the segment window it merges (an index range, usually empty),
 //   answers at most `limit` entries and examines about `maxBytes` of entry data, as over rows alone.
+// - Small segments (batches written straight into segments) are merged by the compaction: the same entries with the
+//   same keys in one new segment that replaces them in one transaction (mergeSmall), as a retention rewrite does.
 // - A grep (the `needle` hint) searches a segment's data with one Buffer.indexOf loop and maps each hit to its
 //   entry by offset; the entries without a hit cost nothing each: the step answers one marker (no data) for them.
 import type { Database, Statement } from 'bun:sqlite'
@@ -45,7 +47,18 @@ import {
   entryBytes,
   reserveRowIds,
 } from './entries'
-import { Segment, type SegmentEntry, type SegmentMeta, compareCursors, compareKeys, compressSegment, decodeSegment, encodeSegment, headerTags } from './segment'
+import {
+  Segment,
+  type SegmentEntry,
+  type SegmentMeta,
+  compareCursors,
+  compareKeys,
+  compressSegment,
+  decodeSegment,
+  encodeSegment,
+  headerShape,
+  headerTags,
+} from './segment'
 
 /** A segment is cut once its entries' data reach this many bytes (or SEGMENT_ENTRIES entries). */
 export const SEGMENT_BYTES = 4 << 20
@@ -84,6 +97,14 @@ export const INGEST_COMPACT_SEGMENTS = 2
  * 256 KiB, the shippers' usual ones) in rows, so that the segment list does not grow by many small segments.
  */
 export const SEALED_INGEST_BYTES = 512 << 10
+/**
+ * A segment with less than this share of the segment size's data (or of its entries) is small: the compaction merges
+ * small segments of the same tags that follow each other into one (mergeSmall). Batches written straight into
+ * segments (SEALED_INGEST_BYTES up to the segment size) leave one such segment each: 293 of them held the same
+ * 1,000,000 lines as 44 compacted ones (a blob and a registry row each; a count by tag read 293 headers, twice the
+ * time). Merged, 49 (bench/README.md, "bench/ingest-merge.ts").
+ */
+export const SMALL_SEGMENT_SHARE = 0.5
 
 export interface SegmentsRepo {
   /**
@@ -121,6 +142,15 @@ export interface SegmentsRepo {
    * QuotaExceeded (and nothing changed) past the owner's quota.
    */
   registerIngested?(segments: readonly Omit<SegmentMeta, 'seq'>[], topId: number, usage: IngestUsage | undefined, created: number): Promise<void>
+  /**
+   * Optional (the compaction's merge of small segments): in one transaction, registers `next`, which holds exactly the
+   * entries of `olds`, unregisters `olds` and journals their keys for their blobs' removal (as a retention rewrite
+   * does: server/search/retention-repo.ts); their tag statistics are carried over when each has them. Answers the
+   * journal ids, or null (nothing changed) when one of `olds` is no longer registered.
+   */
+  merge?(olds: readonly { seq: number; key: string }[], next: Omit<SegmentMeta, 'seq'>, created: number): Promise<number[] | null>
+  /** With merge: the blobs of these journal rows are deleted (RemovalRepo.blobsRemoved). */
+  blobsRemoved?(ids: readonly number[]): Promise<void>
 }
 
 /** What a batch adds to its owner's usage (server/store/quota.ts): in all, and by tag id. */
@@ -405,9 +435,10 @@ export class SegmentedEntries implements EntriesRepo {
   }
 
   /**
-   * The segments a step after `after` merges: those holding a key just after it and those starting before the first
-   * of them ends; `hi` is where the step's window ends (the end of the earliest-ending of them). Null when no segment
-   * holds a key after `after` with a time before `end`.
+   * The segments a step after `after` merges: those holding a key just after it and those starting before the window
+   * ends; `hi` is where the step's window ends: the end of the earliest-ending of those holding a key just after
+   * `after` and of the first segment starting after it. Null when no segment holds a key after `after` with a time
+   * before `end`.
    */
   private window(after: Cursor, end: number): { metas: SegmentMeta[]; hi: Cursor } | null {
     const { metas, reach } = this
@@ -425,11 +456,12 @@ export class SegmentedEntries implements EntriesRepo {
     for (let j = i0 - 1; j >= 0 && compareCursors(reach[j]!, after) > 0; j--) if (compareCursors(metas[j]!.max, after) > 0) chosen.push(metas[j]!)
     let bound: Cursor | null = null
     for (const m of chosen) if (bound === null || compareCursors(m.max, bound) < 0) bound = m.max
-    if (bound === null) {
-      const next = metas[i0]
-      if (!next || next.min.ts >= end) return null
-      bound = next.max
-    }
+    // The first segment starting after `after` ends the window too: one segment spanning a long time (rows compacted
+    // while other batches went straight into segments) would otherwise bring every segment it overlaps into each step
+    // (measured: 1,000,000 lines, 49 segments, one of them spanning all: a grep's walk decoded all 49 at every step).
+    const next = metas[i0]
+    if (next !== undefined && next.min.ts < end && (bound === null || compareCursors(next.max, bound) < 0)) bound = next.max
+    if (bound === null) return null
     for (let j = i0; j < metas.length && compareCursors(metas[j]!.min, bound) <= 0 && metas[j]!.min.ts < end; j++) chosen.push(metas[j]!)
     return { metas: chosen, hi: bound }
   }
@@ -804,7 +836,122 @@ export class SegmentedEntries implements EntriesRepo {
       await this.refresh()
       await this.repo.reclaim?.()
     }
-    return written
+    const budget = (opts.maxSegments ?? COMPACT_MAX_SEGMENTS) - written
+    return written + (budget > 0 ? await this.mergeSmall(budget, opts.all ?? false) : 0)
+  }
+
+  /** What the compaction needs to know of a segment to merge it (its header's), by key: read once per segment. */
+  private readonly shapes = new Map<string, { dataBytes: number; tags: string }>()
+
+  private async shapeOf(meta: SegmentMeta): Promise<{ dataBytes: number; tags: string }> {
+    let shape = this.shapes.get(meta.key)
+    if (shape) return shape
+    let header = this.blobs.map ? headerShape(await this.blobs.map(meta.key)) : null
+    if (header === null) {
+      const seg = await this.load(meta)
+      header = { count: seg.count, dataBytes: seg.off[seg.count]!, tags: [...seg.tags] }
+    }
+    shape = { dataBytes: header.dataBytes, tags: header.tags.sort((a, b) => a - b).join(',') }
+    this.shapes.set(meta.key, shape)
+    return shape
+  }
+
+  /**
+   * Merges small segments (SMALL_SEGMENT_SHARE) of the same tags that follow each other in the list, by first key,
+   * into segments of at most targetBytes and maxEntries; at most `maxMerges` of them. A run is merged once its result
+   * is not small itself (so an entry is rewritten about once, not at every new segment), or with `all` whatever its
+   * size. Answers how many segments it wrote.
+   *
+   * Crash-safe and exact as a retention rewrite: the new segment holds the same entries with the same keys; its blob
+   * is durable before one transaction (SegmentsRepo.merge) registers it and unregisters the old ones, refused when one
+   * of them is gone already (a rewrite or another merge took it: the new blob is dropped); the old blobs are deleted
+   * only after that commit, through the removal journal (a crash in between: the retention sweep deletes them).
+   * A walk that used the old list finds it changed and is done again (see the header).
+   */
+  private async mergeSmall(maxMerges: number, all: boolean): Promise<number> {
+    if (!this.repo.merge) return 0
+    const list = await this.segmentList()
+    const listed = new Set(list.map((m) => m.key))
+    for (const key of this.shapes.keys()) if (!listed.has(key)) this.shapes.delete(key)
+    const smallBytes = this.targetBytes * SMALL_SEGMENT_SHARE
+    const smallCount = this.maxEntries * SMALL_SEGMENT_SHARE
+    const ready: SegmentMeta[][] = []
+    const runs = new Map<string, { metas: SegmentMeta[]; bytes: number; count: number }>()
+    const close = (run: { metas: SegmentMeta[]; bytes: number } | undefined) => {
+      if (run !== undefined && run.metas.length >= 2 && (all || run.bytes >= smallBytes)) ready.push(run.metas)
+    }
+    for (const m of list) {
+      if (ready.length >= maxMerges) break
+      if (m.count >= smallCount) continue
+      const shape = await this.shapeOf(m).catch(() => null)
+      // Unreadable (removed meanwhile, or its blob missing): not merged; retention and the blob sweep report it.
+      if (shape === null || shape.dataBytes >= smallBytes) continue
+      let run = runs.get(shape.tags)
+      if (run !== undefined && (run.bytes + shape.dataBytes > this.targetBytes || run.count + m.count > this.maxEntries)) {
+        close(run)
+        run = undefined
+      }
+      if (run === undefined) runs.set(shape.tags, (run = { metas: [], bytes: 0, count: 0 }))
+      run.metas.push(m)
+      run.bytes += shape.dataBytes
+      run.count += m.count
+    }
+    for (const run of runs.values()) close(run)
+    let merged = 0
+    for (const metas of ready.slice(0, maxMerges)) if (await this.mergeSegments(metas)) merged++
+    if (merged > 0) await this.refresh()
+    return merged
+  }
+
+  /** Writes the entries of `metas` as one segment in their place (see mergeSmall); false when one of them was taken. */
+  private async mergeSegments(metas: readonly SegmentMeta[]): Promise<boolean> {
+    let segments: Segment[]
+    try {
+      segments = await Promise.all(metas.map((m) => this.open(m)))
+    } catch (e) {
+      // Removed since the list was read (a retention rewrite): the next run looks again.
+      if (await this.refresh()) return false
+      throw e
+    }
+    const entries: SegmentEntry[] = []
+    for (const seg of segments)
+      for (let i = 0; i < seg.count; i++) entries.push({ ts: seg.ts[i]!, tagId: seg.tag[i]!, id: seg.id[i]!, src: seg.srcs[seg.srcIdx[i]!]!, data: seg.entryData(i) })
+    let sorted = true
+    for (let i = 1; i < entries.length && sorted; i++) {
+      const a = entries[i - 1]!
+      const b = entries[i]!
+      sorted = compareKeys(a.ts, a.tagId, a.id, b.ts, b.tagId, b.id) < 0
+    }
+    // Segments that overlap in time (batches of one tag from several senders) interleave.
+    if (!sorted) entries.sort((a, b) => compareKeys(a.ts, a.tagId, a.id, b.ts, b.tagId, b.id))
+    const encoded = await this.seal(entries)
+    const key = `segments/${crypto.randomUUID()}`
+    // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
+    await this.blobs.put(key, new Blob([encoded]).stream())
+    let journal: number[] | null = null
+    try {
+      journal = await this.repo.merge!(metas, { key, count: entries.length, bytes: encoded.byteLength, min: cursorOf(entries[0]!), max: cursorOf(entries.at(-1)!) }, Date.now())
+    } finally {
+      // Not registered (one of the segments was taken meanwhile, or the store failed): the blob goes now; if this
+      // process dies first, the blob sweep removes it.
+      if (journal === null) await this.blobs.delete(key).catch(() => undefined)
+    }
+    if (journal === null) {
+      this.opts.log?.warn('a merge of small segments found one of them taken by another change; its segment was dropped', { key })
+      return false
+    }
+    // After the commit only: a blob not deleted now stays in the journal, for the retention sweep.
+    const done: number[] = []
+    for (let k = 0; k < metas.length; k++) {
+      try {
+        await this.blobs.delete(metas[k]!.key)
+        done.push(journal[k]!)
+      } catch (e) {
+        this.opts.log?.warn('could not delete the blob of a merged segment; the retention sweep tries again', { key: metas[k]!.key, error: String(e) })
+      }
+    }
+    if (done.length > 0) await this.repo.blobsRemoved?.(done)
+    return true
   }
 }
 
@@ -882,6 +1029,15 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
     removeRange: Statement<unknown, [number, number]>
     add: Statement<unknown, [string, number, number, number, number, number, number, number, number, number]>
     keys: Statement<{ key: string; item: string }, []>
+    registered: Statement<{ one: number }, [number, string]>
+    addReturning: Statement<{ seq: number }, [string, number, number, number, number, number, number, number, number, number]>
+    statsHeld: Statement<{ n: number }, [string]>
+    mergeStats: Statement<unknown, [number, string]>
+    unregister: Statement<unknown, [string]>
+    unregisterStats: Statement<unknown, [string]>
+    journal: Statement<{ id: number }, [string, number]>
+    blobGone: Statement<unknown, [number]>
+    dropJournal: Statement<unknown, []>
     topId: Statement<unknown, [string]>
     addUsage: Statement<unknown, [number, number]>
     addTagUsage: Statement<unknown, [number, number, number]>
@@ -898,6 +1054,23 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       keys: db.query("SELECT key, 'entry segment ' || seq AS item FROM entry_segments"),
+      registered: db.query('SELECT 1 AS one FROM entry_segments WHERE seq = ? AND key = ?'),
+      addReturning: db.query(
+        `INSERT INTO entry_segments (key, count, bytes, min_ts, min_tag, min_id, max_ts, max_tag, max_id, created)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+      ),
+      statsHeld: db.query('SELECT count(DISTINCT seq) AS n FROM entry_segment_tags WHERE seq IN (SELECT value FROM json_each(?))'),
+      mergeStats: db.query(
+        `INSERT INTO entry_segment_tags (seq, tag_id, count, bytes, min_ts, max_ts)
+         SELECT ?1, tag_id, sum(count), sum(bytes), min(min_ts), max(max_ts) FROM entry_segment_tags
+         WHERE seq IN (SELECT value FROM json_each(?2)) GROUP BY tag_id`,
+      ),
+      unregister: db.query('DELETE FROM entry_segments WHERE seq IN (SELECT value FROM json_each(?))'),
+      unregisterStats: db.query('DELETE FROM entry_segment_tags WHERE seq IN (SELECT value FROM json_each(?))'),
+      journal: db.query('INSERT INTO entry_segment_removals (key, removed) VALUES (?, ?) RETURNING id'),
+      blobGone: db.query('UPDATE entry_segment_removals SET blob_gone = 1 WHERE id = ?'),
+      // The latest row stays: its id is the change counter readers compare (SegmentsRepo.state).
+      dropJournal: db.query('DELETE FROM entry_segment_removals WHERE blob_gone = 1 AND id < (SELECT max(id) FROM entry_segment_removals)'),
       topId: db.query(
         `INSERT INTO server_settings (key, value) VALUES ('${SEGMENT_TOP_ID_KEY}', ?1)
          ON CONFLICT (key) DO UPDATE SET value = CAST(max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER)) AS TEXT)`,
@@ -959,6 +1132,25 @@ export class SqliteSegmentsRepo implements SegmentsRepo {
       }
       for (const s of segments) this.q.add.run(s.key, s.count, s.bytes, s.min.ts, s.min.tagId, s.min.id, s.max.ts, s.max.tagId, s.max.id, created)
       this.q.topId.run(String(topId))
+    })()
+  }
+  async merge(olds: readonly { seq: number; key: string }[], next: Omit<SegmentMeta, 'seq'>, created: number) {
+    const seqs = JSON.stringify(olds.map((o) => o.seq))
+    return this.db.transaction((): number[] | null => {
+      for (const o of olds) if (!this.q.registered.get(o.seq, o.key)) return null
+      // Inserted while the old rows still hold their seqs, so its seq is above every seq given yet.
+      const s = next
+      const { seq } = this.q.addReturning.get(s.key, s.count, s.bytes, s.min.ts, s.min.tagId, s.min.id, s.max.ts, s.max.tagId, s.max.id, created)!
+      if (this.q.statsHeld.get(seqs)!.n === olds.length) this.q.mergeStats.run(seq, seqs)
+      this.q.unregister.run(seqs)
+      this.q.unregisterStats.run(seqs)
+      return olds.map((o) => this.q.journal.get(o.key, created)!.id)
+    })()
+  }
+  async blobsRemoved(ids: readonly number[]) {
+    this.db.transaction(() => {
+      for (const id of ids) this.q.blobGone.run(id)
+      this.q.dropJournal.run()
     })()
   }
   async reclaim() {
