@@ -54,7 +54,7 @@ async function matching(pool: MatchPool) {
 }
 
 describe('regex extraction off the event loop', () => {
-  test('/api/test answers within 100 ms while the worst accepted extraction runs over large entries; its values come back', async () => {
+  test('/api/test answers within 500 ms while the worst accepted extraction runs over large entries; its values come back', async () => {
     const { s, owner } = await setup()
     // An extraction costs far more than a match (re2js finds captures with its NFA): about 20 µs per byte with this
     // pattern here, so 64 KiB entries take over a second each (the largest entry ingest accepts, about a minute).
@@ -75,7 +75,9 @@ describe('regex extraction off the event loop', () => {
     const ran = performance.now() - started
     expect(ran).toBeGreaterThan(300)
     expect(latencies.length).toBeGreaterThan(5)
-    expect(Math.max(...latencies)).toBeLessThan(100)
+    // One entry's extraction takes over a second: on the event loop, some answer would wait that long. The bound leaves
+    // room for a loaded machine (100 ms was crossed once, at 100.7, with tests running in parallel under load 8-10).
+    expect(Math.max(...latencies)).toBeLessThan(500)
     expect(await details(s, owner.jwt, id)).toMatchObject({ State: 'ACTIVE', ItemCount: 1 })
     const records = (await s.call('GET', `/api/searchctrl/${id}/download/json`, { jwt: owner.jwt })).body as { Enumerated: unknown }[]
     expect(records.map((r) => r.Enumerated)).toEqual([[{ Name: 'run', ValueStr: 'a'.repeat(K) }]])
