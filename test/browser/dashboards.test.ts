@@ -5,7 +5,7 @@ import { describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { durationMs, durationText, gridColumns, rangeOf, readData } from '../../web/src/dashboards/model'
 import { describeWithServers } from '../services'
-import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
+import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, eventually, expectClean, screenshot } from './harness'
 
 const USER = 'dana'
 const USER_PASSWORD = 'dana-password-1'
@@ -26,15 +26,6 @@ interface Dashboard {
   }
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + STEP_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(100)
-  }
-}
 
 const section = (page: Page, title: string) => page.locator('div', { has: page.getByRole('heading', { name: title, exact: true }) }).last()
 

@@ -7,7 +7,7 @@
 import { expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { describeWithServers } from '../services'
-import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
+import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, eventually, expectClean, screenshot } from './harness'
 
 /** REQ_GET_ENTRIES, the page's request for a renderer's entries (plugins/ws/protocol.ts). */
 const GET_ENTRIES = 0x10
@@ -58,15 +58,6 @@ async function routeSearches(page: Page): Promise<{ hold: Hold | null }> {
   return control
 }
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + STEP_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(50)
-  }
-}
 
 const status = (page: Page) => page.locator('.search-status').innerText()
 const tableRows = (page: Page) =>

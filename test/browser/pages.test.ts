@@ -5,21 +5,11 @@ import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { describeWithServers } from '../services'
-import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
+import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, eventually, expectClean, screenshot } from './harness'
 
 const USER = 'pat'
 const USER_PASSWORD = 'pat-password-1'
 
-/** Polls `probe` until it returns something other than undefined (the server works in the background). */
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + STEP_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(100)
-  }
-}
 
 /** The table row holding `text`. */
 const row = (page: Page, text: string) => page.getByRole('row').filter({ hasText: text })

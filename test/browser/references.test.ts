@@ -7,17 +7,8 @@ import { describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { fillTemplate, type Template, variablesOf } from '../../web/src/dashboards/template'
 import { describeWithServers } from '../services'
-import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, expectClean, screenshot, STEP_MS } from './harness'
+import { accessibilityViolations, BROWSER_TEST_MS, consoleWorld, eventually, expectClean, screenshot } from './harness'
 
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + STEP_MS
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await Bun.sleep(100)
-  }
-}
 
 const rowsOf = (page: Page, tile: string) =>
   page
