@@ -45,14 +45,19 @@ test('a step searches GREP_BYTES_PER_BYTE times its budget with a needle, its bu
   }
 })
 
+/** The disk blob store of `dir`, with the key of every segment it maps (reads from disk) in `mapped`. */
+async function mappingBlobs(dir: string) {
+  const disk = await createDiskBlobStore({ dataDir: dir })
+  const mapped: string[] = []
+  return { mapped, blobs: { ...disk, map: (key: string) => (mapped.push(key), disk.map!(key)) } }
+}
+
 test('decoded segments stay in the cache across walks up to its bound, and are read again past it', async () => {
   const dir = join(tmp, 'maps')
   mkdirSync(dir, { recursive: true })
   const { store } = await openTestStore(dir)
   try {
-    const disk = await createDiskBlobStore({ dataDir: dir })
-    const mapped: string[] = []
-    const blobs = { ...disk, map: (key: string) => (mapped.push(key), disk.map!(key)) }
+    const { blobs, mapped } = await mappingBlobs(dir)
     const n = 3000
     await new SegmentedEntries(store.entries, store.segments, blobs).ingest(
       Array.from({ length: n }, (_, i) => ({ ts: T0 + i, tag: 'web', src: '', data: Buffer.from(`${i} `.padEnd(ENTRY_BYTES, 'y')) })),
@@ -91,9 +96,7 @@ test('a segment spanning the whole time (rows compacted among batches written st
   mkdirSync(dir, { recursive: true })
   const { store } = await openTestStore(dir)
   try {
-    const disk = await createDiskBlobStore({ dataDir: dir })
-    const mapped: string[] = []
-    const blobs = { ...disk, map: (key: string) => (mapped.push(key), disk.map!(key)) }
+    const { blobs, mapped } = await mappingBlobs(dir)
     // Batches of 200 entries (20,000 bytes: not small next to 32 KiB segments, so nothing merges them) straight into
     // segments, between a first and a last entry that go into rows (the first creates the tag; the last is a small
     // batch); the rows, compacted, make one segment that spans all the others.
