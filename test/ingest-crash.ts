@@ -54,6 +54,15 @@ export function batchRecorder(server: CrashServer, tag: string, t0: number) {
   return record
 }
 
+/** Kills the server (SIGKILL) at a random moment within `maxDelayMs`, then lets the writers see it and end. */
+export async function killDuringWrites(server: CrashServer, record: { stopped: boolean }, writing: Promise<unknown>[], maxDelayMs: number): Promise<void> {
+  await Bun.sleep(Math.floor(Math.random() * maxDelayMs))
+  server.proc.kill('SIGKILL')
+  await server.proc.exited
+  record.stopped = true
+  await Promise.all(writing)
+}
+
 /**
  * Every entry the store in `dataDir` holds (the server down), rows and registered segments, as texts with repeats if
  * any; the row ids and the ids the segments hold; the segment keys and those the merge journal still owes a delete.

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDiskBlobStore } from '../server/blob'
 import { SEALED_INGEST_BYTES, SMALL_SEGMENT_SHARE } from '../server/search/segments'
-import { batchRecorder, type CrashServer, expectAnsweredKeptOnce, searchAll, startCrashServer, storedEntries } from './ingest-crash'
+import { batchRecorder, type CrashServer, expectAnsweredKeptOnce, killDuringWrites, searchAll, startCrashServer, storedEntries } from './ingest-crash'
 import { onPg } from './pg'
 
 const ADMIN_PASSWORD = 'merge-crash-password'
@@ -58,11 +58,7 @@ describe('merges of small segments under SIGKILL', () => {
         if (Date.now() > deadline) throw new Error(`no merge committed within 60 s (${record.acked.length} batches answered)`)
         await Bun.sleep(20)
       }
-      await Bun.sleep(Math.floor(Math.random() * 400))
-      server.proc.kill('SIGKILL')
-      await server.proc.exited
-      record.stopped = true
-      await Promise.all(writing)
+      await killDuringWrites(server, record, writing, 400)
       server = undefined
 
       const stored = await storedEntries(dataDir)

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SEALED_INGEST_BYTES } from '../server/search/segments'
-import { batchRecorder, type CrashServer, expectAnsweredKeptOnce, searchAll, startCrashServer, storedEntries } from './ingest-crash'
+import { batchRecorder, type CrashServer, expectAnsweredKeptOnce, killDuringWrites, searchAll, startCrashServer, storedEntries } from './ingest-crash'
 
 const ADMIN_PASSWORD = 'sealed-crash-password'
 const T0 = Date.parse('2026-06-01T00:00:00Z')
@@ -45,11 +45,7 @@ describe('sealed ingest under SIGKILL', () => {
         if (Date.now() > deadline) throw new Error('no large batch was answered within 30 s')
         await Bun.sleep(20)
       }
-      await Bun.sleep(Math.floor(Math.random() * 500))
-      server.proc.kill('SIGKILL')
-      await server.proc.exited
-      record.stopped = true
-      await Promise.all(writing)
+      await killDuringWrites(server, record, writing, 500)
       server = undefined
 
       const stored = await storedEntries(dataDir)

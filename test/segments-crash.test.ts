@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStoreAt } from './helpers'
-import { batchRecorder, type CrashServer, expectAnsweredKeptOnce, searchAll, startCrashServer, storedEntries } from './ingest-crash'
+import { batchRecorder, type CrashServer, expectAnsweredKeptOnce, killDuringWrites, searchAll, startCrashServer, storedEntries } from './ingest-crash'
 
 const ADMIN_PASSWORD = 'segments-crash-password'
 const T0 = Date.parse('2026-05-01T00:00:00Z')
@@ -35,11 +35,7 @@ describe('compaction under SIGKILL', () => {
         await at.close()
         if (n >= 3) break
       }
-      await Bun.sleep(Math.floor(Math.random() * 800))
-      server.proc.kill('SIGKILL')
-      await server.proc.exited
-      record.stopped = true
-      await Promise.all(writing)
+      await killDuringWrites(server, record, writing, 800)
       server = undefined
 
       const stored = await storedEntries(dataDir)
