@@ -886,15 +886,11 @@ export function storeChanges(before: Record<string, unknown[]>, after: Record<st
 /** Sends `runs` generated cases; throws (with the seed and the offending request) at the first broken rule. */
 export async function runFuzz(f: FuzzFixture, runs: number, seed: number): Promise<FuzzStats> {
   const stats: FuzzStats = { requests: 0, byKind: {}, byStatus: {}, byRoute: {}, mustRefuseByRoute: {}, refusedChecked: 0 }
-  // The store's snapshot is taken again only when a row was written since the last one: total_changes() counts
-  // every row written on the app's connection (by triggers too), so an equal count means nothing changed.
-  // On PostgreSQL there is no such counter for one connection: the snapshot is taken every time.
-  const db = (f.s.store as { db?: import('bun:sqlite').Database }).db
-  let uncounted = -1 // below the -1 of the empty cache, so the first call takes a snapshot
-  const changes = () => (db ? db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n : --uncounted)
-  let cached: { at: number; snapshot: string; tables: Record<string, unknown[]> } = { at: -1, snapshot: '', tables: {} }
+  // The store's snapshot is taken again only when its change mark moved (TestStore.changes: SQLite's
+  // total_changes(), PostgreSQL's current transaction snapshot), so a request that wrote nothing costs no snapshot.
+  let cached: { at: string; snapshot: string; tables: Record<string, unknown[]> } = { at: '', snapshot: '', tables: {} }
   const snapshot = async () => {
-    const at = changes()
+    const at = await f.s.testStore.changes()
     if (at !== cached.at) {
       const tables = await storeSnapshotAsync(f.s)
       cached = { at, snapshot: JSON.stringify(tables), tables }

@@ -82,6 +82,7 @@ export async function openTestStore(dir: string): Promise<TestStore> {
         return snapshot
       },
       snapshotAsync: async (tableWanted, columnWanted) => testStore.snapshot(tableWanted, columnWanted),
+      changes: async () => String(store.db.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n),
       close: async () => store.close(),
     }
     return testStore
@@ -108,6 +109,7 @@ export async function openTestStore(dir: string): Promise<TestStore> {
       const query = snapshotSql(layout, tableWanted, columnWanted)
       return query ? ((await q(rawPool(), query))[0] as { j: Record<string, unknown[]> }).j : {}
     },
+    changes: async () => ((await q(rawPool(), 'SELECT pg_current_snapshot()::text AS s'))[0] as { s: string }).s,
     close: async () => {
       await store.close()
       await raw?.close()
@@ -126,6 +128,15 @@ export interface TestStore {
    * through psql), so "nothing changed" checks read the same everywhere.
    */
   snapshot(tableWanted: (t: string) => boolean, columnWanted: (c: string) => boolean): Record<string, unknown[]>
+  /**
+   * A mark that moves whenever a row may have changed since it was last read, so a snapshot need not be taken again
+   * while it stays: SQLite's total_changes() on the app's connection (every row written, by triggers too);
+   * PostgreSQL's current snapshot (`xmin:xmax:in-progress`): a writing transaction takes an xid, which moves `xmax`,
+   * and one in progress when a snapshot was read is listed until it ends, so its commit moves the mark again.
+   * Conservative: other databases' transactions on the test server move it too (a snapshot then costs time, never
+   * a missed change).
+   */
+  changes(): Promise<string>
   /** The same, without a subprocess on PostgreSQL (what `refused` uses). */
   snapshotAsync(tableWanted: (t: string) => boolean, columnWanted: (c: string) => boolean): Promise<Record<string, unknown[]>>
   close(): Promise<void>
