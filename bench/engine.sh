@@ -7,7 +7,7 @@
 #
 #   bash bench/engine.sh            one run; appends a block to bench/results/engine.md
 #
-# Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (3), BENCH_POLL_MS (2), BENCH_CASES (a regex over
+# Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (3), BENCH_CASES (a regex over
 # case names), BENCH_SETTLE_S (600), BENCH_NO_RECORD=1 (do not append to the results file). The server compacts every
 # second (QUARRY_COMPACT_INTERVAL=1s) so that the entries are in segments when the rounds start.
 set -Eeuo pipefail

@@ -3,7 +3,7 @@
 //      each, and ingests the same lines, one entry a line, under the tags access, json and kv (POST /api/ingest/json,
 //      batches of 1,000, one request at a time); then waits until the compaction has moved them into segments;
 //   2. in ROUNDS interleaved rounds, times each case end to end as a user waits for it (launch to the last result
-//      downloaded: REST launch, details polled every POLL_MS, then the JSON download) beside its baselines on the same
+//      downloaded: REST launch, details long-polled (?wait=5) until it ends, then the JSON download) beside its baselines on the same
 //      bytes in the files, in the same round: the floor (this Bun process reading the file and doing only the same
 //      parsing into a Map of counts) and the tools people reach for (jq, gawk, GNU grep), and for the searches that
 //      exist today also `quarry search run` (the CLI as a user runs it: a new process, launch to the last result);
@@ -12,7 +12,7 @@
 // A case whose query the server refuses (a module this tree does not have yet) is reported as such, not timed.
 //
 //   bun run bench/engine.ts <base-url> <admin-password> <work-dir> <server-pid> <data-dir>
-// Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (3), BENCH_POLL_MS (2), BENCH_CASES (a regex
+// Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (3), BENCH_CASES (a regex
 // over the case names: only those), BENCH_SETTLE_S (600: at most this long to wait for the compaction).
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
@@ -25,7 +25,8 @@ if (!base || !password || !work || !serverPid || !dataDir) {
 }
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 2)
+/** The longest hold of GET .../details?wait= (DETAILS_MAX_WAIT_S): a longer search is asked again. */
+const WAIT_S = 5
 const ONLY = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES) : null
 const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 600)
 const BATCH = 1000
@@ -130,11 +131,12 @@ function engine(query: string): Runner {
         await fetch(`${base}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: query, NoHistory: true }) }),
         `launch ${query}`,
       ))
+      // held by the server until the search ends (the long-poll `quarry search run` waits with): no request of
+      // this client competes with the walk, and none lands a poll interval after the end
       for (;;) {
-        const d = await json(await fetch(`${base}/api/searchctrl/${id}/details`, { headers: auth }), 'details')
+        const d = await json(await fetch(`${base}/api/searchctrl/${id}/details?wait=${WAIT_S}`, { headers: auth }), 'details')
         if (d.Error) throw new Error(`${query}: ${d.Error}`)
         if (d.Finished !== '0001-01-01T00:00:00Z') break
-        await Bun.sleep(POLL_MS)
       }
       const results = await json(await fetch(`${base}/api/searchctrl/${id}/download/json`, { headers: auth }), 'download')
       if (!Array.isArray(results)) throw new Error('the download is not an array')
