@@ -41,7 +41,10 @@ export function normalizeServer(raw: string): string {
  * the system's trusted CAs.
  */
 export function caFile(server: string): string | undefined {
-  return globals.ca || readCredentials().servers[server]?.ca
+  if (globals.ca) return globals.ca
+  // Only https has certificates to check: a command to an http server does not read the credentials file for a CA
+  // (with a token it then reads no file at all before its first request).
+  return server.startsWith('https:') ? readCredentials().servers[server]?.ca : undefined
 }
 
 /** The PEM text of caFile(server). A file that cannot be read is bad usage. */

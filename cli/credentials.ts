@@ -2,7 +2,6 @@
 // used when neither --server nor QUARRY_URL names one. The file holds live secrets, so it is created with mode
 // 0600 inside a 0700 directory and replaced atomically (written beside, then renamed), never left half-written.
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { CliError } from './errors'
 
@@ -24,7 +23,8 @@ export interface CredentialsFile {
 
 /** `$XDG_CONFIG_HOME/quarry/credentials.json`, or `~/.config/quarry/credentials.json`. */
 export function credentialsPath(env: Record<string, string | undefined> = process.env): string {
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config')
+  // node:os only without HOME (rare): its load is part of every command's start otherwise.
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || (require('node:os') as typeof import('node:os')).homedir(), '.config')
   return join(base, 'quarry', 'credentials.json')
 }
 
