@@ -1,6 +1,6 @@
 // What every command shares: the global options (from the command line or the environment), the server they
 // name, the client built for it and the output mode.
-import { readFileSync } from 'node:fs'
+import { nodeFs } from './builtins'
 import { Client } from './client'
 import { readCredentials } from './credentials'
 import { UsageError } from './errors'
@@ -54,7 +54,7 @@ export function caCertificates(server = serverUrl()): string | undefined {
   const option = globals.ca ? '--ca' : `the CA file remembered with the login to ${server} (pass --ca to replace it)`
   let pem: string
   try {
-    pem = readFileSync(file, 'utf8')
+    pem = nodeFs().readFileSync(file, 'utf8')
   } catch (e) {
     throw new UsageError(`${option}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }

@@ -5,7 +5,7 @@
 // non-blocking (EAGAIN) is handed to the stream from then on, which waits for it; a reader that has gone (EPIPE, or
 // ECONNRESET when the descriptor is a socket, as Bun's spawn gives some children) makes the rest of the output go
 // nowhere, as a pipe into `head` expects.
-import { writeSync } from 'node:fs'
+import { nodeFs } from './builtins'
 
 const viaStream = { 1: false, 2: false }
 const gone = { 1: false, 2: false }
@@ -30,7 +30,7 @@ function write(fd: 1 | 2, text: string): void {
   let done = 0
   while (done < bytes.byteLength) {
     try {
-      done += writeSync(fd, bytes, done)
+      done += nodeFs().writeSync(fd, bytes, done)
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
       if (code === 'EPIPE' || code === 'ECONNRESET') {
