@@ -1,8 +1,7 @@
 // The one HTTP client of the CLI: base URL, authentication (a token as `Service-Token`, or the JWT of the saved
 // login as `Authorization: Bearer`), the server's `{"Error": ...}` turned into ApiError, and archives streamed
 // from and to disk (never held in memory) with an optional progress report.
-import { closeSync, openSync, renameSync, rmSync, statSync } from 'node:fs'
-import { basename } from 'node:path'
+import { nodeFs, nodePath } from './builtins'
 import pkg from '../package.json'
 import { ApiError, CliError } from './errors'
 
@@ -122,7 +121,7 @@ export class Client {
   ): Promise<T> {
     let size: number
     try {
-      const st = statSync(filePath)
+      const st = nodeFs().statSync(filePath)
       if (!st.isFile()) throw new Error('not a regular file')
       size = st.size
     } catch (e) {
@@ -135,7 +134,7 @@ export class Client {
       if (value === undefined) continue
       head += `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"\r\n\r\n${value}\r\n`
     }
-    head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(basename(filePath))}"\r\n`
+    head += `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(nodePath().basename(filePath))}"\r\n`
     head += 'Content-Type: application/octet-stream\r\n\r\n'
     const headBytes = encoder.encode(head)
     const tailBytes = encoder.encode(`\r\n--${boundary}--\r\n`)
@@ -200,7 +199,7 @@ export class Client {
     if (!res.ok) throw await this.failure(res)
     const partial = `${filePath}.part`
     try {
-      closeSync(openSync(partial, 'w', 0o644))
+      nodeFs().closeSync(nodeFs().openSync(partial, 'w', 0o644))
     } catch (e) {
       await res.body?.cancel()
       throw new CliError(`cannot write ${filePath}: ${(e as Error).message}`)
@@ -211,7 +210,7 @@ export class Client {
     // Ctrl-C (or a TERM) mid-download: no `<file>.part` is left behind, and the shell sees the signal's exit status.
     const interrupted = (signal: NodeJS.Signals) => {
       progress?.stop()
-      rmSync(partial, { force: true })
+      nodeFs().rmSync(partial, { force: true })
       process.exit(signal === 'SIGINT' ? 130 : 143)
     }
     process.once('SIGINT', interrupted)
@@ -228,11 +227,11 @@ export class Client {
       }
       await writer.end()
       if (Number.isFinite(declared) && written !== declared) throw new Error(`the download broke off after ${written} of ${declared} bytes`)
-      renameSync(partial, filePath)
+      nodeFs().renameSync(partial, filePath)
       return written
     } catch (e) {
       await Promise.resolve(writer.end()).catch(() => {})
-      rmSync(partial, { force: true })
+      nodeFs().rmSync(partial, { force: true })
       throw e instanceof ApiError || e instanceof CliError ? e : new CliError(`download of ${path} failed: ${(e as Error).message}`)
     } finally {
       process.off('SIGINT', interrupted)

@@ -1,7 +1,7 @@
-// How every `quarry` command is declared: citty's defineCommand plus what citty leaves to us: examples in
-// --help, refusal of unknown options and surplus arguments (bad usage, exit 2, rather than silently ignored),
-// integers, repeatable options and a rest of positional arguments.
-import { type ArgDef, type ArgsDef, type CommandContext, type CommandDef, defineCommand } from 'citty'
+// How every `quarry` command is declared: a citty CommandDef (run by cli/args.ts, its usage rendered by citty) plus
+// what citty leaves to us: examples in --help, refusal of unknown options and surplus arguments (bad usage, exit 2,
+// rather than silently ignored), integers, repeatable options and a rest of positional arguments.
+import type { ArgDef, ArgsDef, CommandContext, CommandDef } from 'citty'
 import { UsageError } from './errors'
 
 export interface CommandSpec<T extends ArgsDef> {
@@ -18,21 +18,21 @@ export interface CommandSpec<T extends ArgsDef> {
 export const EXAMPLES = new WeakMap<object, string[]>()
 
 export function command<const T extends ArgsDef>(spec: CommandSpec<T>): CommandDef<T> {
-  const def = defineCommand<T>({
+  const def: CommandDef<T> = {
     meta: { name: spec.name, description: spec.description },
     args: spec.args,
     async run(ctx) {
       checkArgs(ctx.rawArgs, (spec.args ?? {}) as ArgsDef, spec.variadic ?? false)
       await spec.run(ctx)
     },
-  })
+  }
   if (spec.examples) EXAMPLES.set(def, spec.examples)
   return def
 }
 
 /** A command that only groups others (`quarry token ...`). */
 export function group(name: string, description: string, subCommands: Record<string, CommandDef<any>>, examples?: string[]): CommandDef {
-  const def = defineCommand({ meta: { name, description }, subCommands })
+  const def: CommandDef = { meta: { name, description }, subCommands }
   if (examples) EXAMPLES.set(def, examples)
   return def
 }

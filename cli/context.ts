@@ -1,6 +1,6 @@
 // What every command shares: the global options (from the command line or the environment), the server they
 // name, the client built for it and the output mode.
-import { readFileSync } from 'node:fs'
+import { nodeFs } from './builtins'
 import { Client } from './client'
 import { readCredentials } from './credentials'
 import { UsageError } from './errors'
@@ -41,7 +41,10 @@ export function normalizeServer(raw: string): string {
  * the system's trusted CAs.
  */
 export function caFile(server: string): string | undefined {
-  return globals.ca || readCredentials().servers[server]?.ca
+  if (globals.ca) return globals.ca
+  // Only https has certificates to check: a command to an http server does not read the credentials file for a CA
+  // (with a token it then reads no file at all before its first request).
+  return server.startsWith('https:') ? readCredentials().servers[server]?.ca : undefined
 }
 
 /** The PEM text of caFile(server). A file that cannot be read is bad usage. */
@@ -51,7 +54,7 @@ export function caCertificates(server = serverUrl()): string | undefined {
   const option = globals.ca ? '--ca' : `the CA file remembered with the login to ${server} (pass --ca to replace it)`
   let pem: string
   try {
-    pem = readFileSync(file, 'utf8')
+    pem = nodeFs().readFileSync(file, 'utf8')
   } catch (e) {
     throw new UsageError(`${option}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }

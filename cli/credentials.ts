@@ -1,9 +1,7 @@
 // The per-user credentials file: one login session (its JWT) per server URL, plus the server last logged in to,
 // used when neither --server nor QUARRY_URL names one. The file holds live secrets, so it is created with mode
 // 0600 inside a 0700 directory and replaced atomically (written beside, then renamed), never left half-written.
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { nodeFs, nodePath } from './builtins'
 import { CliError } from './errors'
 
 export interface SavedSession {
@@ -24,14 +22,16 @@ export interface CredentialsFile {
 
 /** `$XDG_CONFIG_HOME/quarry/credentials.json`, or `~/.config/quarry/credentials.json`. */
 export function credentialsPath(env: Record<string, string | undefined> = process.env): string {
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config')
+  const { join } = nodePath()
+  // node:os only without HOME (rare): its load is part of every command's start otherwise.
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || (require('node:os') as typeof import('node:os')).homedir(), '.config')
   return join(base, 'quarry', 'credentials.json')
 }
 
 export function readCredentials(path = credentialsPath()): CredentialsFile {
   let text: string
   try {
-    text = readFileSync(path, 'utf8')
+    text = nodeFs().readFileSync(path, 'utf8')
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { servers: {} }
     throw new CliError(`cannot read ${path}: ${(e as Error).message}`)
@@ -46,7 +46,8 @@ export function readCredentials(path = credentialsPath()): CredentialsFile {
 }
 
 export function writeCredentials(file: CredentialsFile, path = credentialsPath()): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  const { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } = nodeFs()
+  mkdirSync(nodePath().dirname(path), { recursive: true, mode: 0o700 })
   const temp = `${path}.${process.pid}.tmp`
   try {
     // mode applies at creation only; chmod covers a umask that would widen nothing but keeps intent explicit.

@@ -2,8 +2,9 @@
 // `quarry`: the server (`serve`) and the operator tool, which talks to a Quarry server over its HTTP API only.
 // Global options may stand anywhere on the command line and also come from the environment. Exit codes: 0 done,
 // 1 the server refused (its `Error` is printed) or the command failed, 2 bad usage. Never a stack trace.
-import { type CommandDef, defineCommand, renderUsage, runCommand } from 'citty'
+import type { CommandDef } from 'citty'
 import pkg from '../package.json'
+import { runCommand } from './args'
 import { EXAMPLES, command } from './command'
 import { type Globals, setGlobals } from './context'
 import { ApiError, CliError, EXIT_FAILURE, EXIT_USAGE, UsageError } from './errors'
@@ -56,7 +57,7 @@ const completion = command({
   },
 })
 
-export const cli: CommandDef<any> = defineCommand({
+export const cli: CommandDef<any> = {
   meta: { name: 'quarry', version: pkg.version, description: 'Quarry web server and operator tool' },
   args: GLOBAL_OPTIONS,
   subCommands: {
@@ -74,7 +75,7 @@ export const cli: CommandDef<any> = defineCommand({
     migrate: () => import('./commands/migrate').then((m) => m.default),
     completion,
   },
-})
+}
 EXAMPLES.set(cli, ['quarry login admin', 'quarry user list', 'quarry --json token list', 'QUARRY_TOKEN=... quarry whoami'])
 
 /** Quarry's licence, by its SPDX id: package.json's `license`, which the LICENSE file beside it holds in full. */
@@ -136,7 +137,9 @@ const stripAnsi = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '')
 async function usage(argv: string[], tty: boolean): Promise<string> {
   const { cmd, name } = await commandAt(argv)
   const parentName = name.split(' ').slice(0, -1).join(' ')
-  const parent = defineCommand({ meta: { name: parentName, version: pkg.version } })
+  const parent: CommandDef = { meta: { name: parentName, version: pkg.version } }
+  // citty renders the usage; it is loaded for that only (cli/args.ts runs the commands)
+  const { renderUsage } = await import('citty')
   let text = await renderUsage(cmd, parentName ? parent : undefined)
   if (cmd !== cli) {
     text += `\n\nGLOBAL OPTIONS\n\n${Object.entries(GLOBAL_OPTIONS)

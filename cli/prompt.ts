@@ -1,5 +1,5 @@
 // Secrets from the person at the terminal (without echo) or from standard input, for scripts.
-import { readSync } from 'node:fs'
+import { nodeFs } from './builtins'
 import { CliError, UsageError } from './errors'
 import { writeErr } from './stdio'
 
@@ -57,7 +57,7 @@ const terminalAsker: Asker = {
     for (;;) {
       let n = 0
       try {
-        n = readSync(0, buf, 0, 1, null)
+        n = nodeFs().readSync(0, buf, 0, 1, null)
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EAGAIN') {
           Bun.sleepSync(10) // a non-blocking terminal with nothing typed yet

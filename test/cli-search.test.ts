@@ -111,6 +111,18 @@ describe('search commands', () => {
     expect(Array.isArray((await ok(home, ['search', 'list', '--all', '--json'])).json())).toBe(true)
   }, SLOW)
 
+  test('search run --no-history leaves the search out of the history; without it the search is recorded', async () => {
+    const home = await adminHome()
+    const jwt = savedJwt(home)
+    await api(jwt, 'POST', '/api/ingest/json', [{ TS: new Date().toISOString(), Tag: 'hist', Data: Buffer.from('hello').toString('base64') }])
+    const queries = async () => ((await api(jwt, 'GET', '/api/searchhistory')) as { UserQuery: string }[]).map((h) => h.UserQuery)
+    expect((await ok(home, ['search', 'run', 'tag=hist grep hello | count', '--no-history', '--json'])).json()).toEqual([{ Count: 1 }])
+    expect(await queries()).not.toContain('tag=hist grep hello | count')
+    expect((await ok(home, ['search', 'run', 'tag=hist grep hell | count', '--json'])).json()).toEqual([{ Count: 1 }])
+    expect(await queries()).toContain('tag=hist grep hell | count')
+    expect(await queries()).not.toContain('tag=hist grep hello | count')
+  }, SLOW)
+
   test('an upload that is not an archive gives the server\'s message and imports nothing', async () => {
     const home = await adminHome()
     const bogus = join(tempDir(), 'not-an-archive.tar.gz')

@@ -120,6 +120,13 @@ test('the compiled executable serves and answers `quarry whoami` about itself', 
     expect(cli(['whoami']).stdout.toString()).toMatch(/User:\s+admin/)
     const usage = cli(['user', 'frob'])
     expect(usage.exitCode).toBe(2)
+    // the executable tells a terminal from a pipe (cli/stdio.ts, without node:tty): --help keeps its colours on a
+    // terminal (a pseudo-terminal from util-linux's `script`) and has none through a pipe
+    const colours = { PATH: env.PATH, HOME: dir, TERM: 'xterm' }
+    const onTerminal = Bun.spawnSync(['script', '-qec', `'${exe}' --help`, '/dev/null'], { cwd: dir, env: colours, stdin: 'ignore' })
+    expect({ code: onTerminal.exitCode, usage: onTerminal.stdout.toString().includes('USAGE'), colours: onTerminal.stdout.toString().includes('\u001b[') }).toEqual({ code: 0, usage: true, colours: true })
+    const piped = Bun.spawnSync([exe, '--help'], { cwd: dir, env: colours, stdin: 'ignore' })
+    expect({ code: piped.exitCode, usage: piped.stdout.toString().includes('USAGE'), colours: piped.stdout.toString().includes('\u001b[') }).toEqual({ code: 0, usage: true, colours: false })
 
     const auth = await uploadsThroughTheHashWorker(url)
 

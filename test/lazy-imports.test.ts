@@ -8,6 +8,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { cliHarness } from './cli'
 
 const ROOT = join(import.meta.dir, '..')
 const dirs: string[] = []
@@ -101,3 +102,76 @@ test("no module of the server's static import graph imports node:net, node:zlib 
   expect(seen.size).toBeGreaterThan(50)
   expect(offending).toEqual([])
 })
+
+// The CLI's start (bench/README.md, "The CLI against the server's time"): a command loads cli/main.ts, the modules of
+// its own command and nothing else. No node:tty (cli/stdio.ts asks Bun's tty_wrap binding), no node:util (citty
+// parses with it: cli/args.ts runs the commands, citty is loaded for --help only), no node:os, no package at all for
+// `search run --json`; cli-table3 and cli-progress load when a table or a bar is drawn.
+
+/** The static import graph of `roots` within the repository: its modules and what they import from outside it. */
+function staticGraph(roots: string[]): { modules: string[]; external: string[] } {
+  const transpiler = new Bun.Transpiler({ loader: 'ts' })
+  const seen = new Set<string>()
+  const external = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    if (!/\.[cm]?[jt]s$/.test(file)) return
+    for (const imp of transpiler.scanImports(readFileSync(file, 'utf8').replace(/^#!.*/, ''))) {
+      if (imp.kind !== 'import-statement') continue
+      if (imp.path.startsWith('.')) visit(Bun.resolveSync(imp.path, join(file, '..')))
+      else external.add(imp.path)
+    }
+  }
+  roots.forEach((r) => visit(join(ROOT, r)))
+  return { modules: [...seen].map((f) => f.slice(ROOT.length + 1)).sort(), external: [...external].sort() }
+}
+
+test('the CLI imports, at start and for `search run`, no built-in module and no package: its own modules only', () => {
+  const start = staticGraph(['cli/main.ts'])
+  expect(start.external).toEqual([])
+  expect(start.modules.filter((m) => m.startsWith('cli/commands/') || m.startsWith('server/') || m === 'cli/completion.ts')).toEqual([])
+  const searchRun = staticGraph(['cli/main.ts', 'cli/commands/search.ts'])
+  expect(searchRun.external).toEqual([])
+  expect(searchRun.modules.filter((m) => m.startsWith('cli/commands/'))).toEqual(['cli/commands/search.ts'])
+})
+
+const cliServer = cliHarness()
+
+/**
+ * Runs `quarry ARGS` through cli/main.ts's run() in a child (HOME `home`, the harness's server); answers its exit
+ * code, its standard output and the modules it loaded (packages by name, the repository's files by path).
+ */
+async function cliLoads(home: string, args: string[]): Promise<{ code: number; stdout: string; loaded: string[] }> {
+  const script = `
+    const { run } = await import(${JSON.stringify(join(ROOT, 'cli', 'main.ts'))})
+    const code = await run(${JSON.stringify(args)})
+    const root = ${JSON.stringify(`${ROOT}/`)}
+    const loaded = Object.keys(require.cache).filter((k) => k.startsWith('/')).map((k) => k.includes('/node_modules/') ? k.split('/node_modules/').at(-1).split('/').slice(0, k.split('/node_modules/').at(-1).startsWith('@') ? 2 : 1).join('/') : k.startsWith(root) ? k.slice(root.length) : k)
+    process.stderr.write('\\n' + JSON.stringify({ code, loaded: [...new Set(loaded)].sort() }) + '\\n')`
+  const proc = Bun.spawn([process.execPath, '-e', script], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', env: { PATH: process.env.PATH ?? '', HOME: home, QUARRY_URL: cliServer.url, NO_COLOR: '1' } })
+  const [stdout, stderr, exit] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  if (exit !== 0) throw new Error(`the child failed (${exit}): ${stderr}`)
+  const { code, loaded } = JSON.parse(stderr.trim().split('\n').at(-1)!)
+  return { code, stdout, loaded }
+}
+
+test('`quarry search run --json` loads no package and no other command; --version loads no command; --help loads citty; a table loads cli-table3', async () => {
+  const home = await cliServer.adminHome()
+  await cliServer.api(cliServer.savedJwt(home), 'POST', '/api/ingest/json', [{ TS: new Date().toISOString(), Tag: 'lazy', Data: Buffer.from('one').toString('base64') }])
+  const run = await cliLoads(home, ['search', 'run', 'tag=lazy | count', '--json'])
+  expect({ code: run.code, results: JSON.parse(run.stdout) }).toEqual({ code: 0, results: [{ Count: 1 }] })
+  expect(run.loaded.filter((m) => !m.startsWith('cli/') && m !== 'package.json')).toEqual([])
+  expect(run.loaded.filter((m) => m.startsWith('cli/commands/'))).toEqual(['cli/commands/search.ts'])
+  const version = await cliLoads(home, ['--version'])
+  expect(version.stdout).toStartWith('quarry ')
+  expect(version.loaded.filter((m) => !m.startsWith('cli/') && m !== 'package.json')).toEqual([])
+  expect(version.loaded.filter((m) => m.startsWith('cli/commands/'))).toEqual([])
+  const help = await cliLoads(home, ['search', 'run', '--help'])
+  expect(help.stdout).toContain('USAGE quarry search run')
+  expect(help.loaded).toContain('citty')
+  const table = await cliLoads(home, ['search', 'run', 'tag=lazy'])
+  expect(table.stdout).toContain('one')
+  expect(table.loaded).toContain('cli-table3')
+  expect(table.loaded.filter((m) => m === 'citty' || m === 'cli-progress')).toEqual([])
+}, 60_000)

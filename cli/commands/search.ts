@@ -332,7 +332,8 @@ const runSearch = command({
       if (out.json || args.csv) {
         const res = await c.stream(searchPath(id, `/download/${args.csv ? 'csv' : 'json'}`))
         await Bun.write(Bun.stdout, res)
-        if (out.json) writeOut('\n')
+        // through Bun as well: the write(2) of writeOut would load node:fs for one byte (cli/builtins.ts)
+        if (out.json) await Bun.write(Bun.stdout, '\n')
       } else {
         const records = await c.get<Record<string, unknown>[]>(searchPath(id, '/download/json'))
         writeOut(`${resultsTable(out, records.slice(0, rows))}\n`)
