@@ -18,6 +18,7 @@ import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { STEP_MS, T0, accessLine } from './engine-data'
+import { benchSession, json } from './session'
 
 const [base, password, dataDir, ...named] = process.argv.slice(2)
 if (!base || !password || !dataDir || named.length === 0) {
@@ -32,26 +33,7 @@ const BATCH = 1000
 const log = (msg: string) => console.error(`== ${msg}`)
 const load1 = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0])
 
-async function json(res: Response, what: string): Promise<any> {
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${what}: HTTP ${res.status}: ${text.slice(0, 300)}`)
-  return text === '' ? undefined : JSON.parse(text)
-}
-const login = await json(
-  await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ User: 'admin', Pass: password }) }),
-  'login',
-)
-const auth = { authorization: `Bearer ${login.JWT}`, 'content-type': 'application/json' }
-const token: string = (
-  await json(
-    await fetch(`${base}/api/tokens`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ name: 'bench-engine-cli', capabilities: ['Search', 'Download', 'AttachSearch', 'BackgroundSearch', 'SaveSearch'] }),
-    }),
-    'create token',
-  )
-).token
+const { auth, token } = await benchSession(base, password, 'bench-engine-cli')
 
 log(`ingesting ${ENTRIES} access lines`)
 for (let b = 0; b < ENTRIES; b += BATCH) {

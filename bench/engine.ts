@@ -17,6 +17,7 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { ACCESS_PATTERN, KIND_OFFSET_MS, MARKER_EVERY, STEP_MS, T0, accessLine, jsonLine, kvLine } from './engine-data'
+import { benchSession, json } from './session'
 
 const [base, password, work, serverPid, dataDir] = process.argv.slice(2)
 if (!base || !password || !work || !serverPid || !dataDir) {
@@ -37,26 +38,7 @@ function fail(msg: string): never {
 }
 const log = (msg: string) => console.error(`== ${msg}`)
 
-async function json(res: Response, what: string): Promise<any> {
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${what}: HTTP ${res.status}: ${text.slice(0, 300)}`)
-  return text === '' ? undefined : JSON.parse(text)
-}
-const login = await json(
-  await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ User: 'admin', Pass: password }) }),
-  'login',
-)
-const auth = { authorization: `Bearer ${login.JWT}`, 'content-type': 'application/json' }
-const token: string = (
-  await json(
-    await fetch(`${base}/api/tokens`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ name: 'bench-engine', capabilities: ['Search', 'Download', 'AttachSearch', 'BackgroundSearch', 'SaveSearch'] }),
-    }),
-    'create token',
-  )
-).token
+const { auth, token } = await benchSession(base, password, 'bench-engine')
 
 // --- 1. the data: files and entries ----------------------------------------------------------------------------
 const kinds = { access: accessLine, json: jsonLine, kv: kvLine } as const
