@@ -105,6 +105,12 @@ export const SEALED_INGEST_BYTES = 512 << 10
  * time). Merged, 49 (bench/README.md, "bench/ingest-merge.ts").
  */
 export const SMALL_SEGMENT_SHARE = 0.5
+/**
+ * The zstd level of the segments a batch is written into (ingestSealed): these are small ones the compaction merges
+ * and compresses again at SEGMENT_ZSTD_LEVEL, and the request waits for this one. Level 1 costs 1.5 ms of CPU per MiB
+ * of access lines (level 3: 2.3 ms) for about the same size (bench/README.md, "bench/ingest-ab.ts").
+ */
+export const INGEST_ZSTD_LEVEL = 1
 
 export interface SegmentsRepo {
   /**
@@ -283,7 +289,9 @@ export class SegmentedEntries implements EntriesRepo {
     let registered = false
     try {
       for (const p of pieces) {
-        const encoded = await this.seal(p)
+        // Level 1, off the event loop: see INGEST_ZSTD_LEVEL.
+        const plain = encodeSegment(p)
+        const encoded = this.opts.zstdLevel === null ? plain : await compressSegment(plain, INGEST_ZSTD_LEVEL)
         const key = `segments/${crypto.randomUUID()}`
         written.push({ key, count: p.length, bytes: encoded.byteLength, min: cursorOf(p[0]!), max: cursorOf(p.at(-1)!) })
         // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
