@@ -8,7 +8,8 @@
 //
 // protocol: lines (POST /api/ingest/lines, the bodies `quarry ingest` sends: multipart, 5,000 lines or 1 MiB),
 // json (POST /api/ingest/json, 5,000 entries or 1 MiB), bulk (POST /api/ingest/_bulk, 5,000 documents), hec
-// (POST /api/ingest/services/collector/event, 5,000 events). Environment: BENCH_ENTRIES (200000), BENCH_ROUNDS (3),
+// (POST /api/ingest/services/collector/event, 5,000 events), syslog (bench/syslog.ts's 200-byte RFC 5424 lines on one
+// TCP connection to QUARRY_SYSLOG_TCP, 5,000 lines per write, until /metrics counts them all stored). Environment: BENCH_ENTRIES (200000), BENCH_ROUNDS (3),
 // BENCH_CPU_PROF=<dir> (the servers run with `bun --cpu-prof-md --cpu-prof-dir=<dir>`), BENCH_THREADS=1 (each server
 // thread's CPU since its start, by name: the main thread, Bun's pool where zstd and file writes run, the JIT).
 import { mkdirSync, rmSync } from 'node:fs'
@@ -16,8 +17,8 @@ import { join } from 'node:path'
 import { accessLine } from './engine-data'
 
 const [work = '', protocol = '', ...trees] = process.argv.slice(2)
-if (work === '' || !['lines', 'json', 'bulk', 'hec'].includes(protocol) || trees.length === 0) {
-  console.error('usage: bun run bench/ingest-ab.ts <work-dir> lines|json|bulk|hec <tree-A> [<tree-B>]')
+if (work === '' || !['lines', 'json', 'bulk', 'hec', 'syslog'].includes(protocol) || trees.length === 0) {
+  console.error('usage: bun run bench/ingest-ab.ts <work-dir> lines|json|bulk|hec|syslog <tree-A> [<tree-B>]')
   process.exit(2)
 }
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 200_000)
@@ -84,6 +85,13 @@ function makeBodies(): Body[] {
         body: Buffer.from(b.join('')),
         count: b.length,
       }))
+    case 'syslog':
+      return batches((l, i) => `<134>1 ${new Date(Date.UTC(2026, 0, 1) + i).toISOString()} web-${i % 50} nginx ${1000 + (i % 7)} - - ${l}`.padEnd(199, 'x').slice(0, 199) + '\n', (e) => e.length).map((b) => ({
+        path: '',
+        type: '',
+        body: Buffer.from(b.join('')),
+        count: b.length,
+      }))
     default:
       return batches((l, i) => JSON.stringify({ time: (Date.UTC(2026, 0, 1) + i) / 1000, sourcetype: 'web', event: l }), (e) => e.length + 1).map((b) => ({
         path: '/api/ingest/services/collector/event',
@@ -111,6 +119,9 @@ async function run(tree: string, name: string): Promise<{ wall: number; cpu: num
   const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
   const port = probe.port
   probe.stop(true)
+  const probe2 = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const syslogPort = probe2.port
+  probe2.stop(true)
   const password = `bench-${crypto.randomUUID()}`
   const profile = CPU_PROF === '' ? [] : ['--cpu-prof-md', `--cpu-prof-dir=${CPU_PROF}`]
   const proc = Bun.spawn([BUN, ...profile, 'run', 'server/main.ts'], {
@@ -122,6 +133,7 @@ async function run(tree: string, name: string): Promise<{ wall: number; cpu: num
       QUARRY_ADMIN_PASSWORD: password,
       QUARRY_LOG_LEVEL: 'warn',
       QUARRY_USER_QUOTA: 'unlimited',
+      ...(protocol === 'syslog' ? { QUARRY_SYSLOG_TCP: `127.0.0.1:${syslogPort}` } : {}),
     },
     stdout: 'ignore',
     stderr: Bun.file(join(work, `${name}.log`)),
@@ -149,12 +161,33 @@ async function run(tree: string, name: string): Promise<{ wall: number; cpu: num
       const text = await r.text()
       if (!r.ok || (protocol === 'bulk' && text.includes('"errors":true'))) throw new Error(`${name}: ${r.status} ${text.slice(0, 300)}`)
     }
+    /** The syslog entries /metrics counts as stored. */
+    const storedSyslog = async () => {
+      let n = 0
+      for (const m of (await (await fetch(`${base}/metrics`)).text()).matchAll(/^quarry_ingest_entries_total\{[^}]*listener="syslog-tcp"[^}]*\} (\d+)$/gm)) n += Number(m[1])
+      return n
+    }
+    const { connect } = await import('node:net')
+    const sendSyslog = async (parts: Body[], total: number) => {
+      await new Promise<void>((resolve, reject) => {
+        const s = connect(syslogPort, '127.0.0.1', () => s.end(Buffer.concat(parts.map((b) => b.body))))
+        s.on('error', reject)
+        s.on('close', () => resolve())
+      })
+      const deadline = Date.now() + 600_000
+      while ((await storedSyslog()) < total) {
+        if (Date.now() > deadline) throw new Error(`${name}: syslog entries not stored in time`)
+        await Bun.sleep(100)
+      }
+    }
     // one request first so that the route's first-use costs (its parser's import) are not in the figures
-    await send(bodies[0]!)
+    if (protocol === 'syslog') await sendSyslog(bodies.slice(0, 1), bodies[0]!.count)
+    else await send(bodies[0]!)
     const cpu0 = await cpuOf(`/proc/${proc.pid}/stat`)
     const main0 = await cpuOf(`/proc/${proc.pid}/task/${proc.pid}/stat`)
     const t0 = performance.now()
-    for (const b of bodies.slice(1)) await send(b)
+    if (protocol === 'syslog') await sendSyslog(bodies.slice(1), ENTRIES)
+    else for (const b of bodies.slice(1)) await send(b)
     const wall = (performance.now() - t0) / 1000
     const cpu = (await cpuOf(`/proc/${proc.pid}/stat`)) - cpu0
     const main = (await cpuOf(`/proc/${proc.pid}/task/${proc.pid}/stat`)) - main0

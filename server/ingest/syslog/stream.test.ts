@@ -8,7 +8,7 @@ import { ApiError } from '../../http/errors'
 import { createLogger } from '../../runtime/log'
 import type { NewEntry } from '../../search/entries'
 import { IngestRefused, type IngestSource } from '../sink'
-import { BATCH_ENTRIES } from './batch'
+import { BATCH_BYTES, BATCH_ENTRIES } from './batch'
 import type { SyslogConfig } from './config'
 import { listenDatagram } from './datagram'
 import { type RunningListener, listenStream } from './stream'
@@ -114,6 +114,10 @@ describe('syslog TCP back-pressure', () => {
     const other = await client(l.port)
     other.write(line('other', 1))
     await until(() => r.texts().some((t) => t.includes('host other')), 'the other sender stored')
+    // the next batch fills while the first is stored, and then the connection is no longer read: at most two batches
+    // (and the rest of the last chunk read) are held
+    await until(() => l.held() >= 2 * BATCH_BYTES, 'the second batch of the slow sender full')
+    expect(l.held()).toBeLessThan(2 * BATCH_BYTES + (1 << 20))
     // the slow sender's batch is still held, no second one was taken, and most of its bytes wait on its side
     expect(gate.reached).toBe(1)
     expect(r.stored.filter((s) => Buffer.from(s.batch[0]!.data).includes('host slow'))).toHaveLength(0)

@@ -140,7 +140,7 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
     const now = clock()
     for (const socket of connections) {
       const c = socket.data
-      if (c?.partialSince !== undefined && !c.batcher.storing && now - c.partialSince >= config.frameTimeoutMs) {
+      if (c?.partialSince !== undefined && !c.batcher.paused && now - c.partialSince >= config.frameTimeoutMs) {
         log.debug('syslog connection closed: a frame was not completed in time', { listener: label, src: c.src, timeoutMs: config.frameTimeoutMs })
         c.partialSince = undefined
         socket.end()
