@@ -120,7 +120,7 @@ async function run(tree: string, name: string): Promise<{ wall: number; cpu: num
   const port = probe.port
   probe.stop(true)
   const probe2 = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const syslogPort = probe2.port
+  const syslogPort = probe2.port as number
   probe2.stop(true)
   const password = `bench-${crypto.randomUUID()}`
   const profile = CPU_PROF === '' ? [] : ['--cpu-prof-md', `--cpu-prof-dir=${CPU_PROF}`]
