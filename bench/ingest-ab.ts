@@ -7,8 +7,8 @@
 //   bun run bench/ingest-ab.ts <work-dir> <protocol> <tree-A> [<tree-B>]
 //
 // protocol: lines (POST /api/ingest/lines, the bodies `quarry ingest` sends: multipart, 5,000 lines or 1 MiB),
-// json (POST /api/ingest/json, 5,000 entries or 1 MiB), bulk (POST /api/ingest/_bulk, 5,000 documents), hec
-// (POST /api/ingest/services/collector/event, 5,000 events), syslog (bench/syslog.ts's 200-byte RFC 5424 lines on one
+// json (POST /api/ingest/json, 5,000 entries or 1 MiB), bulk (POST /api/ingest/elastic/_bulk, 5,000 documents), hec
+// (POST /api/ingest/splunk/services/collector/event, 5,000 events), syslog (bench/syslog.ts's 200-byte RFC 5424 lines on one
 // TCP connection to QUARRY_SYSLOG_TCP, 5,000 lines per write, until /metrics counts them all stored). Environment: BENCH_ENTRIES (200000), BENCH_ROUNDS (3),
 // BENCH_CPU_PROF=<dir> (the servers run with `bun --cpu-prof-md --cpu-prof-dir=<dir>`), BENCH_THREADS=1 (each server
 // thread's CPU since its start, by name: the main thread, Bun's pool where zstd and file writes run, the JIT).
@@ -80,7 +80,7 @@ function makeBodies(): Body[] {
       }))
     case 'bulk':
       return batches((l, i) => `{"index":{"_index":"web"}}\n${JSON.stringify({ '@timestamp': new Date(Date.UTC(2026, 0, 1) + i).toISOString(), message: l })}\n`, (e) => e.length).map((b) => ({
-        path: '/api/ingest/_bulk',
+        path: '/api/ingest/elastic/_bulk',
         type: 'application/x-ndjson',
         body: Buffer.from(b.join('')),
         count: b.length,
@@ -94,7 +94,7 @@ function makeBodies(): Body[] {
       }))
     default:
       return batches((l, i) => JSON.stringify({ time: (Date.UTC(2026, 0, 1) + i) / 1000, sourcetype: 'web', event: l }), (e) => e.length + 1).map((b) => ({
-        path: '/api/ingest/services/collector/event',
+        path: '/api/ingest/splunk/services/collector/event',
         type: 'application/json',
         body: Buffer.from(b.join('\n')),
         count: b.length,

@@ -83,7 +83,7 @@ export function parseHecEvents(body: Uint8Array, opts: HecOptions): ParsedEvents
     const end = bounds.ends[i]!
     let event: unknown
     try {
-      const json = text(body.subarray(start, end))
+      const json = text(start, end)
       if (json === undefined) throw new SyntaxError('not UTF-8')
       event = JSON.parse(json)
     } catch {
