@@ -34,5 +34,7 @@ describe('@timestamp as RFC 3339', () => {
       expect(rfc3339(bad)).toBeUndefined()
     expect(rfc3339('2028-02-29T12:00:00.5+01:00')).toBe(Date.parse('2028-02-29T11:00:00.500Z'))
     expect(rfc3339('0050-03-01T00:00:00Z')).toBe(Date.parse('0050-03-01T00:00:00Z'))
+    // year 0 is a leap year (Date.UTC would read it as 1900, which is not)
+    expect(rfc3339('0000-02-29T00:00:00Z')).toBe(Date.parse('0000-02-29T00:00:00Z'))
   })
 })

@@ -186,7 +186,12 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\
 /** RFC 3339 as shippers write @timestamp: read by rfc3339 below, far cheaper than DATE's groups (and Date.parse). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
 
-const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
+/** Days in `month` (1-12) of `year`; setUTCFullYear, as Date.UTC reads the years 0-99 as 1900-1999 (0000 is leap). */
+function daysIn(year: number, month: number): number {
+  const d = new Date(0)
+  d.setUTCFullYear(year, month, 0)
+  return d.getUTCDate()
+}
 
 /**
  * A string RFC3339 matched, in epoch ms (the fraction truncated to the millisecond, as Date.parse reads it), or
