@@ -93,13 +93,14 @@ export const INGEST_COMPACT_SEGMENTS = 2
  * A batch whose entries' data reach this many bytes is written straight into sealed segments (no rows, no
  * compaction) where the store can (SQLite), unless it names a tag the store does not know yet. Writing rows, reading
  * them back, sealing them and deleting them cost about three times the sealing alone (bench/README.md, ingest).
- * Such a segment is the batch's size, not the compaction's: the bound keeps small batches (the shippers' usual ones,
- * a syslog connection's while it trickles) in rows, so that the segment list does not grow by many small segments;
- * a syslog connection that sends faster than the store fills its batches (2,048 messages or 256 KiB) and they come
- * here: 0.8 of the CPU of the row path with the two batches of server/ingest/syslog/batch.ts (bench/README.md,
+ * Such a segment is the batch's size, not the compaction's, and the compaction merges such small segments
+ * (mergeSmall); the bound keeps smaller batches (a syslog connection's while it trickles, a shipper's few lines) in
+ * rows, so that the segment list does not grow by a segment per request. Full syslog batches (2,048 messages or 256
+ * KiB) and the shippers' batches of 1,000 lines of 200 bytes come here: syslog at 0.8 of the row path's CPU (with the
+ * two batches of server/ingest/syslog/batch.ts), ES bulk and HEC at twice its rate (bench/README.md,
  * "bench/ingest-ab.ts").
  */
-export const SEALED_INGEST_BYTES = 256 << 10
+export const SEALED_INGEST_BYTES = 128 << 10
 /**
  * A segment with less than this share of the segment size's data (or of its entries) is small: the compaction merges
  * small segments of the same tags that follow each other into one (mergeSmall). Batches written straight into
