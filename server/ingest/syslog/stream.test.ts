@@ -130,6 +130,26 @@ describe('syslog TCP back-pressure', () => {
     expect(r.stored.every((s) => s.source.listener === 'syslog-tcp' && s.source.protocol === 'rfc5424')).toBe(true)
   }, 60_000)
 
+  test('a stop waits for the batches of a connection that closed while one was being stored', async () => {
+    const r = recordingSink()
+    const l = start(r.sink)
+    // a batch and a half: the first is held by the store, the rest is read meanwhile, then the sender closes
+    const count = Math.ceil((1.5 * BATCH_BYTES) / line('closing', 0).length)
+    const gate = r.hold(() => true)
+    const sender = await client(l.port)
+    const closed = new Promise<void>((resolve) => sender.on('close', () => resolve()))
+    sender.end(Array.from({ length: count }, (_, i) => line('closing', i)).join(''))
+    await until(() => gate.reached === 1, 'the first batch held by the store')
+    // the server closed its side too (the sender's close follows it): the connection is gone, its batches are not
+    await closed
+    let storedAtStop = -1
+    const stopped = l.stop(20_000).then(() => void (storedAtStop = r.stored.reduce((n, s) => n + s.batch.length, 0)))
+    gate.release()
+    await stopped
+    expect(storedAtStop).toBe(count)
+    expect(r.texts()).toEqual(Array.from({ length: count }, (_, i) => line('closing', i).slice(0, -1)))
+  }, 60_000)
+
   test("the sink's 'busy' refusals are waited out and the batch stored once; a refusal for good drops only its batch", async () => {
     const r = recordingSink()
     const l = start(r.sink)
