@@ -58,14 +58,14 @@ const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 const NOT_SPACE = /\S/
 
 /**
- * Whether the first `end` bytes of a UTF-8 line hold nothing but white space (as NOT_SPACE sees it): a line starting
- * with a printable ASCII character is decided by that byte alone; any other is decoded and tested.
+ * Whether `bytes[from, end)`, UTF-8, holds nothing but white space (as NOT_SPACE sees it): a line starting with a
+ * printable ASCII character is decided by that byte alone; any other is decoded and tested.
  */
-function isBlank(line: Uint8Array, end: number): boolean {
-  if (end === 0) return true
-  const first = line[0]!
+function isBlank(bytes: Buffer, from: number, end: number): boolean {
+  if (end === from) return true
+  const first = bytes[from]!
   if (first > 0x20 && first < 0x7f) return false
-  return !NOT_SPACE.test(Buffer.from(line.buffer, line.byteOffset, end).toString('utf8'))
+  return !NOT_SPACE.test(bytes.toString('utf8', from, end))
 }
 
 /** One NDJSON line as a wire entry: {"TS"?, "Tag"?, "SRC"?, "Data"} with Data as text; --tag and --source fill in. */
@@ -232,44 +232,55 @@ export const ingest = command({
         lineOf = []
         fileOf = []
       }
-      const add = async (line: Uint8Array, name: string, number: number) => {
-        if (lineOf.length > 0 && (used + line.byteLength + 1 > headBytes.byteLength + room || lineOf.length >= BATCH_ENTRIES)) await flush()
+      /**
+       * Appends `bytes[from, to)` and an LF to the body being built, once the body before it is sent when the line
+       * does not fit (the promise of that send; none when nothing is sent: no await per line, only per body).
+       */
+      const add = (bytes: Buffer, from: number, to: number, name: string, number: number): Promise<void> | undefined => {
+        const n = to - from
+        if (lineOf.length > 0 && (used + n + 1 > headBytes.byteLength + room || lineOf.length >= BATCH_ENTRIES))
+          return flush().then(() => void add(bytes, from, to, name, number))
         // A line longer than a batch goes alone, in a body of its own size (the server refuses one past its bounds).
-        if (used + line.byteLength + 1 + tailBytes.byteLength > body.byteLength) {
-          const bigger = Buffer.allocUnsafe(used + line.byteLength + 1 + tailBytes.byteLength)
+        if (used + n + 1 + tailBytes.byteLength > body.byteLength) {
+          const bigger = Buffer.allocUnsafe(used + n + 1 + tailBytes.byteLength)
           body.copy(bigger, 0, 0, used)
           body = bigger
         }
-        body.set(line, used)
-        used += line.byteLength
+        used += bytes.copy(body, used, from, to)
         body[used++] = 10
         lineOf.push(number)
         fileOf.push(name)
+        return undefined
       }
       for (const file of files) {
         const name = file === '-' ? 'standard input' : file
         const stream = file === '-' ? Bun.stdin.stream() : Bun.file(file).stream()
         let number = 0
-        let partial: Uint8Array | null = null
-        const take = async (line: Uint8Array) => {
+        let partial: Buffer | null = null
+        /** Takes `bytes[from, to)` as the file's next line: its CR dropped, left out when blank; as add answers. */
+        const take = (bytes: Buffer, from: number, to: number): Promise<void> | undefined => {
           number++
-          const end = line.byteLength > 0 && line[line.byteLength - 1] === 13 ? line.byteLength - 1 : line.byteLength
-          if (!isBlank(line, end)) await add(line.subarray(0, end), name, number)
+          const end = to > from && bytes[to - 1] === 13 ? to - 1 : to
+          return isBlank(bytes, from, end) ? undefined : add(bytes, from, end, name, number)
         }
         for await (const chunk of stream) {
           progress?.advance(chunk.byteLength)
+          const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
           let from = 0
-          for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
+          for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, from)) {
+            let sending: Promise<void> | undefined
             if (partial !== null) {
-              await take(Buffer.concat([partial, chunk.subarray(from, nl)]))
+              const line = Buffer.concat([partial, bytes.subarray(from, nl)])
               partial = null
-            } else await take(chunk.subarray(from, nl))
+              sending = take(line, 0, line.byteLength)
+            } else sending = take(bytes, from, nl)
+            if (sending) await sending
             from = nl + 1
           }
           // The rest of the chunk starts a line that the next chunk ends: copied (the reader may reuse the chunk).
-          if (from < chunk.byteLength) partial = partial === null ? Buffer.from(chunk.subarray(from)) : Buffer.concat([partial, chunk.subarray(from)])
+          if (from < bytes.byteLength) partial = partial === null ? Buffer.from(bytes.subarray(from)) : Buffer.concat([partial, bytes.subarray(from)])
         }
-        if (partial !== null) await take(partial)
+        if (partial !== null) await take(partial, 0, partial.byteLength)
       }
       await flush()
     }

@@ -56,22 +56,23 @@ async function readLines(stream: ReadableStream<Uint8Array>, maxLine: number): P
   let partial: Uint8Array[] = []
   let partialBytes = 0
   let number = 0
-  const push = (line: Uint8Array) => {
+  /** Takes `bytes[from, to)` as the next line (its CR dropped): one view made per line, none for an empty one. */
+  const take = (bytes: Uint8Array, from: number, to: number) => {
     number++
-    const end = line.byteLength > 0 && line[line.byteLength - 1] === 13 ? line.byteLength - 1 : line.byteLength
-    if (end > maxLine) throw new LineTooLong(number)
-    if (end > 0) lines.push(line.subarray(0, end))
+    const end = to > from && bytes[to - 1] === 13 ? to - 1 : to
+    if (end - from > maxLine) throw new LineTooLong(number)
+    if (end > from) lines.push(bytes.subarray(from, end))
   }
   for await (const chunk of stream) {
     let from = 0
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
-      const piece = chunk.subarray(from, nl)
       if (partial.length > 0) {
-        if (partialBytes + piece.byteLength > maxLine + 1) throw new LineTooLong(number + 1)
-        push(Buffer.concat([...partial, piece]))
+        if (partialBytes + nl - from > maxLine + 1) throw new LineTooLong(number + 1)
+        const line = Buffer.concat([...partial, chunk.subarray(from, nl)])
+        take(line, 0, line.byteLength)
         partial = []
         partialBytes = 0
-      } else push(piece)
+      } else take(chunk, from, nl)
       from = nl + 1
     }
     if (from < chunk.byteLength) {
@@ -82,7 +83,10 @@ async function readLines(stream: ReadableStream<Uint8Array>, maxLine: number): P
       partial.push(rest)
     }
   }
-  if (partial.length > 0) push(Buffer.concat(partial))
+  if (partial.length > 0) {
+    const line = Buffer.concat(partial)
+    take(line, 0, line.byteLength)
+  }
   return lines
 }
 

@@ -59,24 +59,21 @@ export function tagOf(name: string): string | undefined {
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
- * The text of a line of `body` (a view into it), or undefined when it is not UTF-8. The body is decoded once: when it
- * is all ASCII, a line's text is a slice of that at the same offsets (decoding each line alone cost more than parsing
- * it); otherwise each line is decoded alone.
+ * The text of `body[from, to)`, or undefined when it is not UTF-8. The body is decoded once: when it is all ASCII, a
+ * line's text is a slice of that at the same offsets (decoding each line alone cost more than parsing it); otherwise
+ * each line is decoded alone.
  */
-export function textOf(body: Uint8Array): (line: Uint8Array) => string | undefined {
+export function textOf(body: Uint8Array): (from: number, to: number) => string | undefined {
   let whole: string | undefined
   try {
     whole = utf8.decode(body)
   } catch {
     whole = undefined
   }
-  if (whole !== undefined && whole.length === body.length) {
-    const base = body.byteOffset
-    return (line) => whole.slice(line.byteOffset - base, line.byteOffset - base + line.byteLength)
-  }
-  return (line) => {
+  if (whole !== undefined && whole.length === body.length) return (from, to) => whole.slice(from, to)
+  return (from, to) => {
     try {
-      return utf8.decode(line)
+      return utf8.decode(body.subarray(from, to))
     } catch {
       return undefined
     }

@@ -64,26 +64,33 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
   const text = textOf(body)
   let pos = 0
   let lineNo = 0
-  /** The next line that holds anything but blanks, without its line end; undefined at the end of the body. */
-  const nextLine = (): Uint8Array | undefined => {
+  /** Where the line nextLine found is in the body (without its line end). */
+  let from = 0
+  let to = 0
+  /**
+   * Finds the next line that holds anything but blanks (its place in `from` and `to`); false at the end of the body.
+   * No view is made of a line: only a stored document's data needs one.
+   */
+  const nextLine = (): boolean => {
     while (pos < body.length) {
       let end = body.indexOf(10, pos)
       if (end === -1) end = body.length
       let stop = end
       if (stop > pos && body[stop - 1] === 13) stop--
-      const line = body.subarray(pos, stop)
+      from = pos
+      to = stop
       pos = end + 1
       lineNo++
-      if (!isBlank(line)) return line
+      if (!isBlank(body, from, to)) return true
     }
-    return undefined
+    return false
   }
   // Shippers repeat one action line for every document: it is parsed once while it stays the same.
   let lastAction: string | undefined
   let lastParsed: ReturnType<typeof actionOf> | undefined
-  for (let line = nextLine(); line !== undefined; line = nextLine()) {
+  while (nextLine()) {
     const actionLine = lineNo
-    const actionText = text(line)
+    const actionText = text(from, to)
     const { action, meta } = actionText !== undefined && actionText === lastAction ? lastParsed! : (lastParsed = actionOf(actionText, actionLine))
     lastAction = actionText
     const id = typeof meta._id === 'string' && meta._id !== '' ? meta._id : newId()
@@ -97,8 +104,7 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
       item.error = { type: 'action_request_validation_exception', reason: 'delete is not supported: entries are never removed one by one' }
       continue
     }
-    const doc = nextLine()
-    if (doc === undefined)
+    if (!nextLine())
       throw new BulkRefused(400, 'illegal_argument_exception', `the ${action} action on line ${actionLine} has no document line after it`)
     if (action === 'update') {
       item.status = 400
@@ -111,20 +117,24 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
       item.error = { type: 'action_request_validation_exception', reason: 'index is missing: name it in the action (_index) or the path (/{index}/_bulk)' }
       continue
     }
-    const ts = documentTime(text(doc))
+    const ts = documentTime(text(from, to))
     if (typeof ts === 'string') {
       item.status = 400
       item.error = { type: 'document_parsing_exception', reason: `[${lineNo}] ${ts}` }
       continue
     }
     itemOf.push(items.length - 1)
-    entries.push({ ts: ts ?? opts.now, tag, src: opts.src, data: doc })
+    entries.push({ ts: ts ?? opts.now, tag, src: opts.src, data: body.subarray(from, to) })
   }
   return { entries, items, itemOf }
 }
 
-function isBlank(line: Uint8Array): boolean {
-  for (const b of line) if (b !== 32 && b !== 9 && b !== 13) return false
+/** Whether `body[from, to)` holds only blanks. */
+function isBlank(body: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const b = body[i]
+    if (b !== 32 && b !== 9 && b !== 13) return false
+  }
   return true
 }
 
@@ -173,21 +183,54 @@ export function documentTime(doc: string | undefined): number | undefined | stri
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i
 
-/** RFC 3339 as shippers write @timestamp: read by Date.parse, which is far cheaper than DATE's groups. */
+/** RFC 3339 as shippers write @timestamp: read by rfc3339 below, far cheaper than DATE's groups (and Date.parse). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
 
-const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate()
+/** Days in `month` (1-12) of `year`; setUTCFullYear, as Date.UTC reads the years 0-99 as 1900-1999 (0000 is leap). */
+function daysIn(year: number, month: number): number {
+  const d = new Date(0)
+  d.setUTCFullYear(year, month, 0)
+  return d.getUTCDate()
+}
+
+/**
+ * A string RFC3339 matched, in epoch ms (the fraction truncated to the millisecond, as Date.parse reads it), or
+ * undefined for a field out of range: 02-30 and 24:00 too (Date.parse would roll them over), as Elasticsearch
+ * refuses them. Read from the characters: Date.parse cost a sixth of the bulk route's samples.
+ */
+export function rfc3339(s: string): number | undefined {
+  const two = (i: number) => (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48
+  const year = two(0) * 100 + two(2)
+  const month = two(5)
+  const day = two(8)
+  const hour = two(11)
+  const minute = two(14)
+  const second = two(17)
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59 || (day > 28 && day > daysIn(year, month))) return undefined
+  let i = 19
+  let ms = 0
+  if (s.charCodeAt(i) === 46) {
+    let digits = 0
+    for (i++; i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57; i++) if (digits++ < 3) ms = ms * 10 + s.charCodeAt(i) - 48
+    for (; digits < 3; digits++) ms *= 10
+  }
+  let offset = 0
+  if (s.charCodeAt(i) !== 90) {
+    const hours = two(i + 1)
+    const minutes = two(i + 4)
+    if (hours > 23 || minutes > 59) return undefined
+    offset = (s.charCodeAt(i) === 45 ? -1 : 1) * (hours * 60 + minutes) * 60_000
+  }
+  // Date.UTC reads the years 0-99 as 1900-1999
+  const d = new Date(0)
+  if (year < 100) d.setUTCFullYear(year, month - 1, day)
+  const utc = year < 100 ? d.getTime() + ((hour * 60 + minute) * 60 + second) * 1000 + ms : Date.UTC(year, month - 1, day, hour, minute, second, ms)
+  return utc - offset
+}
 
 /** An ISO 8601 date or date-time (zone-less means UTC, as Elasticsearch reads it), or digits as epoch milliseconds. */
 function dateOf(s: string): number | undefined {
-  if (RFC3339.test(s)) {
-    // Date.parse rolls 02-30 over into March and takes 24:00: those are refused, as Elasticsearch does
-    const month = Number(s.slice(5, 7))
-    const day = Number(s.slice(8, 10))
-    if (month < 1 || month > 12 || day < 1 || Number(s.slice(11, 13)) > 23 || (day > 28 && day > daysIn(Number(s.slice(0, 4)), month))) return undefined
-    const ms = Date.parse(s)
-    return Number.isNaN(ms) ? undefined : ms
-  }
+  if (RFC3339.test(s)) return rfc3339(s)
   if (/^-?\d{1,16}$/.test(s)) return Number(s)
   const m = DATE.exec(s)
   if (!m) return undefined

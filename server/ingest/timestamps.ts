@@ -183,12 +183,30 @@ function wall(year: number, month: number, day: number, hour: number, minute: nu
   return d.getTime()
 }
 
-/** A cursor over the scanned text: each read advances `pos` and answers -1 (or undefined) when the text does not fit. */
+/**
+ * A cursor over the scanned bytes (`b` up to `end`): each read advances `pos` and answers -1 (or undefined) when the
+ * text does not fit. Bytes, not a string: a line that arrives as bytes is scanned where it lies, without a string made
+ * of it (every character a timestamp is made of is ASCII; any other byte is neither digit nor letter).
+ */
 class Cursor {
   pos = 0
-  constructor(readonly s: string) {}
+  b: Uint8Array = EMPTY
+  end = 0
+  /** Scans `b`'s first `end` bytes from the start. */
+  reset(b: Uint8Array, end: number): this {
+    this.b = b
+    this.end = end
+    this.pos = 0
+    return this
+  }
   at(i = this.pos): number {
-    return i < this.s.length ? this.s.charCodeAt(i) : -1
+    return i < this.end ? this.b[i]! : -1
+  }
+  /** The bytes from `start` to `end` (ASCII, a few characters) as a string. */
+  text(start: number, end: number): string {
+    let out = ''
+    for (let i = start; i < end; i++) out += String.fromCharCode(this.b[i]!)
+    return out
   }
   /** Exactly `n` digits (not followed by another digit when `whole`). */
   digits(n: number, whole = true): number {
@@ -222,10 +240,10 @@ class Cursor {
   }
   /** A three-letter month name (`Jan`), not followed by another letter. */
   month(): number {
-    const s = this.s
+    const b = this.b
     const p = this.pos
-    if (p + 3 > s.length || isLetter(this.at(p + 3))) return -1
-    const m = MONTH_BY_KEY.get(s.charCodeAt(p) * 65536 + s.charCodeAt(p + 1) * 256 + s.charCodeAt(p + 2))
+    if (p + 3 > this.end || isLetter(this.at(p + 3))) return -1
+    const m = MONTH_BY_KEY.get(b[p]! * 65536 + b[p + 1]! * 256 + b[p + 2]!)
     if (m === undefined) return -1
     this.pos += 3
     return m
@@ -294,7 +312,7 @@ class Cursor {
     let n = 0
     while (n < 5 && isUpper(this.at(this.pos + n))) n++
     if (n === 0 || isLetter(this.at(this.pos + n))) return undefined
-    const name = this.s.slice(this.pos, this.pos + n)
+    const name = this.text(this.pos, this.pos + n)
     this.pos += n
     return ABBREVIATIONS[name] ?? 0
   }
@@ -413,7 +431,7 @@ function fromDay(c: Cursor, first: number): Reading | undefined {
       while (isDigit(c.at()) && c.pos - yStart < 5) c.pos++
       const yLen = c.pos - yStart
       if ((yLen !== 2 && yLen !== 4) || !c.char(32)) return undefined
-      const yy = Number(c.s.slice(yStart, yStart + yLen))
+      const yy = Number(c.text(yStart, yStart + yLen))
       const clock = c.clock()
       if (!clock) return undefined
       const frac = c.fraction()
@@ -439,7 +457,7 @@ function fromDay(c: Cursor, first: number): Reading | undefined {
     while (isDigit(c.at()) && c.pos - yStart < 5) c.pos++
     const yLen = c.pos - yStart
     if ((yLen !== 2 && yLen !== 4) || !c.char(32)) return undefined
-    const yy = Number(c.s.slice(yStart, yStart + yLen))
+    const yy = Number(c.text(yStart, yStart + yLen))
     const clock = c.clock(yLen === 2)
     if (!clock) return undefined
     const frac = c.fraction()
@@ -491,7 +509,7 @@ function epoch(c: Cursor): Reading | undefined {
   const start = c.pos
   while (isDigit(c.at()) && c.pos - start < 20) c.pos++
   const n = c.pos - start
-  const digits = c.s.slice(start, c.pos)
+  const digits = c.text(start, c.pos)
   if (n === 10) {
     const frac = c.fraction()
     if (isLetter(c.at())) return undefined
@@ -509,7 +527,8 @@ const JOURNALD = '__REALTIME_TIMESTAMP'
 
 /** `__REALTIME_TIMESTAMP=<µs>` (journal export) or `"__REALTIME_TIMESTAMP" : "<µs>"` (journalctl -o json). */
 function journald(c: Cursor): Reading | undefined {
-  if (!c.s.startsWith(JOURNALD, c.pos)) return undefined
+  if (c.pos + JOURNALD.length > c.end) return undefined
+  for (let k = 0; k < JOURNALD.length; k++) if (c.b[c.pos + k] !== JOURNALD.charCodeAt(k)) return undefined
   c.pos += JOURNALD.length
   c.char(34)
   while (c.at() === 32) c.pos++
@@ -519,17 +538,11 @@ function journald(c: Cursor): Reading | undefined {
   const start = c.pos
   while (isDigit(c.at()) && c.pos - start < 20) c.pos++
   if (c.pos - start < 1 || c.pos - start > 19) return undefined
-  return { format: 'Journald', ms: Math.floor(Number(c.s.slice(start, c.pos)) / 1000), instant: true }
+  return { format: 'Journald', ms: Math.floor(Number(c.text(start, c.pos)) / 1000), instant: true }
 }
 
-/** Bun's Buffer has latin1Slice (one byte one character, no copy through a decoder): 10x toString('latin1'). */
-type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string }
-
-/** The first SCAN_BYTES of `bytes`, one character per byte: every character a timestamp is made of is ASCII. */
-function latin1(bytes: Uint8Array): string {
-  const n = Math.min(bytes.byteLength, SCAN_BYTES)
-  return (Buffer.from(bytes.buffer, bytes.byteOffset, n) as Latin1Buffer).latin1Slice(0, n)
-}
+const EMPTY = new Uint8Array(0)
+const utf8 = new TextEncoder()
 
 export interface TimestampOptions {
   /** The zone of times written without one: an IANA name or an offset; UTC by default. */
@@ -549,6 +562,12 @@ export class TimestampFinder {
   private readonly admits: ((f: TimestampFormat) => boolean) | undefined
   private readonly ignore: boolean
   private readonly ignoreZones: boolean
+  /**
+   * One cursor and one buffer per finder, reused by every call: find() runs to its end without yielding, so no two
+   * calls share them at once; the cursor lets go of the line when find() returns.
+   */
+  private readonly cursor = new Cursor()
+  private readonly scratch = new Uint8Array(SCAN_BYTES)
 
   /** Throws an Error naming the problem for an unknown zone or format name. */
   constructor(opts: TimestampOptions = {}) {
@@ -566,19 +585,26 @@ export class TimestampFinder {
   /** The time of the leftmost timestamp in the first SCAN_BYTES of `line`, in epoch milliseconds; undefined when none. */
   find(line: string | Uint8Array, receivedAt: number): number | undefined {
     if (this.ignore) return undefined
-    const text =
+    // A string is scanned as its UTF-8 bytes (its first SCAN_BYTES of them), written into the finder's own buffer.
+    const c =
       typeof line === 'string'
-        ? line.length > SCAN_BYTES
-          ? line.slice(0, SCAN_BYTES)
-          : line
-        : latin1(line)
-    const c = new Cursor(text)
-    const n = text.length
+        ? this.cursor.reset(this.scratch, utf8.encodeInto(line.length > SCAN_BYTES ? line.slice(0, SCAN_BYTES) : line, this.scratch).written)
+        : this.cursor.reset(line, Math.min(line.byteLength, SCAN_BYTES))
+    try {
+      return this.scan(c, receivedAt)
+    } finally {
+      c.reset(EMPTY, 0)
+    }
+  }
+
+  private scan(c: Cursor, receivedAt: number): number | undefined {
+    const text = c.b
+    const n = c.end
     let lineStart = 0
-    while (lineStart < n && (text.charCodeAt(lineStart) === 32 || text.charCodeAt(lineStart) === 9)) lineStart++
+    while (lineStart < n && (text[lineStart] === 32 || text[lineStart] === 9)) lineStart++
     let prev = 32
     for (let i = 0; i < n; i++) {
-      const ch = text.charCodeAt(i)
+      const ch = text[i]!
       let r: Reading | undefined
       if (isDigit(ch)) {
         if (!isDigit(prev) && !isLetter(prev)) r = this.atDigit(c, i, i === lineStart)
@@ -587,7 +613,7 @@ export class TimestampFinder {
           c.pos = i
           r = fromMonth(c)
         }
-      } else if (ch === 95 && text.charCodeAt(i + 1) === 95) {
+      } else if (ch === 95 && c.at(i + 1) === 95) {
         c.pos = i
         r = journald(c)
       }

@@ -93,10 +93,14 @@ export const INGEST_COMPACT_SEGMENTS = 2
  * A batch whose entries' data reach this many bytes is written straight into sealed segments (no rows, no
  * compaction) where the store can (SQLite), unless it names a tag the store does not know yet. Writing rows, reading
  * them back, sealing them and deleting them cost about three times the sealing alone (bench/README.md, ingest).
- * Such a segment is the batch's size, not the compaction's: the bound keeps small batches (the syslog listeners'
- * 256 KiB, the shippers' usual ones) in rows, so that the segment list does not grow by many small segments.
+ * Such a segment is the batch's size, not the compaction's, and the compaction merges such small segments
+ * (mergeSmall); the bound keeps smaller batches (a syslog connection's while it trickles, a shipper's few lines) in
+ * rows, so that the segment list does not grow by a segment per request. Full syslog batches (2,048 messages or 256
+ * KiB) and the shippers' batches of 1,000 lines of 200 bytes come here: syslog at 0.8 of the row path's CPU (with the
+ * two batches of server/ingest/syslog/batch.ts), ES bulk and HEC at twice its rate (bench/README.md,
+ * "bench/ingest-ab.ts").
  */
-export const SEALED_INGEST_BYTES = 512 << 10
+export const SEALED_INGEST_BYTES = 128 << 10
 /**
  * A segment with less than this share of the segment size's data (or of its entries) is small: the compaction merges
  * small segments of the same tags that follow each other into one (mergeSmall). Batches written straight into
@@ -105,6 +109,12 @@ export const SEALED_INGEST_BYTES = 512 << 10
  * time). Merged, 49 (bench/README.md, "bench/ingest-merge.ts").
  */
 export const SMALL_SEGMENT_SHARE = 0.5
+/**
+ * The zstd level of the segments a batch is written into (ingestSealed): these are small ones the compaction merges
+ * and compresses again at SEGMENT_ZSTD_LEVEL, and the request waits for this one. Level 1 costs 1.5 ms of CPU per MiB
+ * of access lines (level 3: 2.3 ms) for about the same size (bench/README.md, "bench/ingest-ab.ts").
+ */
+export const INGEST_ZSTD_LEVEL = 1
 
 export interface SegmentsRepo {
   /**
@@ -283,7 +293,9 @@ export class SegmentedEntries implements EntriesRepo {
     let registered = false
     try {
       for (const p of pieces) {
-        const encoded = await this.seal(p)
+        // Level 1, off the event loop: see INGEST_ZSTD_LEVEL.
+        const plain = encodeSegment(p)
+        const encoded = this.opts.zstdLevel === null ? plain : await compressSegment(plain, INGEST_ZSTD_LEVEL)
         const key = `segments/${crypto.randomUUID()}`
         written.push({ key, count: p.length, bytes: encoded.byteLength, min: cursorOf(p[0]!), max: cursorOf(p.at(-1)!) })
         // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).

@@ -2,8 +2,9 @@
 // BATCH_ENTRIES messages or BATCH_BYTES bytes, or what came within LINGER_MS) and stored through the ingest sink one
 // batch at a time, a batch per format so that the metrics count each format (protocol label) apart.
 //
-// Back-pressure: while a batch is being stored the owner is paused (a TCP connection stops reading, so its sender is
-// slowed by TCP itself), and resumed once everything it read is stored. The sink's 'busy' and 'space' refusals are
+// Back-pressure: while a batch is being stored the next one fills (reading and parsing go on beside the store); once
+// that one is full too the owner is paused (a TCP connection stops reading, so its sender is slowed by TCP itself) and
+// resumed when it is taken to be stored. A connection so holds at most two batches (and a message past the second). The sink's 'busy' and 'space' refusals are
 // waited out and the batch retried (the sender stays paused meanwhile): syslog has no acknowledgement, so a batch
 // given up is lost to the sender too. A batch the sink refuses for good (the store's number of tags) is dropped and
 // counted by the sink under that reason; a failing store is retried a few times, then its batch is dropped and logged.
@@ -47,11 +48,12 @@ export class Batcher {
   private running: Promise<void> | undefined
   private timer: ReturnType<typeof setTimeout> | undefined
   private abandoned = false
+  private isPaused = false
   private wake: (() => void) | undefined
 
   constructor(private readonly o: BatcherOptions) {}
 
-  /** Whether a batch is being stored (its owner paused meanwhile). */
+  /** Whether a batch is being stored (the next one filling meanwhile). */
   get storing(): boolean {
     return this.running !== undefined
   }
@@ -70,8 +72,23 @@ export class Batcher {
     list.push({ ts, tag: this.o.tag, src, data: m })
     this.count++
     this.bytes += m.byteLength
-    if (this.count >= BATCH_ENTRIES || this.bytes >= BATCH_BYTES) void this.flush()
-    else if (!this.timer && !this.running) this.timer = setTimeout(() => void this.flush(), LINGER_MS)
+    if (this.count >= BATCH_ENTRIES || this.bytes >= BATCH_BYTES) {
+      // A batch is full while the one before it is stored: no more is read until that store ends.
+      if (this.running) this.setPaused(true)
+      else void this.flush()
+    } else if (!this.timer && !this.running) this.timer = setTimeout(() => void this.flush(), LINGER_MS)
+  }
+
+  /** Whether the owner is paused: a full batch waits for the one being stored. */
+  get paused(): boolean {
+    return this.isPaused
+  }
+
+  private setPaused(paused: boolean): void {
+    if (paused === this.isPaused) return
+    this.isPaused = paused
+    if (paused) this.o.pause?.()
+    else this.o.resume?.()
   }
 
   /** Stores everything held, batch after batch; resolves once nothing is left (or it was abandoned). */
@@ -81,7 +98,7 @@ export class Batcher {
     if (this.count === 0 && !this.running) return Promise.resolve()
     return (this.running ??= this.drain().finally(() => {
       this.running = undefined
-      if (!this.abandoned) this.o.resume?.()
+      if (!this.abandoned) this.setPaused(false)
     }))
   }
 
@@ -99,13 +116,14 @@ export class Batcher {
   }
 
   private async drain(): Promise<void> {
-    this.o.pause?.()
     while (this.count > 0 && !this.abandoned) {
       const batches = this.pending
       this.pending = new Map()
       this.storingBytes = this.bytes
       this.count = 0
       this.bytes = 0
+      // The full batch that paused the owner is taken: the next one may fill while this one is stored.
+      this.setPaused(false)
       // A UDP listener's queue may have grown past one batch while the last one was stored.
       for (const [format, batch] of batches)
         for (let k = 0; k < batch.length; k += BATCH_ENTRIES) await this.store(batch.length <= BATCH_ENTRIES ? batch : batch.slice(k, k + BATCH_ENTRIES), format)

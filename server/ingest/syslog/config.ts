@@ -70,7 +70,7 @@ export function parseSyslogConfig(get: (name: string) => string | undefined, tls
     listeners,
     maxMessageBytes,
     // 1000: every host of a large site with a connection of its own, while the buffers they may hold together stay
-    // bounded (each at most one message and one batch).
+    // bounded (each at most two batches and one message).
     maxConnections: p.count('QUARRY_SYSLOG_MAX_CONNECTIONS', get('QUARRY_SYSLOG_MAX_CONNECTIONS') ?? '1000', 1, 1_000_000),
     // 30 s: a live sender completes a frame within a round trip; a connection idle between whole messages is kept
     // (closing it would lose the next message of rsyslog and syslog-ng, which learn of a close only when they send).

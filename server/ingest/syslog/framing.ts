@@ -18,9 +18,17 @@ const MAX_COUNT_DIGITS = 9
 
 export type FrameRefusal = 'too-large' | 'invalid'
 
+/** The largest slab a deframer copies chunks into (see StreamDeframer.copy). */
+const SLAB_MAX = 256 * 1024
+/** A slab holds this many chunks of the size that opens it (a sender of small chunks gets small slabs). */
+const SLAB_CHUNKS = 8
+
 export class StreamDeframer {
   /** The start of a frame not yet whole (a copy: the chunk it came in is not kept). */
   private rest: Buffer | undefined
+  /** Where chunks are copied, one after the other, and how much of it is used. */
+  private slab = Buffer.alloc(0)
+  private slabUsed = 0
   /** Bytes of an oversize octet-counted frame still to be dropped. */
   private skip = 0
   /** Dropping an oversize line until its LF. */
@@ -39,7 +47,7 @@ export class StreamDeframer {
    * (Views by `slice`: Bun's Buffer `subarray` costs a microsecond each, a fifth of the whole cost of a message.)
    */
   push(chunk: Buffer, message: (m: Buffer) => void, refused: (reason: FrameRefusal) => void): void {
-    const b = this.rest ? Buffer.concat([this.rest, chunk]) : Buffer.from(chunk)
+    const b = this.copy(chunk)
     this.rest = undefined
     let i = 0
     const n = b.length
@@ -104,6 +112,34 @@ export class StreamDeframer {
       i = lf + 1
     }
     if (i < n) this.rest = b.slice(i)
+  }
+
+  /**
+   * The partial frame held and `chunk`, copied one after the other into the slab: a buffer per chunk (Buffer.concat)
+   * cost a sixth of a syslog connection's CPU. The partial frame is the slab's tail already when it was cut from the
+   * last copy, so only the chunk is copied after it. A new slab (SLAB_CHUNKS times the copy's size, at most SLAB_MAX,
+   * or the copy's size when larger) when they do not fit; the old one stays only as long as messages that are views
+   * into it (until they are stored).
+   */
+  private copy(chunk: Buffer): Buffer {
+    const rest = this.rest
+    const restLength = rest?.length ?? 0
+    const n = restLength + chunk.length
+    const restIsTail = rest !== undefined && rest.buffer === this.slab.buffer && rest.byteOffset + restLength === this.slab.byteOffset + this.slabUsed
+    if (restIsTail && this.slabUsed + chunk.length <= this.slab.length) {
+      chunk.copy(this.slab, this.slabUsed)
+      this.slabUsed += chunk.length
+      return this.slab.slice(this.slabUsed - n, this.slabUsed)
+    }
+    if (this.slabUsed + n > this.slab.length) {
+      this.slab = Buffer.allocUnsafeSlow(Math.max(n, Math.min(SLAB_MAX, SLAB_CHUNKS * n)))
+      this.slabUsed = 0
+    }
+    const at = this.slabUsed
+    if (rest !== undefined) rest.copy(this.slab, at)
+    chunk.copy(this.slab, at + restLength)
+    this.slabUsed += n
+    return this.slab.slice(at, at + n)
   }
 }
 

@@ -8,7 +8,7 @@ import { ApiError } from '../../http/errors'
 import { createLogger } from '../../runtime/log'
 import type { NewEntry } from '../../search/entries'
 import { IngestRefused, type IngestSource } from '../sink'
-import { BATCH_ENTRIES } from './batch'
+import { BATCH_BYTES, BATCH_ENTRIES } from './batch'
 import type { SyslogConfig } from './config'
 import { listenDatagram } from './datagram'
 import { type RunningListener, listenStream } from './stream'
@@ -114,6 +114,10 @@ describe('syslog TCP back-pressure', () => {
     const other = await client(l.port)
     other.write(line('other', 1))
     await until(() => r.texts().some((t) => t.includes('host other')), 'the other sender stored')
+    // the next batch fills while the first is stored, and then the connection is no longer read: at most two batches
+    // (and the rest of the last chunk read) are held
+    await until(() => l.held() >= 2 * BATCH_BYTES, 'the second batch of the slow sender full')
+    expect(l.held()).toBeLessThan(2 * BATCH_BYTES + (1 << 20))
     // the slow sender's batch is still held, no second one was taken, and most of its bytes wait on its side
     expect(gate.reached).toBe(1)
     expect(r.stored.filter((s) => Buffer.from(s.batch[0]!.data).includes('host slow'))).toHaveLength(0)
@@ -124,6 +128,26 @@ describe('syslog TCP back-pressure', () => {
     expect(slowTexts).toEqual(Array.from({ length: count }, (_, i) => line('slow', i).slice(0, -1)))
     expect(Math.max(...r.stored.map((s) => s.batch.length))).toBeLessThanOrEqual(BATCH_ENTRIES)
     expect(r.stored.every((s) => s.source.listener === 'syslog-tcp' && s.source.protocol === 'rfc5424')).toBe(true)
+  }, 60_000)
+
+  test('a stop waits for the batches of a connection that closed while one was being stored', async () => {
+    const r = recordingSink()
+    const l = start(r.sink)
+    // a batch and a half: the first is held by the store, the rest is read meanwhile, then the sender closes
+    const count = Math.ceil((1.5 * BATCH_BYTES) / line('closing', 0).length)
+    const gate = r.hold(() => true)
+    const sender = await client(l.port)
+    const closed = new Promise<void>((resolve) => sender.on('close', () => resolve()))
+    sender.end(Array.from({ length: count }, (_, i) => line('closing', i)).join(''))
+    await until(() => gate.reached === 1, 'the first batch held by the store')
+    // the server closed its side too (the sender's close follows it): the connection is gone, its batches are not
+    await closed
+    let storedAtStop = -1
+    const stopped = l.stop(20_000).then(() => void (storedAtStop = r.stored.reduce((n, s) => n + s.batch.length, 0)))
+    gate.release()
+    await stopped
+    expect(storedAtStop).toBe(count)
+    expect(r.texts()).toEqual(Array.from({ length: count }, (_, i) => line('closing', i).slice(0, -1)))
   }, 60_000)
 
   test("the sink's 'busy' refusals are waited out and the batch stored once; a refusal for good drops only its batch", async () => {

@@ -54,6 +54,11 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
   const label = `syslog-${listener.transport}`
   const frameSource = { listener: label, protocol: 'frame' }
   const connections = new Set<Socket<Connection | undefined>>()
+  /**
+   * The batchers of closed connections still storing what they read (a connection reads on while a batch is stored,
+   * so it may close with batches left): a stop waits for them as for open ones.
+   */
+  const closing = new Set<Batcher>()
   let stopping = false
 
   const server: TCPSocketListener<Connection | undefined> = Bun.listen<Connection | undefined>({
@@ -128,7 +133,9 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
         if (!c) return
         // A frame cut off by the close is not a message, nor is a handshake that never finished: counted, not stored.
         if (c.deframer.partial || c.handshaking) sink.refused(frameSource, 'invalid')
-        void c.batcher.flush()
+        const batcher = c.batcher
+        closing.add(batcher)
+        void batcher.flush().finally(() => closing.delete(batcher))
       },
       error(socket, error) {
         log.debug('syslog connection failed', { listener: label, src: socket.data?.src, error: error.message })
@@ -140,7 +147,7 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
     const now = clock()
     for (const socket of connections) {
       const c = socket.data
-      if (c?.partialSince !== undefined && !c.batcher.storing && now - c.partialSince >= config.frameTimeoutMs) {
+      if (c?.partialSince !== undefined && !c.batcher.paused && now - c.partialSince >= config.frameTimeoutMs) {
         log.debug('syslog connection closed: a frame was not completed in time', { listener: label, src: c.src, timeoutMs: config.frameTimeoutMs })
         c.partialSince = undefined
         socket.end()
@@ -154,18 +161,20 @@ export function listenStream(listener: SyslogListenerConfig, config: SyslogConfi
     host: listener.host,
     port: server.port,
     tag: listener.tag,
-    held: () => [...connections].reduce((n, s) => n + (s.data?.batcher.held ?? 0), 0),
+    held: () => [...connections].reduce((n, s) => n + (s.data?.batcher.held ?? 0), 0) + [...closing].reduce((n, b) => n + b.held, 0),
     async stop(graceMs: number) {
       stopping = true
       clearInterval(sweep)
       server.stop(false)
       const open = [...connections]
       for (const socket of open) socket.pause()
-      const stored = Promise.all(open.map((s) => s.data?.batcher.flush()))
+      const batchers = [...closing]
+      for (const s of open) if (s.data) batchers.push(s.data.batcher)
+      const stored = Promise.all(batchers.map((b) => b.flush()))
       await Promise.race([stored, Bun.sleep(graceMs)])
       // What is still held (not stored within the grace, or read after the pause) is dropped: the store closes next.
       let dropped = 0
-      for (const s of open) dropped += s.data?.batcher.abandon() ?? 0
+      for (const b of batchers) dropped += b.abandon()
       if (dropped > 0) log.warn('syslog messages dropped at shutdown: not stored within the grace', { listener: label, dropped, graceMs })
       server.stop(true)
     },
