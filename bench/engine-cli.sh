@@ -7,7 +7,7 @@
 #   bash bench/engine-cli.sh                          the CLI of this tree
 #   BENCH_CLI_TREES="/tmp/old $PWD" bash bench/engine-cli.sh   an older tree's CLI beside this one (A/B, same data)
 #
-# Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (5), BENCH_POLL_MS (2), BENCH_SETTLE_S (600).
+# Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (5), BENCH_SETTLE_S (600).
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

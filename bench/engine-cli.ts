@@ -2,7 +2,7 @@
 // running Quarry, ingests ENTRIES access-log lines of bench/engine-data.ts (the engine bench's, 182 MB per 1,000,000)
 // under the tag `access`, waits until the compaction has moved them into segments, then in ROUNDS interleaved rounds
 // times each of the engine bench's searches of today twice:
-//   - the server's own time, as bench/engine.ts takes it: REST launch, details polled every POLL_MS, the JSON download
+//   - the server's own time, as bench/engine.ts takes it: REST launch, details long-polled, the JSON download
 //     (launch to the last result; the deletion after the clock stops);
 //   - `quarry search run QUERY --json --no-history` of each CLI tree named (a process of its own, exec to exit), so
 //     that an older tree and this one are compared on the same data in the same minutes;
@@ -13,12 +13,12 @@
 // JSON line (last). BENCH_ENTRIES=0 ingests nothing: a server that holds the lines already (from an earlier run).
 //
 //   bun run bench/engine-cli.ts <base-url> <admin-password> <data-dir> <cli-tree>...
-// Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (5), BENCH_POLL_MS (2), BENCH_SETTLE_S (600).
+// Tunables (environment): BENCH_ENTRIES (1000000), BENCH_ROUNDS (5), BENCH_SETTLE_S (600).
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { STEP_MS, T0, accessLine } from './engine-data'
-import { benchSession, json } from './session'
+import { benchSession, found, json, timeSearch } from './session'
 
 const [base, password, dataDir, ...named] = process.argv.slice(2)
 if (!base || !password || !dataDir || named.length === 0) {
@@ -27,7 +27,6 @@ if (!base || !password || !dataDir || named.length === 0) {
 }
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
-const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 2)
 const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 600)
 const BATCH = 1000
 const log = (msg: string) => console.error(`== ${msg}`)
@@ -60,27 +59,8 @@ let stored = 0
   log(`   ${segs.c} entries in ${segs.n} segments`)
 }
 
-/** What a search answered: a count (`| count`) or its number of results. */
-const found = (results: unknown[]) => (results.length === 1 && typeof (results[0] as { Count?: unknown })?.Count === 'number' ? (results[0] as { Count: number }).Count : results.length)
-
-/** The server's own time: launch, details every POLL_MS until finished, the JSON download. */
-async function server(query: string): Promise<{ ms: number; found: number }> {
-  const t = performance.now()
-  const { SearchID: id } = await json(
-    await fetch(`${base}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: query, NoHistory: true }) }),
-    `launch ${query}`,
-  )
-  for (;;) {
-    const d = await json(await fetch(`${base}/api/searchctrl/${id}/details`, { headers: auth }), 'details')
-    if (d.Error) throw new Error(`${query}: ${d.Error}`)
-    if (d.Finished !== '0001-01-01T00:00:00Z') break
-    await Bun.sleep(POLL_MS)
-  }
-  const results = await json(await fetch(`${base}/api/searchctrl/${id}/download/json`, { headers: auth }), 'download')
-  const ms = performance.now() - t
-  await fetch(`${base}/api/searchctrl/${id}`, { method: 'DELETE', headers: auth })
-  return { ms, found: found(results) }
-}
+/** The server's own time (timeSearch: launch, long-polled details, download), as bench/engine.ts takes it. */
+const server = (query: string) => timeSearch(base!, auth, query)
 
 /** The floor's name among the trees. */
 const FLOOR = 'floor'

@@ -17,7 +17,7 @@
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { ACCESS_PATTERN, KIND_OFFSET_MS, MARKER_EVERY, STEP_MS, T0, accessLine, jsonLine, kvLine } from './engine-data'
-import { benchSession, json } from './session'
+import { benchSession, json, timeSearch } from './session'
 
 const [base, password, work, serverPid, dataDir] = process.argv.slice(2)
 if (!base || !password || !work || !serverPid || !dataDir) {
@@ -26,8 +26,6 @@ if (!base || !password || !work || !serverPid || !dataDir) {
 }
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 1_000_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-/** The longest hold of GET .../details?wait= (DETAILS_MAX_WAIT_S): a longer search is asked again. */
-const WAIT_S = 5
 const ONLY = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES) : null
 const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 600)
 const BATCH = 1000
@@ -104,30 +102,9 @@ const timed = async (f: () => Promise<number | undefined>): Promise<Outcome> => 
   return { ms: performance.now() - t, found }
 }
 
-/** The query through the server as a user waits for it: launch, poll until finished, download every result. */
+/** The query through the server as a user waits for it (timeSearch: launch, long-polled details, download). */
 function engine(query: string): Runner {
-  return async () => {
-    let id = ''
-    const answered = await timed(async () => {
-      ;({ SearchID: id } = await json(
-        await fetch(`${base}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: query, NoHistory: true }) }),
-        `launch ${query}`,
-      ))
-      // held by the server until the search ends (the long-poll `quarry search run` waits with): no request of
-      // this client competes with the walk, and none lands a poll interval after the end
-      for (;;) {
-        const d = await json(await fetch(`${base}/api/searchctrl/${id}/details?wait=${WAIT_S}`, { headers: auth }), 'details')
-        if (d.Error) throw new Error(`${query}: ${d.Error}`)
-        if (d.Finished !== '0001-01-01T00:00:00Z') break
-      }
-      const results = await json(await fetch(`${base}/api/searchctrl/${id}/download/json`, { headers: auth }), 'download')
-      if (!Array.isArray(results)) throw new Error('the download is not an array')
-      return results.length === 1 && typeof results[0]?.Count === 'number' ? results[0].Count : results.length
-    })
-    // Deleted once the clock has stopped: removing the search is no part of waiting for its answer.
-    await fetch(`${base}/api/searchctrl/${id}`, { method: 'DELETE', headers: auth })
-    return answered
-  }
+  return () => timeSearch(base!, auth, query)
 }
 
 /** The same through `quarry search run --json`: a process of its own, as a user runs it. */

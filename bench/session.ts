@@ -25,3 +25,34 @@ export async function benchSession(base: string, password: string, tokenName: st
   )
   return { auth, token: made.token as string }
 }
+
+/** The longest hold of GET .../details?wait= (the server's DETAILS_MAX_WAIT_S): a longer search is asked again. */
+const WAIT_S = 5
+
+/**
+ * One search as a client waits for it, timed from the launch to the last result downloaded: REST launch, details
+ * long-polled until the search ends (`?wait=`, as `quarry search run` waits: no request competes with the walk, and
+ * none lands a poll interval after the end), the JSON download. The search is deleted after the clock stopped.
+ * `found`: the count of a `| count` query, else the number of results.
+ */
+export async function timeSearch(base: string, auth: Record<string, string>, query: string): Promise<{ ms: number; found: number }> {
+  const t = performance.now()
+  const { SearchID: id } = await json(
+    await fetch(`${base}/api/searchctrl/launch`, { method: 'POST', headers: auth, body: JSON.stringify({ SearchString: query, NoHistory: true }) }),
+    `launch ${query}`,
+  )
+  for (;;) {
+    const d = await json(await fetch(`${base}/api/searchctrl/${id}/details?wait=${WAIT_S}`, { headers: auth }), 'details')
+    if (d.Error) throw new Error(`${query}: ${d.Error}`)
+    if (d.Finished !== '0001-01-01T00:00:00Z') break
+  }
+  const results = await json(await fetch(`${base}/api/searchctrl/${id}/download/json`, { headers: auth }), 'download')
+  if (!Array.isArray(results)) throw new Error('the download is not an array')
+  const ms = performance.now() - t
+  await fetch(`${base}/api/searchctrl/${id}`, { method: 'DELETE', headers: auth })
+  return { ms, found: found(results) }
+}
+
+/** What a search answered: the count of a `| count` query, else its number of results. */
+export const found = (results: unknown[]) =>
+  results.length === 1 && typeof (results[0] as { Count?: unknown })?.Count === 'number' ? (results[0] as { Count: number }).Count : results.length
