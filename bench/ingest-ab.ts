@@ -15,6 +15,7 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { accessLine } from './engine-data'
+import { ingestToken, waitForServer } from './session'
 
 const [work = '', protocol = '', ...trees] = process.argv.slice(2)
 if (work === '' || !['lines', 'json', 'bulk', 'hec', 'syslog'].includes(protocol) || trees.length === 0) {
@@ -140,21 +141,8 @@ async function run(tree: string, name: string): Promise<{ wall: number; cpu: num
   })
   try {
     const base = `http://127.0.0.1:${port}`
-    const deadline = Date.now() + 60_000
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/api/test`)).status > 0) break
-      } catch {}
-      if (Date.now() > deadline) throw new Error(`${name}: the server did not start`)
-      await Bun.sleep(100)
-    }
-    const login = (await (await fetch(`${base}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: password }), headers: { 'content-type': 'application/json' } })).json()) as { JWT: string }
-    const res = await fetch(`${base}/api/tokens`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${login.JWT}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench-ingest', capabilities: ['Ingest'] }),
-    })
-    const token = ((await res.json()) as { token: string }).token
+    await waitForServer(base, 60_000, name)
+    const token = await ingestToken(base, password)
     const auth = protocol === 'hec' ? `Splunk ${token}` : `Bearer ${token}`
     const send = async (b: Body) => {
       const r = await fetch(`${base}${b.path}`, { method: 'POST', headers: { authorization: auth, 'content-type': b.type }, body: b.body })

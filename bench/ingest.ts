@@ -22,6 +22,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createSqliteStore } from '../server/repos'
 import { accessLine, jsonLine } from './engine-data'
+import { ingestToken, waitForServer } from './session'
 
 const work = process.argv[2] ?? ''
 if (work === '') {
@@ -118,22 +119,8 @@ async function startServer(name: string): Promise<Server> {
     stderr: Bun.file(join(work, `${name}.log`)),
   })
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    try {
-      if ((await fetch(`${base}/api/test`)).status > 0) break
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${name}: the server did not start`)
-    await Bun.sleep(100)
-  }
-  const login = (await (await fetch(`${base}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: password }), headers: { 'content-type': 'application/json' } })).json()) as { JWT: string }
-  const res = await fetch(`${base}/api/tokens`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${login.JWT}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench-ingest', capabilities: ['Ingest'] }),
-  })
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`)
-  const token = ((await res.json()) as { token: string }).token
+  await waitForServer(base, 30_000, name)
+  const token = await ingestToken(base, password)
   return {
     base,
     dataDir,

@@ -1,5 +1,6 @@
-// What the engine benchmarks (bench/engine.ts, bench/engine-cli.ts) do first against a running Quarry: sign in as the
-// admin and make an API token for the searches, as a user of the CLI would hold one.
+// What the benchmarks do against a Quarry they started: wait until it answers, sign in as the admin and make the API
+// token a user holds (one that runs searches for the engine benches, one that ingests for the ingest benches), and
+// time a search as a client waits for it.
 
 /** The body of an answer as JSON (undefined when empty); throws with `what` and the status unless it is a 2xx. */
 export async function json(res: Response, what: string): Promise<any> {
@@ -56,3 +57,32 @@ export async function timeSearch(base: string, auth: Record<string, string>, que
 /** What a search answered: the count of a `| count` query, else its number of results. */
 export const found = (results: unknown[]) =>
   results.length === 1 && typeof (results[0] as { Count?: unknown })?.Count === 'number' ? (results[0] as { Count: number }).Count : results.length
+
+/** Waits until a server just started answers at `base` (any status); throws after `ms`. */
+export async function waitForServer(base: string, ms: number, name: string): Promise<void> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    try {
+      if ((await fetch(`${base}/api/test`)).status > 0) return
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${name}: the server did not start`)
+    await Bun.sleep(100)
+  }
+}
+
+/** Signs in as the admin and makes an API token that may ingest (what the shippers of the ingest benches hold). */
+export async function ingestToken(base: string, password: string): Promise<string> {
+  const login = await json(
+    await fetch(`${base}/api/login`, { method: 'POST', body: JSON.stringify({ User: 'admin', Pass: password }), headers: { 'content-type': 'application/json' } }),
+    'login',
+  )
+  const made = await json(
+    await fetch(`${base}/api/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${login.JWT}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench-ingest', capabilities: ['Ingest'] }),
+    }),
+    'token',
+  )
+  return made.token as string
+}
