@@ -17,6 +17,14 @@ import type { Zone } from './zone'
 export const BATCH_ENTRIES = 2048
 /** With QUARRY_SYSLOG_MAX_CONNECTIONS connections, each holds at most this and one message (docs/security.md). */
 export const BATCH_BYTES = 256 * 1024
+/**
+ * The most messages stored in one call. A batch outgrows BATCH_ENTRIES and BATCH_BYTES by the rest of the chunk that
+ * filled it (the pause takes effect after the chunk), and a UDP listener's queue may hold many batches: what is taken
+ * is stored in even parts of at most this, never as a full part and a small rest. Such a rest (under the store's
+ * SEALED_INGEST_BYTES) went through the row path: half of a fast sender's batches did, at half the speed
+ * (bench/README.md, "syslog").
+ */
+export const STORE_MAX_ENTRIES = 4 * BATCH_ENTRIES
 /** Messages that arrive within this of the first one waiting share its batch: a few ms, unnoticed by a search. */
 export const LINGER_MS = 5
 /** Attempts at a batch the store fails with an error of its own (not a refusal), a second apart, then more. */
@@ -125,8 +133,11 @@ export class Batcher {
       // The full batch that paused the owner is taken: the next one may fill while this one is stored.
       this.setPaused(false)
       // A UDP listener's queue may have grown past one batch while the last one was stored.
-      for (const [format, batch] of batches)
-        for (let k = 0; k < batch.length; k += BATCH_ENTRIES) await this.store(batch.length <= BATCH_ENTRIES ? batch : batch.slice(k, k + BATCH_ENTRIES), format)
+      for (const [format, batch] of batches) {
+        const parts = Math.ceil(batch.length / STORE_MAX_ENTRIES)
+        const size = Math.ceil(batch.length / parts)
+        for (let k = 0; k < batch.length; k += size) await this.store(parts === 1 ? batch : batch.slice(k, k + size), format)
+      }
       this.storingBytes = 0
     }
   }

@@ -8,7 +8,7 @@ import { ApiError } from '../../http/errors'
 import { createLogger } from '../../runtime/log'
 import type { NewEntry } from '../../search/entries'
 import { IngestRefused, type IngestSource } from '../sink'
-import { BATCH_BYTES, BATCH_ENTRIES } from './batch'
+import { BATCH_BYTES, STORE_MAX_ENTRIES } from './batch'
 import type { SyslogConfig } from './config'
 import { listenDatagram } from './datagram'
 import { type RunningListener, listenStream } from './stream'
@@ -128,7 +128,7 @@ describe('syslog TCP back-pressure', () => {
     await until(() => r.stored.reduce((n, s) => n + s.batch.length, 0) === count + 1, 'everything stored')
     const slowTexts = r.texts().filter((t) => t.includes('host slow'))
     expect(slowTexts).toEqual(Array.from({ length: count }, (_, i) => line('slow', i).slice(0, -1)))
-    expect(Math.max(...r.stored.map((s) => s.batch.length))).toBeLessThanOrEqual(BATCH_ENTRIES)
+    expect(Math.max(...r.stored.map((s) => s.batch.length))).toBeLessThanOrEqual(STORE_MAX_ENTRIES)
     expect(r.stored.every((s) => s.source.listener === 'syslog-tcp' && s.source.protocol === 'rfc5424')).toBe(true)
   }, 60_000)
 
