@@ -18,17 +18,15 @@ const MAX_COUNT_DIGITS = 9
 
 export type FrameRefusal = 'too-large' | 'invalid'
 
-/** The largest slab a deframer copies chunks into (see StreamDeframer.copy). */
-const SLAB_MAX = 256 * 1024
-/** A slab holds this many chunks of the size that opens it (a sender of small chunks gets small slabs). */
-const SLAB_CHUNKS = 8
+/**
+ * The most bytes a frame that began in an earlier chunk can still take from the next one before it is whole or
+ * refused: a count's digits, its space and the longest message, and a line's CR LF.
+ */
+const frameTail = (maxMessage: number) => maxMessage + MAX_COUNT_DIGITS + 3
 
 export class StreamDeframer {
-  /** The start of a frame not yet whole (a copy: the chunk it came in is not kept). */
+  /** The start of a frame not yet whole: a copy of its bytes (the chunk it came in is not kept for it). */
   private rest: Buffer | undefined
-  /** Where chunks are copied, one after the other, and how much of it is used. */
-  private slab = Buffer.alloc(0)
-  private slabUsed = 0
   /** Bytes of an oversize octet-counted frame still to be dropped. */
   private skip = 0
   /** Dropping an oversize line until its LF. */
@@ -42,16 +40,43 @@ export class StreamDeframer {
   }
 
   /**
-   * Reads `chunk`: calls `message` with each whole message and `refused` with each message dropped. The messages are
-   * views into a copy of the chunk (one copy of each byte), so they stay valid after the caller's buffer is reused.
-   * (Views by `slice`: Bun's Buffer `subarray` costs a microsecond each, a fifth of the whole cost of a message.)
+   * Reads `chunk`: calls `message` with each whole message and `refused` with each message dropped. The chunk is the
+   * deframer's from now on (the caller must not change it): messages are views into it, not copies, and stay valid as
+   * long as they are held. Bun gives each socket read a buffer of its own (server/ingest/syslog/stream.test.ts checks
+   * it), so a listener hands its chunks on as they come: each byte is copied once, by Bun, and only a frame cut by a
+   * chunk's end is copied again, joined with the start of the next chunk. (Views by `slice`: Bun's Buffer `subarray`
+   * costs a microsecond each, a fifth of the whole cost of a message.)
    */
   push(chunk: Buffer, message: (m: Buffer) => void, refused: (reason: FrameRefusal) => void): void {
-    const b = this.copy(chunk)
-    this.rest = undefined
-    let i = 0
+    let from = 0
+    const rest = this.rest
+    if (rest !== undefined) {
+      this.rest = undefined
+      // The frame begun in `rest` is whole or refused within frameTail bytes: only those are joined to it. The scan
+      // stops once past the join; a frame that is still not whole there has taken all of the chunk.
+      const take = Math.min(chunk.length, frameTail(this.maxMessage))
+      const joined = Buffer.allocUnsafe(rest.length + take)
+      rest.copy(joined, 0)
+      chunk.copy(joined, rest.length, 0, take)
+      const at = this.scan(joined, 0, rest.length, message, refused)
+      if (at < rest.length) {
+        this.rest = joined.slice(at)
+        return
+      }
+      from = at - rest.length
+    }
+    const end = this.scan(chunk, from, chunk.length, message, refused)
+    // A copy: a view would keep the whole chunk for a frame's start.
+    if (end < chunk.length) this.rest = Buffer.from(chunk.subarray(end))
+  }
+
+  /**
+   * Reads the frames of `b` from `i` on, until one ends at or past `stopAt` or the buffer does; answers where it
+   * stopped: the start of a frame not whole within `b` (the caller keeps it), or where it went on to.
+   */
+  private scan(b: Buffer, i: number, stopAt: number, message: (m: Buffer) => void, refused: (reason: FrameRefusal) => void): number {
     const n = b.length
-    while (i < n) {
+    while (i < n && i < stopAt) {
       if (this.skip > 0) {
         const k = Math.min(this.skip, n - i)
         this.skip -= k
@@ -60,7 +85,7 @@ export class StreamDeframer {
       }
       if (this.skipLine) {
         const lf = b.indexOf(LF, i)
-        if (lf < 0) return
+        if (lf < 0) return n
         this.skipLine = false
         i = lf + 1
         continue
@@ -74,7 +99,7 @@ export class StreamDeframer {
         let j = i
         let count = 0
         while (j < n && j - i < MAX_COUNT_DIGITS + 1 && b[j]! >= D0 && b[j]! <= D9) count = count * 10 + (b[j++]! - D0)
-        if (j === n && j - i <= MAX_COUNT_DIGITS) break // the count goes on in the next chunk
+        if (j === n && j - i <= MAX_COUNT_DIGITS) return i // the count goes on in the next chunk
         if (b[j] === SP && j - i <= MAX_COUNT_DIGITS) {
           const start = j + 1
           if (count === 0) {
@@ -88,7 +113,7 @@ export class StreamDeframer {
             i = start
             continue
           }
-          if (start + count > n) break // the message goes on in the next chunk
+          if (start + count > n) return i // the message goes on in the next chunk
           let end = start + count
           if (b[end - 1] === LF) end -= b[end - 2] === CR && end - 2 >= start ? 2 : 1
           if (end > start) message(b.slice(start, end))
@@ -102,44 +127,16 @@ export class StreamDeframer {
         if (n - i > this.maxMessage + 1) {
           refused('too-large')
           this.skipLine = true
-          return
+          return n
         }
-        break
+        return i
       }
       const end = b[lf - 1] === CR ? lf - 1 : lf
       if (end - i > this.maxMessage) refused('too-large')
       else message(b.slice(i, end))
       i = lf + 1
     }
-    if (i < n) this.rest = b.slice(i)
-  }
-
-  /**
-   * The partial frame held and `chunk`, copied one after the other into the slab: a buffer per chunk (Buffer.concat)
-   * cost a sixth of a syslog connection's CPU. The partial frame is the slab's tail already when it was cut from the
-   * last copy, so only the chunk is copied after it. A new slab (SLAB_CHUNKS times the copy's size, at most SLAB_MAX,
-   * or the copy's size when larger) when they do not fit; the old one stays only as long as messages that are views
-   * into it (until they are stored).
-   */
-  private copy(chunk: Buffer): Buffer {
-    const rest = this.rest
-    const restLength = rest?.length ?? 0
-    const n = restLength + chunk.length
-    const restIsTail = rest !== undefined && rest.buffer === this.slab.buffer && rest.byteOffset + restLength === this.slab.byteOffset + this.slabUsed
-    if (restIsTail && this.slabUsed + chunk.length <= this.slab.length) {
-      chunk.copy(this.slab, this.slabUsed)
-      this.slabUsed += chunk.length
-      return this.slab.slice(this.slabUsed - n, this.slabUsed)
-    }
-    if (this.slabUsed + n > this.slab.length) {
-      this.slab = Buffer.allocUnsafeSlow(Math.max(n, Math.min(SLAB_MAX, SLAB_CHUNKS * n)))
-      this.slabUsed = 0
-    }
-    const at = this.slabUsed
-    if (rest !== undefined) rest.copy(this.slab, at)
-    chunk.copy(this.slab, at + restLength)
-    this.slabUsed += n
-    return this.slab.slice(at, at + n)
+    return i
   }
 }
 

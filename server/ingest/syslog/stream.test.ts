@@ -227,3 +227,33 @@ describe('syslog UDP queue', () => {
     udp.close()
   })
 })
+
+describe('what the deframer relies on', () => {
+  test('Bun gives each socket read a buffer of its own, never changed by later reads', async () => {
+    const chunks: { chunk: Buffer; copy: Buffer }[] = []
+    const { promise: closed, resolve } = Promise.withResolvers<void>()
+    const server = Bun.listen({
+      hostname: '127.0.0.1',
+      port: 0,
+      socket: {
+        data(_s, chunk: Buffer) {
+          chunks.push({ chunk, copy: Buffer.from(chunk) })
+        },
+        close: () => resolve(),
+      },
+    })
+    try {
+      const data = Buffer.alloc(16 << 20)
+      for (let i = 0; i < data.length; i++) data[i] = i % 251
+      const c = await client(server.port)
+      c.end(data)
+      await closed
+      expect(chunks.length).toBeGreaterThan(1)
+      expect(Buffer.concat(chunks.map((k) => k.chunk))).toEqual(data)
+      expect(chunks.filter((k) => !k.chunk.equals(k.copy))).toHaveLength(0)
+      expect(new Set(chunks.map((k) => k.chunk.buffer)).size).toBe(chunks.length)
+    } finally {
+      server.stop(true)
+    }
+  })
+})
