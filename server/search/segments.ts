@@ -58,6 +58,8 @@ import {
   encodeSegment,
   headerShape,
   headerTags,
+  SEGMENT_ZSTD_LEVEL,
+  withPlainSegment,
 } from './segment'
 
 /** A segment is cut once its entries' data reach this many bytes (or SEGMENT_ENTRIES entries). */
@@ -294,8 +296,7 @@ export class SegmentedEntries implements EntriesRepo {
     try {
       for (const p of pieces) {
         // Level 1, off the event loop: see INGEST_ZSTD_LEVEL.
-        const plain = encodeSegment(p)
-        const encoded = this.opts.zstdLevel === null ? plain : await compressSegment(plain, INGEST_ZSTD_LEVEL)
+        const encoded = await this.seal(p, INGEST_ZSTD_LEVEL)
         const key = `segments/${crypto.randomUUID()}`
         written.push({ key, count: p.length, bytes: encoded.byteLength, min: cursorOf(p[0]!), max: cursorOf(p.at(-1)!) })
         // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
@@ -411,11 +412,12 @@ export class SegmentedEntries implements EntriesRepo {
 
   /**
    * The blob of a segment of `entries` (sorted by key), in the format the compaction writes (a compaction's or a
-   * rewrite's segment): compressed off the event loop (Bun's zstd thread pool), or plain with zstdLevel null.
+   * rewrite's segment): compressed off the event loop (Bun's zstd thread pool) at `level` (the store's by default),
+   * or plain with zstdLevel null.
    */
-  async seal(entries: readonly SegmentEntry[]): Promise<Uint8Array> {
-    const plain = encodeSegment(entries)
-    return this.opts.zstdLevel === null ? plain : compressSegment(plain, this.opts.zstdLevel)
+  async seal(entries: readonly SegmentEntry[], level = this.opts.zstdLevel ?? SEGMENT_ZSTD_LEVEL): Promise<Uint8Array> {
+    if (this.opts.zstdLevel === null) return encodeSegment(entries)
+    return withPlainSegment(entries, (plain) => compressSegment(plain, level))
   }
 
   /**
