@@ -7,6 +7,7 @@ import { SQL } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { benchEnv } from './session'
 
 const ENTRIES = Number(process.env.BENCH_ENTRIES ?? 200_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
@@ -33,13 +34,13 @@ async function replica(): Promise<string> {
   const port = probe.port
   probe.stop(true)
   const proc = Bun.spawn([process.execPath, 'run', 'server/main.ts'], {
-    env: {
+    env: benchEnv({
       PATH: process.env.PATH ?? '', QUARRY_LISTEN: `127.0.0.1:${port}`, QUARRY_DATA_DIR: dir, QUARRY_DATABASE_URL: url.toString(),
       QUARRY_CLUSTER_SECRET: 'bench-cluster-secret-0123456789abcdef', QUARRY_ADMIN_PASSWORD: PASSWORD, QUARRY_LOG_LEVEL: 'warn',
       QUARRY_S3_ENDPOINT: process.env.QUARRY_TEST_S3_ENDPOINT!, QUARRY_S3_BUCKET: process.env.QUARRY_TEST_S3_BUCKET!,
       QUARRY_S3_ACCESS_KEY: process.env.QUARRY_TEST_S3_ACCESS_KEY!, QUARRY_S3_SECRET_KEY: process.env.QUARRY_TEST_S3_SECRET_KEY!,
       QUARRY_S3_REGION: process.env.QUARRY_TEST_S3_REGION ?? 'us-east-1', QUARRY_MAX_SEARCHES_PER_USER: '1000',
-    },
+    }),
     stdout: 'ignore',
     stderr: 'inherit',
   })

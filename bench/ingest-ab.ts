@@ -15,7 +15,7 @@
 import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { accessLine } from './engine-data'
-import { ingestToken, waitForServer } from './session'
+import { benchEnv, ingestToken, waitForServer } from './session'
 
 const [work = '', protocol = '', ...trees] = process.argv.slice(2)
 if (work === '' || !['lines', 'json', 'bulk', 'hec', 'syslog'].includes(protocol) || trees.length === 0) {
@@ -128,7 +128,7 @@ async function run(tree: string, name: string): Promise<{ wall: number; cpu: num
   const proc = Bun.spawn([BUN, ...profile, 'run', 'server/main.ts'], {
     cwd: tree,
     env: {
-      ...process.env,
+      ...benchEnv(),
       QUARRY_DATA_DIR: dataDir,
       QUARRY_LISTEN: `127.0.0.1:${port}`,
       QUARRY_ADMIN_PASSWORD: password,

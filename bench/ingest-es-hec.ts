@@ -17,6 +17,7 @@ import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { benchEnv } from './session'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -184,11 +185,11 @@ async function bench() {
   const password = 'bench-password-1'
   const quarry = Bun.spawn([process.execPath, 'run', join(ROOT, 'server/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, QUARRY_DATA_DIR: join(dir, 'quarry'), QUARRY_LISTEN: `127.0.0.1:${quarryPort}`, QUARRY_ADMIN_PASSWORD: password, QUARRY_LOG_LEVEL: 'warn', QUARRY_INGEST_RATE: 'unlimited', QUARRY_USER_QUOTA: 'unlimited' },
+    env: { ...benchEnv(), QUARRY_DATA_DIR: join(dir, 'quarry'), QUARRY_LISTEN: `127.0.0.1:${quarryPort}`, QUARRY_ADMIN_PASSWORD: password, QUARRY_LOG_LEVEL: 'warn', QUARRY_INGEST_RATE: 'unlimited', QUARRY_USER_QUOTA: 'unlimited' },
     stdout: 'inherit',
     stderr: 'inherit',
   })
-  const floorProc = Bun.spawn([process.execPath, 'run', import.meta.path, 'floor', dir, String(floorPort)], { stdout: 'inherit', stderr: 'inherit' })
+  const floorProc = Bun.spawn([process.execPath, 'run', import.meta.path, 'floor', dir, String(floorPort)], { env: benchEnv(), stdout: 'inherit', stderr: 'inherit' })
   try {
     const q = `http://127.0.0.1:${quarryPort}`
     const f = `http://127.0.0.1:${floorPort}`

@@ -13,6 +13,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { benchEnv } from './session'
 import { Database } from 'bun:sqlite'
 
 const ROOT = join(import.meta.dir, '..')
@@ -130,7 +131,7 @@ const quarryPort = freePort()
 const floorPort = freePort()
 const quarry = Bun.spawn([process.execPath, 'run', join(ROOT, 'server/main.ts')], {
   env: {
-    ...process.env,
+    ...benchEnv(),
     QUARRY_LISTEN: `127.0.0.1:${quarryPort}`,
     QUARRY_DATA_DIR: join(dir, 'quarry'),
     QUARRY_ADMIN_PASSWORD: PASSWORD,
@@ -143,7 +144,7 @@ const quarry = Bun.spawn([process.execPath, 'run', join(ROOT, 'server/main.ts')]
   stdout: 'ignore',
   stderr: 'inherit',
 })
-const floor = Bun.spawn([process.execPath, 'run', import.meta.path, 'floor', String(floorPort), dir], { stdout: 'ignore', stderr: 'inherit' })
+const floor = Bun.spawn([process.execPath, 'run', import.meta.path, 'floor', String(floorPort), dir], { env: benchEnv(), stdout: 'ignore', stderr: 'inherit' })
 
 try {
   const quarryBase = `http://127.0.0.1:${quarryPort}`

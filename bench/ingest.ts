@@ -22,7 +22,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createSqliteStore } from '../server/repos'
 import { accessLine, jsonLine } from './engine-data'
-import { ingestToken, waitForServer } from './session'
+import { benchEnv, ingestToken, waitForServer } from './session'
 
 const work = process.argv[2] ?? ''
 if (work === '') {
@@ -107,7 +107,7 @@ async function startServer(name: string): Promise<Server> {
   const proc = Bun.spawn([BUN, ...profile, 'run', 'server/main.ts'], {
     cwd: ROOT,
     env: {
-      ...process.env,
+      ...benchEnv(),
       QUARRY_DATA_DIR: dataDir,
       QUARRY_LISTEN: `127.0.0.1:${port}`,
       QUARRY_ADMIN_PASSWORD: password,
@@ -264,7 +264,7 @@ async function viaCli(round: number): Promise<Run> {
     const profile = CPU_PROF === '' ? [] : ['--cpu-prof-md', `--cpu-prof-dir=${CPU_PROF}`]
     const p = Bun.spawn([BUN, ...profile, 'run', 'cli/main.ts', 'ingest', files.access, '--tag', 'access'], {
       cwd: ROOT,
-      env: { ...process.env, QUARRY_URL: s.base, QUARRY_TOKEN: s.token },
+      env: { ...benchEnv(), QUARRY_URL: s.base, QUARRY_TOKEN: s.token },
       stdout: 'pipe',
       stderr: 'pipe',
     })

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { benchEnv } from './session'
 
 const LINES = Number(process.env.BENCH_LINES ?? 300_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -50,14 +51,14 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, everyMs
 
 async function startQuarry(dir: string) {
   const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'server/main.ts')], {
-    env: {
+    env: benchEnv({
       PATH: process.env.PATH ?? '',
       QUARRY_LISTEN: '127.0.0.1:0',
       QUARRY_DATA_DIR: join(dir, 'quarry'),
       QUARRY_ADMIN_PASSWORD: PASSWORD,
       QUARRY_SYSLOG_TCP: '127.0.0.1:0',
       QUARRY_LOG_LEVEL: 'info',
-    },
+    }),
     stdout: 'pipe',
     stderr: 'inherit',
   })
@@ -110,7 +111,7 @@ async function startQuarry(dir: string) {
 }
 
 async function startFloor(dir: string) {
-  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'bench/syslog-floor.ts'), join(dir, 'floor.db')], { stdout: 'pipe', stderr: 'inherit' })
+  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'bench/syslog-floor.ts'), join(dir, 'floor.db')], { env: benchEnv(), stdout: 'pipe', stderr: 'inherit' })
   const reader = proc.stdout.getReader()
   const { value } = await reader.read()
   const ports = JSON.parse(new TextDecoder().decode(value)) as { syslog: number; http: number }

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { createApp } from './app'
 import { clearTextWarning } from './cluster'
 import { type BlobStore, createDiskBlobStore, createS3BlobStore, trackPuts } from './blob'
+import { allocatorSetting } from './runtime/allocator'
 import { ConfigError, advertisedOrigin, checkServerConfig, isCluster, loadConfig } from './runtime/config'
 import { engineKey } from '../plugins/stats'
 import { describeSystem } from '../plugins/stats/system'
@@ -287,7 +288,7 @@ export async function main(env: Record<string, string | undefined> = process.env
     console.error(`quarry: cannot create the first admin account: ${firstLine(e)}`)
     await shutdown('start-up failure', 1)
   }
-  log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind, replica })
+  log.info('listening', { address, dataDir: config.dataDir, blobStore: blobs.kind, replica, allocator: allocatorSetting() })
   if (config.syslog.listeners.length > 0) {
     try {
       syslog = await startSyslog(config.syslog, { sink: ingest, log, clock: Date.now, tls: tls && { ...tls, ciphers: TLS12_CIPHERS } })

@@ -91,12 +91,26 @@ function spawnStart(cmd: string[], port: number, extraEnv: Record<string, string
   })
 }
 
-/** Starts, waits until it answers, sends `signal` to the PID we were given, and checks the server itself went. */
+/** A process's stdout read as it comes: whether `text` has come yet, and the whole once it ends. */
+function reading(proc: ReturnType<typeof spawnStart>) {
+  let text = ''
+  const ended = (async () => {
+    const decoder = new TextDecoder()
+    for await (const chunk of proc.stdout) text += decoder.decode(chunk, { stream: true })
+  })()
+  return { has: (part: string) => text.includes(part), all: async () => (await ended, text) }
+}
+
+/**
+ * Starts, waits until it has started (its `listening` line: the port answers a moment before, while the first admin
+ * is made), sends `signal` to the PID we were given, and checks the server itself went.
+ */
 async function stopsOn(cmd: string[], signal: 'SIGTERM' | 'SIGINT') {
   const port = freePort()
   const proc = spawnStart(cmd, port)
-  const out = new Response(proc.stdout).text()
-  await waitUntil('the server answers', () => answers(port))
+  const out = reading(proc)
+  await waitUntil('the server has started', async () => out.has('"msg":"listening"'))
+  expect(await answers(port)).toBe(true)
   const started = Date.now()
   proc.kill(signal)
   const code = await proc.exited
@@ -104,7 +118,9 @@ async function stopsOn(cmd: string[], signal: 'SIGTERM' | 'SIGINT') {
   await waitUntil('the port is free', async () => !(await answers(port)), 15_000)
   const blocker = Bun.listen({ hostname: '127.0.0.1', port, socket: { data() {} } })
   blocker.stop(true)
-  const log = await out
+  const log = await out.all()
+  // every launcher gives the server its allocator setting (server/runtime/allocator.ts)
+  expect(log).toContain('"allocator":"MIMALLOC_PURGE_DELAY=-1"')
   expect(log).toContain('"msg":"shutting down"')
   expect(log).toContain(`"signal":"${signal}"`)
   // well within the 5 s grace plus start of the shutdown: nothing was in flight
@@ -125,6 +141,16 @@ describe('signals reach the server', () => {
     expect(await stopsOn([LAUNCHER, 'serve'], 'SIGTERM')).toBe(0)
   }, 60_000)
 })
+
+test('an operator\'s own allocator setting wins over the launcher\'s', async () => {
+  const port = freePort()
+  const proc = spawnStart([LAUNCHER, 'serve'], port, { MIMALLOC_PURGE_DELAY: '250' })
+  const out = reading(proc)
+  await waitUntil('the server has started', async () => out.has('"msg":"listening"'))
+  proc.kill('SIGTERM')
+  expect(await proc.exited).toBe(0)
+  expect(await out.all()).toContain('"allocator":"MIMALLOC_PURGE_DELAY=250"')
+}, 60_000)
 
 describe('the quarry bin on a machine without Bun', () => {
   const run = async (args: string[], stdin?: string) => {
