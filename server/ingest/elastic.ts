@@ -88,6 +88,8 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
   // Shippers repeat one action line for every document: it is parsed once while it stays the same.
   let lastAction: string | undefined
   let lastParsed: ReturnType<typeof actionOf> | undefined
+  let lastIndex: string | undefined
+  let lastTag: string | undefined
   while (nextLine()) {
     const actionLine = lineNo
     const actionText = text(from, to)
@@ -111,7 +113,12 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
       item.error = { type: 'action_request_validation_exception', reason: 'update is not supported: entries are never changed once stored' }
       continue
     }
-    const tag = tagOf(index)
+    // Shippers send one index for a whole batch: its tag is made once while it stays the same.
+    if (index !== lastIndex) {
+      lastIndex = index
+      lastTag = tagOf(index)
+    }
+    const tag = lastTag
     if (tag === undefined) {
       item.status = 400
       item.error = { type: 'action_request_validation_exception', reason: 'index is missing: name it in the action (_index) or the path (/{index}/_bulk)' }
