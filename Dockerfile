@@ -27,9 +27,7 @@ RUN bun build --target=bun --bytecode --format=cjs --external protobufjs/minimal
 
 FROM oven/bun:1.4.5-slim
 WORKDIR /app
-# MIMALLOC_PURGE_DELAY: the allocator setting every start of the server uses (server/runtime/allocator.ts).
 ENV NODE_ENV=production \
-    MIMALLOC_PURGE_DELAY=-1 \
     QUARRY_LISTEN=0.0.0.0:8080 \
     QUARRY_DATA_DIR=/data
 COPY --from=deps /app/node_modules ./node_modules

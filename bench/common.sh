@@ -3,10 +3,6 @@
 # $CONNS, $WARMUP, $DURATION set by the script). Expects `set -Eeuo pipefail` and the repository root as
 # the working directory.
 
-# The allocator setting of the server's launchers (server/runtime/allocator.ts), for every process a bench starts:
-# Quarry, its floors and baselines and the clients alike. BENCH_ALLOCATOR=default leaves Bun's own.
-[ "${BENCH_ALLOCATOR:-}" = default ] || export MIMALLOC_PURGE_DELAY=${MIMALLOC_PURGE_DELAY:--1}
-
 # no_target_args NAME ARGS...: for a benchmark without a target to miss: accepts the flags bench/run.sh passes on
 # (--strict, --variants) and refuses anything else, exit 2.
 no_target_args() {

@@ -3,7 +3,7 @@
 // time a search as a client waits for it.
 
 /** The body of an answer as JSON (undefined when empty); throws with `what` and the status unless it is a 2xx. */
-import { ALLOCATOR_ENV } from '../server/runtime/allocator'
+import { allocatorEnv } from '../server/runtime/allocator'
 
 export async function json(res: Response, what: string): Promise<any> {
   const text = await res.text()
@@ -91,11 +91,9 @@ export async function ingestToken(base: string, password: string): Promise<strin
 
 /**
  * The environment of a process a bench starts (Quarry, a floor, a baseline, a client): `base` with the allocator
- * setting of the server's launchers (server/runtime/allocator.ts), the bench's own value of it when it has one, so
- * that Quarry and what it is measured against run alike; BENCH_ALLOCATOR=default leaves Bun's own.
+ * setting the bench itself runs with (server/runtime/allocator.ts; `MIMALLOC_PURGE_DELAY=-1 bash bench/syslog.sh`
+ * measures everything with it), so that Quarry and what it is measured against always run alike.
  */
 export function benchEnv(base: Record<string, string | undefined> = process.env): Record<string, string | undefined> {
-  if (process.env.BENCH_ALLOCATOR === 'default') return { ...base }
-  const allocator = Object.fromEntries(Object.entries(ALLOCATOR_ENV).map(([k, v]) => [k, process.env[k] ?? v]))
-  return { ...allocator, ...base }
+  return { ...allocatorEnv(), ...base }
 }

@@ -8,8 +8,6 @@
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 BUN=$PWD/node_modules/.bin/bun
-# The allocator setting of the server's launchers, for the sender and the floor too (bench/common.sh).
-[ "${BENCH_ALLOCATOR:-}" = default ] || export MIMALLOC_PURGE_DELAY=${MIMALLOC_PURGE_DELAY:--1}
 [ -x "$BUN" ] || { echo "bench/syslog.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
 for a in "$@"; do
   case $a in

@@ -17,9 +17,6 @@ while [ -L "$self" ]; do
 done
 dir=$(dirname -- "$self")
 pkg=$(dirname -- "$dir")
-# The allocator setting of every start of the server (server/runtime/allocator.ts); one of the caller's own wins.
-MIMALLOC_PURGE_DELAY=${MIMALLOC_PURGE_DELAY:--1}
-export MIMALLOC_PURGE_DELAY
 bun=$pkg/node_modules/bun/bin/bun.exe
 [ -x "$bun" ] && exec "$bun" "$dir/main.ts" "$@"
 case $pkg in
@@ -66,8 +63,7 @@ if (!bun) {
 // (cli/launcher.ts); other commands ignore it.
 const child = spawn(bun, [join(__dirname, 'main.ts'), ...process.argv.slice(2)], {
   stdio: 'inherit',
-  // MIMALLOC_PURGE_DELAY: as the shell part above sets it.
-  env: { MIMALLOC_PURGE_DELAY: '-1', ...process.env, QUARRY_LAUNCHER_PID: String(process.pid) },
+  env: { ...process.env, QUARRY_LAUNCHER_PID: String(process.pid) },
 })
 const forward = (signal) => () => child.kill(signal)
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, forward(signal))

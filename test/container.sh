@@ -12,8 +12,7 @@
 #   the image keeps its HEALTHCHECK (built with --format docker) and has `quarry` on PATH, LICENSE and NOTICE;
 #   the container becomes healthy (the image's own HEALTHCHECK, whatever it is, run by `podman healthcheck run`),
 #   listening on a port other than the image's 8080 (QUARRY_LISTEN), which its HEALTHCHECK and `quarry` follow;
-#   a fresh volume's /data is 0700 and the server logs no warning about its modes; the server starts with the
-#   allocator setting of the server's launchers (its `listening` line);
+#   a fresh volume's /data is 0700 and the server logs no warning about its modes;
 #   `quarry login` and `quarry whoami` inside the container reach its server without --server;
 #   the backup of docs/container.md taken while it runs, restored into a new volume, serves what was written;
 #   admin login, a dashboard and an uploaded file written, the container restarted, both read back (named volume);
@@ -174,8 +173,6 @@ check "/data on a fresh volume is 0700, owned by the server's user" \
   test "$(podman exec "$NAME" stat -c '%a %U' /data)" = "700 bun"
 check "the server logged no warning about the data directory's modes" \
   sh -c "! podman logs '$NAME' 2>&1 | grep -q 'readable by other accounts'"
-check "the server runs with the allocator setting of the server's launchers (server/runtime/allocator.ts)" \
-  sh -c "podman logs '$NAME' 2>&1 | grep '\"msg\":\"listening\"' | grep -q '\"allocator\":\"MIMALLOC_PURGE_DELAY=-1\"'"
 check "the image holds the licence (LICENSE, Apache-2.0) and NOTICE" \
   podman exec "$NAME" sh -c 'grep -q "Apache License" /app/LICENSE && test -s /app/NOTICE'
 check "the web console is served at / with the files its page names (built into the image)" \

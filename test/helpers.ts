@@ -9,7 +9,6 @@ import { type AppDeps, createApp } from '../server/app'
 import { type BlobStore, createDiskBlobStore } from '../server/blob'
 import { type Config, loadConfig } from '../server/runtime/config'
 import { createLogger } from '../server/runtime/log'
-import { ALLOCATOR_ENV } from '../server/runtime/allocator'
 import { readInitialPassword } from '../server/runtime/initial-password'
 import { type Store, createSqliteStore } from '../server/repos'
 import { createPgStore } from '../server/repos.pg'
@@ -480,8 +479,7 @@ export async function openStoreAt(dataDir: string): Promise<{ store: Store; rows
 }
 
 /**
- * Starts the real server process (server/main.ts) on a free loopback port, with only PATH, the allocator setting of
- * the server's launchers (server/runtime/allocator.ts) and `env` set. With
+ * Starts the real server process (server/main.ts) on a free loopback port, with only PATH and `env` set. With
  * QUARRY_TEST_STORE=pg, a server given a data directory keeps its metadata in that directory's database.
  */
 export function spawnServer(env: Record<string, string>) {
@@ -489,7 +487,7 @@ export function spawnServer(env: Record<string, string>) {
   const store =
     onPg && env.QUARRY_DATA_DIR && !env.QUARRY_DATABASE_URL ? { QUARRY_DATABASE_URL: databaseUrlFor(env.QUARRY_DATA_DIR), QUARRY_SINGLE_SERVER: 'true' } : {}
   return Bun.spawn([process.execPath, 'run', SERVER_MAIN], {
-    env: { PATH: process.env.PATH ?? '', ...ALLOCATOR_ENV, QUARRY_LISTEN: '127.0.0.1:0', ...store, ...env },
+    env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', ...store, ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   })

@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PgPool } from '../../server/store/pg'
 import { readInitialPassword } from '../../server/runtime/initial-password'
-import { ALLOCATOR_ENV } from '../../server/runtime/allocator'
 import { MISSING_S3, testS3 } from '../s3'
 import { freshDatabase, pgRows } from '../pg'
 import type { CallOptions as ServerCallOptions, CallResult as ServerCallResult } from '../helpers'
@@ -89,7 +88,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const raw: PgPool = new SQL(db.url, { bigint: true, max: 2 })
   const env = (dataDir: string, port: number): Record<string, string> => ({
     PATH: process.env.PATH ?? '',
-    ...ALLOCATOR_ENV,
     QUARRY_LISTEN: `127.0.0.1:${port}`,
     QUARRY_DATA_DIR: dataDir,
     QUARRY_DATABASE_URL: db.url,
