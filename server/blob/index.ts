@@ -116,6 +116,19 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 export const MAX_KEY_LENGTH = 512
 
 /**
+ * `bytes` as a put's input, one chunk, not copied (`new Blob([bytes]).stream()` copies them first): the caller gives
+ * the bytes over and does not change them.
+ */
+export function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes)
+      controller.close()
+    },
+  })
+}
+
+/**
  * A key is one or more `/`-separated segments of letters, digits, `.`, `_` and `-`, each starting with a letter or a
  * digit (so no `.`/`..` segment, no hidden file, no absolute path, no backslash), at most 512 characters in all.
  */
