@@ -238,6 +238,27 @@ describe('bad input: the refusal in Elasticsearch\'s shape, nothing stored', () 
     expect(await entryCount(s)).toBe(3)
   })
 
+  test('?filter_path=items.*.<member> keeps exactly those members of the whole answer\'s items, in their order', async () => {
+    const { s, token } = await world()
+    const headers = { authorization: `Bearer ${token}` }
+    const body = [
+      '{"index":{"_index":"a","_id":"d1"}}', '{"m":1}', '{"index":{"_index":"a","_id":"d2"}}', '{"m":2}',
+      '{"create":{"_index":"a","_id":"d3"}}', '"bad"', '{"create":{"_index":"b","_id":"d4"}}', '{"m":4}',
+      '{"delete":{"_index":"a","_id":"d5"}}', '{"index":{"_index":"a","_id":"d6"}}', '{"m":6}', '',
+    ].join('\n')
+    const whole = (await s.call('POST', '/api/ingest/elastic/_bulk', { headers, body })).body as { items: Record<string, Record<string, unknown>>[] }
+    const members = ['_index', '_id', '_version', 'result', '_seq_no', 'status', 'error']
+    for (const kept of [['status'], ['error', 'status'], ['result', '_version'], ['_id', 'status'], ['_seq_no'], ['_index', 'result', 'status']]) {
+      const got = await s.call('POST', `/api/ingest/elastic/_bulk?filter_path=${kept.map((m) => `items.*.${m}`).join(',')}`, { headers, body })
+      const want = whole.items.map((item) => {
+        const [action, fields] = Object.entries(item)[0]!
+        return { [action]: Object.fromEntries(members.filter((m) => kept.includes(m) && m in fields).map((m) => [m, fields[m]])) }
+      })
+      expect({ kept, items: got.body.items }).toEqual({ kept, items: want })
+      expect(JSON.stringify(got.body.items.map((i: Record<string, object>) => Object.keys(Object.values(i)[0]!)))).toBe(JSON.stringify(want.map((i) => Object.keys(Object.values(i)[0]!))))
+    }
+  })
+
   test('through the app: the answers are the ones the API document describes', async () => {
     const { s, token } = await world()
     const headers = { authorization: `Bearer ${token}` }

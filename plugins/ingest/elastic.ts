@@ -147,9 +147,10 @@ export function elasticPlugin({ auth, clock, sink, config, clientOf }: ElasticDe
       sink.refused(SOURCE, e.reason)
       return esError(e.status, e.status === 413 ? 'illegal_argument_exception' : 'parse_exception', e.message)
     }
+    const filter = filterPath(new URL(request.url).searchParams.get('filter_path'))
     let parsed: ReturnType<typeof parseBulk>
     try {
-      parsed = parseBulk(body, { pathIndex, now: clock(), src: clientOf(request), maxDocs: config.esMaxDocs })
+      parsed = parseBulk(body, { pathIndex, now: clock(), src: clientOf(request), maxDocs: config.esMaxDocs, ids: filter.has('_id') })
     } catch (e) {
       if (!(e instanceof BulkRefused)) throw e
       sink.refused(SOURCE, e.status === 413 ? 'too-large' : 'invalid')
@@ -178,7 +179,6 @@ export function elasticPlugin({ auth, clock, sink, config, clientOf }: ElasticDe
       }
     }
     const errors = parsed.items.some((i) => i.status !== 201)
-    const filter = filterPath(new URL(request.url).searchParams.get('filter_path'))
     const members = [
       filter.has('took') ? `"took":${Math.round(performance.now() - started)}` : '',
       filter.has('errors') ? `"errors":${errors}` : '',
@@ -270,6 +270,9 @@ function bulkItemsJson(items: BulkItem[], keep: Set<string>): string {
   const parts: string[] = []
   let seq = 0
   const all = ITEM_MEMBERS.every((m) => keep.has(m))
+  // A created item's text varies only with its index, id and sequence number: without those it is made once per action.
+  const same = !keep.has('_index') && !keep.has('_id') && !keep.has('_seq_no')
+  const created = new Map<string, string>()
   for (const item of items) {
     if (all) {
       const head = `{"${item.action}":{"_index":${q(item.index)},"_id":${JSON.stringify(item.id)},`
@@ -278,6 +281,17 @@ function bulkItemsJson(items: BulkItem[], keep: Set<string>): string {
           ? `${head}"status":${item.status},"error":${JSON.stringify(item.error)}}}`
           : `${head}"_version":1,"result":"created","_seq_no":${seq++},"status":201}}`,
       )
+      continue
+    }
+    if (same && !item.error) {
+      const key = `${item.action} ${item.status}`
+      let text = created.get(key)
+      if (text === undefined) {
+        const members = [keep.has('_version') ? '"_version":1' : '', keep.has('result') ? '"result":"created"' : '', keep.has('status') ? `"status":${item.status}` : '']
+        created.set(key, (text = `{"${item.action}":{${members.filter(Boolean).join(',')}}}`))
+      }
+      parts.push(text)
+      seq++
       continue
     }
     const members: string[] = []

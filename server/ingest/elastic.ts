@@ -55,6 +55,8 @@ export interface BulkOptions {
   src: string
   /** QUARRY_ES_MAX_DOCS. */
   maxDocs: number
+  /** Whether the answer shows the documents' ids (`filter_path` may leave them out): false leaves `id` empty. */
+  ids?: boolean
 }
 
 export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
@@ -85,17 +87,20 @@ export function parseBulk(body: Uint8Array, opts: BulkOptions): ParsedBulk {
     }
     return false
   }
-  // Shippers repeat one action line for every document: it is parsed once while it stays the same.
-  let lastAction: string | undefined
+  // Shippers repeat one action line for every document: it is parsed once while its bytes stay the same.
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  let lastFrom = 0
+  let lastTo = -1
   let lastParsed: ReturnType<typeof actionOf> | undefined
   let lastIndex: string | undefined
   let lastTag: string | undefined
   while (nextLine()) {
     const actionLine = lineNo
-    const actionText = text(from, to)
-    const { action, meta } = actionText !== undefined && actionText === lastAction ? lastParsed! : (lastParsed = actionOf(actionText, actionLine))
-    lastAction = actionText
-    const id = typeof meta._id === 'string' && meta._id !== '' ? meta._id : newId()
+    const same = lastParsed !== undefined && to - from === lastTo - lastFrom && bytes.compare(bytes, lastFrom, lastTo, from, to) === 0
+    const { action, meta } = same ? lastParsed! : (lastParsed = actionOf(text(from, to), actionLine))
+    lastFrom = from
+    lastTo = to
+    const id = opts.ids === false ? '' : typeof meta._id === 'string' && meta._id !== '' ? meta._id : newId()
     const index = typeof meta._index === 'string' && meta._index !== '' ? meta._index : (opts.pathIndex ?? '')
     const item: BulkItem = { action, index, id, status: 201 }
     items.push(item)
