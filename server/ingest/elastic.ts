@@ -233,11 +233,11 @@ export function rfc3339(s: string): number | undefined {
     if (hours > 23 || minutes > 59) return undefined
     offset = (s.charCodeAt(i) === 45 ? -1 : 1) * (hours * 60 + minutes) * 60_000
   }
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset
   // Date.UTC reads the years 0-99 as 1900-1999
   const d = new Date(0)
-  if (year < 100) d.setUTCFullYear(year, month - 1, day)
-  const utc = year < 100 ? d.getTime() + ((hour * 60 + minute) * 60 + second) * 1000 + ms : Date.UTC(year, month - 1, day, hour, minute, second, ms)
-  return utc - offset
+  d.setUTCFullYear(year, month - 1, day)
+  return d.getTime() + ((hour * 60 + minute) * 60 + second) * 1000 + ms - offset
 }
 
 /** An ISO 8601 date or date-time (zone-less means UTC, as Elasticsearch reads it), or digits as epoch milliseconds. */

@@ -67,7 +67,7 @@ const pad8 = (n: number) => (n + 7) & ~7
  */
 const scratchPool: Buffer[] = []
 const SCRATCH_KEEP = 4
-/** Larger plain encodings (past a compaction's segment size) take a buffer of their own. */
+/** The largest plain encoding written into a kept buffer. */
 const SCRATCH_MAX = 16 << 20
 
 /**
@@ -75,33 +75,27 @@ const SCRATCH_MAX = 16 << 20
  * not keep it): for encodings that are compressed, not kept.
  */
 export async function withPlainSegment<T>(entries: readonly SegmentEntry[], use: (plain: Uint8Array) => Promise<T>): Promise<T> {
-  const size = plainSize(entries)
-  if (size > SCRATCH_MAX) return use(encodeSegment(entries))
-  const k = scratchPool.findIndex((b) => b.byteLength >= size)
-  const scratch = k >= 0 ? scratchPool.splice(k, 1)[0]! : Buffer.allocUnsafeSlow(Math.max(size, 1 << 20))
+  let scratch: Buffer | undefined
+  const plain = encodeSegment(entries, (size) => {
+    // Larger ones (past a compaction's segment size) take a buffer of their own.
+    if (size > SCRATCH_MAX) return Buffer.alloc(size)
+    const k = scratchPool.findIndex((b) => b.byteLength >= size)
+    scratch = k >= 0 ? scratchPool.splice(k, 1)[0]! : Buffer.allocUnsafeSlow(Math.max(size, 1 << 20))
+    return scratch
+  })
   try {
-    return await use(encodeSegment(entries, scratch))
+    return await use(plain)
   } finally {
-    if (scratchPool.length < SCRATCH_KEEP) scratchPool.push(scratch)
+    if (scratch !== undefined && scratchPool.length < SCRATCH_KEEP) scratchPool.push(scratch)
   }
-}
-
-/** The bytes of the plain encoding of `entries`. */
-function plainSize(entries: readonly SegmentEntry[]): number {
-  const srcs = new Set<string>()
-  let dataLen = 0
-  for (const e of entries) {
-    srcs.add(e.src)
-    dataLen += e.data.byteLength
-  }
-  return layout(entries.length, Buffer.byteLength(JSON.stringify([...srcs]))).dataAt + dataLen
 }
 
 /**
- * Encodes entries already sorted by (ts, tag, id) as one segment: into the start of `into` when given (which must be
- * large enough; every byte of the encoding is written, its padding zeroed), else into a buffer of its own.
+ * Encodes entries already sorted by (ts, tag, id) as one segment: into a zero-filled buffer of its own, or into the
+ * start of the buffer `take(size)` answers (at least `size` bytes, of any content: every byte of the encoding is
+ * written, its padding zeroed).
  */
-export function encodeSegment(entries: readonly SegmentEntry[], into?: Buffer): Uint8Array {
+export function encodeSegment(entries: readonly SegmentEntry[], take?: (size: number) => Buffer): Uint8Array {
   const n = entries.length
   for (let i = 1; i < n; i++)
     if (compareKeys(entries[i - 1]!.ts, entries[i - 1]!.tagId, entries[i - 1]!.id, entries[i]!.ts, entries[i]!.tagId, entries[i]!.id) >= 0)
@@ -119,8 +113,9 @@ export function encodeSegment(entries: readonly SegmentEntry[], into?: Buffer): 
   const srcsBytes = Buffer.from(JSON.stringify(srcs))
   const { tsAt, idAt, offAt, tagAt, srcAt, srcsAt, dataAt } = layout(n, srcsBytes.byteLength)
   let out: Buffer
-  if (into === undefined) out = Buffer.alloc(dataAt + dataLen)
+  if (take === undefined) out = Buffer.alloc(dataAt + dataLen)
   else {
+    const into = take(dataAt + dataLen)
     if (into.byteLength < dataAt + dataLen) throw new Error('encodeSegment: the buffer is too small')
     out = into.subarray(0, dataAt + dataLen)
     // The padding after the tag ids, the source indexes and the sources' JSON: the rest is all written below.
