@@ -17,11 +17,6 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUN=node_modules/.bin/bun
 [ -x "$BUN" ] || { echo "test/run.sh: Bun is missing; run 'npm ci' first" >&2; exit 2; }
-# The test processes keep the memory they free instead of handing it back to the system and faulting it in again
-# (server/runtime/allocator.ts): a quarter of the suite's time on this kind of machine (26 -> 19 s over three files;
-# a whole CI run 25 -> 21 minutes). They are short-lived, so what they keep does not matter. The servers the tests
-# start run with Bun's own setting, as operators run them, unless a test gives one (test/helpers.ts spawnServer).
-export MIMALLOC_PURGE_DELAY=${MIMALLOC_PURGE_DELAY:--1}
 # The web console's bundle (web/dist), which the server serves at / and the browser tests load.
 "$BUN" web/build.ts >/dev/null || { echo "test/run.sh: the web console did not build (see above)" >&2; echo "tests: 0 passed, 0 failed"; exit 1; }
 STORES=${QUARRY_TEST_STORES:-sqlite pg}
