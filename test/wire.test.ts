@@ -264,6 +264,19 @@ describe('null strings (docs/api.md "Conventions": null for an optional string i
     await refused(s, 400, 'POST', '/api/tokens', { jwt: u.jwt, json: { name: null, capabilities: ['Search'] } })
     await refused(s, 400, 'POST', '/api/resources', { jwt: u.jwt, json: { ResourceName: null } })
   })
+
+  test('an object with its own toString key where a string belongs is 400, not 500 (found by the fuzz test)', async () => {
+    // Elysia fails to describe such a value (server/http/errors.ts, isUndescribableValidationFailure).
+    const s = await setup()
+    const u = await s.createUser()
+    const odd = { toString: 1 }
+    await refused(s, 400, 'POST', '/api/login', { json: { User: odd, Pass: 'x' } })
+    await refused(s, 400, 'POST', '/api/login', { json: { User: 'admin', Pass: [odd] } })
+    await refused(s, 400, 'POST', '/api/groups', { jwt: s.adminJwt, json: { Name: { toString: 'g', valueOf: 'g' } } })
+    await refused(s, 400, 'POST', '/api/tokens', { jwt: u.jwt, json: { name: odd, capabilities: ['Search'] } })
+    await refused(s, 400, 'POST', '/api/library', { jwt: u.jwt, json: { Name: odd } })
+    expect(s.logs.filter((l) => l.includes('internal error'))).toEqual([])
+  })
 })
 
 describe('?admin=true', () => {

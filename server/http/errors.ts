@@ -78,6 +78,17 @@ function describeValidation(error: unknown): string {
   return `invalid ${where}: ${reason}`
 }
 
+/**
+ * A value that failed validation and that Elysia then failed to describe: outside NODE_ENV=production, Elysia 1.4's
+ * ValidationError puts the value into a template string ("... but found: ${value}"), which throws a TypeError for an
+ * object with its own `toString` key (`{"User": {"toString": 1}}`, found by the generated bad-input test). So the
+ * error that reaches the hook is that TypeError, raised inside ValidationError's constructor, instead of the
+ * validation failure itself: the request was refused by its schema all the same, and is the caller's fault.
+ */
+function isUndescribableValidationFailure(error: unknown): boolean {
+  return error instanceof TypeError && /^\s+at new ValidationError\b/m.test(error.stack ?? '')
+}
+
 export function errorPlugin(log: Logger) {
   // A plain function whose source returns no call: Elysia reads a hook's source and would otherwise take it for an
   // async one, await it, and so make every route's whole handler async (a promise per request, errors or not).
@@ -113,6 +124,10 @@ function errorAnswer(log: Logger, code: string | number, raised: unknown, set: {
       if ((error as { type?: string }).type === 'response') break
       set.status = 400
       return { Error: describeValidation(error) }
+    case 'UNKNOWN':
+      if (!isUndescribableValidationFailure(error)) break
+      set.status = 400
+      return { Error: 'invalid request: wrong type or value' }
     case 'INVALID_COOKIE_SIGNATURE':
       set.status = 400
       return { Error: 'invalid cookie' }
