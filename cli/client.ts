@@ -257,8 +257,17 @@ export class Client {
     if (res.status === 401 && !this.options.token) {
       message += this.options.jwt ? ' (log in again with `quarry login`)' : ' (not logged in: run `quarry login` or pass --token)'
     }
-    return new ApiError(res.status, message, body)
+    return new ApiError(res.status, message, body, retryAfterMs(res.headers.get('retry-after')))
   }
+}
+
+/** A Retry-After header (delay-seconds, or an HTTP date) in milliseconds from now; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null) return undefined
+  const text = header.trim()
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  const at = /^[A-Za-z]{3}, /.test(text) ? Date.parse(text) : NaN
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
 }
 
 /** A form-data name or filename inside double quotes: no quote, CR or LF may break out of it. */

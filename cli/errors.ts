@@ -13,6 +13,8 @@ export class ApiError extends Error {
     readonly status: number,
     message: string,
     readonly body?: unknown,
+    /** The server's Retry-After, in milliseconds: when to send the same request again (429 and 503 say it). */
+    readonly retryAfterMs?: number,
   ) {
     super(message)
   }

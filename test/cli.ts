@@ -71,7 +71,8 @@ export async function onPseudoTerminal(command: string[], env: Record<string, st
   return { code: await proc.exited, seen }
 }
 
-export function cliHarness() {
+/** `serverEnv`: more of the server's environment (a limit a test needs). */
+export function cliHarness(serverEnv: Record<string, string> = {}) {
   const dirs: string[] = []
   const state = { url: '' }
   let server: ReturnType<typeof Bun.spawn> | undefined
@@ -85,7 +86,7 @@ export function cliHarness() {
 
   beforeAll(async () => {
     const proc = Bun.spawn([process.execPath, 'run', MAIN, 'serve'], {
-      env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: tempDir(), QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD },
+      env: { PATH: process.env.PATH ?? '', QUARRY_LISTEN: '127.0.0.1:0', QUARRY_DATA_DIR: tempDir(), QUARRY_ADMIN_PASSWORD: ADMIN_PASSWORD, ...serverEnv },
       stdout: 'pipe',
       stderr: 'pipe',
     })

@@ -14,7 +14,7 @@ import { command, rest } from '../command'
 import { client, output } from '../context'
 import { ApiError, CliError, UsageError } from '../errors'
 import { bytes } from '../output'
-import { SIZE_HELP, parseSize } from '../units'
+import { DURATION_HELP, SIZE_HELP, parseDuration, parseSize } from '../units'
 import { TimestampFinder } from '../../server/ingest/timestamps'
 
 /** The server's tag names (server/search/query.ts TAG_NAME), checked here so a bad tag is refused before anything is sent. */
@@ -22,6 +22,14 @@ const TAG_NAME = /^[A-Za-z0-9._-]{1,128}$/
 /** Entries per request at most, whatever their size: keeps one request's work on the server short. */
 const BATCH_ENTRIES = 5000
 const DEFAULT_BATCH = '1MiB'
+/**
+ * How long one batch may keep being refused for a while (429: past the user's ingest rate; 503: the server is storing
+ * too much at once), each time sent again after the Retry-After the refusal gives, before the command gives up
+ * (--retry-for). Nothing of such a batch was stored, so sending it again cannot store anything twice.
+ */
+const DEFAULT_RETRY_FOR = '5m'
+/** The longest single wait, whatever a Retry-After says. */
+const LONGEST_WAIT_MS = 30_000
 
 interface WireEntry { TS?: string | null; Tag: string; SRC?: string; Data: string }
 interface Where { file: string; line: number }
@@ -106,6 +114,7 @@ export const ingest = command({
     'timestamp-format': { type: 'string', valueHint: 'NAME', description: 'Look only for this timestamp format (RFC3339, Apache, NGINX, Syslog, DPKG, UnixSeconds...; see docs/shippers.md)' },
     zone: { type: 'string', valueHint: 'ZONE', description: 'Zone of times written without one: an IANA name (Europe/Paris), an offset (+02:00) or local (default UTC)' },
     'batch-size': { type: 'string', valueHint: 'SIZE', description: `Request body size per batch (default ${DEFAULT_BATCH}; ${SIZE_HELP}); keep it under the server's QUARRY_MAX_BODY_SIZE` },
+    'retry-for': { type: 'string', valueHint: 'DURATION', description: `How long a batch the server refuses for a while (429, 503) is sent again after the wait it names (default ${DEFAULT_RETRY_FOR}; ${DURATION_HELP})` },
   },
   variadic: true,
   async run(ctx) {
@@ -116,6 +125,7 @@ export const ingest = command({
     if (args.tag === undefined && format === 'lines') throw new UsageError('name the tag of the entries with --tag NAME')
     if (args.source !== undefined && isIP(args.source) === 0) throw new UsageError(`--source: "${args.source}" is not an IP address`)
     const batchBytes = parseSize('--batch-size', args['batch-size'] ?? DEFAULT_BATCH)
+    const retryForMs = parseDuration('--retry-for', args['retry-for'] ?? DEFAULT_RETRY_FOR)
     let zone: string | undefined
     if (format === 'lines' && args.timestamps !== false) {
       zone = args.zone === 'local' ? Intl.DateTimeFormat().resolvedOptions().timeZone : args.zone
@@ -167,7 +177,7 @@ export const ingest = command({
       await settle()
       inflight = (async () => {
         try {
-          const r = await request()
+          const r = await sendUntilTaken(request)
           done.Count += r.Count
           done.Size += r.Size
           done.Requests++
@@ -179,6 +189,26 @@ export const ingest = command({
       })().catch((error: unknown) => {
         failure = { error }
       })
+    }
+    /** Whether the note that the server slows this ingest down was written (once per command). */
+    let told = false
+    /**
+     * The request's answer, sent again after each refusal for a while (--retry-for) as long as the server says when to
+     * come back: a sender faster than the server's rate is slowed, not stopped (docs/cli.md "quarry ingest").
+     */
+    async function sendUntilTaken(request: () => Promise<Ingested>): Promise<Ingested> {
+      const giveUpAt = Date.now() + retryForMs
+      for (;;) {
+        try {
+          return await request()
+        } catch (e) {
+          const wait = e instanceof ApiError && (e.status === 429 || e.status === 503) ? e.retryAfterMs : undefined
+          if (wait === undefined || Date.now() + wait > giveUpAt) throw e
+          if (!told) out.note(`the server is slowing this ingest down (${e instanceof Error ? e.message : e}); sending again as it says`)
+          told = true
+          await Bun.sleep(Math.min(Math.max(wait, 100), LONGEST_WAIT_MS))
+        }
+      }
     }
     progress?.start(total)
     try {
