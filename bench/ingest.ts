@@ -114,6 +114,8 @@ async function startServer(name: string): Promise<Server> {
       QUARRY_LOG_LEVEL: 'warn',
       QUARRY_COMPACT_INTERVAL: '1s',
       QUARRY_USER_QUOTA: 'unlimited',
+      // the store's speed is measured, not the per-user rate (64 MiB/s by default, which a fast machine's CLI outruns)
+      QUARRY_INGEST_RATE: 'unlimited',
     },
     stdout: 'ignore',
     stderr: Bun.file(join(work, `${name}.log`)),
