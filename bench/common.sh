@@ -23,8 +23,8 @@ need_packages() {
   [ "${#missing[@]}" -gt 0 ] || return 0
   [ "$(id -u)" -eq 0 ] || sudo=sudo
   echo "== installing ${missing[*]} from Debian's packages"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  $sudo bash test/apt-get.sh update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo bash test/apt-get.sh install -y -qq "${missing[@]}" >/dev/null
   for c in "$@"; do command -v "$c" >/dev/null || { echo "bench: $c is not installed" >&2; exit 2; }; done
 }
 

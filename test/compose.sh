@@ -61,7 +61,7 @@ trap 'exit 130' INT TERM
 t0=$(now)
 bash test/container-engine.sh setup >/dev/null || abort "the container engine could not be set up (test/container-engine.sh setup)"
 if ! command -v podman-compose >/dev/null; then
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman-compose; } >/dev/null 2>&1 ||
+  { bash test/apt-get.sh update -qq && DEBIAN_FRONTEND=noninteractive bash test/apt-get.sh install -y -qq podman-compose; } >/dev/null 2>&1 ||
     abort "podman-compose could not be installed (apt-get install podman-compose)"
 fi
 echo "compose: $(podman-compose version 2>/dev/null | grep -i 'podman-compose' | head -1)"

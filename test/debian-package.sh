@@ -5,6 +5,7 @@
 # Exits non-zero with the reason when it cannot: the tests that need it fail, they never skip.
 #   bash test/debian-package.sh PROGRAM PACKAGE...      (test/haproxy-install.sh, test/chromium-install.sh)
 set -euo pipefail
+APT_GET="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/apt-get.sh" # apt-get, one install at a time (test/apt-get.sh)
 
 [ $# -ge 2 ] || { echo "usage: test/debian-package.sh PROGRAM PACKAGE..." >&2; exit 2; }
 program=$1
@@ -34,7 +35,7 @@ if [ ! -e "$policy" ]; then
   printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null && "${SUDO[@]}" chmod 0755 "$policy" && made_policy=true
 fi
 status=0
-{ "${SUDO[@]}" apt-get update -qq && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >"$log" 2>&1 || status=$?
+{ "${SUDO[@]}" bash "$APT_GET" update -qq && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive bash "$APT_GET" install -y -qq "$@"; } >"$log" 2>&1 || status=$?
 if $made_policy; then "${SUDO[@]}" rm -f "$policy"; fi
 if [ "$status" -ne 0 ]; then
   tail -n 15 "$log" >&2

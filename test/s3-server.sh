@@ -10,6 +10,7 @@
 # Exits non-zero (after stopping whatever it started) when anything fails: callers must not carry on
 # without it. Env: QUARRY_TEST_S3_BUCKET (quarry-test), MEM_BYTES (memstore cap, 1 GiB).
 set -euo pipefail
+APT_GET="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/apt-get.sh" # apt-get, one install at a time (test/apt-get.sh)
 cmd=${1:?usage: s3-server.sh start|stop DIR}
 D=${2:?usage: s3-server.sh start|stop DIR}
 D=$(mkdir -p "$D" && cd "$D" && pwd)
@@ -53,8 +54,8 @@ install_packages() {
   command -v apt-get >/dev/null || fail "radosgw, ceph-mon and ceph-osd are missing and there is no apt-get"
   local t0=$SECONDS
   say "installing radosgw ceph-mon ceph-osd (once per machine)"
-  apt-get update -qq >"$D/log/apt.log" 2>&1 || fail "apt-get update failed"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends radosgw ceph-mon ceph-osd \
+  bash "$APT_GET" update -qq >"$D/log/apt.log" 2>&1 || fail "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive bash "$APT_GET" install -y -qq --no-install-recommends radosgw ceph-mon ceph-osd \
     >>"$D/log/apt.log" 2>&1 || fail "apt-get install failed"
   say "installed in $((SECONDS - t0)) s"
 }

@@ -8,6 +8,7 @@
 # Prints two lines: `rsyslogd <path>` and `syslog-ng <path> <module directory>`. Exits non-zero with the reason when
 # it cannot: the tests that need them fail, they never skip.
 set -euo pipefail
+APT_GET="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/apt-get.sh" # apt-get, one install at a time (test/apt-get.sh)
 
 say() { echo "syslog-install: $*" >&2; }
 CACHE=${QUARRY_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/quarry-test}
@@ -27,7 +28,7 @@ apt() {
   if [ ! -e "$policy" ]; then
     printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$policy" >/dev/null && "${SUDO[@]}" chmod 0755 "$policy" && made_policy=true
   fi
-  { "${SUDO[@]}" apt-get update -qq && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >"$log" 2>&1 || status=$?
+  { "${SUDO[@]}" bash "$APT_GET" update -qq && "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive bash "$APT_GET" install -y -qq "$@"; } >"$log" 2>&1 || status=$?
   if $made_policy; then "${SUDO[@]}" rm -f "$policy"; fi
   if [ "$status" -ne 0 ]; then
     tail -n 15 "$log" >&2
