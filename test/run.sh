@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite with Bun, on each metadata store in turn (SQLite first, then PostgreSQL), and ends
 # with one plain summary line over both runs ("N passed, N failed").
-# Anything the tests need that is not an npm package is started here, by the project itself: the S3 server
-# (test/s3-server.sh) and the PostgreSQL server (test/pg-server.sh).
+# Anything the tests need that is not an npm package is started or installed here, by the project itself: the S3
+# server (test/s3-server.sh), the PostgreSQL server (test/pg-server.sh) and the Debian programs tests drive.
 #   QUARRY_TEST_STORES="sqlite pg" (default), "sqlite" or "pg": which stores the suite runs on.
 #   QUARRY_TEST_PARALLEL=2 (default): test files run two at a time, each in a worker process (bun test --parallel,
 #   the slowest first by test/timings.json); 1: one at a time, in one process.
@@ -50,6 +50,22 @@ if [ "$servers" = yes ]; then
   source "$s3dir/env" # exports QUARRY_TEST_S3_ENDPOINT, _BUCKET, _ACCESS_KEY, _SECRET_KEY, _REGION
   # shellcheck disable=SC1091
   source "$pgdir/env" # exports QUARRY_TEST_DATABASE_URL
+fi
+
+# The Debian programs the whole suite's tests use (Chromium; rsyslog, syslog-ng and HAProxy with the servers), when
+# missing, installed here one after another before the workers start. Installed by the tests themselves, two workers
+# installing at once (rsyslog while Chromium went in) failed on dpkg's lock; through test/apt-get.sh they wait for
+# each other instead, but inside a test's time. A test file named alone still installs what it needs itself.
+if [ "$#" -eq 0 ]; then
+  programs=(chromium-install.sh)
+  if [ "$servers" = yes ]; then programs+=(syslog-install.sh haproxy-install.sh); fi
+  for installer in "${programs[@]}"; do
+    if ! bash "test/$installer" >/dev/null; then
+      echo "test/run.sh: test/$installer failed (see above)" >&2
+      echo "tests: 0 passed, 0 failed"
+      exit 1
+    fi
+  done
 fi
 
 total_passed=0
