@@ -52,14 +52,12 @@ if [ "$servers" = yes ]; then
   source "$pgdir/env" # exports QUARRY_TEST_DATABASE_URL
 fi
 
-# The Debian programs the whole suite's tests use (Chromium; rsyslog, syslog-ng and HAProxy with the servers), when
-# missing, installed here one after another before the workers start. Installed by the tests themselves, two workers
+# The Debian programs the whole suite's tests use (Chromium, rsyslog, syslog-ng, HAProxy: only tests that run with the
+# servers), when missing, installed here one after another before the workers start. Installed by the tests themselves, two workers
 # installing at once (rsyslog while Chromium went in) failed on dpkg's lock; through test/apt-get.sh they wait for
 # each other instead, but inside a test's time. A test file named alone still installs what it needs itself.
-if [ "$#" -eq 0 ]; then
-  programs=(chromium-install.sh)
-  if [ "$servers" = yes ]; then programs+=(syslog-install.sh haproxy-install.sh); fi
-  for installer in "${programs[@]}"; do
+if [ "$#" -eq 0 ] && [ "$servers" = yes ]; then
+  for installer in chromium-install.sh syslog-install.sh haproxy-install.sh; do
     if ! bash "test/$installer" >/dev/null; then
       echo "test/run.sh: test/$installer failed (see above)" >&2
       echo "tests: 0 passed, 0 failed"

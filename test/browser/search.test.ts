@@ -304,6 +304,11 @@ describeWithServers('web console: the search page', () => {
 
     // a stackgraph: a bar per host made of its severities
     await runLink(opened, world, 'tag=syslog syslog Hostname Severity<=3 | stats count by Hostname Severity | stackgraph Hostname Severity count', T0, T0 + 10 * MINUTE)
+    // "Finished" may show while the page still holds the gauges (charts too, without axes): wait for the bars' axis
+    await page.waitForFunction(() => {
+      const el = (globalThis as unknown as BrowserGlobal).document.querySelector('.result [data-chart]') as unknown as { chart?: { getOption(): { yAxis?: { data?: unknown[] }[] } } } | null
+      return Array.isArray(el?.chart?.getOption().yAxis?.[0]?.data)
+    })
     const stack = await option()
     const hostsShown: string[] = stack.yAxis[0].data
     const got = new Map<string, number>()
