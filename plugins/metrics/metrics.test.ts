@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createTestServer, expectError, type TestServer } from '../../test/helpers'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { blobFiles, createTestServer, expectError, type TestServer } from '../../test/helpers'
 
 /** One sample of the text format: its metric name, labels and value. */
 interface Sample {
@@ -152,6 +154,20 @@ describe('GET /metrics without QUARRY_METRICS_TOKEN', () => {
     expect(delta('quarry_http_requests_total', { method: 'POST', route: '/api/files', status: '200' })).toBe(1)
     // nothing is in flight between requests but the scrape itself
     expect(value(samples, 'quarry_http_requests_in_flight')).toBe(1)
+  })
+
+  test('a batch stored straight into a sealed segment counts its blob\'s bytes in', async () => {
+    // the tag first (a batch naming a tag the store does not know yet goes through the rows, which make it)
+    expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: [{ Tag: 'metrics-sealed', Data: 'eA==' }] })).status).toBe(200)
+    const before = (await scrape(s)).samples
+    const files = new Set(blobFiles(s))
+    // 200 kB of data: past SEALED_INGEST_BYTES, so the batch is written as a segment (putBytes), not as rows
+    const entries = Array.from({ length: 200 }, (_, i) => ({ TS: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), Tag: 'metrics-sealed', Data: Buffer.from(`${i} ${'z'.repeat(1000)}`).toString('base64') }))
+    expect((await s.call('POST', '/api/ingest/json', { jwt: s.adminJwt, json: entries })).status).toBe(200)
+    const written = blobFiles(s).filter((f) => !files.has(f) && f.includes('segments'))
+    expect(written).toHaveLength(1)
+    const { samples } = await scrape(s)
+    expect(value(samples, 'quarry_blob_bytes_total', { direction: 'in' }) - value(before, 'quarry_blob_bytes_total', { direction: 'in' })).toBe(statSync(join(s.dir, 'blobs', written[0]!)).size)
   })
 })
 

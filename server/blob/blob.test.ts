@@ -186,6 +186,24 @@ function contract(name: string, makeHarness: () => Promise<Harness>) {
       expect(await store.stat('o')).toEqual({ size: 700 })
     })
 
+    test('putBytes stores bytes in memory as put stores a stream: empty, every byte value, a few MiB, a replace', async () => {
+      const { store, strays } = await setup()
+      await store.putBytes('pb/empty', new Uint8Array(0))
+      expect(await store.stat('pb/empty')).toEqual({ size: 0 })
+      expect(await read(await store.get('pb/empty'))).toEqual(new Uint8Array(0))
+      const all = new Uint8Array(256 * 3).map((_, i) => i & 255)
+      await store.putBytes('pb/all', all)
+      expect(await read(await store.get('pb/all'))).toEqual(all)
+      const big = bytes(6 * MiB + 5, 2)
+      await store.putBytes('pb/big', big.subarray(3)) // a view into a larger buffer: only its bytes
+      expect(await store.stat('pb/big')).toEqual({ size: big.byteLength - 3 })
+      expect(sha1(await read(await store.get('pb/big')))).toBe(sha1(big.subarray(3)))
+      await store.putBytes('pb/all', bytes(10, 5))
+      expect(await read(await store.get('pb/all'))).toEqual(bytes(10, 5))
+      expect(await keys(store)).toEqual(['pb/all', 'pb/big', 'pb/empty'])
+      expect(await strays()).toEqual([])
+    })
+
     test('maxBytes: exactly the limit is fine; over it aborts, leaves nothing and keeps the previous contents', async () => {
       const { store, strays } = await setup()
       expect((await store.put('m', streamOf(bytes(100)), { maxBytes: 100 })).size).toBe(100)
@@ -240,6 +258,7 @@ function contract(name: string, makeHarness: () => Promise<Harness>) {
       const bad = ['', '.', '..', '../x', 'a/../b', '/abs', 'a/', 'a//b', '.hidden', 'a/.b', 'a\\b', 'a b', 'a~b', 'a%2Fb', 'ü', 'x'.repeat(513), 'a\0b']
       for (const key of bad) {
         expect(await rejection(store.put(key, streamOf(bytes(10))))).toBeInstanceOf(BlobKeyError)
+        expect(await rejection(store.putBytes(key, bytes(10)))).toBeInstanceOf(BlobKeyError)
         expect(await rejection(store.get(key))).toBeInstanceOf(BlobKeyError)
         expect(await rejection(store.stat(key))).toBeInstanceOf(BlobKeyError)
         expect(await rejection(store.delete(key))).toBeInstanceOf(BlobKeyError)

@@ -190,6 +190,28 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
     }
   }
 
+  async function putBytes(key: string, bytes: Uint8Array): Promise<void> {
+    assertBlobKey(key)
+    const temp = join(tmpDir, `${crypto.randomUUID()}.part`)
+    let fh: FileHandle | undefined
+    writing.add(temp)
+    try {
+      await ensureTmp()
+      fh = await open(temp, 'wx', PRIVATE_FILE_MODE)
+      for (let off = 0; off < bytes.byteLength; ) off += (await fh.write(bytes, off, bytes.byteLength - off)).bytesWritten
+      await fh.sync()
+      await fh.close()
+      fh = undefined
+      await moveInto(temp, key)
+    } catch (e) {
+      await fh?.close().catch(() => {})
+      await rm(temp, { force: true }).catch(() => {})
+      throw e
+    } finally {
+      writing.delete(temp)
+    }
+  }
+
   async function get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
     const path = pathOf(key)
     if (range) checkRange(range)
@@ -319,7 +341,7 @@ export async function createDiskBlobStore(opts: DiskBlobStoreOptions): Promise<B
 
   const sweepPartial = (graceMs: number) => removeStaleTemps(tmpDir, Date.now() - graceMs, writing)
 
-  return { kind: 'disk', put, get, body, map, stat: statBlob, delete: del, copy, list, sweepPartial }
+  return { kind: 'disk', put, putBytes, get, body, map, stat: statBlob, delete: del, copy, list, sweepPartial }
 }
 
 function isNotFound(e: unknown): boolean {

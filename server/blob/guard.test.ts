@@ -68,6 +68,20 @@ describe('guardBlobStore', () => {
     expect(t.seen).toEqual(['failed'])
   })
 
+  test('a putBytes the store never answers fails with BlobUnavailableError within the bound', async () => {
+    const t = tracker()
+    const inner = await disk()
+    const frozen: BlobStore = { ...inner, putBytes: () => new Promise(() => {}) }
+    const blobs = guardBlobStore(frozen, TIMEOUT, t)
+    const started = performance.now()
+    expect(await blobs.putBytes('frozen/one', new Uint8Array(10)).catch((e: unknown) => e)).toBeInstanceOf(BlobUnavailableError)
+    expect(performance.now() - started).toBeLessThan(TIMEOUT * 10)
+    expect(t.seen).toEqual(['failed'])
+    await guardBlobStore(inner, TIMEOUT, t).putBytes('thawed/one', new Uint8Array([1, 2]))
+    expect(await inner.stat('thawed/one')).toEqual({ size: 2 })
+    expect(t.seen).toEqual(['failed', 'ok'])
+  })
+
   test('a read that stops mid-way errors its stream within the bound; refusals of the store count as answers', async () => {
     const t = tracker()
     const inner = await disk()

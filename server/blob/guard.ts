@@ -6,7 +6,8 @@
 //   BlobUnavailableError once the store has not answered for `timeoutMs`. A stream it answered fails the same way when
 //   its next chunk takes that long (a download from a store that froze mid-way ends instead of hanging).
 // - A put fails with BlobUnavailableError once the store has taken nothing for `timeoutMs` while the input had data
-//   ready (or had ended): a slow uploader is waited for, a frozen store is not. The input is cancelled, so the put
+//   ready (or had ended): a slow uploader is waited for, a frozen store is not. A putBytes (a sealed segment, a few
+//   MiB at most) once the whole write has taken `timeoutMs`. The input is cancelled, so the put
 //   leaves what the BlobStore contract says a failed put leaves.
 // - Refusals of the store's own (BlobNotFoundError, BlobRangeError, BlobTooLargeError, BlobKeyError) and a failure of
 //   a put's input count as answers: the store is up. Any other failure, a timeout included, counts as the store failing.
@@ -122,6 +123,7 @@ export function guardBlobStore(store: BlobStore, timeoutMs: number, deps: Pick<D
   return {
     kind: store.kind,
     put,
+    putBytes: (key, bytes) => within(store.putBytes(key, bytes)),
     get: async (key, range) => watched(await within(store.get(key, range))),
     body: async (key) => {
       const body = await within(store.body(key))

@@ -121,6 +121,11 @@ export async function createS3BlobStore(opts: S3BlobStoreOptions): Promise<BlobS
     return stored
   }
 
+  async function putBytes(key: string, bytes: Uint8Array): Promise<void> {
+    // One upload of the bytes (in parts past PART_SIZE): the object appears whole once it completes, or not at all.
+    await client.write(objectKey(key), bytes, { partSize: PART_SIZE, queueSize: QUEUE_SIZE, type: 'application/octet-stream' })
+  }
+
   async function get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
     const name = objectKey(key)
     if (range) checkRange(range)
@@ -200,5 +205,5 @@ export async function createS3BlobStore(opts: S3BlobStoreOptions): Promise<BlobS
   // A failed put aborts its own multipart upload (see above); a crashed server's are the bucket lifecycle's.
   const sweepPartial = async () => 0
 
-  return { kind: 's3', put, get, body: (key: string) => get(key), stat, delete: del, copy, list, sweepPartial }
+  return { kind: 's3', put, putBytes, get, body: (key: string) => get(key), stat, delete: del, copy, list, sweepPartial }
 }

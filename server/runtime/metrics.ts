@@ -255,6 +255,10 @@ export class Metrics {
           bytes.in += r.size
           return r
         }, failed('put')),
+      putBytes: (key, data) =>
+        blobs.putBytes(key, data).then(() => {
+          bytes.in += data.byteLength
+        }, failed('put')),
       get: (key, range) => blobs.get(key, range).catch(failed('get')),
       body: (key) =>
         blobs.body(key).then((b) => {

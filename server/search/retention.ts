@@ -21,7 +21,7 @@
 //   segment's replacement commits only while the segment is still registered, so two rewrites of one segment never
 //   both commit (the loser drops its blob and looks again).
 // - Saved searches keep their results: those are blobs of their own (server/search/saving.ts), not segments.
-import { BlobNotFoundError, type BlobStore, bytesStream } from '../blob'
+import { BlobNotFoundError, type BlobStore } from '../blob'
 import type { LeasesRepo } from '../store/leases'
 import type { Logger } from '../runtime/log'
 import type { EntriesRepo, Tag } from './entries'
@@ -368,7 +368,7 @@ export class DataRemoval {
     const encoded = await this.deps.entries.seal(entries)
     const key = `segments/${crypto.randomUUID()}`
     // Durable before it is registered, as a compaction's segment (server/search/segments.ts).
-    await blobs.put(key, bytesStream(encoded))
+    await blobs.putBytes(key, encoded)
     let replaced = false
     try {
       const first = entries[0]!

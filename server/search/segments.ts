@@ -29,7 +29,7 @@
 // - A grep (the `needle` hint) searches a segment's data with one Buffer.indexOf loop and maps each hit to its
 //   entry by offset; the entries without a hit cost nothing each: the step answers one marker (no data) for them.
 import type { Database, Statement } from 'bun:sqlite'
-import { type BlobStore, bytesStream } from '../blob'
+import type { BlobStore } from '../blob'
 import type { Logger } from '../runtime/log'
 import { reclaimSpace } from '../store/db'
 import { checkQuotaSqlite } from '../store/quota'
@@ -300,7 +300,7 @@ export class SegmentedEntries implements EntriesRepo {
         const key = `segments/${crypto.randomUUID()}`
         written.push({ key, count: p.length, bytes: encoded.byteLength, min: cursorOf(p[0]!), max: cursorOf(p.at(-1)!) })
         // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
-        await this.blobs.put(key, bytesStream(encoded))
+        await this.blobs.putBytes(key, encoded)
       }
       await this.repo.registerIngested!(written, first + batch.length - 1, usage, Date.now())
       registered = true
@@ -827,7 +827,7 @@ export class SegmentedEntries implements EntriesRepo {
       const encoded = await this.seal(entries)
       const key = `segments/${crypto.randomUUID()}`
       // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
-      await this.blobs.put(key, bytesStream(encoded))
+      await this.blobs.putBytes(key, encoded)
       let registered = false
       try {
         registered = await this.repo.register(
@@ -941,7 +941,7 @@ export class SegmentedEntries implements EntriesRepo {
     const encoded = await this.seal(entries)
     const key = `segments/${crypto.randomUUID()}`
     // Durable before it is registered: put resolves once the blob is fsynced (disk) or acknowledged (S3).
-    await this.blobs.put(key, bytesStream(encoded))
+    await this.blobs.putBytes(key, encoded)
     let journal: number[] | null = null
     try {
       journal = await this.repo.merge!(metas, { key, count: entries.length, bytes: encoded.byteLength, min: cursorOf(entries[0]!), max: cursorOf(entries.at(-1)!) }, Date.now())
