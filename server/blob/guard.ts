@@ -6,9 +6,9 @@
 //   BlobUnavailableError once the store has not answered for `timeoutMs`. A stream it answered fails the same way when
 //   its next chunk takes that long (a download from a store that froze mid-way ends instead of hanging).
 // - A put fails with BlobUnavailableError once the store has taken nothing for `timeoutMs` while the input had data
-//   ready (or had ended): a slow uploader is waited for, a frozen store is not. A putBytes (a sealed segment, a few
-//   MiB at most) once the whole write has taken `timeoutMs`. The input is cancelled, so the put
-//   leaves what the BlobStore contract says a failed put leaves.
+//   ready (or had ended): a slow uploader is waited for, a frozen store is not. The input is cancelled, so the put
+//   leaves what the BlobStore contract says a failed put leaves. A putBytes (a sealed segment, a few MiB at most)
+//   fails so once the whole write has taken `timeoutMs`.
 // - Refusals of the store's own (BlobNotFoundError, BlobRangeError, BlobTooLargeError, BlobKeyError) and a failure of
 //   a put's input count as answers: the store is up. Any other failure, a timeout included, counts as the store failing.
 //   A delete that succeeds does not count as recovery: it is the cleanup after a failed write, which a store that

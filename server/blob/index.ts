@@ -29,7 +29,7 @@ export interface BlobStore {
    * Stores `bytes`, already in memory, under `key` as `put` stores a stream, as durably (on disk a temporary file
    * written, fsynced, renamed into place and its directory fsynced; on S3 one upload) and as atomically (a failure
    * leaves the previous contents or nothing), without a stream and without the SHA-1 no caller of it reads: sealed
-   * segments, whose puts cost a third more CPU and six times the page faults through `put` (bench/README.md,
+   * segments, whose puts took half again the CPU and seven times the page faults through `put` (bench/README.md,
    * "bench/ingest-es-hec.ts").
    */
   putBytes(key: string, bytes: Uint8Array): Promise<void>
